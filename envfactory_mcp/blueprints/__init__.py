@@ -1,0 +1,50 @@
+"""Hand-crafted environments. Each subpackage exposes ``BLUEPRINT``; nothing lists them by hand."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from envfactory_mcp.errors import BlueprintError
+from envfactory_mcp.spec.models import EnvSpec
+
+
+@dataclass(frozen=True)
+class Blueprint:
+    """A domain written by hand: spec builder, tool code and seed generator.
+
+    ``tools_module`` holds one function per tool, ``fn(ctx, **arguments) -> dict``; it may
+    import only the standard library, because its source is copied into the generated
+    server as ``tools.py``.
+    """
+
+    name: str
+    build_spec: Callable[[int], EnvSpec]
+    tools_module: ModuleType
+    generate_seed: Callable[[random.Random], dict[str, list[dict[str, Any]]]]
+    default_seed: int = 0
+    # Source of ``tools_module`` when it was not imported from a file (e.g. built with exec).
+    tools_source: str | None = None
+    # A short scripted customer session, (tool, arguments) pairs chosen from the seed
+    # state; the quick-start demo replays it against the emitted server.
+    demo_calls: Callable[[dict[str, list[dict[str, Any]]]], list[tuple[str, dict[str, Any]]]] | None = None
+
+
+def blueprint_names() -> list[str]:
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
+
+
+def load_blueprint(name: str) -> Blueprint:
+    if name not in blueprint_names():
+        known = ", ".join(blueprint_names()) or "none"
+        raise BlueprintError(f"unknown blueprint {name!r} (known: {known})")
+    module = importlib.import_module(f"{__name__}.{name}")
+    blueprint = getattr(module, "BLUEPRINT", None)
+    if not isinstance(blueprint, Blueprint):
+        raise BlueprintError(f"{module.__name__} does not define BLUEPRINT")
+    return blueprint

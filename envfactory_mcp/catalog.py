@@ -1,0 +1,71 @@
+"""What environments exist: blueprints that can be built and packages already emitted."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from envfactory_mcp.blueprints import blueprint_names
+from envfactory_mcp.emit.render import package_name
+from envfactory_mcp.settings import Settings
+
+
+@dataclass(frozen=True)
+class EnvEntry:
+    name: str
+    domain: str
+    tools: int
+    tables: int
+    source: str  # "blueprint" or what generated it
+    emitted: bool
+    verification: str  # "passed", "failed", "not verified", "not built"
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def list_environments(settings: Settings) -> list[EnvEntry]:
+    """Every emitted package under ``settings.servers_dir`` plus every blueprint not yet built."""
+    entries: dict[str, EnvEntry] = {}
+    if settings.servers_dir.is_dir():
+        for folder in sorted(p for p in settings.servers_dir.iterdir() if p.is_dir()):
+            data = folder / package_name(folder.name) / "data"
+            spec_path = data / "spec.json"
+            if not spec_path.is_file():
+                continue
+            spec = json.loads(spec_path.read_text(encoding="utf-8"))
+            entries[folder.name] = EnvEntry(
+                name=spec["name"],
+                domain=spec["domain"],
+                tools=len(spec["tools"]),
+                tables=len(spec["tables"]),
+                source=spec["seed"]["generator"],
+                emitted=True,
+                verification=_verification_status(data / "verification.json"),
+            )
+    for name in blueprint_names():
+        if name not in entries:
+            from envfactory_mcp.blueprints import load_blueprint
+
+            spec = load_blueprint(name).build_spec(0)
+            entries[name] = EnvEntry(
+                name=name,
+                domain=spec.domain,
+                tools=len(spec.tools),
+                tables=len(spec.tables),
+                source=f"blueprint:{name}",
+                emitted=False,
+                verification="not built",
+            )
+    return [entries[k] for k in sorted(entries)]
+
+
+def _verification_status(path: Path) -> str:
+    if not path.is_file():
+        return "not verified"
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return "unreadable report"
+    return "passed" if report.get("passed") else "failed"

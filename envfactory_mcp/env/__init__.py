@@ -1,0 +1,21 @@
+"""State engine: DDL, deterministic seeding, snapshots, canonical state, hash and diff."""
+
+from envfactory_mcp.env.ddl import schema_sql, table_order
+from envfactory_mcp.env.environment import Environment, build_env
+from envfactory_mcp.env.seed import SeedRows, seed_sql
+from envfactory_mcp.runtime.state import canonical_json, diff_states, dump_state, hash_state, restore_state, state_hash
+
+__all__ = [
+    "Environment",
+    "SeedRows",
+    "build_env",
+    "canonical_json",
+    "diff_states",
+    "dump_state",
+    "hash_state",
+    "restore_state",
+    "schema_sql",
+    "seed_sql",
+    "state_hash",
+    "table_order",
+]

@@ -1,0 +1,89 @@
+"""An environment ready to serve: spec + tool code + schema + seed, checked to load."""
+
+from __future__ import annotations
+
+import inspect
+import random
+import sqlite3
+from dataclasses import dataclass
+from types import ModuleType
+
+from envfactory_mcp.blueprints import Blueprint
+from envfactory_mcp.env.ddl import schema_sql
+from envfactory_mcp.env.seed import seed_sql
+from envfactory_mcp.errors import BlueprintError, SeedError
+from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, dump_state, hash_state
+from envfactory_mcp.runtime.database import SeedLoadError
+from envfactory_mcp.runtime.state import State, primary_keys_of
+from envfactory_mcp.spec import EnvSpec, dump_spec, validate_spec
+
+
+@dataclass(frozen=True)
+class Environment:
+    spec: EnvSpec
+    tools_source: str
+    tools_module: ModuleType
+    schema_sql: str
+    seed_sql: str
+    seed_image: bytes
+    seed_state: State
+    seed_hash: str
+    primary_keys: dict[str, tuple[str, ...]]
+
+    def bundle(self) -> Bundle:
+        """The runtime's view (the same data a generated package ships)."""
+        import json
+
+        return Bundle(
+            spec=json.loads(dump_spec(self.spec)),
+            tools_module=self.tools_module,
+            schema_sql=self.schema_sql,
+            seed_sql=self.seed_sql,
+        )
+
+    def toolbox(self) -> Toolbox:
+        return Toolbox(self.bundle().spec, self.tools_module)
+
+    def new_session(self) -> SessionDatabase:
+        """A fresh in-memory database holding the seed state."""
+        return SessionDatabase(self.seed_image)
+
+
+def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
+    """Blueprint -> checked environment. Same blueprint and seed give the same bytes.
+
+    Raises ``SpecError`` for an inconsistent spec, ``SeedError`` for seed rows that break a
+    constraint, ``BlueprintError`` when the tool code lacks a declared tool.
+    """
+    seed = blueprint.default_seed if seed is None else seed
+    spec = validate_spec(blueprint.build_spec(seed))
+    rows = blueprint.generate_seed(random.Random(seed))
+    ddl = schema_sql(spec)
+    inserts = seed_sql(spec, rows)
+    try:
+        image = build_seed_image(ddl, inserts)
+    except SeedLoadError as exc:
+        raise SeedError(f"{spec.name}: {exc}") from None
+    db = sqlite3.connect(":memory:")
+    try:
+        db.deserialize(image)
+        state = dump_state(db)
+        pks = primary_keys_of(db)
+    finally:
+        db.close()
+    env = Environment(
+        spec=spec,
+        tools_source=blueprint.tools_source or inspect.getsource(blueprint.tools_module),
+        tools_module=blueprint.tools_module,
+        schema_sql=ddl,
+        seed_sql=inserts,
+        seed_image=image,
+        seed_state=state,
+        seed_hash=hash_state(state),
+        primary_keys=pks,
+    )
+    try:
+        env.toolbox()
+    except ValueError as exc:
+        raise BlueprintError(str(exc)) from None
+    return env

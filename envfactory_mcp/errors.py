@@ -1,0 +1,42 @@
+"""Every error envfactory-mcp raises on purpose.
+
+    EnvFactoryError
+    ├── SpecError          a spec that is malformed or inconsistent; names the exact place
+    ├── SeedError          seed rows that violate the schema (foreign key, CHECK, NOT NULL)
+    ├── BlueprintError     an unknown blueprint, or one whose code does not match its spec
+    └── EmitError          a package that cannot be rendered or written
+
+Tool failures inside a running server are not exceptions of this tree: they are MCP
+results with ``isError: true`` (see ``envfactory_mcp.runtime``).
+"""
+
+from __future__ import annotations
+
+
+class EnvFactoryError(Exception):
+    """Base class of every deliberate envfactory-mcp error."""
+
+
+class SpecError(EnvFactoryError):
+    """A spec failed validation.
+
+    ``where`` is a dotted path into the spec (``tools[cancel_order].writes[2]``) so a
+    person or a repair loop can go straight to the fault.
+    """
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}")
+
+
+class SeedError(EnvFactoryError):
+    """Seed rows could not be loaded into the schema."""
+
+
+class BlueprintError(EnvFactoryError):
+    """A blueprint is unknown or inconsistent with its own spec."""
+
+
+class EmitError(EnvFactoryError):
+    """A server package could not be rendered or written."""

@@ -1,0 +1,1 @@
+"""Host: launch generated servers and talk to them over MCP."""

@@ -1,0 +1,127 @@
+"""Consistency checks a spec must pass beyond its field types.
+
+Each failure raises ``SpecError`` whose ``where`` names the exact place, e.g.
+``tools[cancel_order].writes[1]`` or ``tables[orders].columns[user_id].references``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from envfactory_mcp.errors import SpecError
+from envfactory_mcp.spec.models import EnvSpec, TableSpec, ToolSpec
+
+_ENUM_TYPES = {"TEXT": str, "INTEGER": int}
+
+
+def validate_spec(spec: EnvSpec) -> EnvSpec:
+    """Check cross-references and schemas; return the spec unchanged or raise ``SpecError``."""
+    _check_unique([t.name for t in spec.tables], "tables", "table")
+    tables = {t.name: t for t in spec.tables}
+    for table in spec.tables:
+        _check_table(table, tables)
+    _check_unique([t.name for t in spec.tools], "tools", "tool")
+    for tool in spec.tools:
+        _check_tool(tool, tables)
+    return spec
+
+
+def _check_unique(names: list[str], where: str, what: str) -> None:
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise SpecError(f"{where}[{i}]", f"duplicate {what} {name!r}")
+        seen.add(name)
+
+
+def _check_table(table: TableSpec, tables: dict[str, TableSpec]) -> None:
+    here = f"tables[{table.name}]"
+    _check_unique([c.name for c in table.columns], f"{here}.columns", "column")
+    for i, key in enumerate(table.primary_key):
+        if table.column(key) is None:
+            raise SpecError(f"{here}.primary_key[{i}]", f"unknown column {key!r}")
+    for column in table.columns:
+        col_here = f"{here}.columns[{column.name}]"
+        if column.enum is not None:
+            expected = _ENUM_TYPES.get(column.type)
+            if expected is None:
+                raise SpecError(f"{col_here}.enum", f"enum is only allowed on TEXT or INTEGER, not {column.type}")
+            for j, value in enumerate(column.enum):
+                if not isinstance(value, expected) or isinstance(value, bool):
+                    raise SpecError(f"{col_here}.enum[{j}]", f"{value!r} is not a {column.type} value")
+        if column.references is not None:
+            ref_table, ref_column = column.references.split(".")
+            target = tables.get(ref_table)
+            if target is None:
+                raise SpecError(f"{col_here}.references", f"dangling foreign key: no table {ref_table!r}")
+            target_col = target.column(ref_column)
+            if target_col is None:
+                raise SpecError(
+                    f"{col_here}.references", f"dangling foreign key: table {ref_table!r} has no column {ref_column!r}"
+                )
+            if target.primary_key != [ref_column] and not target_col.unique:
+                raise SpecError(
+                    f"{col_here}.references",
+                    f"{column.references} is neither the primary key of {ref_table!r} nor unique",
+                )
+            if target_col.type != column.type:
+                raise SpecError(
+                    f"{col_here}.references", f"type {column.type} does not match {column.references} ({target_col.type})"
+                )
+
+
+def _check_tool(tool: ToolSpec, tables: dict[str, TableSpec]) -> None:
+    here = f"tools[{tool.name}]"
+    for field in ("reads", "writes"):
+        names: list[str] = getattr(tool, field)
+        for i, name in enumerate(names):
+            if name not in tables:
+                raise SpecError(f"{here}.{field}[{i}]", f"unknown table {name!r}")
+    if tool.effect == "read" and tool.writes:
+        raise SpecError(f"{here}.writes", "a read tool cannot declare written tables")
+    if tool.effect == "write" and not tool.writes:
+        raise SpecError(f"{here}.writes", "a write tool must declare at least one written table")
+    for field in ("input_schema", "output_schema"):
+        schema = getattr(tool, field)
+        _check_json_schema(schema, f"{here}.{field}")
+        if schema.get("type") != "object":
+            raise SpecError(f"{here}.{field}.type", "must be 'object' (MCP tools take and return objects)")
+    properties: dict[str, Any] = tool.input_schema.get("properties", {})
+    for name in properties:
+        if name not in tool.params:
+            raise SpecError(f"{here}.params", f"input property {name!r} has no ParamSpec (is it user-provided?)")
+    for name in tool.params:
+        if name not in properties:
+            raise SpecError(f"{here}.params[{name}]", "not a property of the input schema")
+    for path in tool.outputs:
+        if not _path_exists(tool.output_schema, path):
+            raise SpecError(f"{here}.outputs[{path}]", "path does not exist in the output schema")
+
+
+def _check_json_schema(schema: dict[str, Any], where: str) -> None:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        inner = "/".join(str(p) for p in exc.absolute_path)
+        raise SpecError(f"{where}{'/' + inner if inner else ''}", f"invalid JSON Schema: {exc.message}") from None
+
+
+def _path_exists(schema: dict[str, Any], path: str) -> bool:
+    """Follow 'a.b[].c' through object properties and array items."""
+    node: dict[str, Any] | None = schema
+    for part in path.split("."):
+        is_array = part.endswith("[]")
+        key = part[:-2] if is_array else part
+        if node is None:
+            return False
+        node = node.get("properties", {}).get(key)
+        if node is None:
+            return False
+        if is_array:
+            if node.get("type") != "array":
+                return False
+            node = node.get("items")
+    return node is not None
