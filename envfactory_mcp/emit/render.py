@@ -20,7 +20,7 @@ PACKAGE_VERSION = "0.1.0"
 _RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _TOOLS_IMPORT = re.compile(r"^(\s*)from envfactory_mcp\.runtime import (.+)$", re.MULTILINE)
 _VENDORED_HEADER = (
-    "# Vendored from envfactory_mcp.runtime by envfactory-mcp; identical in every generated server.\n"
+    "# A vendored copy of envfactory_mcp.runtime, identical in every generated server.\n"
     "# Do not edit: regenerate the package with `envfactory-mcp build <env>`.\n"
 )
 

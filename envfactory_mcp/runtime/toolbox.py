@@ -173,7 +173,11 @@ class _Guard:
 
 def _describe(error: Any) -> str:
     where = "/".join(str(p) for p in error.absolute_path)
-    message = _clip(error.message, 200)
+    message = error.message
+    shown = repr(error.instance)
+    if len(shown) > 80:  # keep the reason readable when the bad value is huge
+        message = message.replace(shown, f"{shown[:40]}... ({len(shown)} characters)")
+    message = _clip(message, 300)
     return f"at '{where}': {message}" if where else message
 
 

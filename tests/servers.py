@@ -1,0 +1,48 @@
+"""Helpers for tests that run real server subprocesses (stdio and streamable HTTP)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def http_server(package_dir: Path, package: str, *extra: str, timeout: float = 30.0) -> Iterator[str]:
+    """Run ``python -m <package> --transport streamable-http`` on a free port; yield its URL."""
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(package_dir)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", package, "--transport", "streamable-http", "--port", str(port), *extra],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited early: {proc.stderr.read().decode()[-2000:]}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("HTTP server did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
