@@ -9,7 +9,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    url: str
+    pid: int
 
 
 def free_port() -> int:
@@ -19,8 +26,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(package_dir: Path, package: str, *extra: str, timeout: float = 30.0) -> Iterator[str]:
-    """Run ``python -m <package> --transport streamable-http`` on a free port; yield its URL."""
+def http_server(package_dir: Path, package: str, *extra: str, timeout: float = 30.0) -> Iterator[HttpServer]:
+    """Run ``python -m <package> --transport streamable-http`` on a free port."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(package_dir)}
     proc = subprocess.Popen(
@@ -39,7 +46,7 @@ def http_server(package_dir: Path, package: str, *extra: str, timeout: float = 3
                 if time.monotonic() > deadline:
                     raise TimeoutError("HTTP server did not start") from None
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield HttpServer(url=f"http://127.0.0.1:{port}/mcp", pid=proc.pid)
     finally:
         proc.terminate()
         try:

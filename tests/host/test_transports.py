@@ -44,7 +44,8 @@ async def test_stdio_subprocess_serves_tools_and_keeps_state(mini_package: Path,
 
 
 async def test_http_sessions_are_isolated(mini_package: Path):
-    with http_server(mini_package, "minibank_mcp") as url:
+    with http_server(mini_package, "minibank_mcp") as server:
+        url = server.url
         with anyio.fail_after(60):
             async with Client(url) as first, Client(url) as second:
                 version = first.protocol_version
@@ -62,11 +63,13 @@ async def test_http_sessions_are_isolated(mini_package: Path):
 
 async def test_http_file_backed_state_survives_a_restart(mini_package: Path, tmp_path: Path):
     db = tmp_path / "bank.sqlite"
-    with http_server(mini_package, "minibank_mcp", "--db", str(db)) as url:
+    with http_server(mini_package, "minibank_mcp", "--db", str(db)) as server:
+        url = server.url
         with anyio.fail_after(60):
             async with Client(url) as client:
                 await client.call_tool("transfer", TRANSFER)
-    with http_server(mini_package, "minibank_mcp", "--db", str(db)) as url:
+    with http_server(mini_package, "minibank_mcp", "--db", str(db)) as server:
+        url = server.url
         with anyio.fail_after(60):
             async with Client(url) as client:
                 assert await balance(client) == 50_000 - 250

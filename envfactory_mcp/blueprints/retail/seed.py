@@ -6,6 +6,7 @@ never through sets or dict iteration of unordered data, so one seed gives one st
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
 import random
@@ -69,15 +70,17 @@ CATALOG: list[tuple[str, int, dict[str, list[str]]]] = [
     ("Bicycle Helmet", 70, {"size": ["S", "M", "L"], "color": ["black", "white", "red"]}),
 ]
 
-N_USERS = 72
+N_USERS = 64
 STATUS_COUNTS = [
-    ("pending", 60),
-    ("processed", 35),
-    ("delivered", 60),
-    ("cancelled", 30),
-    ("return_requested", 25),
-    ("exchange_requested", 25),
+    ("pending", 50),
+    ("processed", 28),
+    ("delivered", 54),
+    ("cancelled", 26),
+    ("return_requested", 23),
+    ("exchange_requested", 23),
 ]
+# How many lines an order has (1-5), most orders being small.
+LINE_COUNTS = [1, 1, 1, 1, 2, 2, 2, 3, 4, 5]
 CANCEL_REASONS = ["no longer needed", "ordered by mistake"]
 # Days before the clock an order of each status was placed.
 AGE_DAYS = {
@@ -115,13 +118,15 @@ def _catalog(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, A
         unavailable = set(rng.sample(range(n), rng.randint(0, min(2, n - 2))))
         for k, combo_index in enumerate(chosen):
             option_values = dict(zip(options.keys(), combos[combo_index], strict=True))
-            price = base * 100 + rng.randint(-base * 15, base * 25)
+            price = max(base * 100 + rng.randint(-base * 15, base * 25), 199)
+            if rng.random() < 0.6:
+                price = price - price % 100 + 99  # a "$xx.99" price
             items.append(
                 {
                     "item_id": f"item_{len(items) + 1:05d}",
                     "product_id": product_id,
                     "options": json.dumps(option_values, separators=(", ", ": ")),
-                    "price_cents": max(price, 199) // 1 - (max(price, 199) % 100) + 99 if k % 3 else max(price, 199),
+                    "price_cents": price,
                     "available": 0 if k in unavailable else 1,
                 }
             )
@@ -192,9 +197,6 @@ def _address(rng: random.Random) -> dict[str, str]:
 def _timestamp(rng: random.Random, status: str) -> str:
     lo, hi = AGE_DAYS[status]
     minutes = rng.randint(lo * 1440 + 60, hi * 1440 + 600)
-    # Count back from the clock (2026-06-01 12:00) without datetime arithmetic surprises.
-    import datetime
-
     moment = datetime.datetime(*CLOCK_DAY, 12, 0) - datetime.timedelta(minutes=minutes)
     return moment.strftime("%Y-%m-%dT%H:%M:00Z")
 
@@ -215,6 +217,7 @@ def _orders(
     by_product: dict[str, list[dict[str, Any]]] = {}
     for item in items:
         by_product.setdefault(item["product_id"], []).append(item)
+    product_of = {item["item_id"]: item["product_id"] for item in items}
 
     orders: list[dict[str, Any]] = []
     lines: list[dict[str, Any]] = []
@@ -252,7 +255,7 @@ def _orders(
             "cancel_reason": rng.choice(CANCEL_REASONS) if status == "cancelled" else None,
         }
         orders.append(order)
-        chosen = sorted(rng.sample(range(len(items)), rng.randint(1, 5)))
+        chosen = sorted(rng.sample(range(len(items)), rng.choice(LINE_COUNTS)))
         order_lines = []
         for line_no, index in enumerate(chosen, start=1):
             item = items[index]
@@ -276,8 +279,7 @@ def _orders(
         if status == "cancelled":
             pay(order_id, method["payment_method_id"], "refund", total, "cancellation", later)
         elif status in ("return_requested", "exchange_requested"):
-            picked = rng.sample(order_lines, rng.randint(1, len(order_lines)))
-            picked.sort(key=lambda line: line["line_no"])
+            picked = sorted(rng.sample(order_lines, rng.randint(1, len(order_lines))), key=lambda line: line["line_no"])
             if status == "return_requested":
                 for line in picked:
                     line["state"] = "return_requested"
@@ -290,11 +292,12 @@ def _orders(
                 in_order = {line["item_id"] for line in order_lines}
                 diff = 0
                 for line in picked:
-                    product_id = next(i["product_id"] for i in items if i["item_id"] == line["item_id"])
                     options = [
-                        i for i in by_product[product_id] if i["available"] and i["item_id"] not in in_order
+                        i
+                        for i in by_product[product_of[line["item_id"]]]
+                        if i["available"] and i["item_id"] not in in_order
                     ]
-                    if not options:
+                    if not options:  # every alternative is already in the order
                         continue
                     new = rng.choice(options)
                     in_order.add(new["item_id"])
@@ -302,7 +305,9 @@ def _orders(
                     line["exchange_item_id"] = new["item_id"]
                     line["exchange_price_cents"] = new["price_cents"]
                     diff += new["price_cents"] - line["price_cents"]
-                if diff > 0:
+                if all(line["state"] == "ordered" for line in picked):
+                    order["status"] = "delivered"  # nothing could be exchanged after all
+                elif diff > 0:
                     pay(order_id, method["payment_method_id"], "payment", diff, "exchange", later)
                 elif diff < 0:
                     pay(order_id, method["payment_method_id"], "refund", -diff, "exchange", later)

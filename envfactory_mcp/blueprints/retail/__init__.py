@@ -1,0 +1,17 @@
+"""Retail: an online store's customer service (accounts, orders, payments, returns, exchanges)."""
+
+from __future__ import annotations
+
+from envfactory_mcp.blueprints import Blueprint
+
+from . import tools
+from .seed import generate_seed
+from .spec import build_spec
+
+BLUEPRINT = Blueprint(
+    name="retail",
+    build_spec=build_spec,
+    tools_module=tools,
+    generate_seed=generate_seed,
+    default_seed=20260601,
+)
