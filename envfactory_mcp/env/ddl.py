@@ -1,4 +1,4 @@
-"""Spec tables -> SQLite DDL (STRICT tables, enforced foreign keys, CHECK constraints)."""
+"""Spec tables -> SQLite DDL (STRICT WITHOUT ROWID tables, enforced foreign keys, CHECK constraints)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def schema_sql(spec: EnvSpec) -> str:
     for table in table_order(spec):
         parts.append(_create_table(table))
         for column in table.columns:
-            if column.references and table.primary_key[:1] != [column.name]:
+            if column.indexed and table.primary_key[:1] != [column.name]:
                 parts.append(
                     f"CREATE INDEX {quote_ident(f'idx_{table.name}_{column.name}')} "
                     f"ON {quote_ident(table.name)} ({quote_ident(column.name)});\n"
@@ -65,7 +65,8 @@ def _create_table(table: TableSpec) -> str:
     lines.append(f"PRIMARY KEY ({', '.join(quote_ident(k) for k in table.primary_key)})")
     header = f"-- {table.description}\n" if table.description else ""
     body = ",\n  ".join(lines)
-    return f"{header}CREATE TABLE {quote_ident(table.name)} (\n  {body}\n) STRICT;\n"
+    # WITHOUT ROWID: the primary key is the table's b-tree, so text keys are not stored twice.
+    return f"{header}CREATE TABLE {quote_ident(table.name)} (\n  {body}\n) STRICT, WITHOUT ROWID;\n"
 
 
 def _column_sql(column: ColumnSpec) -> str:

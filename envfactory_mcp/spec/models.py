@@ -44,6 +44,11 @@ class ColumnSpec(_Model):
     entity: str | None = Field(
         default=None, description="Entity type whose key this column holds (e.g. 'order')."
     )
+    indexed: bool = Field(
+        default=False,
+        description="Create an index on this column. Off by default: every session holds its own copy "
+        "of the database, and on seed-sized tables an index costs more memory than a scan costs time.",
+    )
 
 
 class TableSpec(_Model):

@@ -1,0 +1,3 @@
+from envfactory_mcp.cli import main
+
+main()
