@@ -14,6 +14,7 @@ from .state import State, dump_state, hash_state, restore_state
 
 
 PAGE_SIZE = 1024
+MEMORY_CACHE_PAGES = 16
 
 
 class SeedLoadError(Exception):
@@ -65,8 +66,7 @@ class SessionDatabase:
         self.path = path
         if path is None:
             self.db = open_memory()
-            self.db.deserialize(seed_image)
-            self.db.execute("PRAGMA foreign_keys = ON")
+            self._load_seed_image()
         else:
             fresh = not path.exists()
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -85,8 +85,7 @@ class SessionDatabase:
             restore_state(self.db, state)
             return
         if self.path is None:
-            self.db.deserialize(self._seed_image)
-            self.db.execute("PRAGMA foreign_keys = ON")
+            self._load_seed_image()
         else:
             self._copy_seed_into_file()
 
@@ -98,6 +97,12 @@ class SessionDatabase:
 
     def close(self) -> None:
         self.db.close()
+
+    def _load_seed_image(self) -> None:
+        self.db.deserialize(self._seed_image)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        # The pages already live in memory; a page cache would only duplicate them, per session.
+        self.db.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
 
     def _copy_seed_into_file(self) -> None:
         seed = open_memory()

@@ -13,5 +13,5 @@ BLUEPRINT = Blueprint(
     build_spec=build_spec,
     tools_module=tools,
     generate_seed=generate_seed,
-    default_seed=20260601,
+    default_seed=7,
 )

@@ -17,25 +17,111 @@ Rows = dict[str, list[dict[str, Any]]]
 CLOCK_DAY = (2026, 6, 1)  # the environment clock is 2026-06-01T12:00:00Z
 
 FIRST_NAMES = [
-    "Aisha", "Ben", "Carmen", "Daniel", "Elena", "Farah", "George", "Hana", "Ivan", "Julia",
-    "Kenji", "Lucia", "Marcus", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Samuel", "Tara",
-    "Umar", "Valeria", "Wei", "Ximena", "Yusuf", "Zoe", "Amelia", "Bruno", "Chloe", "Diego",
-    "Emma", "Felix", "Grace", "Hugo", "Isla", "Jonah", "Keira", "Liam", "Maya", "Noah",
+    "Aisha",
+    "Ben",
+    "Carmen",
+    "Daniel",
+    "Elena",
+    "Farah",
+    "George",
+    "Hana",
+    "Ivan",
+    "Julia",
+    "Kenji",
+    "Lucia",
+    "Marcus",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Samuel",
+    "Tara",
+    "Umar",
+    "Valeria",
+    "Wei",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+    "Amelia",
+    "Bruno",
+    "Chloe",
+    "Diego",
+    "Emma",
+    "Felix",
+    "Grace",
+    "Hugo",
+    "Isla",
+    "Jonah",
+    "Keira",
+    "Liam",
+    "Maya",
+    "Noah",
 ]
 LAST_NAMES = [
-    "Anderson", "Bianchi", "Chen", "Dubois", "Evans", "Fischer", "Garcia", "Hughes", "Ito", "Jensen",
-    "Kowalski", "Lopez", "Moreau", "Nguyen", "Okafor", "Patel", "Quinto", "Rossi", "Silva", "Tanaka",
-    "Ueda", "Varga", "Walsh", "Xu", "Yilmaz", "Zimmerman", "Brooks", "Castillo", "Dalton", "Ferreira",
+    "Anderson",
+    "Bianchi",
+    "Chen",
+    "Dubois",
+    "Evans",
+    "Fischer",
+    "Garcia",
+    "Hughes",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Lopez",
+    "Moreau",
+    "Nguyen",
+    "Okafor",
+    "Patel",
+    "Quinto",
+    "Rossi",
+    "Silva",
+    "Tanaka",
+    "Ueda",
+    "Varga",
+    "Walsh",
+    "Xu",
+    "Yilmaz",
+    "Zimmerman",
+    "Brooks",
+    "Castillo",
+    "Dalton",
+    "Ferreira",
 ]
 EMAIL_DOMAINS = ["example.com", "mail.example", "inbox.example", "post.example"]
 STREETS = [
-    "Maple Ave", "Oak St", "Cedar Ln", "Pine Rd", "Elm St", "Lakeview Dr", "Hillcrest Blvd", "River Rd",
-    "Sunset Ave", "Park Pl", "Willow Way", "Chestnut St", "Highland Ave", "Meadow Ln", "Bay St", "Forest Dr",
+    "Maple Ave",
+    "Oak St",
+    "Cedar Ln",
+    "Pine Rd",
+    "Elm St",
+    "Lakeview Dr",
+    "Hillcrest Blvd",
+    "River Rd",
+    "Sunset Ave",
+    "Park Pl",
+    "Willow Way",
+    "Chestnut St",
+    "Highland Ave",
+    "Meadow Ln",
+    "Bay St",
+    "Forest Dr",
 ]
 CITIES = [  # (city, state, zip prefix)
-    ("Austin", "TX", "787"), ("Denver", "CO", "802"), ("Portland", "OR", "972"), ("Columbus", "OH", "432"),
-    ("Raleigh", "NC", "276"), ("Phoenix", "AZ", "850"), ("Seattle", "WA", "981"), ("Boston", "MA", "021"),
-    ("Chicago", "IL", "606"), ("Atlanta", "GA", "303"), ("Madison", "WI", "537"), ("San Diego", "CA", "921"),
+    ("Austin", "TX", "787"),
+    ("Denver", "CO", "802"),
+    ("Portland", "OR", "972"),
+    ("Columbus", "OH", "432"),
+    ("Raleigh", "NC", "276"),
+    ("Phoenix", "AZ", "850"),
+    ("Seattle", "WA", "981"),
+    ("Boston", "MA", "021"),
+    ("Chicago", "IL", "606"),
+    ("Atlanta", "GA", "303"),
+    ("Madison", "WI", "537"),
+    ("San Diego", "CA", "921"),
 ]
 CARD_BRANDS = ["visa", "mastercard", "amex", "discover"]
 
@@ -45,9 +131,21 @@ CATALOG: list[tuple[str, int, dict[str, list[str]]]] = [
     ("T-Shirt", 25, {"color": COLORS, "size": ["S", "M", "L", "XL"]}),
     ("Hiking Boots", 140, {"size": ["8", "9", "10", "11"], "material": ["leather", "synthetic"]}),
     ("Backpack", 70, {"color": COLORS[:4], "capacity": ["20L", "30L", "40L"]}),
-    ("Water Bottle", 22, {"capacity": ["500ml", "750ml", "1000ml"], "material": ["stainless steel", "glass"]}),
-    ("Desk Lamp", 45, {"color": ["black", "white", "silver"], "power source": ["USB", "AC adapter", "battery"]}),
-    ("Mechanical Keyboard", 120, {"switch type": ["linear", "tactile", "clicky"], "backlight": ["none", "white", "RGB"]}),
+    (
+        "Water Bottle",
+        22,
+        {"capacity": ["500ml", "750ml", "1000ml"], "material": ["stainless steel", "glass"]},
+    ),
+    (
+        "Desk Lamp",
+        45,
+        {"color": ["black", "white", "silver"], "power source": ["USB", "AC adapter", "battery"]},
+    ),
+    (
+        "Mechanical Keyboard",
+        120,
+        {"switch type": ["linear", "tactile", "clicky"], "backlight": ["none", "white", "RGB"]},
+    ),
     ("Wireless Earbuds", 90, {"color": ["black", "white", "blue"], "battery life": ["6 hours", "8 hours"]}),
     ("Coffee Maker", 85, {"capacity": ["1 cup", "4 cups", "8 cups"], "type": ["drip", "espresso"]}),
     ("Yoga Mat", 35, {"thickness": ["4mm", "6mm", "8mm"], "color": ["purple", "blue", "green"]}),
@@ -56,16 +154,32 @@ CATALOG: list[tuple[str, int, dict[str, list[str]]]] = [
     ("Sunglasses", 60, {"frame": ["black", "tortoise", "gold"], "lens": ["polarized", "non-polarized"]}),
     ("Smart Watch", 250, {"case": ["aluminum", "steel"], "band": ["silicone", "leather", "metal"]}),
     ("Bluetooth Speaker", 75, {"color": ["black", "blue", "red"], "water resistance": ["yes", "no"]}),
-    ("Electric Kettle", 40, {"capacity": ["1L", "1.5L", "1.7L"], "material": ["plastic", "stainless steel", "glass"]}),
+    (
+        "Electric Kettle",
+        40,
+        {"capacity": ["1L", "1.5L", "1.7L"], "material": ["plastic", "stainless steel", "glass"]},
+    ),
     ("Air Purifier", 180, {"room size": ["small", "medium", "large"], "filter": ["HEPA", "carbon"]}),
     ("Bookshelf", 130, {"material": ["oak", "pine", "metal"], "height": ["3 ft", "5 ft", "6 ft"]}),
     ("Electric Toothbrush", 55, {"color": ["white", "black", "pink"], "battery": ["rechargeable", "AA"]}),
     ("Sleeping Bag", 95, {"temperature": ["20F", "35F", "50F"], "size": ["regular", "long"]}),
-    ("Camera Tripod", 65, {"material": ["aluminum", "carbon fiber"], "max height": ["50 in", "60 in", "70 in"]}),
-    ("Gaming Mouse", 50, {"color": ["black", "white"], "sensor": ["optical", "laser"], "connectivity": ["wired", "wireless"]}),
+    (
+        "Camera Tripod",
+        65,
+        {"material": ["aluminum", "carbon fiber"], "max height": ["50 in", "60 in", "70 in"]},
+    ),
+    (
+        "Gaming Mouse",
+        50,
+        {"color": ["black", "white"], "sensor": ["optical", "laser"], "connectivity": ["wired", "wireless"]},
+    ),
     ("Skateboard", 80, {"deck": ["plain", "graphic"], "length": ["28 in", "31 in", "34 in"]}),
     ("Wall Clock", 30, {"color": ["black", "white", "wood"], "diameter": ["10 in", "12 in", "14 in"]}),
-    ("Cookware Set", 160, {"material": ["stainless steel", "nonstick", "cast iron"], "pieces": ["5", "8", "10"]}),
+    (
+        "Cookware Set",
+        160,
+        {"material": ["stainless steel", "nonstick", "cast iron"], "pieces": ["5", "8", "10"]},
+    ),
     ("Jigsaw Puzzle", 20, {"pieces": ["500", "1000", "1500"], "theme": ["animals", "landscape", "art"]}),
     ("Bicycle Helmet", 70, {"size": ["S", "M", "L"], "color": ["black", "white", "red"]}),
 ]
@@ -84,8 +198,12 @@ LINE_COUNTS = [1, 1, 1, 1, 2, 2, 2, 3, 4, 5]
 CANCEL_REASONS = ["no longer needed", "ordered by mistake"]
 # Days before the clock an order of each status was placed.
 AGE_DAYS = {
-    "pending": (0, 4), "processed": (3, 9), "delivered": (10, 120), "cancelled": (2, 90),
-    "return_requested": (12, 80), "exchange_requested": (12, 80),
+    "pending": (0, 4),
+    "processed": (3, 9),
+    "delivered": (10, 120),
+    "cancelled": (2, 90),
+    "return_requested": (12, 80),
+    "exchange_requested": (12, 80),
 }
 
 
@@ -183,7 +301,9 @@ def _users(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any
 
 def _address(rng: random.Random) -> dict[str, str]:
     city, state, prefix = rng.choice(CITIES)
-    address2 = rng.choice(["", "", "", f"Apt {rng.randint(1, 40)}{rng.choice('ABCD')}", f"Suite {rng.randint(100, 900)}"])
+    address2 = rng.choice(
+        ["", "", "", f"Apt {rng.randint(1, 40)}{rng.choice('ABCD')}", f"Suite {rng.randint(100, 900)}"]
+    )
     return {
         "address1": f"{rng.randint(10, 9999)} {rng.choice(STREETS)}",
         "address2": address2,
@@ -202,7 +322,10 @@ def _timestamp(rng: random.Random, status: str) -> str:
 
 
 def _orders(
-    rng: random.Random, users: list[dict[str, Any]], methods: list[dict[str, Any]], items: list[dict[str, Any]]
+    rng: random.Random,
+    users: list[dict[str, Any]],
+    methods: list[dict[str, Any]],
+    items: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     statuses = [status for status, count in STATUS_COUNTS for _ in range(count)]
     rng.shuffle(statuses)
@@ -279,7 +402,9 @@ def _orders(
         if status == "cancelled":
             pay(order_id, method["payment_method_id"], "refund", total, "cancellation", later)
         elif status in ("return_requested", "exchange_requested"):
-            picked = sorted(rng.sample(order_lines, rng.randint(1, len(order_lines))), key=lambda line: line["line_no"])
+            picked = sorted(
+                rng.sample(order_lines, rng.randint(1, len(order_lines))), key=lambda line: line["line_no"]
+            )
             if status == "return_requested":
                 for line in picked:
                     line["state"] = "return_requested"

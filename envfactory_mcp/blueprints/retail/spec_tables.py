@@ -38,7 +38,12 @@ def build_tables() -> list[TableSpec]:
             col("user_id", description="Internal user id, e.g. 'user_000042'.", entity="user"),
             col("first_name", description="First name.", check="length(first_name) > 0"),
             col("last_name", description="Last name.", check="length(last_name) > 0"),
-            col("email", description="Lower-case email address; unique.", unique=True, check="email LIKE '%_@_%'"),
+            col(
+                "email",
+                description="Lower-case email address; unique.",
+                unique=True,
+                check="email LIKE '%_@_%'",
+            ),
             *_address_columns("user's default address"),
         ],
     )
@@ -50,7 +55,12 @@ def build_tables() -> list[TableSpec]:
         primary_key=["payment_method_id"],
         columns=[
             col("payment_method_id", description="Id such as 'credit_card_000123'.", entity="payment_method"),
-            col("user_id", description="Owner of the payment method.", references="users.user_id", entity="user"),
+            col(
+                "user_id",
+                description="Owner of the payment method.",
+                references="users.user_id",
+                entity="user",
+            ),
             col(
                 "kind",
                 description="Kind of payment method.",
@@ -58,7 +68,9 @@ def build_tables() -> list[TableSpec]:
                 check="(kind = 'gift_card') = (balance_cents IS NOT NULL) "
                 "AND (kind = 'credit_card') = (brand IS NOT NULL AND last_four IS NOT NULL)",
             ),
-            col("brand", description="Card brand (credit cards only).", nullable=True, enum=list(CARD_BRANDS)),
+            col(
+                "brand", description="Card brand (credit cards only).", nullable=True, enum=list(CARD_BRANDS)
+            ),
             col(
                 "last_four",
                 description="Last four digits of the card (credit cards only).",
@@ -91,13 +103,24 @@ def build_tables() -> list[TableSpec]:
         primary_key=["item_id"],
         columns=[
             col("item_id", description="Id such as 'item_00042'.", entity="item"),
-            col("product_id", description="Product this item is a variant of.", references="products.product_id",
-                entity="product"),
-            col("options", description="Options as a JSON object of strings, e.g. {\"color\": \"red\", \"size\": \"M\"}.",
-                check="json_valid(options) AND json_type(options) = 'object'"),
+            col(
+                "product_id",
+                description="Product this item is a variant of.",
+                references="products.product_id",
+                entity="product",
+            ),
+            col(
+                "options",
+                description='Options as a JSON object of strings, e.g. {"color": "red", "size": "M"}.',
+                check="json_valid(options) AND json_type(options) = 'object'",
+            ),
             col("price_cents", "INTEGER", description="Current price in cents.", check="price_cents > 0"),
-            col("available", "INTEGER", description="1 when the item can be ordered now, 0 when it cannot.",
-                enum=[0, 1]),
+            col(
+                "available",
+                "INTEGER",
+                description="1 when the item can be ordered now, 0 when it cannot.",
+                enum=[0, 1],
+            ),
         ],
     )
     orders = TableSpec(
@@ -106,18 +129,34 @@ def build_tables() -> list[TableSpec]:
         description="Customer orders with their shipping address. Totals are derived from order_items and payments.",
         primary_key=["order_id"],
         columns=[
-            col("order_id", description="Order number as printed on the receipt, e.g. '#W0012345'.", entity="order",
-                check="order_id GLOB '#W[0-9][0-9][0-9][0-9][0-9][0-9][0-9]'"),
-            col("user_id", description="Customer who placed the order.", references="users.user_id", entity="user"),
+            col(
+                "order_id",
+                description="Order number as printed on the receipt, e.g. '#W0012345'.",
+                entity="order",
+                check="order_id GLOB '#W[0-9][0-9][0-9][0-9][0-9][0-9][0-9]'",
+            ),
+            col(
+                "user_id",
+                description="Customer who placed the order.",
+                references="users.user_id",
+                entity="user",
+            ),
             col("status", description="Order status.", enum=list(ORDER_STATUSES)),
             *_address_columns("order's shipping address"),
             col("created_at", description="When the order was placed (ISO 8601, UTC)."),
-            col("items_modified", "INTEGER",
+            col(
+                "items_modified",
+                "INTEGER",
                 description="1 once the items of this pending order have been modified (allowed only once).",
-                enum=[0, 1]),
-            col("cancel_reason", description="Why the order was cancelled; set exactly when status is 'cancelled'.",
-                nullable=True, enum=list(CANCEL_REASONS),
-                check="(status = 'cancelled') = (cancel_reason IS NOT NULL)"),
+                enum=[0, 1],
+            ),
+            col(
+                "cancel_reason",
+                description="Why the order was cancelled; set exactly when status is 'cancelled'.",
+                nullable=True,
+                enum=list(CANCEL_REASONS),
+                check="(status = 'cancelled') = (cancel_reason IS NOT NULL)",
+            ),
         ],
     )
     order_items = TableSpec(
@@ -127,17 +166,38 @@ def build_tables() -> list[TableSpec]:
         primary_key=["order_id", "line_no"],
         columns=[
             col("order_id", description="Order of this line.", references="orders.order_id", entity="order"),
-            col("line_no", "INTEGER", description="Line number within the order, from 1.", check="line_no >= 1"),
-            col("item_id", description="Item ordered on this line.", references="items.item_id", entity="item"),
-            col("price_cents", "INTEGER", description="Price paid for the item, in cents.", check="price_cents > 0"),
+            col(
+                "line_no",
+                "INTEGER",
+                description="Line number within the order, from 1.",
+                check="line_no >= 1",
+            ),
+            col(
+                "item_id", description="Item ordered on this line.", references="items.item_id", entity="item"
+            ),
+            col(
+                "price_cents",
+                "INTEGER",
+                description="Price paid for the item, in cents.",
+                check="price_cents > 0",
+            ),
             col("state", description="State of this line.", enum=list(LINE_STATES)),
-            col("exchange_item_id", description="Item requested in exchange (exchange_requested lines only).",
-                nullable=True, references="items.item_id", entity="item",
-                check="(state = 'exchange_requested') = (exchange_item_id IS NOT NULL)"),
-            col("exchange_price_cents", "INTEGER", description="Price of the exchange item, in cents.",
+            col(
+                "exchange_item_id",
+                description="Item requested in exchange (exchange_requested lines only).",
+                nullable=True,
+                references="items.item_id",
+                entity="item",
+                check="(state = 'exchange_requested') = (exchange_item_id IS NOT NULL)",
+            ),
+            col(
+                "exchange_price_cents",
+                "INTEGER",
+                description="Price of the exchange item, in cents.",
                 nullable=True,
                 check="(exchange_price_cents IS NULL) = (exchange_item_id IS NULL) "
-                "AND coalesce(exchange_price_cents, 1) > 0"),
+                "AND coalesce(exchange_price_cents, 1) > 0",
+            ),
         ],
     )
     payments = TableSpec(
@@ -148,11 +208,23 @@ def build_tables() -> list[TableSpec]:
         primary_key=["payment_id"],
         columns=[
             col("payment_id", description="Id such as 'pay_0000123'.", entity="payment"),
-            col("order_id", description="Order the money moved for.", references="orders.order_id", entity="order"),
-            col("payment_method_id", description="Payment method charged or refunded.",
-                references="payment_methods.payment_method_id", entity="payment_method"),
-            col("kind", description="'payment' (money taken) or 'refund' (money returned).",
-                enum=list(PAYMENT_KINDS)),
+            col(
+                "order_id",
+                description="Order the money moved for.",
+                references="orders.order_id",
+                entity="order",
+            ),
+            col(
+                "payment_method_id",
+                description="Payment method charged or refunded.",
+                references="payment_methods.payment_method_id",
+                entity="payment_method",
+            ),
+            col(
+                "kind",
+                description="'payment' (money taken) or 'refund' (money returned).",
+                enum=list(PAYMENT_KINDS),
+            ),
             col("amount_cents", "INTEGER", description="Amount in cents.", check="amount_cents > 0"),
             col("reason", description="What caused the movement.", enum=list(PAYMENT_REASONS)),
             col("created_at", description="When it was recorded (ISO 8601, UTC)."),

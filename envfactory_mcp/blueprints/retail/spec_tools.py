@@ -6,7 +6,14 @@ from typing import Any
 
 from envfactory_mcp.spec import ParamSpec, ToolSpec
 
-from .spec_tables import CANCEL_REASONS, LINE_STATES, ORDER_STATUSES, PAYMENT_KINDS, PAYMENT_METHOD_KINDS, PAYMENT_REASONS
+from .spec_tables import (
+    CANCEL_REASONS,
+    LINE_STATES,
+    ORDER_STATUSES,
+    PAYMENT_KINDS,
+    PAYMENT_METHOD_KINDS,
+    PAYMENT_REASONS,
+)
 
 # ---------------------------------------------------------------- schema helpers
 
@@ -14,7 +21,12 @@ Schema = dict[str, Any]
 
 
 def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {"type": "string", "description": description, "minLength": min_length, "maxLength": max_length}
+    schema: Schema = {
+        "type": "string",
+        "description": description,
+        "minLength": min_length,
+        "maxLength": max_length,
+    }
     if pattern is not None:
         schema["pattern"] = pattern
     return schema
@@ -43,7 +55,9 @@ def _nullable(type_: str) -> Schema:
 MONEY: Schema = {"type": "number", "description": "Dollars, two decimals."}
 TEXT: Schema = {"type": "string"}
 
-USER_ID = _str(11, "Internal user id from a find_user_id_* tool, e.g. 'user_000042'.", pattern=r"^user_[0-9]{6}$")
+USER_ID = _str(
+    11, "Internal user id from a find_user_id_* tool, e.g. 'user_000042'.", pattern=r"^user_[0-9]{6}$"
+)
 ORDER_ID = _str(9, "Order id with the leading '#', e.g. '#W0012345'.", pattern=r"^#W[0-9]{7}$")
 PRODUCT_ID = _str(9, "Product id, e.g. 'prod_0007'.", pattern=r"^prod_[0-9]{4}$")
 ITEM_ID = _str(10, "Item id, e.g. 'item_00042'.", pattern=r"^item_[0-9]{5}$")
@@ -62,7 +76,10 @@ Inputs = dict[str, tuple[Schema, ParamSpec]]
 
 ADDRESS_INPUTS: Inputs = {
     "address1": (_str(100, "Street address, e.g. '123 Main St'."), _param(None, True)),
-    "address2": (_str(100, "Apartment, suite, etc.; empty string if none.", min_length=0), _param(None, True)),
+    "address2": (
+        _str(100, "Apartment, suite, etc.; empty string if none.", min_length=0),
+        _param(None, True),
+    ),
     "city": (_str(60, "City."), _param(None, True)),
     "state": (_str(40, "State, e.g. 'TX'."), _param(None, True)),
     "country": (_str(60, "Country, e.g. 'USA'."), _param(None, True)),
@@ -213,7 +230,11 @@ def build_tools() -> list[ToolSpec]:
                 }
             ),
             reads=["orders", "payment_methods", "users"],
-            outputs={"user_id": "user", "payment_methods[].payment_method_id": "payment_method", "orders[]": "order"},
+            outputs={
+                "user_id": "user",
+                "payment_methods[].payment_method_id": "payment_method",
+                "orders[]": "order",
+            },
         ),
         _tool(
             "get_order_details",
@@ -237,7 +258,14 @@ def build_tools() -> list[ToolSpec]:
                     "product_id": TEXT,
                     "name": TEXT,
                     "variants": _arr(
-                        _obj({"item_id": TEXT, "options": OPTIONS_OUT, "price": MONEY, "available": {"type": "boolean"}})
+                        _obj(
+                            {
+                                "item_id": TEXT,
+                                "options": OPTIONS_OUT,
+                                "price": MONEY,
+                                "available": {"type": "boolean"},
+                            }
+                        )
                     ),
                 }
             ),
@@ -303,10 +331,20 @@ def build_tools() -> list[ToolSpec]:
             "that much for this order). Returns the updated order.",
             {
                 "order_id": order_id,
-                "item_ids": (_arr(ITEM_ID, "Items of the order to replace.", minItems=1, maxItems=5, uniqueItems=True),
-                             _param("item", False)),
-                "new_item_ids": (_arr(ITEM_ID, "Replacement items, same order as item_ids.", minItems=1, maxItems=5,
-                                      uniqueItems=True), _param("item", False)),
+                "item_ids": (
+                    _arr(ITEM_ID, "Items of the order to replace.", minItems=1, maxItems=5, uniqueItems=True),
+                    _param("item", False),
+                ),
+                "new_item_ids": (
+                    _arr(
+                        ITEM_ID,
+                        "Replacement items, same order as item_ids.",
+                        minItems=1,
+                        maxItems=5,
+                        uniqueItems=True,
+                    ),
+                    _param("item", False),
+                ),
                 "payment_method_id": payment_method_id,
             },
             ORDER_OUT,
@@ -323,8 +361,10 @@ def build_tools() -> list[ToolSpec]:
             "other refunds take 5-7 business days. Returns the cancelled order.",
             {
                 "order_id": order_id,
-                "reason": ({"type": "string", "enum": list(CANCEL_REASONS), "description": "Why the user cancels."},
-                           _param(None, True)),
+                "reason": (
+                    {"type": "string", "enum": list(CANCEL_REASONS), "description": "Why the user cancels."},
+                    _param(None, True),
+                ),
             },
             ORDER_OUT,
             effect="write",
@@ -341,8 +381,10 @@ def build_tools() -> list[ToolSpec]:
             "no further return or exchange is possible on it. Returns the updated order.",
             {
                 "order_id": order_id,
-                "item_ids": (_arr(ITEM_ID, "Items of the order to return.", minItems=1, maxItems=5, uniqueItems=True),
-                             _param("item", False)),
+                "item_ids": (
+                    _arr(ITEM_ID, "Items of the order to return.", minItems=1, maxItems=5, uniqueItems=True),
+                    _param("item", False),
+                ),
                 "payment_method_id": payment_method_id,
             },
             ORDER_OUT,
@@ -361,10 +403,22 @@ def build_tools() -> list[ToolSpec]:
             "and no further return or exchange is possible, so collect every item first. Returns the updated order.",
             {
                 "order_id": order_id,
-                "item_ids": (_arr(ITEM_ID, "Items of the order to exchange.", minItems=1, maxItems=5,
-                                  uniqueItems=True), _param("item", False)),
-                "new_item_ids": (_arr(ITEM_ID, "Replacement items, same order as item_ids.", minItems=1, maxItems=5,
-                                      uniqueItems=True), _param("item", False)),
+                "item_ids": (
+                    _arr(
+                        ITEM_ID, "Items of the order to exchange.", minItems=1, maxItems=5, uniqueItems=True
+                    ),
+                    _param("item", False),
+                ),
+                "new_item_ids": (
+                    _arr(
+                        ITEM_ID,
+                        "Replacement items, same order as item_ids.",
+                        minItems=1,
+                        maxItems=5,
+                        uniqueItems=True,
+                    ),
+                    _param("item", False),
+                ),
                 "payment_method_id": payment_method_id,
             },
             ORDER_OUT,

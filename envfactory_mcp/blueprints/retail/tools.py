@@ -23,11 +23,12 @@ import ast
 import json
 import math
 import operator
-from typing import Any
-
 from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from envfactory_mcp.runtime import ToolContext
+
+Row = dict  # one database row, column name -> value
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
@@ -44,30 +45,30 @@ def _fmt(cents: int) -> str:
     return f"${cents / 100:,.2f}"
 
 
-def _address(row: dict[str, Any]) -> dict[str, str]:
+def _address(row: Row) -> dict[str, str]:
     return {field: row[field] for field in ADDRESS_FIELDS}
 
 
-def _user(ctx: ToolContext, user_id: str) -> dict[str, Any]:
+def _user(ctx: ToolContext, user_id: str) -> Row:
     row = ctx.one("SELECT * FROM users WHERE user_id = ?", (user_id,))
     if row is None:
         ctx.fail(f"User {user_id} not found.")
     return row
 
 
-def _order(ctx: ToolContext, order_id: str) -> dict[str, Any]:
+def _order(ctx: ToolContext, order_id: str) -> Row:
     row = ctx.one("SELECT * FROM orders WHERE order_id = ?", (order_id,))
     if row is None:
         ctx.fail(f"Order {order_id} not found.")
     return row
 
 
-def _require_status(ctx: ToolContext, order: dict[str, Any], status: str, action: str) -> None:
+def _require_status(ctx: ToolContext, order: Row, status: str, action: str) -> None:
     if order["status"] != status:
         ctx.fail(f"Order {order['order_id']} is {order['status']}; only {status} orders can {action}.")
 
 
-def _method(ctx: ToolContext, payment_method_id: str, order: dict[str, Any]) -> dict[str, Any]:
+def _method(ctx: ToolContext, payment_method_id: str, order: Row) -> Row:
     row = ctx.one("SELECT * FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,))
     if row is None:
         ctx.fail(f"Payment method {payment_method_id} not found.")
@@ -90,7 +91,7 @@ def _net_paid(ctx: ToolContext, order_id: str) -> dict[str, int]:
     return {r["m"]: r["net"] for r in rows}
 
 
-def _check_can_charge(ctx: ToolContext, method: dict[str, Any], cents: int) -> None:
+def _check_can_charge(ctx: ToolContext, method: Row, cents: int) -> None:
     if method["kind"] == "gift_card" and method["balance_cents"] < cents:
         ctx.fail(
             f"Gift card {method['payment_method_id']} has a balance of {_fmt(method['balance_cents'])}, "
@@ -102,7 +103,9 @@ def _record(ctx: ToolContext, order_id: str, method_id: str, kind: str, cents: i
     """Insert one payment or refund row and move the gift card balance with it."""
     if cents <= 0:
         return
-    method = ctx.one("SELECT kind, balance_cents FROM payment_methods WHERE payment_method_id = ?", (method_id,))
+    method = ctx.one(
+        "SELECT kind, balance_cents FROM payment_methods WHERE payment_method_id = ?", (method_id,)
+    )
     if method is not None and method["kind"] == "gift_card":
         delta = -cents if kind == "payment" else cents
         ctx.execute(
@@ -117,7 +120,7 @@ def _record(ctx: ToolContext, order_id: str, method_id: str, kind: str, cents: i
     )
 
 
-def _lines(ctx: ToolContext, order_id: str) -> list[dict[str, Any]]:
+def _lines(ctx: ToolContext, order_id: str) -> list[Row]:
     return ctx.all(
         "SELECT oi.line_no, oi.item_id, oi.price_cents, oi.state, oi.exchange_item_id, "
         "oi.exchange_price_cents, i.product_id, i.options, p.name "
@@ -128,7 +131,7 @@ def _lines(ctx: ToolContext, order_id: str) -> list[dict[str, Any]]:
     )
 
 
-def _order_lines_by_item(ctx: ToolContext, order: dict[str, Any], item_ids: list[str]) -> list[dict[str, Any]]:
+def _order_lines_by_item(ctx: ToolContext, order: Row, item_ids: list[str]) -> list[Row]:
     lines = {line["item_id"]: line for line in _lines(ctx, order["order_id"])}
     picked = []
     for item_id in item_ids:
@@ -141,9 +144,11 @@ def _order_lines_by_item(ctx: ToolContext, order: dict[str, Any], item_ids: list
     return picked
 
 
-def _replacement(ctx: ToolContext, line: dict[str, Any], new_item_id: str) -> dict[str, Any]:
+def _replacement(ctx: ToolContext, line: Row, new_item_id: str) -> Row:
     """The new item for a line: same product, a different variant, available."""
-    item = ctx.one("SELECT item_id, product_id, price_cents, available FROM items WHERE item_id = ?", (new_item_id,))
+    item = ctx.one(
+        "SELECT item_id, product_id, price_cents, available FROM items WHERE item_id = ?", (new_item_id,)
+    )
     if item is None:
         ctx.fail(f"Item {new_item_id} not found.")
     if item["item_id"] == line["item_id"]:
@@ -158,12 +163,27 @@ def _replacement(ctx: ToolContext, line: dict[str, Any], new_item_id: str) -> di
     return item
 
 
-def _pair(ctx: ToolContext, item_ids: list[str], new_item_ids: list[str]) -> None:
+def _swaps(
+    ctx: ToolContext, order: Row, item_ids: list[str], new_item_ids: list[str]
+) -> list[tuple[Row, Row]]:
+    """(order line, new item) pairs of a modification or exchange, with every item rule checked."""
     if len(item_ids) != len(new_item_ids):
         ctx.fail("item_ids and new_item_ids must have the same length: new_item_ids[i] replaces item_ids[i].")
+    lines = _order_lines_by_item(ctx, order, item_ids)
+    pairs = [(line, _replacement(ctx, line, new_id)) for line, new_id in zip(lines, new_item_ids)]
+    kept = {
+        line["item_id"] for line in _lines(ctx, order["order_id"]) if line["item_id"] not in set(item_ids)
+    }
+    for _, new in pairs:
+        if new["item_id"] in kept:
+            ctx.fail(
+                f"Order {order['order_id']} already contains item {new['item_id']}; "
+                "an order cannot hold the same item twice."
+            )
+    return pairs
 
 
-def _order_view(ctx: ToolContext, order_id: str) -> dict[str, Any]:
+def _order_view(ctx: ToolContext, order_id: str) -> Row:
     order = _order(ctx, order_id)
     items = []
     items_total = 0
@@ -244,15 +264,20 @@ def find_user_id_by_name_zip(ctx: ToolContext, *, first_name: str, last_name: st
 def get_user_details(ctx: ToolContext, *, user_id: str) -> dict:
     user = _user(ctx, user_id)
     methods = []
-    for m in ctx.all("SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id", (user_id,)):
-        entry: dict[str, Any] = {"payment_method_id": m["payment_method_id"], "kind": m["kind"]}
+    for m in ctx.all(
+        "SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id", (user_id,)
+    ):
+        entry: Row = {"payment_method_id": m["payment_method_id"], "kind": m["kind"]}
         if m["kind"] == "credit_card":
             entry["brand"] = m["brand"]
             entry["last_four"] = m["last_four"]
         if m["kind"] == "gift_card":
             entry["balance"] = _dollars(m["balance_cents"])
         methods.append(entry)
-    orders = [r["order_id"] for r in ctx.all("SELECT order_id FROM orders WHERE user_id = ? ORDER BY order_id", (user_id,))]
+    orders = [
+        r["order_id"]
+        for r in ctx.all("SELECT order_id FROM orders WHERE user_id = ? ORDER BY order_id", (user_id,))
+    ]
     return {
         "user_id": user["user_id"],
         "first_name": user["first_name"],
@@ -296,7 +321,15 @@ def list_all_product_types(ctx: ToolContext) -> dict:
 
 
 def modify_user_address(
-    ctx: ToolContext, *, user_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
+    ctx: ToolContext,
+    *,
+    user_id: str,
+    address1: str,
+    address2: str,
+    city: str,
+    state: str,
+    country: str,
+    zip: str,
 ) -> dict:
     _user(ctx, user_id)
     ctx.execute(
@@ -310,7 +343,15 @@ def modify_user_address(
 
 
 def modify_pending_order_address(
-    ctx: ToolContext, *, order_id: str, address1: str, address2: str, city: str, state: str, country: str, zip: str
+    ctx: ToolContext,
+    *,
+    order_id: str,
+    address1: str,
+    address2: str,
+    city: str,
+    state: str,
+    country: str,
+    zip: str,
 ) -> dict:
     order = _order(ctx, order_id)
     _require_status(ctx, order, "pending", "have their address changed")
@@ -328,7 +369,9 @@ def modify_pending_order_payment(ctx: ToolContext, *, order_id: str, payment_met
     net = _net_paid(ctx, order_id)
     others = {m: cents for m, cents in net.items() if m != payment_method_id and cents > 0}
     if not others:
-        ctx.fail(f"Order {order_id} is already paid with {payment_method_id}; choose a different payment method.")
+        ctx.fail(
+            f"Order {order_id} is already paid with {payment_method_id}; choose a different payment method."
+        )
     charge = sum(others.values())
     _check_can_charge(ctx, method, charge)
     for old_id, cents in others.items():
@@ -343,17 +386,12 @@ def modify_pending_order_items(
     order = _order(ctx, order_id)
     _require_status(ctx, order, "pending", "have their items modified")
     if order["items_modified"]:
-        ctx.fail(f"The items of order {order_id} have already been modified once; they cannot be modified again.")
-    _pair(ctx, item_ids, new_item_ids)
-    lines = _order_lines_by_item(ctx, order, item_ids)
-    news = [_replacement(ctx, line, new_id) for line, new_id in zip(lines, new_item_ids)]
-    replaced = set(item_ids)
-    kept = {line["item_id"] for line in _lines(ctx, order_id) if line["item_id"] not in replaced}
-    for new in news:
-        if new["item_id"] in kept:
-            ctx.fail(f"Order {order_id} already contains item {new['item_id']}; an order cannot hold the same item twice.")
+        ctx.fail(
+            f"The items of order {order_id} have already been modified once; they cannot be modified again."
+        )
+    pairs = _swaps(ctx, order, item_ids, new_item_ids)
     method = _method(ctx, payment_method_id, order)
-    diff = sum(n["price_cents"] for n in news) - sum(line["price_cents"] for line in lines)
+    diff = sum(new["price_cents"] - line["price_cents"] for line, new in pairs)
     if diff > 0:
         _check_can_charge(ctx, method, diff)
         _record(ctx, order_id, payment_method_id, "payment", diff, "items_modification")
@@ -365,7 +403,7 @@ def modify_pending_order_items(
                 f"payment method that paid at least that much for it; {payment_method_id} paid {_fmt(max(paid, 0))}."
             )
         _record(ctx, order_id, payment_method_id, "refund", -diff, "items_modification")
-    for line, new in zip(lines, news):
+    for line, new in pairs:
         ctx.execute(
             "UPDATE order_items SET item_id = ?, price_cents = ? WHERE order_id = ? AND line_no = ?",
             (new["item_id"], new["price_cents"], order_id, line["line_no"]),
@@ -381,14 +419,16 @@ def cancel_pending_order(ctx: ToolContext, *, order_id: str, reason: str) -> dic
     _require_status(ctx, order, "pending", "be cancelled")
     for method_id, cents in _net_paid(ctx, order_id).items():
         _record(ctx, order_id, method_id, "refund", cents, "cancellation")
-    ctx.execute("UPDATE orders SET status = 'cancelled', cancel_reason = ? WHERE order_id = ?", (reason, order_id))
+    ctx.execute(
+        "UPDATE orders SET status = 'cancelled', cancel_reason = ? WHERE order_id = ?", (reason, order_id)
+    )
     return _order_view(ctx, order_id)
 
 
 # --------------------------------------------------------------------------- delivered orders
 
 
-def _check_refund_target(ctx: ToolContext, order: dict[str, Any], method: dict[str, Any]) -> None:
+def _check_refund_target(ctx: ToolContext, order: Row, method: Row) -> None:
     if method["kind"] == "gift_card":
         return
     if _net_paid(ctx, order["order_id"]).get(method["payment_method_id"], 0) <= 0:
@@ -398,7 +438,9 @@ def _check_refund_target(ctx: ToolContext, order: dict[str, Any], method: dict[s
         )
 
 
-def return_delivered_order_items(ctx: ToolContext, *, order_id: str, item_ids: list[str], payment_method_id: str) -> dict:
+def return_delivered_order_items(
+    ctx: ToolContext, *, order_id: str, item_ids: list[str], payment_method_id: str
+) -> dict:
     order = _order(ctx, order_id)
     _require_status(ctx, order, "delivered", "have items returned")
     lines = _order_lines_by_item(ctx, order, item_ids)
@@ -420,23 +462,16 @@ def exchange_delivered_order_items(
 ) -> dict:
     order = _order(ctx, order_id)
     _require_status(ctx, order, "delivered", "have items exchanged")
-    _pair(ctx, item_ids, new_item_ids)
-    lines = _order_lines_by_item(ctx, order, item_ids)
-    news = [_replacement(ctx, line, new_id) for line, new_id in zip(lines, new_item_ids)]
-    replaced = set(item_ids)
-    kept = {line["item_id"] for line in _lines(ctx, order_id) if line["item_id"] not in replaced}
-    for new in news:
-        if new["item_id"] in kept:
-            ctx.fail(f"Order {order_id} already contains item {new['item_id']}; an order cannot hold the same item twice.")
+    pairs = _swaps(ctx, order, item_ids, new_item_ids)
     method = _method(ctx, payment_method_id, order)
-    diff = sum(n["price_cents"] for n in news) - sum(line["price_cents"] for line in lines)
+    diff = sum(new["price_cents"] - line["price_cents"] for line, new in pairs)
     if diff > 0:
         _check_can_charge(ctx, method, diff)
         _record(ctx, order_id, payment_method_id, "payment", diff, "exchange")
     elif diff < 0:
         _check_refund_target(ctx, order, method)
         _record(ctx, order_id, payment_method_id, "refund", -diff, "exchange")
-    for line, new in zip(lines, news):
+    for line, new in pairs:
         ctx.execute(
             "UPDATE order_items SET state = 'exchange_requested', exchange_item_id = ?, exchange_price_cents = ? "
             "WHERE order_id = ? AND line_no = ?",
