@@ -109,7 +109,10 @@ class Toolbox:
             db.set_authorizer(None)
             if not isinstance(output, dict):
                 raise _BrokenTool(f"returned {type(output).__name__}, not an object")
-            output = json.loads(json.dumps(output))  # plain JSON types only, e.g. tuples -> lists
+            try:  # plain JSON only: tuples become lists; NaN and Infinity are not JSON
+                output = json.loads(json.dumps(output, allow_nan=False))
+            except (TypeError, ValueError) as exc:
+                raise _BrokenTool(f"output is not JSON: {exc}") from None
             bad = best_match(tool.output_validator.iter_errors(output))
             if bad is not None:
                 raise _BrokenTool(f"output does not match its output schema: {_describe(bad)}")

@@ -115,3 +115,16 @@ def test_missing_tool_function_is_reported_at_bind_time(mini_env: Environment):
 
     with pytest.raises(ValueError, match="'get_account' is declared in the spec but empty has no such function"):
         Toolbox(mini_env.bundle().spec, types.ModuleType("empty"))
+
+
+def test_non_json_output_is_an_internal_error(mini_env: Environment):
+    import types
+
+    from envfactory_mcp.runtime import Toolbox
+
+    module = types.ModuleType("nan")
+    exec("def noop(ctx):\n    return {'x': float('inf')}\n", module.__dict__)
+    spec = mini_env.bundle().spec
+    toolbox = Toolbox({**spec, "tools": [t for t in spec["tools"] if t["name"] == "noop"]}, module)
+    out = toolbox.call(mini_env.new_session().db, "noop", {})
+    assert out.internal and "output is not JSON: Out of range float values" in out.error

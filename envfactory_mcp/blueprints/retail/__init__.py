@@ -5,6 +5,7 @@ from __future__ import annotations
 from envfactory_mcp.blueprints import Blueprint
 
 from . import tools
+from .demo import demo_calls
 from .seed import generate_seed
 from .spec import build_spec
 
@@ -14,4 +15,5 @@ BLUEPRINT = Blueprint(
     tools_module=tools,
     generate_seed=generate_seed,
     default_seed=7,
+    demo_calls=demo_calls,
 )

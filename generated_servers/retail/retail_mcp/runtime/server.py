@@ -1,0 +1,208 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""The MCP server of one environment: its tools, per-session state and the control plane."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from .database import SessionDatabase, build_seed_image
+from .sessions import SessionStore
+from .state import hash_state
+from .toolbox import CallOutcome, Toolbox
+
+logger = logging.getLogger(__name__)
+
+CONTROL_META_KEY = "envfactory/control"
+CONTROL_PREFIX = "control."
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Everything a server needs: the spec (as plain JSON data), tool code, schema and seed."""
+
+    spec: Mapping[str, Any]
+    tools_module: ModuleType
+    schema_sql: str
+    seed_sql: str
+
+    @classmethod
+    def from_directory(cls, data_dir: Path, tools_module: ModuleType) -> Bundle:
+        return cls(
+            spec=json.loads((data_dir / "spec.json").read_text(encoding="utf-8")),
+            tools_module=tools_module,
+            schema_sql=(data_dir / "schema.sql").read_text(encoding="utf-8"),
+            seed_sql=(data_dir / "seed.sql").read_text(encoding="utf-8"),
+        )
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    control: bool = False
+    db_path: Path | None = None
+    max_keyed_sessions: int = 10_000
+    # Streamable HTTP carries sessions only on the handshake-era protocol, so an HTTP
+    # server steers 'auto' clients there; on stdio one process is one connection anyway.
+    prefer_sessions: bool = False
+    version: str = "0.1.0"
+    extra_instructions: str = field(default="")
+
+
+def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> Server[Any]:
+    """Build the MCP server. The seed image is built once here; sessions copy it."""
+    toolbox = Toolbox(bundle.spec, bundle.tools_module)
+    store = SessionStore(build_seed_image(bundle.schema_sql, bundle.seed_sql), options.db_path, options.max_keyed_sessions)
+    tools = [_mcp_tool(t) for t in toolbox.tools.values()]
+    if options.control:
+        tools += _control_tools()
+    listing = types.ListToolsResult(tools=tools)
+    file_lock = anyio.Lock()
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return listing
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        connection = _connection_of(ctx)
+        if options.control and params.name.startswith(CONTROL_PREFIX):
+            return _control_call(store, params.name, params.arguments or {}, ctx.meta, connection)
+        session = store.for_request(ctx.meta, connection)
+        if session.file_backed:
+            # One shared file: calls take turns, off the event loop so disk waits block no one.
+            async with file_lock:
+                outcome = await anyio.to_thread.run_sync(toolbox.call, session.db, params.name, params.arguments)
+        else:
+            outcome = toolbox.call(session.db, params.name, params.arguments)
+        return _result(outcome)
+
+    instructions = str(bundle.spec.get("policy", "")) + options.extra_instructions
+    server: Server[Any] = Server(
+        str(bundle.spec["name"]),
+        version=options.version,
+        title=str(bundle.spec.get("title", bundle.spec["name"])),
+        description=str(bundle.spec.get("description", "")),
+        instructions=instructions or None,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    if options.prefer_sessions:
+
+        async def discover(ctx: Any, params: Any) -> types.DiscoverResult:
+            return types.DiscoverResult(
+                supported_versions=[HANDSHAKE_PROTOCOL_VERSIONS[-1]],
+                capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
+                instructions=server.instructions,
+            )
+
+        server.add_request_handler("server/discover", types.RequestParams, discover)
+    return server
+
+
+def _mcp_tool(tool: Any) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.name.replace("_", " ").capitalize(),
+        description=tool.description,
+        input_schema=tool.input_schema,
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=tool.effect == "read",
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def _result(outcome: CallOutcome) -> types.CallToolResult:
+    if not outcome.ok:
+        return types.CallToolResult(content=[types.TextContent(type="text", text=outcome.error or "error")], is_error=True)
+    text = json.dumps(outcome.output, ensure_ascii=False, sort_keys=True)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=outcome.output)
+
+
+def _connection_of(ctx: Any) -> Any | None:
+    """The handshake-era connection a request arrived on, or None on the sessionless wire.
+
+    mcp 2.x exposes the connection only privately on ServerSession; the package pins
+    mcp<3 and a test guards this. Modern-era requests each get a throwaway connection,
+    so they are treated as sessionless.
+    """
+    if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return None
+    return getattr(ctx.session, "_connection", None)
+
+
+# --- control plane -------------------------------------------------------------------
+
+_STATE_HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_CONTROL_SPECS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
+    "reset": (
+        "Reset this session's database to the seed, or to the given canonical state.",
+        {"type": "object", "properties": {"state": {"type": "object"}}, "additionalProperties": False},
+        {"type": "object", "properties": {"state_hash": _STATE_HASH}, "required": ["state_hash"]},
+    ),
+    "state": (
+        "Canonical state of this session (every table, rows sorted by primary key) and its sha256.",
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        {"type": "object", "properties": {"state_hash": _STATE_HASH, "state": {"type": "object"}}, "required": ["state_hash", "state"]},
+    ),
+    "state_hash": (
+        "sha256 of this session's canonical state.",
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        {"type": "object", "properties": {"state_hash": _STATE_HASH}, "required": ["state_hash"]},
+    ),
+    "end_session": (
+        "Release this session's database; its next request starts from the seed.",
+        {"type": "object", "properties": {}, "additionalProperties": False},
+        {"type": "object", "properties": {"ended": {"type": "boolean"}}, "required": ["ended"]},
+    ),
+}
+
+
+def _control_tools() -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=CONTROL_PREFIX + name,
+            description="[control plane, not for agents] " + description,
+            input_schema=inp,
+            output_schema=out,
+            meta={CONTROL_META_KEY: True},
+            annotations=types.ToolAnnotations(read_only_hint=name in ("state", "state_hash"), open_world_hint=False),
+        )
+        for name, (description, inp, out) in _CONTROL_SPECS.items()
+    ]
+
+
+def _control_call(
+    store: SessionStore, name: str, arguments: dict[str, Any], meta: Any, connection: Any
+) -> types.CallToolResult:
+    op = name.removeprefix(CONTROL_PREFIX)
+    if op == "end_session":
+        return _result(CallOutcome(ok=True, output={"ended": store.end(meta, connection)}))
+    session: SessionDatabase = store.for_request(meta, connection)
+    if op == "reset":
+        state = arguments.get("state")
+        if state is not None and not isinstance(state, dict):
+            return _result(CallOutcome(ok=False, error="'state' must be an object of table -> rows"))
+        try:
+            session.reset(state)
+        except ValueError as exc:
+            return _result(CallOutcome(ok=False, error=f"Cannot restore that state: {exc}"))
+        return _result(CallOutcome(ok=True, output={"state_hash": session.hash()}))
+    if op == "state":
+        dumped = session.dump()
+        return _result(CallOutcome(ok=True, output={"state_hash": hash_state(dumped), "state": dumped}))
+    if op == "state_hash":
+        return _result(CallOutcome(ok=True, output={"state_hash": session.hash()}))
+    return _result(CallOutcome(ok=False, error=f"Unknown control operation {name!r}."))

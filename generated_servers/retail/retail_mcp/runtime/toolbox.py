@@ -1,0 +1,190 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""Binds declared tools to their implementations and runs one call atomically.
+
+A call is: validate the arguments against the input schema, open a transaction, run the
+tool under an SQLite authorizer that only lets it touch the tables it declares, validate
+its output against the output schema, then commit (writes) or roll back (reads, and any
+failure). Every failure comes back as a ``CallOutcome`` with a message for the agent;
+nothing here raises into the MCP layer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from .context import ToolContext, ToolError
+
+logger = logging.getLogger(__name__)
+
+# sqlite3 authorizer action codes (https://sqlite.org/c3ref/c_alter_table.html).
+_READ, _INSERT, _UPDATE, _DELETE, _SELECT, _FUNCTION, _RECURSIVE = (
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_INSERT,
+    sqlite3.SQLITE_UPDATE,
+    sqlite3.SQLITE_DELETE,
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_RECURSIVE,
+)
+_WRITES = {_INSERT: "insert into", _UPDATE: "update", _DELETE: "delete from"}
+MAX_ERROR_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """The result of one tool call: structured output, or an error message for the agent."""
+
+    ok: bool
+    output: dict[str, Any] | None = None
+    error: str | None = None
+    internal: bool = False  # True when the tool itself is broken, not the request
+
+
+@dataclass(frozen=True, slots=True)
+class BoundTool:
+    name: str
+    description: str
+    effect: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    destructive: bool
+    idempotent: bool
+    reads: frozenset[str]
+    writes: frozenset[str]
+    fn: Callable[..., Any]
+    input_validator: Draft202012Validator
+    output_validator: Draft202012Validator
+
+
+class Toolbox:
+    """The tools of one environment, ready to call against any session database."""
+
+    def __init__(self, spec: Mapping[str, Any], module: ModuleType) -> None:
+        self.clock: str = spec["clock"]
+        self.tools: dict[str, BoundTool] = {}
+        for decl in spec["tools"]:
+            fn = getattr(module, decl["name"], None)
+            if not callable(fn):
+                raise ValueError(f"tool {decl['name']!r} is declared in the spec but {module.__name__} has no such function")
+            effect = decl["effect"]
+            destructive = decl.get("destructive")
+            idempotent = decl.get("idempotent")
+            self.tools[decl["name"]] = BoundTool(
+                name=decl["name"],
+                description=decl["description"],
+                effect=effect,
+                input_schema=decl["input_schema"],
+                output_schema=decl["output_schema"],
+                destructive=effect == "write" and (destructive is None or destructive),
+                idempotent=idempotent if idempotent is not None else effect == "read",
+                reads=frozenset(decl.get("reads", [])) | frozenset(decl.get("writes", [])),
+                writes=frozenset(decl.get("writes", [])),
+                fn=fn,
+                input_validator=Draft202012Validator(decl["input_schema"]),
+                output_validator=Draft202012Validator(decl["output_schema"]),
+            )
+
+    def call(self, db: sqlite3.Connection, name: str, arguments: Mapping[str, Any] | None) -> CallOutcome:
+        tool = self.tools.get(name)
+        if tool is None:
+            return CallOutcome(ok=False, error=f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self.tools))}.")
+        args = dict(arguments or {})
+        problem = best_match(tool.input_validator.iter_errors(args))
+        if problem is not None:
+            return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {_describe(problem)}")
+        ctx = ToolContext(db=db, now=self.clock)
+        guard = _Guard(tool)
+        db.execute("BEGIN")
+        db.set_authorizer(guard)
+        try:
+            output = tool.fn(ctx, **args)
+            db.set_authorizer(None)
+            if not isinstance(output, dict):
+                raise _BrokenTool(f"returned {type(output).__name__}, not an object")
+            try:  # plain JSON only: tuples become lists; NaN and Infinity are not JSON
+                output = json.loads(json.dumps(output, allow_nan=False))
+            except (TypeError, ValueError) as exc:
+                raise _BrokenTool(f"output is not JSON: {exc}") from None
+            bad = best_match(tool.output_validator.iter_errors(output))
+            if bad is not None:
+                raise _BrokenTool(f"output does not match its output schema: {_describe(bad)}")
+        except ToolError as exc:
+            db.set_authorizer(None)
+            db.execute("ROLLBACK")
+            if guard.denied is not None:  # the tool swallowed a denied statement
+                return CallOutcome(ok=False, error=f"Internal error in tool {name}: {guard.denied}", internal=True)
+            return CallOutcome(ok=False, error=_clip(str(exc) or "The request was refused."))
+        except Exception as exc:  # a defect in the tool, not in the request
+            db.set_authorizer(None)
+            db.execute("ROLLBACK")
+            if guard.denied is not None:
+                reason = guard.denied
+            elif isinstance(exc, _BrokenTool):
+                reason = str(exc)
+            else:
+                reason = f"{type(exc).__name__}: {exc}"
+            logger.error("tool %s failed: %s", name, reason, exc_info=not isinstance(exc, _BrokenTool))
+            return CallOutcome(ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True)
+        db.execute("COMMIT" if tool.effect == "write" else "ROLLBACK")
+        return CallOutcome(ok=True, output=output)
+
+
+class _BrokenTool(Exception):
+    pass
+
+
+class _Guard:
+    """SQLite authorizer: a tool reads its declared tables and writes only those it declares.
+
+    Transactions, schema changes, PRAGMA and ATTACH are denied to every tool, so tool
+    code cannot commit half-way, escape the session database or change the schema.
+    The first denial is kept so the error names the table, not just "not authorized".
+    """
+
+    __slots__ = ("reads", "writes", "denied")
+
+    def __init__(self, tool: BoundTool) -> None:
+        self.reads, self.writes = tool.reads, tool.writes
+        self.denied: str | None = None
+
+    def __call__(self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None) -> int:
+        if action in (_SELECT, _FUNCTION, _RECURSIVE):
+            return sqlite3.SQLITE_OK
+        if action == _READ:
+            if arg1 in self.reads:
+                return sqlite3.SQLITE_OK
+            return self._deny(f"read table {arg1!r}, which it does not declare")
+        if action in _WRITES:
+            if arg1 in self.writes:
+                return sqlite3.SQLITE_OK
+            return self._deny(f"tried to {_WRITES[action]} table {arg1!r}, which it does not declare writing")
+        return self._deny(f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})")
+
+    def _deny(self, reason: str) -> int:
+        if self.denied is None:
+            self.denied = reason
+        return sqlite3.SQLITE_DENY
+
+
+def _describe(error: Any) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    message = error.message
+    shown = repr(error.instance)
+    if len(shown) > 80:  # keep the reason readable when the bad value is huge
+        message = message.replace(shown, f"{shown[:40]}... ({len(shown)} characters)")
+    message = _clip(message, 300)
+    return f"at '{where}': {message}" if where else message
+
+
+def _clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
