@@ -1,8 +1,9 @@
 """Baseline for the latency benchmark: a bare MCP SDK server with one no-op tool.
 
 It uses the same SDK and transport as a generated server but none of its runtime
-(no validation, no session lookup, no transaction), so the ratio against it is the
-whole cost our runtime adds to a call.
+(no argument validation, no session lookup, no transaction), so the ratio against it is
+the whole cost our runtime adds to a call. Like every generated tool it declares an
+output schema and returns structured content, so the client does the same work for both.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 
-NOOP = types.Tool(name="noop", description="Does nothing.", input_schema={"type": "object"})
+NOOP = types.Tool(
+    name="noop",
+    description="Does nothing.",
+    input_schema={"type": "object"},
+    output_schema={"type": "object", "properties": {}},
+)
 
 
 async def _list_tools(ctx: Any, params: Any) -> types.ListToolsResult:

@@ -1,7 +1,7 @@
 """Runtime of a generated MCP server.
 
 This package is copied verbatim into every generated server (as ``<package>/runtime``),
-so it imports only the standard library, ``mcp`` and ``jsonschema``, and refers to
+so it imports only the standard library, ``mcp`` and ``jsonschema_rs``, and refers to
 itself with relative imports. ``envfactory_mcp`` uses the same code in-process, so what
 is tested here is exactly what ships.
 """

@@ -36,8 +36,8 @@ def test_business_rule_failure_undoes_the_writes_made_before_it(session):
 @pytest.mark.parametrize(
     ("arguments", "fragment"),
     [
-        ({"account_id": 5}, "at 'account_id': 5 is not of type 'string'"),
-        ({}, "'account_id' is a required property"),
+        ({"account_id": 5}, "at 'account_id': 5 is not of type \"string\""),
+        ({}, "\"account_id\" is a required property"),
         ({"account_id": "acc_001", "extra": 1}, "Additional properties are not allowed"),
         ({"account_id": "'; DROP TABLE accounts; --"}, "does not match"),
         ({"account_id": "x" * 100_000}, "does not match"),
@@ -65,7 +65,7 @@ def test_unknown_tool_lists_the_available_ones(session):
     [
         ("sneaky_read", {"account_id": "acc_001"}, "tried to update table 'accounts', which it does not declare writing"),
         ("undeclared_write", TRANSFER, "tried to insert into table 'transfers', which it does not declare writing"),
-        ("bad_output", {"account_id": "acc_001"}, "output does not match its output schema: 'owner' is a required"),
+        ("bad_output", {"account_id": "acc_001"}, 'output does not match its output schema: "owner" is a required'),
         ("crash", {"account_id": "acc_001"}, "ZeroDivisionError: division by zero"),
     ],
 )
