@@ -172,6 +172,10 @@ def _tool(
 
 
 def build_tools() -> list[ToolSpec]:
+    new_item_ids = (
+        _arr(ITEM_ID, "Replacement items, same order as item_ids.", minItems=1, maxItems=5, uniqueItems=True),
+        _param("item", False),
+    )
     email = (_str(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"), _param(None, True))
     user_id = (USER_ID, _param("user", False))
     order_id = (ORDER_ID, _param("order", True))
@@ -335,16 +339,7 @@ def build_tools() -> list[ToolSpec]:
                     _arr(ITEM_ID, "Items of the order to replace.", minItems=1, maxItems=5, uniqueItems=True),
                     _param("item", False),
                 ),
-                "new_item_ids": (
-                    _arr(
-                        ITEM_ID,
-                        "Replacement items, same order as item_ids.",
-                        minItems=1,
-                        maxItems=5,
-                        uniqueItems=True,
-                    ),
-                    _param("item", False),
-                ),
+                "new_item_ids": new_item_ids,
                 "payment_method_id": payment_method_id,
             },
             ORDER_OUT,
@@ -409,16 +404,7 @@ def build_tools() -> list[ToolSpec]:
                     ),
                     _param("item", False),
                 ),
-                "new_item_ids": (
-                    _arr(
-                        ITEM_ID,
-                        "Replacement items, same order as item_ids.",
-                        minItems=1,
-                        maxItems=5,
-                        uniqueItems=True,
-                    ),
-                    _param("item", False),
-                ),
+                "new_item_ids": new_item_ids,
                 "payment_method_id": payment_method_id,
             },
             ORDER_OUT,
