@@ -19,6 +19,7 @@ from envfactory_mcp.spec import dump_spec
 PACKAGE_VERSION = "0.1.0"
 _RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _TOOLS_IMPORT = re.compile(r"^(\s*)from envfactory_mcp\.runtime import (.+)$", re.MULTILINE)
+_FIRST_SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.\s+")
 _VENDORED_HEADER = (
     "# A vendored copy of envfactory_mcp.runtime, identical in every generated server.\n"
     "# Do not edit: regenerate the package with `envfactory-mcp build <env>`.\n"
@@ -93,7 +94,7 @@ def _template(name: str, values: dict[str, str]) -> str:
 def _tool_rows(env: Environment) -> str:
     rows = []
     for tool in env.spec.tools:
-        first_sentence = tool.description.strip().split(". ")[0].rstrip(".")
+        first_sentence = _FIRST_SENTENCE.split(tool.description.strip(), maxsplit=1)[0].rstrip(".")
         writes = ", ".join(tool.writes) or "—"
         rows.append(f"| `{tool.name}` | {tool.effect} | {writes} | {first_sentence.replace('|', '/')}. |")
     return "\n".join(rows)
