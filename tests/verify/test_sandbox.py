@@ -1,0 +1,130 @@
+"""Sandbox attacks have no effect outside the sandbox, and the parent keeps running."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+from envfactory_mcp.env import Environment
+from envfactory_mcp.spec import dump_spec
+from envfactory_mcp.verify.sandbox import SandboxLimits, network_namespace_available, run_in_sandbox
+
+pytestmark = pytest.mark.slow
+FAST = SandboxLimits(cpu_seconds=2, wall_seconds=15, memory_bytes=1 << 30)
+
+
+def job(env: Environment, noop_body: str, module_prelude: str = "") -> dict:
+    """The mini bank with its ``noop`` tool replaced by ``noop_body``, probed once."""
+    source = env.tools_source.replace("def noop(ctx):\n    return {}\n", "")
+    source = module_prelude + source + "\ndef noop(ctx):\n" + "".join(f"    {line}\n" for line in noop_body.splitlines())
+    return {
+        "kind": "probes",
+        "spec": json.loads(dump_spec(env.spec)),
+        "schema_sql": env.schema_sql,
+        "seed_sql": env.seed_sql,
+        "tools_source": source,
+        "probes": [{"id": "attack", "tool": "noop", "arguments": {}}],
+    }
+
+
+def only_result(answer: dict) -> dict:
+    assert answer["stage"] == "done", answer
+    (result,) = answer["results"]
+    return result
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_well_behaved_code_runs_and_reports_state_hashes(mini_env: Environment):
+    result = run_in_sandbox(job(mini_env, "return {}"), FAST)
+    assert result.ok and network_namespace_available() == result.network_isolated
+    answer = result.answer
+    assert answer["seed_hash"] == mini_env.seed_hash
+    assert only_result(answer)["ok"] is True and gone(result.pid)
+
+
+@pytest.mark.parametrize(
+    ("connect", "event"),
+    [
+        ("socket.create_connection(('127.0.0.1', {port}), timeout=2)", "socket.getaddrinfo"),
+        ("socket.socket().connect(('127.0.0.1', {port}))", "socket.connect"),
+    ],
+)
+def test_opening_a_network_connection_reaches_nobody(mini_env: Environment, connect: str, event: str):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        body = f"import socket\n{connect.format(port=port)}\nreturn {{}}"
+        result = run_in_sandbox(job(mini_env, body), FAST)
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nothing ever connected
+    outcome = only_result(result.answer)
+    assert outcome["internal"] and f"sandbox: {event} is not allowed" in outcome["error"]
+
+
+def test_writing_outside_the_sandbox_directory_is_refused(mini_env: Environment, tmp_path: Path):
+    target = tmp_path / f"escape-{uuid.uuid4().hex}.txt"
+    result = run_in_sandbox(job(mini_env, f"open({str(target)!r}, 'w').write('x')\nreturn {{}}"), FAST)
+    assert not target.exists()
+    outcome = only_result(result.answer)
+    assert outcome["internal"] and "sandbox: writing" in outcome["error"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "import os\nos.system('touch {target}')\nreturn {{}}",
+        "import subprocess\nsubprocess.run(['touch', '{target}'])\nreturn {{}}",
+        "import os\nif os.fork() == 0:\n    open('{target}', 'w')\nreturn {{}}",
+    ],
+)
+def test_spawning_processes_is_refused(mini_env: Environment, tmp_path: Path, body: str):
+    target = tmp_path / f"spawned-{uuid.uuid4().hex}"
+    result = run_in_sandbox(job(mini_env, body.format(target=target)), FAST)
+    assert not target.exists()
+    outcome = only_result(result.answer)
+    assert outcome["internal"] and "sandbox:" in outcome["error"] and "is not allowed" in outcome["error"]
+
+
+def test_an_infinite_loop_is_killed_and_the_parent_goes_on(mini_env: Environment):
+    result = run_in_sandbox(job(mini_env, "while True:\n    pass"), FAST)
+    assert not result.ok
+    assert "CPU time limit" in result.failure or "timed out" in result.failure
+    assert gone(result.pid)
+    assert run_in_sandbox(job(mini_env, "return {}"), FAST).ok  # the parent is fine
+
+
+def test_allocating_ten_gigabytes_fails_inside_the_sandbox(mini_env: Environment):
+    result = run_in_sandbox(job(mini_env, "block = bytearray(10 * 1024 ** 3)\nreturn {}"), FAST)
+    outcome = only_result(result.answer)
+    assert outcome["internal"] and "MemoryError" in outcome["error"]
+    assert gone(result.pid)
+
+
+def test_attacks_at_import_time_are_caught_while_loading(mini_env: Environment, tmp_path: Path):
+    target = tmp_path / "at-import"
+    prelude = f"import os\nos.system('touch {target}')\n"
+    result = run_in_sandbox(job(mini_env, "return {}", module_prelude=prelude), FAST)
+    assert result.answer["stage"] == "load"
+    assert "sandbox: os.system is not allowed" in result.answer["error"]
+    assert not target.exists()
+
+
+def test_a_seed_that_breaks_a_foreign_key_is_reported(mini_env: Environment):
+    bad = job(mini_env, "return {}")
+    bad["seed_sql"] += "INSERT INTO transfers VALUES ('t', 'acc_404', 'acc_001', 1);\n"
+    result = run_in_sandbox(bad, FAST)
+    assert result.answer["stage"] == "seed" and "FOREIGN KEY constraint failed" in result.answer["error"]
