@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from envfactory_mcp.blueprints import blueprint_names
+from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.settings import Settings
 
@@ -46,8 +46,6 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
             )
     for name in blueprint_names():
         if name not in entries:
-            from envfactory_mcp.blueprints import load_blueprint
-
             spec = load_blueprint(name).build_spec(0)
             entries[name] = EnvEntry(
                 name=name,

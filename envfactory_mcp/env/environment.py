@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import random
-import sqlite3
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -12,7 +11,7 @@ from envfactory_mcp.blueprints import Blueprint
 from envfactory_mcp.env.ddl import schema_sql
 from envfactory_mcp.env.seed import seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
-from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, dump_state, hash_state
+from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, hash_state
 from envfactory_mcp.runtime.database import SeedLoadError
 from envfactory_mcp.runtime.state import State, primary_keys_of
 from envfactory_mcp.spec import EnvSpec, dump_spec, validate_spec
@@ -64,13 +63,12 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
         image = build_seed_image(ddl, inserts)
     except SeedLoadError as exc:
         raise SeedError(f"{spec.name}: {exc}") from None
-    db = sqlite3.connect(":memory:")
+    session = SessionDatabase(image)
     try:
-        db.deserialize(image)
-        state = dump_state(db)
-        pks = primary_keys_of(db)
+        state = session.dump()
+        pks = primary_keys_of(session.db)
     finally:
-        db.close()
+        session.close()
     env = Environment(
         spec=spec,
         tools_source=blueprint.tools_source or inspect.getsource(blueprint.tools_module),

@@ -6,7 +6,6 @@ from typing import Any
 
 from envfactory_mcp.env.ddl import quote_ident, sql_literal, table_order
 from envfactory_mcp.errors import SeedError
-from envfactory_mcp.runtime.state import State
 from envfactory_mcp.spec.models import EnvSpec
 
 SeedRows = dict[str, list[dict[str, Any]]]
@@ -43,10 +42,6 @@ def seed_sql(spec: EnvSpec, rows: SeedRows) -> str:
                 raise SeedError(f"{table.name} row {row}: {exc}") from None
             lines.append(f"{head}({values});")
     return "\n".join(lines) + "\n"
-
-
-def rows_from_state(state: State) -> SeedRows:
-    return {table: list(rows) for table, rows in state.items()}
 
 
 def _sortable(value: Any) -> tuple[int, Any]:

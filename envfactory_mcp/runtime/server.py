@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -54,7 +54,6 @@ class ServerOptions:
     # server steers 'auto' clients there; on stdio one process is one connection anyway.
     prefer_sessions: bool = False
     version: str = "0.1.0"
-    extra_instructions: str = field(default="")
 
 
 def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> Server[Any]:
@@ -83,7 +82,7 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
             outcome = toolbox.call(session.db, params.name, params.arguments)
         return _result(outcome)
 
-    instructions = str(bundle.spec.get("policy", "")) + options.extra_instructions
+    instructions = str(bundle.spec.get("policy", ""))
     server: Server[Any] = Server(
         str(bundle.spec["name"]),
         version=options.version,

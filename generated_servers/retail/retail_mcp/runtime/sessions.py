@@ -75,9 +75,6 @@ class SessionStore:
             session.close()
         return session is not None
 
-    def open_count(self) -> int:
-        return len(self._keyed) + len(self._by_connection) + (self._default is not None) + (self._shared is not None)
-
     def _keyed_session(self, key: str) -> SessionDatabase:
         session = self._keyed.get(key)
         if session is not None:
