@@ -418,7 +418,12 @@ def build_tools() -> list[ToolSpec]:
             "work out an amount",
             "Evaluate an arithmetic expression with numbers, + - * /, and parentheses, e.g. '(129.99 - 89.5) * 2'. "
             "The result is rounded to 2 decimals. Anything else is rejected.",
-            {"expression": (_str(200, "Arithmetic expression."), _param(None, True))},
+            {
+                "expression": (
+                    {**_str(200, "Arithmetic expression."), "examples": ["(129.99 - 89.5) * 2", "54.04 + 12.5"]},
+                    _param(None, True),
+                )
+            },
             _obj({"expression": TEXT, "result": {"type": "number"}}),
         ),
         _tool(
