@@ -19,6 +19,7 @@ from envfactory_mcp.spec import dump_spec
 PACKAGE_VERSION = "0.1.0"
 _RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
 _TOOLS_IMPORT = re.compile(r"^(\s*)from envfactory_mcp\.runtime import (.+)$", re.MULTILINE)
+_VENDORED_IMPORT = re.compile(r"^(\s*)from \.runtime import (.+)$", re.MULTILINE)
 _FIRST_SENTENCE = re.compile(r"(?<!\be\.g)(?<!\bi\.e)\.\s+")
 _VENDORED_HEADER = (
     "# A vendored copy of envfactory_mcp.runtime, identical in every generated server.\n"
@@ -66,9 +67,14 @@ def render_package(env: Environment) -> dict[str, str]:
         f"{pkg}/data/policy.md": spec.policy.strip() + "\n",
         "tests/test_smoke.py": _template("test_smoke.py.tmpl", values),
     }
-    for path in sorted(_RUNTIME_DIR.glob("*.py")):
-        files[f"{pkg}/runtime/{path.name}"] = _VENDORED_HEADER + path.read_text(encoding="utf-8")
+    for name, text in vendored_runtime().items():
+        files[f"{pkg}/runtime/{name}"] = text
     return dict(sorted(files.items()))
+
+
+def vendored_runtime() -> dict[str, str]:
+    """The files of ``<package>/runtime/`` as this version of envfactory-mcp writes them."""
+    return {path.name: _VENDORED_HEADER + path.read_text(encoding="utf-8") for path in sorted(_RUNTIME_DIR.glob("*.py"))}
 
 
 def vendor_tools_source(source: str) -> str:
@@ -81,6 +87,11 @@ def vendor_tools_source(source: str) -> str:
             "(only 'from envfactory_mcp.runtime import ...' is allowed, and is rewritten)"
         )
     return rewritten
+
+
+def unvendor_tools_source(source: str) -> str:
+    """The inverse of ``vendor_tools_source``: a package's tools.py as envfactory_mcp runs it."""
+    return _VENDORED_IMPORT.sub(r"\1from envfactory_mcp.runtime import \2", source)
 
 
 def _template(name: str, values: dict[str, str]) -> str:

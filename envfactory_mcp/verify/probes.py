@@ -85,6 +85,7 @@ class _Data:
             self.table_columns[table["name"]] = cols
             if table.get("entity") and len(pk) == 1:
                 self.owner[table["entity"]] = (table["name"], pk[0])
+        self._fits_cache: dict[tuple[int, type, Any], bool] = {}
         self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
         self.by_table: dict[str, list[int]] = defaultdict(list)
         for table_name in sorted(state):
@@ -135,16 +136,24 @@ class _Data:
 
     def column_values(self, rows: Iterable[int], param: _Param) -> list[Any]:
         """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name."""
-        found: list[Any] = []
+        found: dict[Any, None] = {}
         for index in rows:
             table, row = self.rows[index]
-            for col, entity in self.table_columns[table].items():
-                value = row.get(col)
-                if value is None:
-                    continue
-                if (param.entity and entity == param.entity) or (not param.entity and col == param.name):
-                    found.append(value)
-        return list(dict.fromkeys(found))
+            if param.entity:
+                for col, entity in self.table_columns[table].items():
+                    if entity == param.entity and row.get(col) is not None:
+                        found[row[col]] = None
+            elif row.get(param.name) is not None:
+                found[row[param.name]] = None
+        return list(found)
+
+    def fits(self, schema: dict[str, Any], value: Any) -> bool:
+        """``_fits``, remembered: the same few schemas meet the same values many times."""
+        key = (id(schema), type(value), value)
+        known = self._fits_cache.get(key)
+        if known is None:
+            known = self._fits_cache[key] = _fits(schema, value)
+        return known
 
 
 class ToolProber:
@@ -299,16 +308,16 @@ def _related_value(
         return _NONE
     pools: list[list[Any]] = []
     for level in levels:
-        values = [v for v in data.column_values(level, param) if v not in used and _fits(item_schema, v)]
+        values = [v for v in data.column_values(level, param) if v not in used and data.fits(item_schema, v)]
         if values:
             pools.append(values)
     if param.entity:  # anywhere in the data, as the last resort
-        anywhere = [v for v in data.values_of(param.entity) if v not in used and _fits(item_schema, v)]
+        anywhere = [v for v in data.values_of(param.entity) if v not in used and data.fits(item_schema, v)]
         if anywhere:
             pools.append(anywhere)
     elif rng.random() < 0.5:  # a value of the same column from any row: a real but different value
         anywhere = [v for t, cols in data.table_columns.items() if param.name in cols
-                    for i in data.by_table.get(t, []) if _fits(item_schema, v := data.rows[i][1].get(param.name))]
+                    for i in data.by_table.get(t, []) if data.fits(item_schema, v := data.rows[i][1].get(param.name))]
         if anywhere:
             pools.insert(0, anywhere)
     if not pools:
@@ -416,7 +425,7 @@ def _boundary_arguments(params: list[_Param], base: dict[str, Any], data: _Data,
         elif kind == "array" and param.entity and "maxItems" in schema:
             pool = data.values_of(param.entity)
             item_schema = schema.get("items", {})
-            pool = [v for v in pool if _fits(item_schema, v)]
+            pool = [v for v in pool if data.fits(item_schema, v)]
             count = int(schema["maxItems"])
             if len(pool) >= count:
                 current = [v for v in base.get(param.name, []) if v in pool]

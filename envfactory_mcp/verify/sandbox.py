@@ -67,16 +67,8 @@ def run_in_sandbox(job: dict[str, Any], limits: SandboxLimits = SandboxLimits())
     isolated = network_namespace_available()
     workdir = tempfile.mkdtemp(prefix="envfactory-sandbox-")
     payload = json.dumps({"job": job, "limits": asdict(limits), "workdir": workdir})
-    # -I: no user site, no PYTHON* variables, no current directory on sys.path.
-    bootstrap = f"import sys; sys.path.insert(0, {_import_root()!r}); from envfactory_mcp.verify.worker import main; main()"
-    command = [sys.executable, "-I", "-c", bootstrap]
-    if isolated:
-        command = [shutil.which("unshare") or "unshare", "-n", *command]
-    env = {
-        "PATH": os.defpath,
-        "HOME": workdir,
-        "TMPDIR": workdir,
-    }
+    command = worker_command("main()")
+    env = sandbox_environment(workdir)
     started = time.monotonic()
     proc = subprocess.Popen(
         command,
@@ -111,6 +103,22 @@ def run_in_sandbox(job: dict[str, Any], limits: SandboxLimits = SandboxLimits())
             except json.JSONDecodeError:
                 failure = "worker did not answer with JSON"
     return SandboxResult(answer, failure, proc.returncode, stderr, isolated, elapsed, proc.pid)
+
+
+def worker_command(call: str) -> list[str]:
+    """The argv that runs ``envfactory_mcp.verify.worker.<call>`` in a fresh interpreter,
+    inside an empty network namespace when this machine allows it."""
+    # -I: no user site, no PYTHON* variables, no current directory on sys.path.
+    bootstrap = f"import sys; sys.path.insert(0, {_import_root()!r}); from envfactory_mcp.verify import worker; worker.{call}"
+    command = [sys.executable, "-I", "-c", bootstrap]
+    if network_namespace_available():
+        command = [shutil.which("unshare") or "unshare", "-n", *command]
+    return command
+
+
+def sandbox_environment(workdir: str) -> dict[str, str]:
+    """The whole environment of a sandboxed process: nothing inherited from ours."""
+    return {"PATH": os.defpath, "HOME": workdir, "TMPDIR": workdir}
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

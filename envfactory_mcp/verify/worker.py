@@ -9,9 +9,11 @@ rlimits and the parent's network namespace and timeout are the layers behind it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
+import signal
 import sys
 import time
 import types
@@ -22,7 +24,7 @@ _BLOCKED_EVENTS = (
     "pty.spawn", "os.kill", "os.killpg", "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
     "socket.getaddrinfo", "socket.gethostbyname", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
     "os.remove", "os.rmdir", "os.rename", "os.unlink", "os.truncate", "os.chmod", "os.chown", "os.link",
-    "os.symlink", "os.mkdir", "os.chdir", "shutil.rmtree", "shutil.move", "shutil.copyfile", "sqlite3.connect",
+    "os.symlink", "os.mkdir", "os.chdir", "shutil.rmtree", "shutil.move", "shutil.copyfile",
     "sqlite3.enable_load_extension", "sqlite3.load_extension", "webbrowser.open", "urllib.Request",
 )
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -39,21 +41,34 @@ def apply_limits(limits: dict[str, Any]) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
     resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # not enforced for root; the audit hook is
+    if not limits.get("no_nproc"):
+        resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))  # not enforced for root; the audit hook is
 
 
-def install_guard(workdir: str) -> None:
+def install_guard(workdir: str) -> list[str]:
+    """Refuse escapes from now on; returns the (growing) list of refusals, newest last."""
     root = os.path.realpath(workdir) + os.sep
+    refused: list[str] = []
 
     def guard(event: str, args: tuple[Any, ...]) -> None:
+        if event == "sqlite3.connect":  # in-memory databases only (a served package opens one per session)
+            if args and args[0] in (":memory:", b":memory:"):
+                return
+            refused.append(event)
+            raise SandboxViolation(f"sandbox: {event} to {args[0] if args else '?'!r} is not allowed")
         if event.startswith(_BLOCKED_EVENTS):
+            refused.append(event)
             raise SandboxViolation(f"sandbox: {event} is not allowed")
         if event == "open" and _is_write(args):
             path = args[0]
+            if isinstance(path, int):  # wrapping a descriptor this process already holds
+                return
             if not isinstance(path, str | bytes) or not os.path.realpath(os.fsdecode(path)).startswith(root):
+                refused.append(f"writing {path!r}")
                 raise SandboxViolation(f"sandbox: writing {path!r} is not allowed (only the sandbox's own directory)")
 
     sys.addaudithook(guard)
+    return refused
 
 
 def _is_write(args: tuple[Any, ...]) -> bool:
@@ -63,59 +78,245 @@ def _is_write(args: tuple[Any, ...]) -> bool:
     return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
 
 
-def run_probes(job: dict[str, Any], workdir: str) -> dict[str, Any]:
-    """Run each probe on a session database and report outcomes with state hashes."""
-    from envfactory_mcp.runtime import Toolbox, build_seed_image, dump_state, hash_state
-    from envfactory_mcp.runtime.database import SeedLoadError, SessionDatabase
+class CallTimeout(BaseException):
+    """One tool call ran past its time limit (a BaseException, so tool code cannot catch it
+    with ``except Exception``; the static gate refuses broader handlers)."""
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _table_digests(db: Any, order_by: dict[str, str]) -> dict[str, str]:
+    """sha256 of each table's rows in primary-key order: the cheap fingerprint of a state
+    (a third of the cost of the canonical dump), used to compare states and name tables."""
+    return {
+        table: hashlib.sha256(repr(db.execute(f'SELECT * FROM "{table}" ORDER BY {order}').fetchall()).encode()).hexdigest()
+        for table, order in order_by.items()
+    }
+
+
+def _state_digest(tables: dict[str, str]) -> str:
+    return _digest(tables)
+
+
+class ProbeRunner:
+    """Runs probes one at a time, each from the seed state, and reports what happened.
+
+    Every probe runs twice from a freshly reset seed (the second run is the determinism
+    check). The state is fingerprinted only when SQLite counted a row change
+    (``total_changes``), which every INSERT, UPDATE and DELETE does, even one rolled back.
+    ``after_hash`` is that fingerprint; the canonical ``state_hash`` of the runtime (what
+    ``control.state_hash`` answers) is added for the first successful call of each tool,
+    which the stdio stage replays against the emitted package.
+    """
+
+    def __init__(self, image: bytes, call_seconds: float) -> None:
+        from envfactory_mcp.runtime.database import SessionDatabase
+        from envfactory_mcp.runtime.state import dump_state, state_hash, table_infos
+
+        self._state_hash = state_hash
+        self.call_seconds = call_seconds
+        self.toolbox: Any = None
+        self.refused: list[str] = []
+        self.session = SessionDatabase(image)
+        self.seed_state = dump_state(self.session.db)
+        self.seed_state_hash = state_hash(self.session.db)
+        self.order_by = {
+            info.name: ", ".join(f'"{c}"' for c in info.primary_key) for info in table_infos(self.session.db)
+        }
+        self.seed_tables = _table_digests(self.session.db, self.order_by)
+        self.seed_hash = _state_digest(self.seed_tables)
+        self.reset_checked: set[str] = set()
+        self.shown: set[str] = set()
+        self.deadline = float("inf")
+        self.session.db.set_progress_handler(self._over_time, 10_000)
+
+    def _over_time(self) -> int:
+        return 1 if time.monotonic() > self.deadline else 0  # nonzero interrupts the running statement
+
+    def run(self, probe: dict[str, Any]) -> dict[str, Any]:
+        print(f"envfactory-probe {probe['id']}", file=sys.stderr, flush=True)
+        first = self._once(probe)
+        result = {key: probe[key] for key in ("id", "tool", "kind", "arguments")} | first
+        if first.get("timeout"):
+            return result
+        output = result.pop("output", None)
+        if result["ok"] and probe["tool"] not in self.shown:  # one real output per tool, for replay over stdio
+            self.shown.add(probe["tool"])
+            result["output"] = output
+            result["state_hash"] = self._state_hash(self.session.db)
+        if result["after_hash"] != self.seed_hash and probe["tool"] not in self.reset_checked:
+            self.reset_checked.add(probe["tool"])
+            self.session.reset()
+            result["reset_hash"] = self._state_hash(self.session.db)
+        second = self._once(probe)
+        second.pop("output", None)
+        result["repeat"] = {k: second.get(k) for k in ("ok", "error", "output_hash", "after_hash", "timeout")}
+        return result
+
+    def _once(self, probe: dict[str, Any]) -> dict[str, Any]:
+        self.session.reset()
+        db = self.session.db
+        changes, refused_before = db.total_changes, len(self.refused)
+        started = time.perf_counter()
+        self.deadline = time.monotonic() + self.call_seconds
+        signal.setitimer(signal.ITIMER_REAL, self.call_seconds)
+        try:
+            outcome = self.toolbox.call(db, probe["tool"], probe["arguments"])
+        except CallTimeout:
+            self._abandon_call()
+            return {"ok": False, "timeout": True, "seconds": time.perf_counter() - started,
+                    "error": f"no answer within {self.call_seconds:g} s", "refused": self.refused[refused_before:]}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.deadline = float("inf")
+        elapsed = time.perf_counter() - started
+        if db.total_changes == changes:
+            after_hash, changed = self.seed_hash, []
+        else:
+            tables = _table_digests(db, self.order_by)
+            after_hash = _state_digest(tables)
+            changed = sorted(t for t in tables if tables[t] != self.seed_tables.get(t))
+        return {
+            "ok": outcome.ok,
+            "internal": outcome.internal,
+            "fault": outcome.fault,
+            "error": outcome.error,
+            "output": outcome.output,
+            "output_hash": _digest(outcome.output) if outcome.ok else None,
+            "after_hash": after_hash,
+            "changed_tables": changed,
+            "refused": self.refused[refused_before:],
+            "seconds": elapsed,
+        }
+
+    def _abandon_call(self) -> None:
+        """After a timeout the call's transaction may still be open: undo it in place (a new
+        connection would be refused by the guard)."""
+        db = self.session.db
+        db.set_authorizer(None)
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise CallTimeout()
+
+
+def _load(job: dict[str, Any], workdir: str) -> tuple[dict[str, Any] | None, ProbeRunner | None]:
+    """Seed image and session, then the guard, then the code under test.
+
+    Returns (failure answer, None) or (None, a runner with the code loaded)."""
+    from envfactory_mcp.runtime import Toolbox, build_seed_image
+    from envfactory_mcp.runtime.database import SeedLoadError
 
     try:
         image = build_seed_image(job["schema_sql"], job["seed_sql"])
     except SeedLoadError as exc:
-        return {"stage": "seed", "error": str(exc)}
-    session = SessionDatabase(image)
-    seed_hash = session.hash()
-    install_guard(workdir)
+        return {"stage": "seed", "error": str(exc)}, None
+    runner = ProbeRunner(image, float(job.get("call_seconds", 2.0)))  # opens its connection before the guard
+    runner.refused = install_guard(workdir)
     module = types.ModuleType("tools_under_test")
     try:
         exec(compile(job["tools_source"], "tools.py", "exec"), module.__dict__)
-        toolbox = Toolbox(job["spec"], module)
+        runner.toolbox = Toolbox(job["spec"], module)
     except BaseException as exc:  # noqa: BLE001 - the load of foreign code may raise anything
-        return {"stage": "load", "error": f"{type(exc).__name__}: {exc}", "seed_hash": seed_hash}
-    results = []
-    for probe in job["probes"]:
-        if probe.get("reset", True):
-            session.reset()
-        before = dump_state(session.db)
-        started = time.perf_counter()
-        outcome = toolbox.call(session.db, probe["tool"], probe.get("arguments"))
-        elapsed = time.perf_counter() - started
-        after = dump_state(session.db)
-        results.append(
-            {
-                "id": probe.get("id"),
-                "ok": outcome.ok,
-                "internal": outcome.internal,
-                "error": outcome.error,
-                "output": outcome.output,
-                "before_hash": hash_state(before),
-                "after_hash": hash_state(after),
-                "changed_tables": sorted(t for t in after if after[t] != before.get(t)),
-                "seconds": elapsed,
-            }
-        )
-    return {"stage": "done", "seed_hash": seed_hash, "results": results}
+        answer = {"stage": "load", "error": f"{type(exc).__name__}: {exc}", "refused": runner.refused}
+        return answer | {"seed_hash": runner.seed_hash}, None
+    return None, runner
+
+
+def run_probes(job: dict[str, Any], workdir: str) -> dict[str, Any]:
+    """Run the job's explicit ``probes`` list."""
+    failure, runner = _load(job, workdir)
+    if runner is None:
+        return failure or {}
+    results = [runner.run({"kind": "given", **probe}) for probe in job["probes"]]
+    return {"stage": "done", "seed_hash": runner.seed_hash, "seed_state_hash": runner.seed_state_hash, "results": results}
+
+
+def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
+    """Generate probes for every tool from the seed data and run them (see ``verify.probes``)."""
+    from envfactory_mcp.verify.probes import ProbeBudget, probers
+
+    failure, runner = _load(job, workdir)
+    if runner is None:
+        return failure or {}
+    started = time.perf_counter()
+    budget = ProbeBudget(**job.get("budget", {}))
+    results: list[dict[str, Any]] = []
+    for prober in probers(job["spec"], runner.seed_state, int(job.get("probe_seed", 0)), budget):
+        base: dict[str, Any] | None = None
+        timed_out = False
+        for probe in prober.valid():
+            result = runner.run(probe)
+            results.append(result)
+            base = base or probe["arguments"]
+            if result.get("timeout"):
+                timed_out = True
+                break
+            if result["ok"]:
+                if not prober.succeeded:
+                    base = probe["arguments"]
+                prober.succeeded += 1
+                if prober.succeeded >= budget.enough_successes:
+                    break
+        if timed_out:
+            continue  # one hang per tool is enough to know
+        for probe in prober.others(base or {}):
+            result = runner.run(probe)
+            results.append(result)
+            if result.get("timeout"):
+                break
+    return {
+        "stage": "done",
+        "seed_hash": runner.seed_hash,
+        "seed_state_hash": runner.seed_state_hash,
+        "results": results,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+JOBS = {"probes": run_probes, "verify": run_verify}
 
 
 def main() -> None:
     request = json.loads(sys.stdin.read())
     apply_limits(request["limits"])
+    signal.signal(signal.SIGALRM, _on_alarm)
     job = request["job"]
-    if job.get("kind") != "probes":
+    runner = JOBS.get(job.get("kind"))
+    if runner is None:
         answer: dict[str, Any] = {"stage": "request", "error": f"unknown job kind {job.get('kind')!r}"}
     else:
-        answer = run_probes(job, request["workdir"])
+        answer = runner(job, request["workdir"])
     sys.stdout.write(json.dumps(answer))
     sys.stdout.flush()
+
+
+def serve_main(request_path: str) -> None:
+    """Serve an emitted package over stdio under the same limits and guard.
+
+    Used by the verifier's last stage, which talks to the package as any MCP client would.
+    The package's own runtime and ``mcp`` load before the guard; its tool code after.
+    The process-count limit is left off: the stdio transport needs threads, which Linux
+    counts as processes. New processes are still refused by the audit hook.
+    """
+    import importlib
+
+    sys.dont_write_bytecode = True  # no __pycache__ next to the package: only the work directory is writable
+    with open(request_path, encoding="utf-8") as fh:
+        request = json.load(fh)
+    limits = dict(request["limits"], no_nproc=True)
+    apply_limits(limits)
+    sys.path.insert(0, request["package_root"])
+    package = request["package"]
+    importlib.import_module(f"{package}.runtime.cli")
+    importlib.import_module("mcp.server.stdio")
+    install_guard(request["workdir"])
+    server = importlib.import_module(f"{package}.server")
+    server.main(request.get("argv", []))
 
 
 if __name__ == "__main__":

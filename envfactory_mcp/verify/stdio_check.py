@@ -1,0 +1,108 @@
+"""Last stage: start the emitted package over real stdio and use it as an MCP client would.
+
+The package runs under the same sandbox as the probes (worker ``serve_main``: limits,
+audit hook, empty network namespace, a private directory). The client lists the tools
+and compares them with the spec, then replays one successful probe per tool, each from a
+reset session, and requires the same structured output and the same canonical state hash
+the sandboxed probe produced: the package a user installs behaves as verified.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from envfactory_mcp.verify.report import CheckResult, FailedProbe
+from envfactory_mcp.verify.sandbox import SandboxLimits, sandbox_environment, worker_command
+
+
+class _Mismatch(Exception):
+    def __init__(self, reason: str, probe: dict[str, Any] | None = None) -> None:
+        super().__init__(reason)
+        self.probe = probe
+
+
+def check_over_stdio(
+    package_root: Path,
+    package: str,
+    spec: dict[str, Any],
+    replays: list[dict[str, Any]],
+    limits: SandboxLimits,
+) -> CheckResult:
+    """Run the stdio stage; never raises for what the package does."""
+    workdir = tempfile.mkdtemp(prefix="envfactory-stdio-")
+    try:
+        request = Path(workdir) / "request.json"
+        request.write_text(
+            json.dumps(
+                {
+                    "package_root": str(package_root),
+                    "package": package,
+                    "limits": asdict(limits),
+                    "workdir": workdir,
+                    "argv": ["--control"],
+                }
+            ),
+            encoding="utf-8",
+        )
+        try:
+            anyio.run(_drive, workdir, str(request), spec, replays, limits.wall_seconds)
+        except _Mismatch as exc:
+            probe = exc.probe
+            failed = FailedProbe(id=probe["id"], kind=probe["kind"], arguments=probe["arguments"]) if probe else None
+            return CheckResult(check="stdio", status="failed", reason=str(exc), probe=failed)
+        except TimeoutError:
+            return CheckResult(check="stdio", status="failed", reason=f"no answer within {limits.wall_seconds:g} s")
+        except Exception as exc:  # noqa: BLE001 - a broken server shows up as any client error
+            leaf = _first_leaf(exc)
+            return CheckResult(check="stdio", status="failed", reason=f"{type(leaf).__name__}: {leaf}"[:400])
+        return CheckResult(check="stdio", status="passed")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+async def _drive(workdir: str, request: str, spec: dict[str, Any], replays: list[dict[str, Any]], timeout: float) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from envfactory_mcp.runtime import CONTROL_PREFIX
+
+    command = worker_command(f"serve_main({request!r})")
+    params = StdioServerParameters(command=command[0], args=command[1:], env=sandbox_environment(workdir), cwd=workdir)
+    with anyio.fail_after(timeout):
+        async with Client(params) as client:
+            listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+            served = {name for name in listed if not name.startswith(CONTROL_PREFIX)}
+            declared = {tool["name"] for tool in spec["tools"]}
+            if served != declared:
+                missing, extra = sorted(declared - served), sorted(served - declared)
+                raise _Mismatch(f"tools listed over stdio differ from the spec: missing {missing}, unexpected {extra}")
+            for tool in spec["tools"]:
+                if listed[tool["name"]].input_schema != tool["input_schema"]:
+                    raise _Mismatch(f"{tool['name']}: the input schema served differs from the spec's")
+            for replay in replays:
+                await _replay(client, replay)
+
+
+async def _replay(client: Any, replay: dict[str, Any]) -> None:
+    await client.call_tool("control.reset", {})
+    result = await client.call_tool(replay["tool"], replay["arguments"])
+    if result.is_error:
+        text = " ".join(getattr(block, "text", "") for block in result.content)
+        raise _Mismatch(f"{replay['tool']}: failed over stdio ({text[:200]}) but succeeded in the sandbox", replay)
+    if result.structured_content != replay["output"]:
+        raise _Mismatch(f"{replay['tool']}: output over stdio differs from the sandboxed run's", replay)
+    state = (await client.call_tool("control.state_hash", {})).structured_content or {}
+    if state.get("state_hash") != replay["state_hash"]:
+        raise _Mismatch(f"{replay['tool']}: state after the call over stdio differs from the sandboxed run's", replay)

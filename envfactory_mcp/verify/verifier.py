@@ -1,0 +1,241 @@
+"""Verify an environment: the stages in order, each recorded in one report.
+
+``verify_package`` takes an emitted package folder (``generated_servers/<env>/`` or any
+folder ``render_package`` produced) and never imports its code: the spec is parsed as
+data, the tool source is read as text, and everything that runs it is a sandboxed child
+process. ``verify_environment`` renders an in-memory environment to a temporary folder
+first, which is what ``build`` does before it writes anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from envfactory_mcp import __version__
+from envfactory_mcp.emit.render import package_name, render_package, unvendor_tools_source, vendored_runtime
+from envfactory_mcp.emit.write import write_package
+from envfactory_mcp.env.environment import Environment
+from envfactory_mcp.errors import EnvFactoryError, SpecError
+from envfactory_mcp.spec import parse_spec
+from envfactory_mcp.verify.checks import environment_failure, judge_tools
+from envfactory_mcp.verify.probes import ProbeBudget
+from envfactory_mcp.verify.report import (
+    ENVIRONMENT_CHECKS,
+    CheckResult,
+    SandboxInfo,
+    ToolReport,
+    VerificationReport,
+)
+from envfactory_mcp.verify.sandbox import SandboxLimits, network_namespace_available, run_in_sandbox
+from envfactory_mcp.verify.static_gate import check_tool_code
+
+REPORT_FILE = "verification.json"
+SUBJECT_FILES = ("data/spec.json", "data/schema.sql", "data/seed.sql", "tools.py")
+NO_NETWORK_NAMESPACE = (
+    "NO NETWORK NAMESPACE: 'unshare -n' does not work on this machine, so the code under test ran "
+    "with the host's network; only the audit hook stood between it and the network"
+)
+
+
+class NotAPackageError(EnvFactoryError):
+    """The folder is not an emitted environment package."""
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    limits: SandboxLimits = SandboxLimits()
+    call_seconds: float = 2.0  # one tool call; a hang is cut off after this
+    budget: ProbeBudget = ProbeBudget()
+    probe_seed: int = 0
+    stdio: bool = True
+    extra_job: dict[str, Any] = field(default_factory=dict)  # passed to the worker as is (tests)
+
+
+def verify_environment(env: Environment, options: VerifyOptions = VerifyOptions()) -> VerificationReport:
+    """Render ``env`` to a temporary package and verify that."""
+    staging = Path(tempfile.mkdtemp(prefix=f"envfactory-verify-{env.spec.name}-"))
+    try:
+        folder = write_package(render_package(env), staging / env.spec.name)
+        return verify_package(folder, options)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def locate_package(folder: Path) -> tuple[Path, str]:
+    """(package root folder, import name) of an emitted package folder."""
+    folder = folder.resolve()
+    candidates = sorted(p.parent.parent for p in folder.glob("*/data/spec.json"))
+    if not candidates:
+        raise NotAPackageError(f"{folder} holds no emitted environment (no <package>/data/spec.json)")
+    if len(candidates) > 1:
+        raise NotAPackageError(f"{folder} holds several packages: {', '.join(p.name for p in candidates)}")
+    return folder, candidates[0].name
+
+
+def subject_digests(package_dir: Path) -> dict[str, str]:
+    """sha256 of each file the report vouches for, keyed by its path inside the package."""
+    return {
+        name: hashlib.sha256((package_dir / name).read_bytes()).hexdigest()
+        for name in SUBJECT_FILES
+        if (package_dir / name).is_file()
+    }
+
+
+def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> VerificationReport:
+    """Run every stage on the package in ``folder``; the report says what passed and why not."""
+    root, pkg = locate_package(folder)
+    package_dir = root / pkg
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    env_checks: dict[str, CheckResult] = {}
+    tools: list[ToolReport] = []
+    isolated = network_namespace_available()
+
+    def record(check: str, reason: str = "", failed: bool = False) -> None:
+        env_checks[check] = CheckResult(check=check, status="failed" if failed else "passed", reason=reason)
+
+    def finish(name: str) -> VerificationReport:
+        timings["total"] = time.perf_counter() - started
+        environment = [
+            env_checks.get(c) or CheckResult(check=c, status="not run", reason="an earlier stage failed")
+            for c in ENVIRONMENT_CHECKS
+        ]
+        passed = all(c.status == "passed" for c in environment) and all(t.passed for t in tools) and bool(tools)
+        return VerificationReport(
+            env=name,
+            passed=passed,
+            envfactory_version=__version__,
+            subject=subject_digests(package_dir),
+            sandbox=SandboxInfo(
+                network_isolated=isolated,
+                warning=None if isolated else NO_NETWORK_NAMESPACE,
+                limits={k: float(v) for k, v in vars(options.limits).items()} | {"call_seconds": options.call_seconds},
+            ),
+            environment=environment,
+            tools=tools,
+            probes=sum(t.probes for t in tools),
+            timings={k: round(v, 4) for k, v in timings.items()},
+        )
+
+    # 1. spec ------------------------------------------------------------------------
+    t0 = time.perf_counter()
+    try:
+        spec_text = (package_dir / "data" / "spec.json").read_text(encoding="utf-8")
+        spec = json.loads(spec_text)
+        spec_model = parse_spec(spec)
+        schema_sql = (package_dir / "data" / "schema.sql").read_text(encoding="utf-8")
+        seed_sql = (package_dir / "data" / "seed.sql").read_text(encoding="utf-8")
+        tools_source = unvendor_tools_source((package_dir / "tools.py").read_text(encoding="utf-8"))
+    except SpecError as exc:
+        record("spec", str(exc), failed=True)
+        return finish(root.name)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        record("spec", f"cannot read the package: {exc}", failed=True)
+        return finish(root.name)
+    record("spec")
+    name = spec_model.name
+
+    # 2. runtime intact ----------------------------------------------------------------
+    expected = vendored_runtime()
+    runtime_dir = package_dir / "runtime"
+    present = {p.name: p.read_text(encoding="utf-8") for p in sorted(runtime_dir.glob("*.py"))} if runtime_dir.is_dir() else {}
+    differing = sorted(n for n in expected.keys() | present.keys() if expected.get(n) != present.get(n))
+    record(
+        "runtime_intact",
+        f"runtime/ differs from envfactory-mcp {__version__}'s in {', '.join(differing)} (rebuild the package)" if differing else "",
+        failed=bool(differing),
+    )
+
+    # 3. static gate --------------------------------------------------------------------
+    violations = check_tool_code(tools_source, filename=f"{pkg}/tools.py")
+    shown = "; ".join(str(v) for v in violations[:5]) + (f"; and {len(violations) - 5} more" if len(violations) > 5 else "")
+    record("static_gate", shown, failed=bool(violations))
+    timings["static"] = time.perf_counter() - t0
+
+    # 4. sandboxed probes (the gate's verdict does not stop them: the sandbox is built for
+    #    hostile code, and its findings make the report complete) --------------------------
+    t0 = time.perf_counter()
+    job = {
+        "kind": "verify",
+        "spec": spec,
+        "schema_sql": schema_sql,
+        "seed_sql": seed_sql,
+        "tools_source": tools_source,
+        "probe_seed": options.probe_seed,
+        "call_seconds": options.call_seconds,
+        "budget": vars(options.budget),
+        **options.extra_job,
+    }
+    result = run_in_sandbox(job, options.limits)
+    timings["sandbox"] = time.perf_counter() - t0
+    answer = result.answer
+    if answer is None:
+        reason, probe_id = environment_failure(result)
+        record("sandbox", reason, failed=True)
+        if probe_id:
+            tool_name = probe_id.split("/", 1)[0]
+            tools.append(
+                ToolReport(
+                    tool=tool_name,
+                    effect=next((t["effect"] for t in spec["tools"] if t["name"] == tool_name), "read"),
+                    checks=[CheckResult(check="sandbox", status="failed", reason=f"{result.failure} during probe {probe_id}")],
+                )
+            )
+        return finish(name)
+    if answer.get("stage") == "seed":
+        record("schema_and_seed", answer["error"], failed=True)
+        return finish(name)
+    record("schema_and_seed")
+    if answer.get("stage") == "load":
+        refused = answer.get("refused") or []
+        record("tools_load", answer["error"], failed=True)
+        if refused:
+            record("sandbox", f"tools.py tried {refused[0]} while loading, which the sandbox refused", failed=True)
+        return finish(name)
+    if answer.get("stage") != "done":
+        record("sandbox", f"unexpected answer from the sandbox: {str(answer)[:200]}", failed=True)
+        return finish(name)
+    record("tools_load")
+    tools.extend(judge_tools(spec, answer))
+    escaped = [t.tool for t in tools if any(c.check == "sandbox" and c.failed for c in t.checks)]
+    record("sandbox", f"tool(s) {', '.join(escaped)} broke the sandbox's rules (see their checks)" if escaped else "", failed=bool(escaped))
+    results = answer["results"]
+    bad_resets = [r for r in results if "reset_hash" in r and r["reset_hash"] != answer["seed_state_hash"]]
+    record(
+        "reset",
+        f"after {bad_resets[0]['tool']} ({bad_resets[0]['id']}) a reset did not restore the seed state" if bad_resets else "",
+        failed=bool(bad_resets),
+    )
+
+    # 5. the emitted package over stdio, only when everything before it passed -------------
+    if options.stdio and all(c.status == "passed" for c in env_checks.values()) and all(t.passed for t in tools):
+        from envfactory_mcp.verify.stdio_check import check_over_stdio
+
+        t0 = time.perf_counter()
+        replays = [r for r in results if "output" in r and "state_hash" in r]
+        env_checks["stdio"] = check_over_stdio(root, pkg, spec, replays, options.limits)
+        timings["stdio"] = time.perf_counter() - t0
+    elif not options.stdio:
+        env_checks["stdio"] = CheckResult(check="stdio", status="not run", reason="skipped on request (--no-stdio)")
+    return finish(name)
+
+
+def read_report(package_folder: Path) -> VerificationReport | None:
+    """The report stored with an emitted package, or None."""
+    root, pkg = locate_package(package_folder)
+    path = root / pkg / "data" / REPORT_FILE
+    if not path.is_file():
+        return None
+    return VerificationReport.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def report_relpath(env_name: str) -> str:
+    """Where the report lives inside ``generated_servers/<env>/``."""
+    return f"{package_name(env_name)}/data/{REPORT_FILE}"
