@@ -19,7 +19,7 @@ class EnvEntry:
     tables: int
     source: str  # "blueprint" or what generated it
     emitted: bool
-    verification: str  # "passed", "failed", "not verified", "not built"
+    verification: str  # "passed", "failed", "stale", "not verified", "unreadable report", "not built"
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -42,7 +42,7 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 tables=len(spec["tables"]),
                 source=spec["seed"]["generator"],
                 emitted=True,
-                verification=_verification_status(data / "verification.json"),
+                verification=_verification_status(folder),
             )
     for name in blueprint_names():
         if name not in entries:
@@ -59,11 +59,18 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
     return [entries[k] for k in sorted(entries)]
 
 
-def _verification_status(path: Path) -> str:
-    if not path.is_file():
-        return "not verified"
+def _verification_status(folder: Path) -> str:
+    """passed / failed / stale (the package changed since) / not verified / unreadable report."""
+    from pydantic import ValidationError
+
+    from envfactory_mcp.verify.verifier import read_report, subject_digests
+
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        report = read_report(folder)
+    except (ValidationError, ValueError):
         return "unreadable report"
-    return "passed" if report.get("passed") else "failed"
+    if report is None:
+        return "not verified"
+    if report.subject != subject_digests(folder / package_name(folder.name)):
+        return "stale"
+    return "passed" if report.passed else "failed"

@@ -66,22 +66,107 @@ def build(
     seed: Annotated[Optional[int], typer.Option(help="Seed for the seed data (default: the blueprint's).")] = None,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Build a blueprint into a standalone MCP server package under <servers-dir>/<name>/."""
-    from envfactory_mcp.blueprints import load_blueprint
-    from envfactory_mcp.emit import render_package, write_package
-    from envfactory_mcp.env import build_env
+    """Build a blueprint, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
 
-    settings = _settings(servers_dir)
+    Nothing is written unless verification passes; the report is stored in the package.
+    """
+    from envfactory_mcp.build import VerificationFailed, build_blueprint
+
     try:
-        env = build_env(load_blueprint(name), seed)
-        dest = write_package(render_package(env), settings.server_dir(name))
+        result = build_blueprint(_settings(servers_dir), name, seed)
+    except VerificationFailed as exc:
+        _print_report(exc.report)
+        raise _fail(exc) from None
     except EnvFactoryError as exc:
         raise _fail(exc) from None
+    env, report = result.env, result.report
     rows = sum(len(r) for r in env.seed_state.values())
     typer.echo(
         f"built {name}: {len(env.spec.tools)} tools, {len(env.spec.tables)} tables, {rows} seed rows, "
-        f"seed hash {env.seed_hash[:12]} -> {dest}"
+        f"seed hash {env.seed_hash[:12]}; verified ({report.probes} probes, {report.timings['total']:.1f} s) "
+        f"-> {result.package_dir}"
     )
+
+
+@app.command()
+def verify(
+    target: Annotated[str, typer.Argument(help="An environment name (its package, else its blueprint) or a package folder.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    stdio: Annotated[bool, typer.Option("--stdio/--no-stdio", help="Also start the package over stdio.")] = True,
+    save: Annotated[bool, typer.Option("--save", help="Store the report in the package (data/verification.json).")] = False,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Verify an environment in the sandbox; exit 0 only if every check passes."""
+    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
+    from envfactory_mcp.env import build_env
+    from envfactory_mcp.verify.verifier import REPORT_FILE, VerifyOptions, locate_package, verify_environment, verify_package
+
+    options = VerifyOptions(stdio=stdio)
+    settings = _settings(servers_dir)
+    folder = Path(target) if Path(target).is_dir() else settings.server_dir(target)
+    try:
+        if folder.is_dir():
+            report = verify_package(folder, options)
+            if save:
+                root, pkg = locate_package(folder)
+                (root / pkg / "data" / REPORT_FILE).write_text(report.to_json(), encoding="utf-8")
+        elif target in blueprint_names():
+            if save:
+                raise EnvFactoryError(f"{target} has no package to save a report in (run: envfactory-mcp build {target})")
+            report = verify_environment(build_env(load_blueprint(target)), options)
+        else:
+            raise EnvFactoryError(
+                f"{target!r} is neither a package folder, nor a package in {servers_dir}/, nor a blueprint "
+                f"({', '.join(blueprint_names())})"
+            )
+    except EnvFactoryError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo(report.to_json(), nl=False)
+    else:
+        _print_report(report)
+    raise typer.Exit(code=0 if report.passed else 1)
+
+
+def _print_report(report: object) -> None:
+    """A verification report as a table: one row per tool, one column per check."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from envfactory_mcp.verify.report import TOOL_CHECKS, VerificationReport
+
+    assert isinstance(report, VerificationReport)
+    console = Console(stderr=False)
+    marks = {"passed": "[green]ok[/]", "failed": "[bold red]FAIL[/]", "not run": "[dim]-[/]"}
+    env_table = Table("environment check", "status", "reason", title=f"verification of {report.env}")
+    for check in report.environment:
+        env_table.add_row(check.check, marks[check.status], check.reason)
+    console.print(env_table)
+    tool_table = Table("tool", "effect", "probes", "succeeded", "checks")
+    for tool in report.tools:
+        failed = [c.check for c in tool.checks if c.failed]
+        skipped = [c.check for c in tool.checks if c.status == "not run"]
+        summary = (
+            f"[bold red]FAIL[/] {', '.join(failed)}" if failed
+            else f"[dim]{len(skipped)} not run[/]" if skipped
+            else f"[green]{len(tool.checks)} passed[/]"
+        )
+        tool_table.add_row(tool.tool, tool.effect, str(tool.probes), str(tool.succeeded), summary)
+    console.print(tool_table)
+    console.print(f"[dim]tool checks: {', '.join(TOOL_CHECKS)}[/]")
+    for line in report.failures():
+        console.print(f"[red]x[/] {line}", markup=True, highlight=False)
+    if report.sandbox.warning:
+        console.print(f"[bold red]WARNING:[/] {report.sandbox.warning}")
+    timings = ", ".join(f"{k} {v:.2f} s" for k, v in report.timings.items())
+    skipped = [c.check for c in report.environment if c.status == "not run"]
+    if report.passed:
+        verdict = "[bold green]PASSED[/]"
+    elif report.failures():
+        verdict = "[bold red]FAILED[/]"
+    else:
+        verdict = f"[bold yellow]INCOMPLETE[/] (not run: {', '.join(skipped)})"
+    console.print(f"{verdict}: {report.probes} probes; {timings}")
 
 
 @app.command()
@@ -115,7 +200,7 @@ def demo(
     name: Annotated[str, typer.Argument(help="Blueprint to demonstrate.")] = "retail",
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Build an environment, serve it over stdio and drive a scripted customer session against it."""
+    """Build and verify an environment, serve it over stdio and drive a scripted customer session against it."""
     import anyio
     from rich.console import Console
 
@@ -127,6 +212,9 @@ def demo(
     except EnvFactoryError as exc:
         raise _fail(exc) from None
     console.print(f"[bold]{result.env_name}[/] server package: {result.package_dir}")
+    console.print(
+        f"verified in the sandbox: {result.verified_probes} probes, every check passed ({result.verify_seconds:.1f} s)"
+    )
     console.print(f"seed state hash: {result.state_hash_before}")
     for i, call in enumerate(result.calls, 1):
         mark = "[red]error[/]" if call.is_error else "[green]ok[/]"

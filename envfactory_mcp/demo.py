@@ -1,7 +1,8 @@
 """The quick-start job: build an environment, serve it over stdio, drive a scripted session.
 
 Until the full pipeline exists this is the README's main command. It proves the whole
-path a user relies on: blueprint -> spec -> emitted package -> subprocess MCP server ->
+path a user relies on: blueprint -> spec -> sandbox verification -> emitted package ->
+subprocess MCP server ->
 tool calls -> canonical state diff.
 """
 
@@ -14,8 +15,8 @@ from typing import Any
 import anyio
 
 from envfactory_mcp.blueprints import load_blueprint
-from envfactory_mcp.emit import render_package, write_package
-from envfactory_mcp.env import build_env, diff_states
+from envfactory_mcp.build import build_blueprint
+from envfactory_mcp.env import diff_states
 from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.settings import Settings
 
@@ -36,6 +37,8 @@ class DemoResult:
     state_hash_before: str
     state_hash_after: str
     diff: dict[str, Any]
+    verified_probes: int
+    verify_seconds: float
 
 
 async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) -> DemoResult:
@@ -47,8 +50,8 @@ async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) 
     blueprint = load_blueprint(env_name)
     if blueprint.demo_calls is None:
         raise BlueprintError(f"blueprint {env_name!r} has no scripted demo session")
-    env = build_env(blueprint)
-    dest = write_package(render_package(env), settings.server_dir(env_name))
+    built = build_blueprint(settings, env_name)  # verified, or VerificationFailed and nothing emitted
+    env, dest = built.env, built.package_dir
     script = blueprint.demo_calls(env.seed_state)
     calls: list[DemoCall] = []
     with anyio.fail_after(timeout_s):
@@ -68,6 +71,8 @@ async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) 
         state_hash_before=before["state_hash"],
         state_hash_after=after["state_hash"],
         diff=diff_states(before["state"], after["state"], env.primary_keys),
+        verified_probes=built.report.probes,
+        verify_seconds=built.report.timings.get("total", 0.0),
     )
 
 

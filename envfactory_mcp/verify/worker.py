@@ -78,6 +78,9 @@ def _is_write(args: tuple[Any, ...]) -> bool:
     return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
 
 
+CRASHES_BEFORE_GIVING_UP = 16
+
+
 class CallTimeout(BaseException):
     """One tool call ran past its time limit (a BaseException, so tool code cannot catch it
     with ``except Exception``; the static gate refuses broader handlers)."""
@@ -248,7 +251,7 @@ def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     for prober in probers(job["spec"], runner.seed_state, int(job.get("probe_seed", 0)), budget):
         base: dict[str, Any] | None = None
-        timed_out = False
+        timed_out, crashes = False, 0
         for probe in prober.valid():
             result = runner.run(probe)
             results.append(result)
@@ -256,6 +259,9 @@ def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
             if result.get("timeout"):
                 timed_out = True
                 break
+            crashes += bool(result.get("internal"))
+            if crashes >= CRASHES_BEFORE_GIVING_UP and not prober.succeeded:
+                break  # broken, not merely picky: more attempts would only repeat the crash
             if result["ok"]:
                 if not prober.succeeded:
                     base = probe["arguments"]

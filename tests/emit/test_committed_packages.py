@@ -1,12 +1,14 @@
-"""The packages committed under generated_servers/ are exactly what the generator produces now."""
+"""The packages committed under generated_servers/ are exactly what the generator produces now,
+and each carries a passing verification report that vouches for exactly those files."""
 
 from __future__ import annotations
 
 import pytest
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-from envfactory_mcp.emit import read_package, render_package
+from envfactory_mcp.emit import package_name, read_package, render_package
 from envfactory_mcp.env import build_env
+from envfactory_mcp.verify.verifier import read_report, report_relpath, subject_digests
 from paths import SERVERS_DIR
 
 
@@ -17,6 +19,14 @@ def test_committed_package_matches_a_fresh_render(name: str):
     committed = read_package(folder)
     rendered = render_package(build_env(load_blueprint(name)))
     hint = f"run `envfactory-mcp build {name}` and commit the result"
-    assert sorted(committed) == sorted(rendered), hint
+    assert sorted(committed) == sorted([*rendered, report_relpath(name)]), hint
     drifted = [path for path in rendered if committed[path] != rendered[path]]
     assert not drifted, f"{drifted} differ from the generator: {hint}"
+
+
+@pytest.mark.parametrize("name", blueprint_names())
+def test_committed_report_passed_and_covers_the_committed_files(name: str):
+    report = read_report(SERVERS_DIR / name)
+    assert report is not None and report.passed and report.env == name
+    assert report.subject == subject_digests(SERVERS_DIR / name / package_name(name))
+    assert set(report.subject) == {"data/spec.json", "data/schema.sql", "data/seed.sql", "tools.py"}

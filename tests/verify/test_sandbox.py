@@ -50,7 +50,7 @@ def test_well_behaved_code_runs_and_reports_state_hashes(mini_env: Environment):
     result = run_in_sandbox(job(mini_env, "return {}"), FAST)
     assert result.ok and network_namespace_available() == result.network_isolated
     answer = result.answer
-    assert answer["seed_hash"] == mini_env.seed_hash
+    assert answer["seed_state_hash"] == mini_env.seed_hash
     assert only_result(answer)["ok"] is True and gone(result.pid)
 
 
@@ -99,8 +99,30 @@ def test_spawning_processes_is_refused(mini_env: Environment, tmp_path: Path, bo
     assert outcome["internal"] and "sandbox:" in outcome["error"] and "is not allowed" in outcome["error"]
 
 
-def test_an_infinite_loop_is_killed_and_the_parent_goes_on(mini_env: Environment):
-    result = run_in_sandbox(job(mini_env, "while True:\n    pass"), FAST)
+def test_an_infinite_loop_is_interrupted_and_the_next_probe_still_runs(mini_env: Environment):
+    hang = job(mini_env, "while True:\n    pass")
+    hang["call_seconds"] = 0.5
+    hang["probes"].append({"id": "after", "tool": "get_account", "arguments": {"account_id": "acc_001"}})
+    result = run_in_sandbox(hang, FAST)
+    first, after = result.answer["results"]
+    assert first["timeout"] and "no answer within 0.5 s" in first["error"]
+    assert after["ok"] and gone(result.pid)
+
+
+def test_a_loop_inside_sqlite_is_interrupted_too(mini_env: Environment):
+    body = "ctx.scalar('WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c')\nreturn {}"
+    hang = job(mini_env, body)
+    hang["call_seconds"] = 0.5
+    (outcome,) = run_in_sandbox(hang, FAST).answer["results"]
+    assert not outcome["ok"] and outcome["fault"] == "exception" and "interrupted" in outcome["error"]
+
+
+def test_a_hang_the_timer_cannot_interrupt_is_killed_and_the_parent_goes_on(mini_env: Environment):
+    # A signal handler runs only between bytecodes; one huge C-level operation outlasts it,
+    # so the CPU limit and the wall-clock kill are what stop it.
+    hang = job(mini_env, "import hashlib\nhashlib.pbkdf2_hmac('sha256', b'x', b'y', 10 ** 9)\nreturn {}")
+    hang["call_seconds"] = 0.5
+    result = run_in_sandbox(hang, FAST)
     assert not result.ok
     assert "CPU time limit" in result.failure or "timed out" in result.failure
     assert gone(result.pid)

@@ -39,6 +39,8 @@ def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
         # Small pages: every session holds a full copy, and seed tables are small, so
         # 1 KiB pages waste far less than the default 4 KiB on many tiny b-trees.
         db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+        # Schema and seed SQL only build this one database: ATTACH would create files.
+        db.set_authorizer(_no_attach)
         try:
             db.executescript(schema_sql)
         except sqlite3.Error as exc:
@@ -47,6 +49,7 @@ def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
             db.executescript("BEGIN;\n" + seed_sql + "\nCOMMIT;")
         except sqlite3.Error as exc:
             raise SeedLoadError(f"seed.sql failed: {exc}") from None
+        db.set_authorizer(None)
         violations = db.execute("PRAGMA foreign_key_check").fetchall()
         if violations:
             table, rowid, parent, _ = violations[0]
@@ -58,6 +61,10 @@ def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
         return db.serialize()
     finally:
         db.close()
+
+
+def _no_attach(action: int, *_: object) -> int:
+    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
 
 
 class SessionDatabase:

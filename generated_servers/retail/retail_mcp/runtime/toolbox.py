@@ -47,6 +47,11 @@ class CallOutcome:
     output: dict[str, Any] | None = None
     error: str | None = None
     internal: bool = False  # True when the tool itself is broken, not the request
+    # What broke, when ``internal``: "exception" (the tool raised), "output" (not an object,
+    # not JSON, or not matching the output schema), or the authorizer's "read" (an
+    # undeclared table), "write" (a table it does not declare writing) or "forbidden"
+    # (transaction control, PRAGMA, DDL, ATTACH).
+    fault: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,19 +126,23 @@ class Toolbox:
             db.set_authorizer(None)
             db.execute("ROLLBACK")
             if guard.denied is not None:  # the tool swallowed a denied statement
-                return CallOutcome(ok=False, error=f"Internal error in tool {name}: {guard.denied}", internal=True)
+                return CallOutcome(
+                    ok=False, error=f"Internal error in tool {name}: {guard.denied}", internal=True, fault=guard.kind
+                )
             return CallOutcome(ok=False, error=_clip(str(exc) or "The request was refused."))
         except Exception as exc:  # a defect in the tool, not in the request
             db.set_authorizer(None)
             db.execute("ROLLBACK")
             if guard.denied is not None:
-                reason = guard.denied
+                reason, fault = guard.denied, guard.kind
             elif isinstance(exc, _BrokenTool):
-                reason = str(exc)
+                reason, fault = str(exc), "output"
             else:
-                reason = f"{type(exc).__name__}: {exc}"
-            logger.error("tool %s failed: %s", name, reason, exc_info=not isinstance(exc, _BrokenTool))
-            return CallOutcome(ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True)
+                reason, fault = f"{type(exc).__name__}: {exc}", "exception"
+            logger.error("tool %s failed: %s", name, reason, exc_info=fault == "exception")
+            return CallOutcome(
+                ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True, fault=fault
+            )
         db.execute("COMMIT" if tool.effect == "write" else "ROLLBACK")
         return CallOutcome(ok=True, output=output)
 
@@ -150,28 +159,29 @@ class _Guard:
     The first denial is kept so the error names the table, not just "not authorized".
     """
 
-    __slots__ = ("reads", "writes", "denied")
+    __slots__ = ("reads", "writes", "denied", "kind")
 
     def __init__(self, tool: BoundTool) -> None:
         self.reads, self.writes = tool.reads, tool.writes
         self.denied: str | None = None
+        self.kind: str | None = None  # "read", "write" or "forbidden", as in CallOutcome.fault
 
     def __call__(self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None) -> int:
         if action in (_SELECT, _FUNCTION, _RECURSIVE):
             return sqlite3.SQLITE_OK
         if action == _READ:
-            if arg1 in self.reads:
+            if arg1 in self.reads or db_name is None:  # no database: a recursive CTE reading itself
                 return sqlite3.SQLITE_OK
-            return self._deny(f"read table {arg1!r}, which it does not declare")
+            return self._deny("read", f"read table {arg1!r}, which it does not declare")
         if action in _WRITES:
             if arg1 in self.writes:
                 return sqlite3.SQLITE_OK
-            return self._deny(f"tried to {_WRITES[action]} table {arg1!r}, which it does not declare writing")
-        return self._deny(f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})")
+            return self._deny("write", f"tried to {_WRITES[action]} table {arg1!r}, which it does not declare writing")
+        return self._deny("forbidden", f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})")
 
-    def _deny(self, reason: str) -> int:
+    def _deny(self, kind: str, reason: str) -> int:
         if self.denied is None:
-            self.denied = reason
+            self.denied, self.kind = reason, kind
         return sqlite3.SQLITE_DENY
 
 

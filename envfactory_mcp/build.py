@@ -1,0 +1,62 @@
+"""Build = blueprint -> environment -> verified package on disk, or nothing on disk at all.
+
+The package is rendered, written to a staging folder and verified there (sandboxed probes
+and the package itself over stdio). Only a package that passes is moved into
+``generated_servers/<env>/``, with its report as ``<package>/data/verification.json``;
+a failing one raises ``VerificationFailed`` carrying the report and leaves any earlier
+package untouched.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from envfactory_mcp.blueprints import load_blueprint
+from envfactory_mcp.emit import render_package, write_package
+from envfactory_mcp.env import Environment, build_env
+from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.settings import Settings
+from envfactory_mcp.verify.report import VerificationReport
+from envfactory_mcp.verify.verifier import VerifyOptions, report_relpath, verify_package
+
+
+class VerificationFailed(EnvFactoryError):
+    """The environment failed verification; nothing was emitted."""
+
+    def __init__(self, report: VerificationReport) -> None:
+        self.report = report
+        lines = report.failures()
+        shown = "\n  ".join(lines[:10]) + (f"\n  ... and {len(lines) - 10} more" if len(lines) > 10 else "")
+        super().__init__(f"{report.env} failed verification, nothing was emitted:\n  {shown}")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    env: Environment
+    report: VerificationReport
+    package_dir: Path
+
+
+def emit_verified(env: Environment, dest: Path, options: VerifyOptions = VerifyOptions()) -> BuildResult:
+    """Verify ``env`` as the package it renders to; write that package to ``dest`` only if it passes."""
+    files = render_package(env)
+    staging = Path(tempfile.mkdtemp(prefix=f"envfactory-build-{env.spec.name}-"))
+    try:
+        report = verify_package(write_package(files, staging / env.spec.name), options)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not report.passed:
+        raise VerificationFailed(report)
+    files[report_relpath(env.spec.name)] = report.to_json()
+    return BuildResult(env, report, write_package(files, dest))
+
+
+def build_blueprint(
+    settings: Settings, name: str, seed: int | None = None, options: VerifyOptions = VerifyOptions()
+) -> BuildResult:
+    """Build blueprint ``name`` into ``settings.server_dir(name)``, verified."""
+    env = build_env(load_blueprint(name), seed)
+    return emit_verified(env, settings.server_dir(name), options)
