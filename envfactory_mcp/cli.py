@@ -131,6 +131,7 @@ def verify(
 def _print_report(report: object) -> None:
     """A verification report as a table: one row per tool, one column per check."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from envfactory_mcp.verify.report import TOOL_CHECKS, VerificationReport
@@ -155,7 +156,7 @@ def _print_report(report: object) -> None:
     console.print(tool_table)
     console.print(f"[dim]tool checks: {', '.join(TOOL_CHECKS)}[/]")
     for line in report.failures():
-        console.print(f"[red]x[/] {line}", markup=True, highlight=False)
+        console.print(f"[red]x[/] {escape(line)}", highlight=False, soft_wrap=True)  # one grep-able line each
     if report.sandbox.warning:
         console.print(f"[bold red]WARNING:[/] {report.sandbox.warning}")
     timings = ", ".join(f"{k} {v:.2f} s" for k, v in report.timings.items())

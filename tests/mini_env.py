@@ -78,6 +78,8 @@ def get_account(ctx, account_id):
 def transfer(ctx, from_account, to_account, amount_cents):
     # Writes first, checks afterwards: atomicity must undo the first write on failure.
     ctx.execute("UPDATE accounts SET balance_cents = balance_cents + ? WHERE account_id = ?", (amount_cents, to_account))
+    if ctx.one("SELECT account_id FROM accounts WHERE account_id = ?", (to_account,)) is None:
+        ctx.fail(f"No account {to_account}.")
     balance = ctx.scalar("SELECT balance_cents FROM accounts WHERE account_id = ?", (from_account,))
     if balance is None:
         ctx.fail(f"No account {from_account}.")

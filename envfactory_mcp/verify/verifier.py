@@ -33,7 +33,8 @@ from envfactory_mcp.verify.report import (
     ToolReport,
     VerificationReport,
 )
-from envfactory_mcp.verify.sandbox import SandboxLimits, network_namespace_available, run_in_sandbox
+from envfactory_mcp.verify import sandbox
+from envfactory_mcp.verify.sandbox import SandboxLimits
 from envfactory_mcp.verify.static_gate import check_tool_code
 
 REPORT_FILE = "verification.json"
@@ -96,7 +97,7 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
     started = time.perf_counter()
     env_checks: dict[str, CheckResult] = {}
     tools: list[ToolReport] = []
-    isolated = network_namespace_available()
+    isolated = sandbox.network_namespace_available()  # replaced by what the sandboxed run reports
 
     def record(check: str, reason: str = "", failed: bool = False) -> None:
         env_checks[check] = CheckResult(check=check, status="failed" if failed else "passed", reason=reason)
@@ -173,7 +174,8 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
         "budget": vars(options.budget),
         **options.extra_job,
     }
-    result = run_in_sandbox(job, options.limits)
+    result = sandbox.run_in_sandbox(job, options.limits)
+    isolated = result.network_isolated
     timings["sandbox"] = time.perf_counter() - t0
     answer = result.answer
     if answer is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,16 +29,59 @@ def test_list_json_reports_counts_and_status():
     retail = entries["retail"]
     assert retail["tools"] >= 14 and retail["tables"] >= 5 and retail["emitted"] is True
     assert retail["domain"] == "retail"
-    assert retail["verification"] == "not verified"
+    assert retail["verification"] == "passed"
 
 
 def test_build_writes_a_package_and_list_sees_it(tmp_path: Path):
     result = runner.invoke(app, ["build", "retail", "--servers-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "built retail" in result.output
+    assert "verified (" in result.output
     assert (tmp_path / "retail" / "retail_mcp" / "data" / "spec.json").is_file()
+    assert (tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").is_file()
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
-    assert [e["name"] for e in listed if e["emitted"]] == ["retail"]
+    assert [(e["name"], e["verification"]) for e in listed if e["emitted"]] == [("retail", "passed")]
+
+
+def test_list_marks_a_package_edited_after_verification_as_stale(tmp_path: Path):
+    shutil.copytree(SERVERS_DIR / "retail", tmp_path / "retail")
+    with open(tmp_path / "retail" / "retail_mcp" / "tools.py", "a", encoding="utf-8") as fh:
+        fh.write("\n# edited by hand\n")
+    listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
+    assert [e["verification"] for e in listed if e["name"] == "retail"] == ["stale"]
+
+
+def test_verify_the_committed_package_exits_zero_with_a_json_report():
+    result = runner.invoke(app, ["verify", "retail", "--json", "--no-stdio", "--servers-dir", str(SERVERS_DIR)])
+    report = json.loads(result.output)
+    assert report["env"] == "retail" and {c["check"]: c["status"] for c in report["environment"]}["stdio"] == "not run"
+    assert result.exit_code == 1  # a check that did not run is not a pass
+    result = runner.invoke(app, ["verify", "retail", "--json", "--servers-dir", str(SERVERS_DIR)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["passed"] is True
+
+
+def test_verify_a_broken_package_exits_one_and_names_tool_and_check(tmp_path: Path):
+    shutil.copytree(SERVERS_DIR / "retail", tmp_path / "retail")
+    tools = tmp_path / "retail" / "retail_mcp" / "tools.py"
+    tools.write_text(
+        tools.read_text(encoding="utf-8").replace('"first_name": user["first_name"]', '"first_name": user["firstname"]'),
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["verify", str(tmp_path / "retail"), "--save"])
+    assert result.exit_code == 1
+    assert "get_user_details: no_internal_error: Internal error in tool get_user_details: KeyError" in result.output
+    assert "FAILED" in result.output
+    saved = json.loads((tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").read_text(encoding="utf-8"))
+    assert saved["passed"] is False
+    listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
+    assert [e["verification"] for e in listed if e["name"] == "retail"] == ["failed"]
+
+
+def test_verify_something_unknown_is_a_clear_error(tmp_path: Path):
+    result = runner.invoke(app, ["verify", "bakery", "--servers-dir", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "'bakery' is neither a package folder" in result.output and "retail" in result.output
 
 
 def test_unknown_blueprint_and_unbuilt_server_are_clear_errors(tmp_path: Path):
