@@ -23,13 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import noop_server  # noqa: E402
+import noop_server
+from servers import http_server
 
-from envfactory_mcp.blueprints import load_blueprint  # noqa: E402
-from envfactory_mcp.env import build_env  # noqa: E402
-from envfactory_mcp.host.launch import stdio_params  # noqa: E402
-from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, create_server  # noqa: E402
-from servers import http_server  # noqa: E402
+from envfactory_mcp.blueprints import load_blueprint
+from envfactory_mcp.env import build_env
+from envfactory_mcp.host.launch import stdio_params
+from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, create_server
+
 
 def write_call(env: Any) -> tuple[str, dict[str, Any]]:
     """An always-valid write call for the benchmark, taken from the seed state."""

@@ -40,7 +40,7 @@ class BuildResult:
     package_dir: Path
 
 
-def emit_verified(env: Environment, dest: Path, options: VerifyOptions = VerifyOptions()) -> BuildResult:
+def emit_verified(env: Environment, dest: Path, options: VerifyOptions | None = None) -> BuildResult:
     """Verify ``env`` as the package it renders to; write that package to ``dest`` only if it passes."""
     files = render_package(env)
     staging = Path(tempfile.mkdtemp(prefix=f"envfactory-build-{env.spec.name}-"))
@@ -55,7 +55,7 @@ def emit_verified(env: Environment, dest: Path, options: VerifyOptions = VerifyO
 
 
 def build_blueprint(
-    settings: Settings, name: str, seed: int | None = None, options: VerifyOptions = VerifyOptions()
+    settings: Settings, name: str, seed: int | None = None, options: VerifyOptions | None = None
 ) -> BuildResult:
     """Build blueprint ``name`` into ``settings.server_dir(name)``, verified."""
     env = build_env(load_blueprint(name), seed)

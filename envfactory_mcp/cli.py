@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -63,7 +63,7 @@ def list_cmd(
 @app.command()
 def build(
     name: Annotated[str, typer.Argument(help="Blueprint to build, e.g. retail.")],
-    seed: Annotated[Optional[int], typer.Option(help="Seed for the seed data (default: the blueprint's).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed for the seed data (default: the blueprint's).")] = None,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Build a blueprint, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
@@ -99,7 +99,13 @@ def verify(
     """Verify an environment in the sandbox; exit 0 only if every check passes."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.env import build_env
-    from envfactory_mcp.verify.verifier import REPORT_FILE, VerifyOptions, locate_package, verify_environment, verify_package
+    from envfactory_mcp.verify.verifier import (
+        REPORT_FILE,
+        VerifyOptions,
+        locate_package,
+        verify_environment,
+        verify_package,
+    )
 
     options = VerifyOptions(stdio=stdio)
     settings = _settings(servers_dir)
@@ -176,7 +182,7 @@ def serve(
     transport: Annotated[str, typer.Option(help="stdio or streamable-http.")] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 8000,
-    db: Annotated[Optional[Path], typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
+    db: Annotated[Path | None, typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
     control: Annotated[bool, typer.Option("--control", help="Expose the control.* tools for hosts.")] = False,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
     servers_dir: ServersDir = Path("generated_servers"),

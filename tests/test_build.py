@@ -13,7 +13,9 @@ from envfactory_mcp.verify.verifier import VerifyOptions, read_report, subject_d
 pytestmark = pytest.mark.slow
 
 
-def test_a_failing_environment_is_not_emitted_and_the_old_package_survives(mini_env: Environment, tmp_path: Path):
+def test_a_failing_environment_is_not_emitted_and_the_old_package_survives(
+    mini_env: Environment, tmp_path: Path
+):
     dest = tmp_path / "minibank"
     dest.mkdir()
     (dest / "previous.txt").write_text("the last good build", encoding="utf-8")
@@ -26,7 +28,9 @@ def test_a_failing_environment_is_not_emitted_and_the_old_package_survives(mini_
     assert [p.name for p in dest.iterdir()] == ["previous.txt"]
 
 
-def test_a_passing_environment_is_emitted_with_a_report_that_covers_it(retail_env: Environment, tmp_path: Path):
+def test_a_passing_environment_is_emitted_with_a_report_that_covers_it(
+    retail_env: Environment, tmp_path: Path
+):
     result = emit_verified(retail_env, tmp_path / "retail")
     report = read_report(result.package_dir)
     assert report is not None and report.passed and report.probes == result.report.probes

@@ -3,7 +3,14 @@
 from envfactory_mcp.env.ddl import schema_sql, table_order
 from envfactory_mcp.env.environment import Environment, build_env
 from envfactory_mcp.env.seed import SeedRows, seed_sql
-from envfactory_mcp.runtime.state import canonical_json, diff_states, dump_state, hash_state, restore_state, state_hash
+from envfactory_mcp.runtime.state import (
+    canonical_json,
+    diff_states,
+    dump_state,
+    hash_state,
+    restore_state,
+    state_hash,
+)
 
 __all__ = [
     "Environment",

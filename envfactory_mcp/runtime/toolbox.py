@@ -157,7 +157,7 @@ class _Guard:
     The first denial is kept so the error names the table, not just "not authorized".
     """
 
-    __slots__ = ("reads", "writes", "denied", "kind")
+    __slots__ = ("denied", "kind", "reads", "writes")
 
     def __init__(self, tool: BoundTool) -> None:
         self.reads, self.writes = tool.reads, tool.writes

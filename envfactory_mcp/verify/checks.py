@@ -70,9 +70,17 @@ def _judge_tool(tool: dict[str, Any], results: list[dict[str, Any]], seed_hash: 
             fail("read_only", f"changed table(s) {', '.join(r['changed_tables'])}", r)
         undeclared = set(r.get("changed_tables", [])) - writes
         if effect == "write" and r["ok"] and undeclared:
-            fail("declared_writes", f"changed table(s) it does not declare writing: {', '.join(sorted(undeclared))}", r)
+            fail(
+                "declared_writes",
+                f"changed table(s) it does not declare writing: {', '.join(sorted(undeclared))}",
+                r,
+            )
         if not r["ok"] and r["after_hash"] != seed_hash:
-            fail("atomic", f"failed ({_clip(error, 120)}) but changed table(s) {', '.join(r['changed_tables'])}", r)
+            fail(
+                "atomic",
+                f"failed ({_clip(error, 120)}) but changed table(s) {', '.join(r['changed_tables'])}",
+                r,
+            )
         difference = _repeat_difference(r)
         if difference:
             fail("deterministic", difference, r)
@@ -94,14 +102,22 @@ def _reachable(results: list[dict[str, Any]], fail: Any, failures: dict[str, Any
     if any(r["ok"] for r in valid):
         return
     if not valid:
-        fail("reachable", "no schema-valid call could be built from the seed data (give the input schema "
-             "'examples', or seed rows whose columns match the parameters)", results[0])
+        fail(
+            "reachable",
+            "no schema-valid call could be built from the seed data (give the input schema "
+            "'examples', or seed rows whose columns match the parameters)",
+            results[0],
+        )
         return
     answers = Counter(_shape(r.get("error") or "") for r in valid)
     common, count = answers.most_common(1)[0]
     first = next(r for r in valid if _shape(r.get("error") or "") == common)
-    fail("reachable", f"none of {len(valid)} valid calls from the seed state succeeded; most common answer "
-         f"({count}x): {_clip(first.get('error') or '', 200)}", first)
+    fail(
+        "reachable",
+        f"none of {len(valid)} valid calls from the seed state succeeded; most common answer "
+        f"({count}x): {_clip(first.get('error') or '', 200)}",
+        first,
+    )
 
 
 def _repeat_difference(r: dict[str, Any]) -> str | None:
@@ -141,7 +157,10 @@ def _short_arguments(arguments: Any) -> dict[str, Any]:
     text = json.dumps(arguments, ensure_ascii=False)
     if len(text) <= 600:
         return arguments
-    return {k: (v[:80] + f"... ({len(v)} characters)" if isinstance(v, str) and len(v) > 80 else v) for k, v in arguments.items()}
+    return {
+        k: (v[:80] + f"... ({len(v)} characters)" if isinstance(v, str) and len(v) > 80 else v)
+        for k, v in arguments.items()
+    }
 
 
 def _clip(text: str, limit: int = MAX_REASON) -> str:

@@ -41,7 +41,7 @@ def _replace_tool(code: str) -> Callable[[Files, str, dict[str, str]], None]:
 
 def _break_seed(files: Files, pkg: str, markers: dict[str, str]) -> None:
     files[f"{pkg}/data/seed.sql"] += (
-        "INSERT INTO \"order_items\" (\"order_id\", \"line_no\", \"item_id\", \"price_cents\", \"state\", "
+        'INSERT INTO "order_items" ("order_id", "line_no", "item_id", "price_cents", "state", '
         "\"exchange_item_id\", \"exchange_price_cents\") VALUES ('#W0000000', 1, 'item_00001', 100, 'ordered', NULL, NULL);\n"
     )
 

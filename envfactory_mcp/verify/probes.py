@@ -161,7 +161,9 @@ class ToolProber:
     drawing once enough have succeeded; the other kinds are built around a call that
     succeeded (hostile text then reaches the code behind the id checks)."""
 
-    def __init__(self, tool: dict[str, Any], spec: dict[str, Any], data: _Data, seed: int, budget: ProbeBudget) -> None:
+    def __init__(
+        self, tool: dict[str, Any], spec: dict[str, Any], data: _Data, seed: int, budget: ProbeBudget
+    ) -> None:
         self.tool, self.name, self.budget, self.data = tool, tool["name"], budget, data
         self.params = _params(tool)
         self.rng = random.Random(f"{seed}:{self.name}")
@@ -172,7 +174,12 @@ class ToolProber:
 
     def probe(self, kind: str, arguments: dict[str, Any]) -> Probe:
         self.counts[kind] += 1
-        return {"id": f"{self.name}/{kind}-{self.counts[kind]}", "tool": self.name, "kind": kind, "arguments": arguments}
+        return {
+            "id": f"{self.name}/{kind}-{self.counts[kind]}",
+            "tool": self.name,
+            "kind": kind,
+            "arguments": arguments,
+        }
 
     def valid(self) -> Iterator[Probe]:
         """Distinct schema-valid calls from the seed data: ``budget.valid_attempts`` of them,
@@ -205,12 +212,16 @@ class ToolProber:
             out.append(self.probe("unknown_id", {**base, param.name: _unknown_id(param, self.data)}))
         for param in [p for p in params if _is_free_text(p.schema)][: budget.per_kind]:
             for text in HOSTILE_STRINGS:
-                out.append(self.probe("hostile", {**base, param.name: text.replace("{table}", self.first_table)}))
+                out.append(
+                    self.probe("hostile", {**base, param.name: text.replace("{table}", self.first_table)})
+                )
             out.append(self.probe("hostile", {**base, param.name: "A" * LONG_STRING_CHARS}))
         return out
 
 
-def probers(spec: dict[str, Any], state: State, seed: int = 0, budget: ProbeBudget = ProbeBudget()) -> list[ToolProber]:
+def probers(
+    spec: dict[str, Any], state: State, seed: int = 0, budget: ProbeBudget = ProbeBudget()
+) -> list[ToolProber]:
     """One prober per tool of ``spec`` (a spec as JSON) over the data of ``state``."""
     data = _Data(spec, state)
     return [ToolProber(tool, spec, data, seed, budget) for tool in spec["tools"]]
@@ -279,9 +290,11 @@ def _anchor(params: list[_Param], data: _Data, rng: random.Random) -> int | None
     """A random row of a table that can fill the first data-backed parameter."""
     for param in params:
         if param.entity:
-            tables = [data.owner[param.entity][0]] if param.entity in data.owner else [
-                t for t, _ in data.entity_columns.get(param.entity, [])
-            ]
+            tables = (
+                [data.owner[param.entity][0]]
+                if param.entity in data.owner
+                else [t for t, _ in data.entity_columns.get(param.entity, [])]
+            )
         else:
             tables = [t for t, cols in data.table_columns.items() if param.name in cols]
         rows = [i for t in tables for i in data.by_table.get(t, [])]
@@ -316,14 +329,23 @@ def _related_value(
         if anywhere:
             pools.append(anywhere)
     elif rng.random() < 0.5:  # a value of the same column from any row: a real but different value
-        anywhere = [v for t, cols in data.table_columns.items() if param.name in cols
-                    for i in data.by_table.get(t, []) if data.fits(item_schema, v := data.rows[i][1].get(param.name))]
+        anywhere = [
+            v
+            for t, cols in data.table_columns.items()
+            if param.name in cols
+            for i in data.by_table.get(t, [])
+            if data.fits(item_schema, v := data.rows[i][1].get(param.name))
+        ]
         if anywhere:
             pools.insert(0, anywhere)
     if not pools:
         return _NONE
     # Nearest rows first: the first pool almost always, a farther one now and then.
-    count = min(max(length, int(schema.get("minItems", 1))), int(schema.get("maxItems", length))) if is_array else 1
+    count = (
+        min(max(length, int(schema.get("minItems", 1))), int(schema.get("maxItems", length)))
+        if is_array
+        else 1
+    )
     pool = pools[0]
     for candidate in pools[1:]:
         if len(pool) >= count and rng.random() >= 0.1:
@@ -369,8 +391,8 @@ def _from_schema(schema: dict[str, Any], rng: random.Random) -> Any:
         low, high = int(schema.get("minimum", 0)), int(schema.get("maximum", 100))
         return rng.randint(low, max(low, high))
     if kind == "number":
-        low, high = float(schema.get("minimum", 0)), float(schema.get("maximum", 100))
-        return round(rng.uniform(low, max(low, high)), 2)
+        lowest, highest = float(schema.get("minimum", 0)), float(schema.get("maximum", 100))
+        return round(rng.uniform(lowest, max(lowest, highest)), 2)
     if kind == "boolean":
         return rng.random() < 0.5
     if kind == "array":
@@ -403,7 +425,9 @@ _FORMATS = {
 # ---------------------------------------------------------------- boundary and invalid values
 
 
-def _boundary_arguments(params: list[_Param], base: dict[str, Any], data: _Data, rng: random.Random) -> list[dict[str, Any]]:
+def _boundary_arguments(
+    params: list[_Param], base: dict[str, Any], data: _Data, rng: random.Random
+) -> list[dict[str, Any]]:
     if not base and any(p.required for p in params):
         return []
     found: list[dict[str, Any]] = []
@@ -442,8 +466,15 @@ def _wrong_type(schema: dict[str, Any]) -> Any:
     kind = schema.get("type")
     if isinstance(kind, list):
         kind = kind[0]
-    return {"string": 12345, "integer": "twelve", "number": "a lot", "boolean": "yes", "array": "not a list",
-            "object": ["not", "an", "object"], "null": 0}.get(kind, {"unexpected": True})
+    return {
+        "string": 12345,
+        "integer": "twelve",
+        "number": "a lot",
+        "boolean": "yes",
+        "array": "not a list",
+        "object": ["not", "an", "object"],
+        "null": 0,
+    }.get(str(kind), {"unexpected": True})
 
 
 def _unknown_id(param: _Param, data: _Data) -> Any:

@@ -56,7 +56,7 @@ def network_namespace_available() -> bool:
     if unshare is None:
         return False
     try:
-        probe = subprocess.run([unshare, "-n", "true"], capture_output=True, timeout=10)
+        probe = subprocess.run([unshare, "-n", "true"], capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
@@ -94,7 +94,9 @@ def run_in_sandbox(job: dict[str, Any], limits: SandboxLimits = SandboxLimits())
     answer: dict[str, Any] | None = None
     if failure is None:
         if proc.returncode < 0:
-            failure = f"killed by signal {signal.Signals(-proc.returncode).name}" + _limit_hint(-proc.returncode)
+            failure = f"killed by signal {signal.Signals(-proc.returncode).name}" + _limit_hint(
+                -proc.returncode
+            )
         elif proc.returncode != 0:
             failure = f"worker exited with status {proc.returncode}: {stderr.strip().splitlines()[-1:] or ''}"
         else:

@@ -55,10 +55,16 @@ def check_over_stdio(
             anyio.run(_drive, workdir, str(request), spec, replays, limits.wall_seconds)
         except _Mismatch as exc:
             probe = exc.probe
-            failed = FailedProbe(id=probe["id"], kind=probe["kind"], arguments=probe["arguments"]) if probe else None
+            failed = (
+                FailedProbe(id=probe["id"], kind=probe["kind"], arguments=probe["arguments"])
+                if probe
+                else None
+            )
             return CheckResult(check="stdio", status="failed", reason=str(exc), probe=failed)
         except TimeoutError:
-            return CheckResult(check="stdio", status="failed", reason=f"no answer within {limits.wall_seconds:g} s")
+            return CheckResult(
+                check="stdio", status="failed", reason=f"no answer within {limits.wall_seconds:g} s"
+            )
         except Exception as exc:  # noqa: BLE001 - a broken server shows up as any client error
             leaf = _first_leaf(exc)
             return CheckResult(check="stdio", status="failed", reason=f"{type(leaf).__name__}: {leaf}"[:400])
@@ -73,13 +79,17 @@ def _first_leaf(exc: BaseException) -> BaseException:
     return exc
 
 
-async def _drive(workdir: str, request: str, spec: dict[str, Any], replays: list[dict[str, Any]], timeout: float) -> None:
+async def _drive(
+    workdir: str, request: str, spec: dict[str, Any], replays: list[dict[str, Any]], timeout: float
+) -> None:
     from mcp import Client, StdioServerParameters
 
     from envfactory_mcp.runtime import CONTROL_PREFIX
 
     command = worker_command(f"serve_main({request!r})")
-    params = StdioServerParameters(command=command[0], args=command[1:], env=sandbox_environment(workdir), cwd=workdir)
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], env=sandbox_environment(workdir), cwd=workdir
+    )
     with anyio.fail_after(timeout):
         async with Client(params) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -87,7 +97,9 @@ async def _drive(workdir: str, request: str, spec: dict[str, Any], replays: list
             declared = {tool["name"] for tool in spec["tools"]}
             if served != declared:
                 missing, extra = sorted(declared - served), sorted(served - declared)
-                raise _Mismatch(f"tools listed over stdio differ from the spec: missing {missing}, unexpected {extra}")
+                raise _Mismatch(
+                    f"tools listed over stdio differ from the spec: missing {missing}, unexpected {extra}"
+                )
             for tool in spec["tools"]:
                 if listed[tool["name"]].input_schema != tool["input_schema"]:
                     raise _Mismatch(f"{tool['name']}: the input schema served differs from the spec's")
@@ -100,9 +112,13 @@ async def _replay(client: Any, replay: dict[str, Any]) -> None:
     result = await client.call_tool(replay["tool"], replay["arguments"])
     if result.is_error:
         text = " ".join(getattr(block, "text", "") for block in result.content)
-        raise _Mismatch(f"{replay['tool']}: failed over stdio ({text[:200]}) but succeeded in the sandbox", replay)
+        raise _Mismatch(
+            f"{replay['tool']}: failed over stdio ({text[:200]}) but succeeded in the sandbox", replay
+        )
     if result.structured_content != replay["output"]:
         raise _Mismatch(f"{replay['tool']}: output over stdio differs from the sandboxed run's", replay)
     state = (await client.call_tool("control.state_hash", {})).structured_content or {}
     if state.get("state_hash") != replay["state_hash"]:
-        raise _Mismatch(f"{replay['tool']}: state after the call over stdio differs from the sandboxed run's", replay)
+        raise _Mismatch(
+            f"{replay['tool']}: state after the call over stdio differs from the sandboxed run's", replay
+        )

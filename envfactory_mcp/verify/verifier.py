@@ -24,6 +24,7 @@ from envfactory_mcp.emit.write import write_package
 from envfactory_mcp.env.environment import Environment
 from envfactory_mcp.errors import EnvFactoryError, SpecError
 from envfactory_mcp.spec import parse_spec
+from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.checks import environment_failure, judge_tools
 from envfactory_mcp.verify.probes import ProbeBudget
 from envfactory_mcp.verify.report import (
@@ -33,7 +34,6 @@ from envfactory_mcp.verify.report import (
     ToolReport,
     VerificationReport,
 )
-from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.sandbox import SandboxLimits
 from envfactory_mcp.verify.static_gate import check_tool_code
 
@@ -51,15 +51,15 @@ class NotAPackageError(EnvFactoryError):
 
 @dataclass(frozen=True)
 class VerifyOptions:
-    limits: SandboxLimits = SandboxLimits()
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
     call_seconds: float = 2.0  # one tool call; a hang is cut off after this
-    budget: ProbeBudget = ProbeBudget()
+    budget: ProbeBudget = field(default_factory=ProbeBudget)
     probe_seed: int = 0
     stdio: bool = True
     extra_job: dict[str, Any] = field(default_factory=dict)  # passed to the worker as is (tests)
 
 
-def verify_environment(env: Environment, options: VerifyOptions = VerifyOptions()) -> VerificationReport:
+def verify_environment(env: Environment, options: VerifyOptions | None = None) -> VerificationReport:
     """Render ``env`` to a temporary package and verify that."""
     staging = Path(tempfile.mkdtemp(prefix=f"envfactory-verify-{env.spec.name}-"))
     try:
@@ -89,8 +89,9 @@ def subject_digests(package_dir: Path) -> dict[str, str]:
     }
 
 
-def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> VerificationReport:
+def verify_package(folder: Path, options: VerifyOptions | None = None) -> VerificationReport:
     """Run every stage on the package in ``folder``; the report says what passed and why not."""
+    options = options or VerifyOptions()
     root, pkg = locate_package(folder)
     package_dir = root / pkg
     timings: dict[str, float] = {}
@@ -108,7 +109,9 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
             env_checks.get(c) or CheckResult(check=c, status="not run", reason="an earlier stage failed")
             for c in ENVIRONMENT_CHECKS
         ]
-        passed = all(c.status == "passed" for c in environment) and all(t.passed for t in tools) and bool(tools)
+        passed = (
+            all(c.status == "passed" for c in environment) and all(t.passed for t in tools) and bool(tools)
+        )
         return VerificationReport(
             env=name,
             passed=passed,
@@ -117,7 +120,8 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
             sandbox=SandboxInfo(
                 network_isolated=isolated,
                 warning=None if isolated else NO_NETWORK_NAMESPACE,
-                limits={k: float(v) for k, v in vars(options.limits).items()} | {"call_seconds": options.call_seconds},
+                limits={k: float(v) for k, v in vars(options.limits).items()}
+                | {"call_seconds": options.call_seconds},
             ),
             environment=environment,
             tools=tools,
@@ -146,17 +150,25 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
     # 2. runtime intact ----------------------------------------------------------------
     expected = vendored_runtime()
     runtime_dir = package_dir / "runtime"
-    present = {p.name: p.read_text(encoding="utf-8") for p in sorted(runtime_dir.glob("*.py"))} if runtime_dir.is_dir() else {}
+    present = (
+        {p.name: p.read_text(encoding="utf-8") for p in sorted(runtime_dir.glob("*.py"))}
+        if runtime_dir.is_dir()
+        else {}
+    )
     differing = sorted(n for n in expected.keys() | present.keys() if expected.get(n) != present.get(n))
     record(
         "runtime_intact",
-        f"runtime/ differs from envfactory-mcp {__version__}'s in {', '.join(differing)} (rebuild the package)" if differing else "",
+        f"runtime/ differs from envfactory-mcp {__version__}'s in {', '.join(differing)} (rebuild the package)"
+        if differing
+        else "",
         failed=bool(differing),
     )
 
     # 3. static gate --------------------------------------------------------------------
     violations = check_tool_code(tools_source, filename=f"{pkg}/tools.py")
-    shown = "; ".join(str(v) for v in violations[:5]) + (f"; and {len(violations) - 5} more" if len(violations) > 5 else "")
+    shown = "; ".join(str(v) for v in violations[:5]) + (
+        f"; and {len(violations) - 5} more" if len(violations) > 5 else ""
+    )
     record("static_gate", shown, failed=bool(violations))
     timings["static"] = time.perf_counter() - t0
 
@@ -187,7 +199,13 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
                 ToolReport(
                     tool=tool_name,
                     effect=next((t["effect"] for t in spec["tools"] if t["name"] == tool_name), "read"),
-                    checks=[CheckResult(check="sandbox", status="failed", reason=f"{result.failure} during probe {probe_id}")],
+                    checks=[
+                        CheckResult(
+                            check="sandbox",
+                            status="failed",
+                            reason=f"{result.failure} during probe {probe_id}",
+                        )
+                    ],
                 )
             )
         return finish(name)
@@ -199,7 +217,11 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
         refused = answer.get("refused") or []
         record("tools_load", answer["error"], failed=True)
         if refused:
-            record("sandbox", f"tools.py tried {refused[0]} while loading, which the sandbox refused", failed=True)
+            record(
+                "sandbox",
+                f"tools.py tried {refused[0]} while loading, which the sandbox refused",
+                failed=True,
+            )
         return finish(name)
     if answer.get("stage") != "done":
         record("sandbox", f"unexpected answer from the sandbox: {str(answer)[:200]}", failed=True)
@@ -207,17 +229,27 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
     record("tools_load")
     tools.extend(judge_tools(spec, answer))
     escaped = [t.tool for t in tools if any(c.check == "sandbox" and c.failed for c in t.checks)]
-    record("sandbox", f"tool(s) {', '.join(escaped)} broke the sandbox's rules (see their checks)" if escaped else "", failed=bool(escaped))
+    record(
+        "sandbox",
+        f"tool(s) {', '.join(escaped)} broke the sandbox's rules (see their checks)" if escaped else "",
+        failed=bool(escaped),
+    )
     results = answer["results"]
     bad_resets = [r for r in results if "reset_hash" in r and r["reset_hash"] != answer["seed_state_hash"]]
     record(
         "reset",
-        f"after {bad_resets[0]['tool']} ({bad_resets[0]['id']}) a reset did not restore the seed state" if bad_resets else "",
+        f"after {bad_resets[0]['tool']} ({bad_resets[0]['id']}) a reset did not restore the seed state"
+        if bad_resets
+        else "",
         failed=bool(bad_resets),
     )
 
     # 5. the emitted package over stdio, only when everything before it passed -------------
-    if options.stdio and all(c.status == "passed" for c in env_checks.values()) and all(t.passed for t in tools):
+    if (
+        options.stdio
+        and all(c.status == "passed" for c in env_checks.values())
+        and all(t.passed for t in tools)
+    ):
         from envfactory_mcp.verify.stdio_check import check_over_stdio
 
         t0 = time.perf_counter()
@@ -225,7 +257,9 @@ def verify_package(folder: Path, options: VerifyOptions = VerifyOptions()) -> Ve
         env_checks["stdio"] = check_over_stdio(root, pkg, spec, replays, options.limits)
         timings["stdio"] = time.perf_counter() - t0
     elif not options.stdio:
-        env_checks["stdio"] = CheckResult(check="stdio", status="not run", reason="skipped on request (--no-stdio)")
+        env_checks["stdio"] = CheckResult(
+            check="stdio", status="not run", reason="skipped on request (--no-stdio)"
+        )
     return finish(name)
 
 

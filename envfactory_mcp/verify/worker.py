@@ -20,12 +20,43 @@ import types
 from typing import Any
 
 _BLOCKED_EVENTS = (
-    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-    "pty.spawn", "os.kill", "os.killpg", "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
-    "socket.getaddrinfo", "socket.gethostbyname", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
-    "os.remove", "os.rmdir", "os.rename", "os.unlink", "os.truncate", "os.chmod", "os.chown", "os.link",
-    "os.symlink", "os.mkdir", "os.chdir", "shutil.rmtree", "shutil.move", "shutil.copyfile",
-    "sqlite3.enable_load_extension", "sqlite3.load_extension", "webbrowser.open", "urllib.Request",
+    "subprocess.Popen",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "pty.spawn",
+    "os.kill",
+    "os.killpg",
+    "socket.connect",
+    "socket.bind",
+    "socket.sendto",
+    "socket.sendmsg",
+    "socket.getaddrinfo",
+    "socket.gethostbyname",
+    "ctypes.dlopen",
+    "ctypes.dlsym",
+    "ctypes.cdata",
+    "os.remove",
+    "os.rmdir",
+    "os.rename",
+    "os.unlink",
+    "os.truncate",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.mkdir",
+    "os.chdir",
+    "shutil.rmtree",
+    "shutil.move",
+    "shutil.copyfile",
+    "sqlite3.enable_load_extension",
+    "sqlite3.load_extension",
+    "webbrowser.open",
+    "urllib.Request",
 )
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -65,7 +96,9 @@ def install_guard(workdir: str) -> list[str]:
                 return
             if not isinstance(path, str | bytes) or not os.path.realpath(os.fsdecode(path)).startswith(root):
                 refused.append(f"writing {path!r}")
-                raise SandboxViolation(f"sandbox: writing {path!r} is not allowed (only the sandbox's own directory)")
+                raise SandboxViolation(
+                    f"sandbox: writing {path!r} is not allowed (only the sandbox's own directory)"
+                )
 
     sys.addaudithook(guard)
     return refused
@@ -94,7 +127,9 @@ def _table_digests(db: Any, order_by: dict[str, str]) -> dict[str, str]:
     """sha256 of each table's rows in primary-key order: the cheap fingerprint of a state
     (a third of the cost of the canonical dump), used to compare states and name tables."""
     return {
-        table: hashlib.sha256(repr(db.execute(f'SELECT * FROM "{table}" ORDER BY {order}').fetchall()).encode()).hexdigest()
+        table: hashlib.sha256(
+            repr(db.execute(f'SELECT * FROM "{table}" ORDER BY {order}').fetchall()).encode()
+        ).hexdigest()
         for table, order in order_by.items()
     }
 
@@ -145,7 +180,9 @@ class ProbeRunner:
         if first.get("timeout"):
             return result
         output = result.pop("output", None)
-        if result["ok"] and probe["tool"] not in self.shown:  # one real output per tool, for replay over stdio
+        if (
+            result["ok"] and probe["tool"] not in self.shown
+        ):  # one real output per tool, for replay over stdio
             self.shown.add(probe["tool"])
             result["output"] = output
             result["state_hash"] = self._state_hash(self.session.db)
@@ -169,8 +206,13 @@ class ProbeRunner:
             outcome = self.toolbox.call(db, probe["tool"], probe["arguments"])
         except CallTimeout:
             self._abandon_call()
-            return {"ok": False, "timeout": True, "seconds": time.perf_counter() - started,
-                    "error": f"no answer within {self.call_seconds:g} s", "refused": self.refused[refused_before:]}
+            return {
+                "ok": False,
+                "timeout": True,
+                "seconds": time.perf_counter() - started,
+                "error": f"no answer within {self.call_seconds:g} s",
+                "refused": self.refused[refused_before:],
+            }
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.deadline = float("inf")
@@ -222,7 +264,7 @@ def _load(job: dict[str, Any], workdir: str) -> tuple[dict[str, Any] | None, Pro
     runner.refused = install_guard(workdir)
     module = types.ModuleType("tools_under_test")
     try:
-        exec(compile(job["tools_source"], "tools.py", "exec"), module.__dict__)
+        exec(compile(job["tools_source"], "tools.py", "exec"), module.__dict__)  # noqa: S102 - the code under test, in the sandbox
         runner.toolbox = Toolbox(job["spec"], module)
     except BaseException as exc:  # noqa: BLE001 - the load of foreign code may raise anything
         answer = {"stage": "load", "error": f"{type(exc).__name__}: {exc}", "refused": runner.refused}
@@ -236,7 +278,12 @@ def run_probes(job: dict[str, Any], workdir: str) -> dict[str, Any]:
     if runner is None:
         return failure or {}
     results = [runner.run({"kind": "given", **probe}) for probe in job["probes"]]
-    return {"stage": "done", "seed_hash": runner.seed_hash, "seed_state_hash": runner.seed_state_hash, "results": results}
+    return {
+        "stage": "done",
+        "seed_hash": runner.seed_hash,
+        "seed_state_hash": runner.seed_state_hash,
+        "results": results,
+    }
 
 
 def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:

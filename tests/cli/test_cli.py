@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from paths import SERVERS_DIR
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
-from paths import SERVERS_DIR
 
 runner = CliRunner()
 

@@ -4,12 +4,12 @@ and each carries a passing verification report that vouches for exactly those fi
 from __future__ import annotations
 
 import pytest
+from paths import SERVERS_DIR
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit import package_name, read_package, render_package
 from envfactory_mcp.env import build_env
 from envfactory_mcp.verify.verifier import read_report, report_relpath, subject_digests
-from paths import SERVERS_DIR
 
 
 @pytest.mark.parametrize("name", blueprint_names())

@@ -9,7 +9,6 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-
 from paths import SERVERS_DIR
 
 pytestmark = pytest.mark.slow

@@ -6,9 +6,9 @@ import dataclasses
 import random
 import sqlite3
 
+import mini_env
 import pytest
 
-import mini_env
 from envfactory_mcp.env import build_env, schema_sql, seed_sql
 from envfactory_mcp.errors import SeedError
 from envfactory_mcp.spec import parse_spec

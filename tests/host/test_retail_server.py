@@ -7,10 +7,10 @@ import sys
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
-
-from envfactory_mcp.env import Environment
 from paths import ROOT, SERVERS_DIR
 from servers import http_server
+
+from envfactory_mcp.env import Environment
 
 pytestmark = pytest.mark.slow
 

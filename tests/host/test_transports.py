@@ -8,11 +8,11 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from servers import http_server
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime import SESSION_META_KEY
-from servers import http_server
 
 pytestmark = pytest.mark.slow
 TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}

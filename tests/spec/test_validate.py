@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+import mini_env
 import pytest
 
-import mini_env
 from envfactory_mcp.errors import SpecError
 from envfactory_mcp.spec import dump_spec, load_spec, parse_spec
 

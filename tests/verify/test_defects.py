@@ -35,7 +35,9 @@ def test_each_injected_defect_is_rejected_for_the_right_reason(
         listener.listen()
         listener.setblocking(False)
         markers = {"path": str(marker_file), "port": str(listener.getsockname()[1])}
-        folder = write_package(inject(retail_files, "retail_mcp", defect, markers), tmp_path / "pkg" / "retail")
+        folder = write_package(
+            inject(retail_files, "retail_mcp", defect, markers), tmp_path / "pkg" / "retail"
+        )
         report = verify_package(folder, OPTIONS)
         with pytest.raises(BlockingIOError):
             listener.accept()  # nothing connected to the host, whatever the defect tried

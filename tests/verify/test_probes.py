@@ -41,7 +41,9 @@ def test_same_seed_same_probes(retail_env: Environment):
     assert everything(5) != everything(6)
 
 
-def test_valid_probes_are_schema_valid_and_use_real_ids(retail_env: Environment, retail_probers: dict[str, ToolProber]):
+def test_valid_probes_are_schema_valid_and_use_real_ids(
+    retail_env: Environment, retail_probers: dict[str, ToolProber]
+):
     orders = {o["order_id"]: o for o in retail_env.seed_state["orders"]}
     items = {i["item_id"] for i in retail_env.seed_state["items"]}
     tool = next(t for t in retail_env.spec.tools if t.name == "exchange_delivered_order_items")
@@ -55,18 +57,26 @@ def test_valid_probes_are_schema_valid_and_use_real_ids(retail_env: Environment,
         assert len(args["item_ids"]) == len(args["new_item_ids"])  # parallel arrays get one length
 
 
-def test_related_sampling_keeps_ids_consistent(retail_env: Environment, retail_probers: dict[str, ToolProber]):
+def test_related_sampling_keeps_ids_consistent(
+    retail_env: Environment, retail_probers: dict[str, ToolProber]
+):
     """Most calls pair an order with its own items and its own user's payment methods."""
     lines = {(l["order_id"], l["item_id"]) for l in retail_env.seed_state["order_items"]}
     owner = {o["order_id"]: o["user_id"] for o in retail_env.seed_state["orders"]}
     method_owner = {m["payment_method_id"]: m["user_id"] for m in retail_env.seed_state["payment_methods"]}
     probes = first_valid(retail_probers["return_delivered_order_items"], 60)
-    own_items = sum(all((p["arguments"]["order_id"], i) in lines for i in p["arguments"]["item_ids"]) for p in probes)
-    own_methods = sum(method_owner[p["arguments"]["payment_method_id"]] == owner[p["arguments"]["order_id"]] for p in probes)
+    own_items = sum(
+        all((p["arguments"]["order_id"], i) in lines for i in p["arguments"]["item_ids"]) for p in probes
+    )
+    own_methods = sum(
+        method_owner[p["arguments"]["payment_method_id"]] == owner[p["arguments"]["order_id"]] for p in probes
+    )
     assert own_items >= 40 and own_methods >= 40
 
 
-def test_unknown_ids_look_real_but_are_in_no_row(retail_env: Environment, retail_probers: dict[str, ToolProber]):
+def test_unknown_ids_look_real_but_are_in_no_row(
+    retail_env: Environment, retail_probers: dict[str, ToolProber]
+):
     orders = {o["order_id"] for o in retail_env.seed_state["orders"]}
     base = first_valid(retail_probers["get_order_details"], 1)[0]["arguments"]
     (unknown,) = [p for p in retail_probers["get_order_details"].others(base) if p["kind"] == "unknown_id"]
@@ -80,7 +90,9 @@ def test_invalid_and_hostile_probes_cover_each_parameter(retail_probers: dict[st
     others = prober.others(base)
     kinds = {p["kind"] for p in others}
     assert {"boundary", "missing", "wrong_type", "unknown_id", "hostile"} <= kinds
-    hostile_values = {v for p in others if p["kind"] == "hostile" for v in p["arguments"].values() if isinstance(v, str)}
+    hostile_values = {
+        v for p in others if p["kind"] == "hostile" for v in p["arguments"].values() if isinstance(v, str)
+    }
     assert any("DROP TABLE" in v for v in hostile_values) and any(len(v) >= 10_000 for v in hostile_values)
     assert any("\x00" in v for v in hostile_values) and len(HOSTILE_STRINGS) >= 4
     missing = [p for p in others if p["kind"] == "missing"]
@@ -90,7 +102,9 @@ def test_invalid_and_hostile_probes_cover_each_parameter(retail_probers: dict[st
 def test_a_budget_bounds_the_attempts(retail_env: Environment):
     spec = json.loads(dump_spec(retail_env.spec))
     budget = ProbeBudget(valid_attempts=5, attempts_before_dead=7)
-    prober = next(p for p in probers(spec, retail_env.seed_state, 0, budget) if p.name == "cancel_pending_order")
+    prober = next(
+        p for p in probers(spec, retail_env.seed_state, 0, budget) if p.name == "cancel_pending_order"
+    )
     assert len(list(prober.valid())) == 7  # nothing reported a success: the larger allowance applies
     prober.succeeded = 1
     assert len(list(prober.valid())) == 5

@@ -21,7 +21,12 @@ FAST = SandboxLimits(cpu_seconds=2, wall_seconds=15, memory_bytes=1 << 30)
 def job(env: Environment, noop_body: str, module_prelude: str = "") -> dict:
     """The mini bank with its ``noop`` tool replaced by ``noop_body``, probed once."""
     source = env.tools_source.replace("def noop(ctx):\n    return {}\n", "")
-    source = module_prelude + source + "\ndef noop(ctx):\n" + "".join(f"    {line}\n" for line in noop_body.splitlines())
+    source = (
+        module_prelude
+        + source
+        + "\ndef noop(ctx):\n"
+        + "".join(f"    {line}\n" for line in noop_body.splitlines())
+    )
     return {
         "kind": "probes",
         "spec": json.loads(dump_spec(env.spec)),

@@ -7,13 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from paths import SERVERS_DIR
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
 from envfactory_mcp.verify import sandbox, verifier
 from envfactory_mcp.verify.report import ENVIRONMENT_CHECKS, TOOL_CHECKS, VerificationReport
 from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
-from paths import SERVERS_DIR
 
 pytestmark = pytest.mark.slow
 NO_STDIO = VerifyOptions(stdio=False)
@@ -41,11 +41,17 @@ def test_every_retail_tool_met_valid_invalid_and_hostile_probes(retail_report: V
     for tool, counts in kinds.items():
         if tool == "list_all_product_types":  # no parameters: one call is all there is
             continue
-        assert counts.get("valid", 0) >= 1 and counts.get("missing", 0) >= 1 and counts.get("wrong_type", 0) >= 1
+        assert (
+            counts.get("valid", 0) >= 1 and counts.get("missing", 0) >= 1 and counts.get("wrong_type", 0) >= 1
+        )
     assert kinds["get_order_details"].get("unknown_id", 0) >= 1
     assert kinds["modify_pending_order_address"].get("hostile", 0) >= 5
     assert kinds["modify_pending_order_address"].get("boundary", 0) >= 1
-    for name in ("modify_pending_order_items", "return_delivered_order_items", "exchange_delivered_order_items"):
+    for name in (
+        "modify_pending_order_items",
+        "return_delivered_order_items",
+        "exchange_delivered_order_items",
+    ):
         assert kinds[name]["valid"] >= 1
 
 
@@ -103,7 +109,19 @@ def test_a_folder_without_a_package_is_a_clear_error(tmp_path: Path):
 
 def test_an_unparseable_spec_fails_the_spec_check_and_runs_nothing(tmp_path: Path):
     shutil.copytree(SERVERS_DIR / "retail", tmp_path / "retail")
-    (tmp_path / "retail" / "retail_mcp" / "data" / "spec.json").write_text('{"name": "retail"}', encoding="utf-8")
+    (tmp_path / "retail" / "retail_mcp" / "data" / "spec.json").write_text(
+        '{"name": "retail"}', encoding="utf-8"
+    )
     report = verify_package(tmp_path / "retail", NO_STDIO)
     statuses = {c.check: c.status for c in report.environment}
     assert statuses["spec"] == "failed" and statuses["tools_load"] == "not run" and not report.passed
+
+
+def test_a_seed_row_breaking_a_check_constraint_fails_schema_and_seed(tmp_path: Path):
+    shutil.copytree(SERVERS_DIR / "retail", tmp_path / "retail")
+    seed = tmp_path / "retail" / "retail_mcp" / "data" / "seed.sql"
+    text = seed.read_text(encoding="utf-8")
+    seed.write_text(text.replace("'pending'", "'lost in the post'", 1), encoding="utf-8")
+    report = verify_package(tmp_path / "retail", NO_STDIO)
+    reason = next(c.reason for c in report.environment if c.check == "schema_and_seed")
+    assert (None, "schema_and_seed") in report.failed_checks() and "CHECK constraint failed" in reason

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from .context import ToolContext, ToolError
 from .database import SessionDatabase, build_seed_image
-from .state import canonical_json, diff_states, dump_state, hash_state, primary_keys_of, restore_state, state_hash
+from .state import (
+    canonical_json,
+    diff_states,
+    dump_state,
+    hash_state,
+    primary_keys_of,
+    restore_state,
+    state_hash,
+)
 from .toolbox import CallOutcome, Toolbox
 
 if TYPE_CHECKING:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from .state import State, dump_state, hash_state, restore_state
 
-
 PAGE_SIZE = 1024
 MEMORY_CACHE_PAGES = 16
 
