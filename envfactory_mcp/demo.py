@@ -50,7 +50,9 @@ async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) 
     blueprint = load_blueprint(env_name)
     if blueprint.demo_calls is None:
         raise BlueprintError(f"blueprint {env_name!r} has no scripted demo session")
-    built = build_blueprint(settings, env_name)  # verified, or VerificationFailed and nothing emitted
+    # Verified, or VerificationFailed and nothing emitted. In a worker thread: verification
+    # drives its own event loop for the stdio stage.
+    built = await anyio.to_thread.run_sync(build_blueprint, settings, env_name)
     env, dest = built.env, built.package_dir
     script = blueprint.demo_calls(env.seed_state)
     calls: list[DemoCall] = []

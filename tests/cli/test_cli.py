@@ -91,3 +91,11 @@ def test_unknown_blueprint_and_unbuilt_server_are_clear_errors(tmp_path: Path):
     result = runner.invoke(app, ["serve", "retail", "--servers-dir", str(tmp_path)])
     assert result.exit_code == 1
     assert "no generated server for 'retail'" in result.output and "envfactory-mcp build retail" in result.output
+
+
+def test_demo_verifies_emits_serves_and_shows_the_state_diff(tmp_path: Path):
+    result = runner.invoke(app, ["demo", "retail", "--servers-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "verified in the sandbox:" in result.output and "every check passed" in result.output
+    assert "cancel_pending_order" in result.output and '"status"' in result.output
+    assert (tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").is_file()
