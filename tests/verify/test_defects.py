@@ -54,6 +54,22 @@ def test_each_injected_defect_is_rejected_for_the_right_reason(
         assert any(line.startswith(prefix) and len(line) > len(prefix) for line in lines), lines
     assert not marker_file.exists()
     assert os.listdir(marker_file.parent) == []
+    assert sandboxed_processes() == []  # every worker (and anything it started) is gone
+
+
+def sandboxed_processes() -> list[str]:
+    """Command lines of live processes running the sandbox worker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "from envfactory_mcp.verify import worker" in cmdline:
+            found.append(cmdline)
+    return found
 
 
 def test_the_catalogue_covers_every_defect_the_issue_names():
