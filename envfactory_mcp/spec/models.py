@@ -91,6 +91,11 @@ class ToolSpec(_Model):
         description="Output path -> entity type. Paths use dots for objects and [] for array "
         "items: 'user_id', 'orders[]', 'payment_methods[].payment_method_id'.",
     )
+    claims: list[str] = Field(
+        default_factory=list,
+        description="Output paths (no []) whose values the agent must tell the user after this call, "
+        "e.g. 'totals.refunded' or 'status'. Task synthesis turns them into the claims scoring checks.",
+    )
     destructive: bool | None = Field(
         default=None, description="MCP destructiveHint; defaults to True for writes."
     )

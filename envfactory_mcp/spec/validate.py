@@ -99,6 +99,9 @@ def _check_tool(tool: ToolSpec, tables: dict[str, TableSpec]) -> None:
     for path in tool.outputs:
         if not _path_exists(tool.output_schema, path):
             raise SpecError(f"{here}.outputs[{path}]", "path does not exist in the output schema")
+    for i, path in enumerate(tool.claims):
+        if "[]" in path or not _path_exists(tool.output_schema, path):
+            raise SpecError(f"{here}.claims[{i}]", f"{path!r} is not a path to one value of the output schema")
 
 
 def _check_json_schema(schema: dict[str, Any], where: str) -> None:

@@ -151,6 +151,7 @@ def _tool(
     reads: list[str] | None = None,
     writes: list[str] | None = None,
     outputs: dict[str, str] | None = None,
+    claims: list[str] | None = None,
     **hints: bool,
 ) -> ToolSpec:
     return ToolSpec(
@@ -164,6 +165,7 @@ def _tool(
         output_schema=output_schema,
         params={k: param for k, (_, param) in inputs.items()},
         outputs=outputs or {},
+        claims=claims or [],
         **hints,
     )
 
@@ -250,6 +252,7 @@ def build_tools() -> list[ToolSpec]:
             ORDER_OUT,
             reads=ORDER_VIEW_READS,
             outputs=ORDER_OUTPUTS,
+            claims=["status"],
         ),
         _tool(
             "get_product_details",
@@ -347,6 +350,7 @@ def build_tools() -> list[ToolSpec]:
             reads=MONEY_READS,
             writes=["order_items", "orders", "payment_methods", "payments"],
             outputs=ORDER_OUTPUTS,
+            claims=["totals.items_total"],
         ),
         _tool(
             "cancel_pending_order",
@@ -366,6 +370,7 @@ def build_tools() -> list[ToolSpec]:
             reads=MONEY_READS,
             writes=["orders", "payment_methods", "payments"],
             outputs=ORDER_OUTPUTS,
+            claims=["status", "totals.refunded"],
         ),
         _tool(
             "return_delivered_order_items",
@@ -387,6 +392,7 @@ def build_tools() -> list[ToolSpec]:
             reads=MONEY_READS,
             writes=["order_items", "orders", "payment_methods", "payments"],
             outputs=ORDER_OUTPUTS,
+            claims=["status", "totals.refunded"],
         ),
         _tool(
             "exchange_delivered_order_items",
@@ -412,6 +418,7 @@ def build_tools() -> list[ToolSpec]:
             reads=MONEY_READS,
             writes=["order_items", "orders", "payment_methods", "payments"],
             outputs=ORDER_OUTPUTS,
+            claims=["status"],
         ),
         _tool(
             "calculate",
@@ -425,6 +432,7 @@ def build_tools() -> list[ToolSpec]:
                 )
             },
             _obj({"expression": TEXT, "result": {"type": "number"}}),
+            claims=["result"],
         ),
         _tool(
             "transfer_to_human_agents",

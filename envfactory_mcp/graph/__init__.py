@@ -1,0 +1,5 @@
+"""Tool dependency graph (networkx) from spec declarations, and tool-chain samplers."""
+
+from envfactory_mcp.graph.build import Param, Producer, ToolGraph, build_graph, split_tool_id, tool_id
+
+__all__ = ["Param", "Producer", "ToolGraph", "build_graph", "split_tool_id", "tool_id"]

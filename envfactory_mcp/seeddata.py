@@ -1,0 +1,323 @@
+"""The seed state as a source of realistic values: ids that exist, and values that belong together.
+
+A tool call that needs several ids (an order, items of that order, a payment method of
+the order's user) only makes sense when they come from related rows. ``SeedData``
+indexes the seed state by entity value; two rows are one hop apart when they share an
+entity value (an order row and its order_items rows share the order id). ``valid_arguments``
+draws schema-shaped arguments for a tool from rows near a random anchor row.
+
+Used by the verifier's probes (inside the sandbox, so this module imports only the
+standard library and ``jsonschema_rs``) and by the task oracle.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+Row = dict[str, Any]
+State = dict[str, list[Row]]
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    schema: dict[str, Any]
+    required: bool
+    entity: str | None
+
+
+class SeedData:
+    """The seed state indexed by entity value, for related-row sampling."""
+
+    def __init__(self, spec: dict[str, Any], state: State) -> None:
+        self.rows: list[tuple[str, Row]] = []
+        self.entity_columns: dict[str, list[tuple[str, str]]] = defaultdict(list)  # entity -> (table, column)
+        self.owner: dict[str, tuple[str, str]] = {}  # entity -> (table, pk column) of the table it names
+        self.table_columns: dict[str, dict[str, str | None]] = {}
+        self.enum_columns: dict[str, list[str]] = {}
+        for table in spec["tables"]:
+            self.enum_columns[table["name"]] = [c["name"] for c in table["columns"] if c.get("enum")]
+            pk = table["primary_key"]
+            cols: dict[str, str | None] = {}
+            for col in table["columns"]:
+                entity = col.get("entity") or (table.get("entity") if pk == [col["name"]] else None)
+                cols[col["name"]] = entity
+                if entity:
+                    self.entity_columns[entity].append((table["name"], col["name"]))
+            self.table_columns[table["name"]] = cols
+            if table.get("entity") and len(pk) == 1:
+                self.owner[table["entity"]] = (table["name"], pk[0])
+        self._fits_cache: dict[tuple[int, type, Any], bool] = {}
+        self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
+        self.by_table: dict[str, list[int]] = defaultdict(list)
+        for table_name in sorted(state):
+            cols = self.table_columns.get(table_name, {})
+            for row in state[table_name]:
+                index = len(self.rows)
+                self.rows.append((table_name, row))
+                self.by_table[table_name].append(index)
+                for col, entity in cols.items():
+                    if entity and row.get(col) is not None:
+                        self.by_value[(entity, row[col])].append(index)
+
+    def known(self, entity: str) -> set[Any]:
+        """Every value of ``entity`` that exists (the owning table's ids, else any mention)."""
+        if entity in self.owner:
+            table, col = self.owner[entity]
+            return {self.rows[i][1][col] for i in self.by_table[table]}
+        return {v for (e, v) in self.by_value if e == entity}
+
+    def owner_row(self, entity: str, value: Any) -> int | None:
+        """The row of the table that ``entity`` names whose id is ``value``."""
+        if entity not in self.owner:
+            return None
+        table = self.owner[entity][0]
+        return next((i for i in self.by_value.get((entity, value), []) if self.rows[i][0] == table), None)
+
+    def values_of(self, entity: str) -> list[Any]:
+        return sorted(self.known(entity), key=repr)
+
+    def related(self, anchor: int, depth: int = 3, per_level: int = 300) -> list[list[int]]:
+        """Rows by hop distance from ``anchor``: sharing an entity value is one hop."""
+        levels, seen = [[anchor]], {anchor}
+        for _ in range(depth):
+            nxt: list[int] = []
+            for index in levels[-1]:
+                table, row = self.rows[index]
+                for col, entity in self.table_columns[table].items():
+                    if not entity or row.get(col) is None:
+                        continue
+                    for other in self.by_value[(entity, row[col])]:
+                        if other not in seen:
+                            seen.add(other)
+                            nxt.append(other)
+            if not nxt:
+                break
+            levels.append(nxt[:per_level])
+        return levels
+
+    def column_values(self, rows: Iterable[int], param: ParamInfo) -> list[Any]:
+        """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name."""
+        found: dict[Any, None] = {}
+        for index in rows:
+            table, row = self.rows[index]
+            if param.entity:
+                for col, entity in self.table_columns[table].items():
+                    if entity == param.entity and row.get(col) is not None:
+                        found[row[col]] = None
+            elif row.get(param.name) is not None:
+                found[row[param.name]] = None
+        return list(found)
+
+    def fits(self, schema: dict[str, Any], value: Any) -> bool:
+        """``_fits``, remembered: the same few schemas meet the same values many times."""
+        key = (id(schema), type(value), value)
+        known = self._fits_cache.get(key)
+        if known is None:
+            known = self._fits_cache[key] = fits_schema(schema, value)
+        return known
+
+
+def tool_params(tool: dict[str, Any]) -> list[ParamInfo]:
+    """Parameters in the order calls are built: entities the user knows (an order number)
+    anchor a call, then the other entities, then the rest, each in declaration order
+    (``required`` keeps it; ``properties`` may have been sorted)."""
+    schema = tool["input_schema"]
+    props = schema.get("properties", {})
+    required = [n for n in schema.get("required", []) if n in props]
+    declared = tool.get("params", {})
+    names = required + [n for n in props if n not in required]
+
+    def rank(name: str) -> int:
+        info = declared.get(name) or {}
+        return 0 if info.get("entity") and info.get("user_provided") else 1 if info.get("entity") else 2
+
+    ordered = sorted(names, key=lambda n: (rank(n), names.index(n)))
+    return [ParamInfo(n, props[n], n in required, (declared.get(n) or {}).get("entity")) for n in ordered]
+
+
+# ---------------------------------------------------------------- valid values
+
+
+def valid_arguments(
+    params: list[ParamInfo], data: SeedData, rng: random.Random, anchor: int | None = None
+) -> dict[str, Any]:
+    """Arguments drawn from rows near ``anchor`` (default: a random row that can fill the
+    first data-backed parameter). Not checked against the schema: callers validate."""
+    if anchor is None:
+        anchor = anchor_row(params, data, rng)
+    levels = data.related(anchor) if anchor is not None else []
+    args: dict[str, Any] = {}
+    used: set[Any] = set()
+    first_of_entity: dict[str, Any] = {}
+    # Array parameters of one call often run in parallel (item_ids[i] -> new_item_ids[i]),
+    # so every array in a call gets the same length.
+    length = 1 if rng.random() < 0.7 else 2
+    for param in params:
+        if not param.required and rng.random() < 0.5:
+            continue
+        near = levels
+        if param.entity in first_of_entity:
+            # A second parameter of the same entity (new_item_ids after item_ids) usually
+            # means a sibling of the first value: look around that value's own row.
+            sibling = data.owner_row(param.entity, first_of_entity[param.entity])
+            if sibling is not None:
+                near = data.related(sibling, depth=2)[1:]
+        value = related_value(param, near, data, rng, used, length)
+        if value is _NONE:
+            value = value_from_schema(param.schema, rng)
+        args[param.name] = value
+        if param.entity and param.entity not in first_of_entity and value not in (None, []):
+            first_of_entity[param.entity] = value[0] if isinstance(value, list) else value
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str | int):
+                used.add(v)
+    return args
+
+
+class _Missing:
+    pass
+
+
+_NONE: Any = _Missing()
+
+
+def anchor_row(params: list[ParamInfo], data: SeedData, rng: random.Random) -> int | None:
+    """A random row of a table that can fill the first data-backed parameter."""
+    for param in params:
+        if param.entity:
+            tables = (
+                [data.owner[param.entity][0]]
+                if param.entity in data.owner
+                else [t for t, _ in data.entity_columns.get(param.entity, [])]
+            )
+        else:
+            tables = [t for t, cols in data.table_columns.items() if param.name in cols]
+        rows = [i for t in tables for i in data.by_table.get(t, [])]
+        if not rows:
+            continue
+        # Stratify by one categorical value (status = delivered, items_modified = 0, ...)
+        # so a rule that needs a rare value still gets its share of anchors.
+        strata = data.enum_columns.get(data.rows[rows[0]][0], [])
+        pairs = sorted({(c, data.rows[i][1].get(c)) for c in strata for i in rows}, key=repr)
+        if pairs:
+            column, value = rng.choice(pairs)
+            rows = [i for i in rows if data.rows[i][1].get(column) == value]
+        return rng.choice(rows)
+    return None
+
+
+def related_value(
+    param: ParamInfo, levels: list[list[int]], data: SeedData, rng: random.Random, used: set[Any], length: int
+) -> Any:
+    schema = param.schema
+    is_array = schema.get("type") == "array"
+    item_schema = schema.get("items", {}) if is_array else schema
+    if "enum" in item_schema or "const" in item_schema:
+        return _NONE
+    pools: list[list[Any]] = []
+    for level in levels:
+        values = [v for v in data.column_values(level, param) if v not in used and data.fits(item_schema, v)]
+        if values:
+            pools.append(values)
+    if param.entity:  # anywhere in the data, as the last resort
+        anywhere = [v for v in data.values_of(param.entity) if v not in used and data.fits(item_schema, v)]
+        if anywhere:
+            pools.append(anywhere)
+    elif rng.random() < 0.5:  # a value of the same column from any row: a real but different value
+        anywhere = [
+            v
+            for t, cols in data.table_columns.items()
+            if param.name in cols
+            for i in data.by_table.get(t, [])
+            if data.fits(item_schema, v := data.rows[i][1].get(param.name))
+        ]
+        if anywhere:
+            pools.insert(0, anywhere)
+    if not pools:
+        return _NONE
+    # Nearest rows first: the first pool almost always, a farther one now and then.
+    count = (
+        min(max(length, int(schema.get("minItems", 1))), int(schema.get("maxItems", length)))
+        if is_array
+        else 1
+    )
+    pool = pools[0]
+    for candidate in pools[1:]:
+        if len(pool) >= count and rng.random() >= 0.1:
+            break
+        pool = pool + [v for v in candidate if v not in pool] if len(pool) < count else candidate
+    if len(pool) < count:
+        return _NONE
+    return rng.sample(pool, count) if is_array else rng.choice(pool)
+
+
+def fits_schema(schema: dict[str, Any], value: Any) -> bool:
+    if value is None:
+        return False
+    kind = schema.get("type")
+    if kind == "string" and not isinstance(value, str):
+        return False
+    if kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+        return False
+    if kind == "number" and not isinstance(value, int | float):
+        return False
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", len(value)):
+            return False
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            return False
+    return True
+
+
+def value_from_schema(schema: dict[str, Any], rng: random.Random) -> Any:
+    """A value for a schema with no data behind it: enum, examples, then the type's range."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    if schema.get("examples"):
+        return rng.choice(schema["examples"])
+    if "default" in schema:
+        return schema["default"]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "integer":
+        low, high = int(schema.get("minimum", 0)), int(schema.get("maximum", 100))
+        return rng.randint(low, max(low, high))
+    if kind == "number":
+        lowest, highest = float(schema.get("minimum", 0)), float(schema.get("maximum", 100))
+        return round(rng.uniform(lowest, max(lowest, highest)), 2)
+    if kind == "boolean":
+        return rng.random() < 0.5
+    if kind == "array":
+        count = max(1, int(schema.get("minItems", 1)))
+        return [value_from_schema(schema.get("items", {}), rng) for _ in range(count)]
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: value_from_schema(props[k], rng) for k in schema.get("required", []) if k in props}
+    if kind == "null":
+        return None
+    fmt = schema.get("format")
+    if fmt in _FORMATS:
+        return _FORMATS[fmt]
+    low = int(schema.get("minLength", 1))
+    high = int(schema.get("maxLength", max(low, 12)))
+    word = rng.choice(["probe", "sample", "value", "test"])
+    return (word * (low // len(word) + 1))[: max(low, min(len(word), high))]
+
+
+_FORMATS = {
+    "email": "probe@example.com",
+    "date": "2026-01-15",
+    "date-time": "2026-01-15T10:00:00Z",
+    "time": "10:00:00",
+    "uri": "https://example.com/probe",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+}

@@ -1,0 +1,147 @@
+"""A real HTTP server that speaks OpenAI chat completions with scripted replies, for tests.
+
+Tests of the LLM path go through litellm and real HTTP to this server on 127.0.0.1, so
+they exercise what a real endpoint exercises (status codes, timeouts, JSON shapes)
+without a model. Standard library only; the server runs in a background thread.
+
+Each scripted reply answers one ``POST /v1/chat/completions``, in order:
+
+- ``{"content": "text"}``: an assistant message;
+- ``{"tool_calls": [{"name": ..., "arguments": "<raw JSON string>"}], "content": ...}``:
+  tool calls, the arguments sent exactly as given (possibly malformed);
+- ``{"status": 500, "body": ...}``: an error status (429, 400, ...) with an optional body
+  (a dict sent as JSON, a string sent as is; a default OpenAI-style error otherwise);
+- ``"delay": seconds`` in any reply: sleep before answering, to provoke client timeouts;
+- ``"usage": {...}`` in a successful reply: replaces the default token counts.
+
+When the script runs out the server answers 500 with an error saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SCRIPTED_USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+class ScriptedOpenAIServer(ThreadingHTTPServer):
+    """The server and its script; read ``base_url``, ``requests`` and ``remaining``."""
+
+    daemon_threads = True
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        super().__init__(("127.0.0.1", 0), _ScriptedHandler)
+        self._script = list(replies)
+        self._lock = threading.Lock()
+        self.requests: list[dict[str, Any]] = []
+        # Set on shutdown so handlers sleeping through a scripted delay wake up at once.
+        self.stopping = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    def take_reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
+        """Record one request and pop its reply; ``(number, None)`` when the script is spent."""
+        with self._lock:
+            self.requests.append(body)
+            return len(self.requests), (self._script.pop(0) if self._script else None)
+
+
+class _ScriptedHandler(BaseHTTPRequestHandler):
+    server: ScriptedOpenAIServer
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        try:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._send(400, _error_body(f"request body is not JSON: {exc}", 400))
+            return
+        if not isinstance(body, dict):
+            self._send(400, _error_body("request body is not a JSON object", 400))
+            return
+        if body.get("stream"):
+            self._send(400, _error_body("the scripted server does not stream", 400))
+            return
+        number, reply = self.server.take_reply(body)
+        if reply is None:
+            self._send(500, _error_body(f"scripted server: script exhausted at request {number}", 500))
+            return
+        if self.server.stopping.wait(float(reply.get("delay", 0))):
+            return
+        if "status" in reply:
+            payload = reply.get("body", _error_body(f"scripted error {reply['status']}", reply["status"]))
+            self._send(int(reply["status"]), payload)
+            return
+        self._send(200, _completion(reply, number, str(body.get("model", "scripted"))))
+
+    def _send(self, status: int, payload: dict[str, Any] | str) -> None:
+        data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test); nothing left to tell it
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+
+def _error_body(message: str, status: int) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "scripted_error", "code": status}}
+
+
+def _completion(reply: dict[str, Any], number: int, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    calls = reply.get("tool_calls") or []
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_scripted_{number}_{index}",
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
+            for index, call in enumerate(calls)
+        ]
+    return {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
+        "usage": reply.get("usage", SCRIPTED_USAGE),
+    }
+
+
+@contextmanager
+def openai_server(replies: list[dict[str, Any]]) -> Iterator[ScriptedOpenAIServer]:
+    """Serve ``replies`` on a free 127.0.0.1 port for the duration of the block."""
+    server = ScriptedOpenAIServer(replies)
+    thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
