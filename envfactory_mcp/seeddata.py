@@ -101,11 +101,14 @@ class SeedData:
             levels.append(nxt[:per_level])
         return levels
 
-    def column_values(self, rows: Iterable[int], param: ParamInfo) -> list[Any]:
-        """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name."""
+    def column_values(self, rows: Iterable[int], param: ParamInfo, tables: set[str] | None = None) -> list[Any]:
+        """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name
+        (only in ``tables`` when given)."""
         found: dict[Any, None] = {}
         for index in rows:
             table, row = self.rows[index]
+            if tables is not None and not param.entity and table not in tables:
+                continue
             if param.entity:
                 for col, entity in self.table_columns[table].items():
                     if entity == param.entity and row.get(col) is not None:
@@ -158,6 +161,7 @@ def valid_arguments(
     # Array parameters of one call often run in parallel (item_ids[i] -> new_item_ids[i]),
     # so every array in a call gets the same length.
     length = 1 if rng.random() < 0.7 else 2
+    home = home_tables(params, data)
     for param in params:
         if not param.required and rng.random() < 0.5:
             continue
@@ -168,7 +172,7 @@ def valid_arguments(
             sibling = data.owner_row(param.entity, first_of_entity[param.entity])
             if sibling is not None:
                 near = data.related(sibling, depth=2)[1:]
-        value = related_value(param, near, data, rng, used, length)
+        value = related_value(param, near, data, rng, used, length, home)
         if value is _NONE:
             value = value_from_schema(param.schema, rng)
         args[param.name] = value
@@ -212,8 +216,26 @@ def anchor_row(params: list[ParamInfo], data: SeedData, rng: random.Random) -> i
     return None
 
 
+def home_tables(params: list[ParamInfo], data: SeedData) -> set[str] | None:
+    """Tables whose columns best match the tool's plain (non-entity) parameters: the values
+    of 'city', 'state' and 'zip' come from an address table, not from some other table that
+    happens to have a column called 'state'."""
+    names = {p.name for p in params if not p.entity}
+    if not names:
+        return None
+    scores = {t: len(names & cols.keys()) for t, cols in data.table_columns.items()}
+    best = max(scores.values(), default=0)
+    return {t for t, score in scores.items() if score == best} if best else None
+
+
 def related_value(
-    param: ParamInfo, levels: list[list[int]], data: SeedData, rng: random.Random, used: set[Any], length: int
+    param: ParamInfo,
+    levels: list[list[int]],
+    data: SeedData,
+    rng: random.Random,
+    used: set[Any],
+    length: int,
+    home: set[str] | None = None,
 ) -> Any:
     schema = param.schema
     is_array = schema.get("type") == "array"
@@ -222,7 +244,7 @@ def related_value(
         return _NONE
     pools: list[list[Any]] = []
     for level in levels:
-        values = [v for v in data.column_values(level, param) if v not in used and data.fits(item_schema, v)]
+        values = [v for v in data.column_values(level, param, home) if v not in used and data.fits(item_schema, v)]
         if values:
             pools.append(values)
     if param.entity:  # anywhere in the data, as the last resort
@@ -233,7 +255,7 @@ def related_value(
         anywhere = [
             v
             for t, cols in data.table_columns.items()
-            if param.name in cols
+            if param.name in cols and (home is None or t in home)
             for i in data.by_table.get(t, [])
             if data.fits(item_schema, v := data.rows[i][1].get(param.name))
         ]

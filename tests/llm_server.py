@@ -12,6 +12,8 @@ Each scripted reply answers one ``POST /v1/chat/completions``, in order:
 - ``{"status": 500, "body": ...}``: an error status (429, 400, ...) with an optional body
   (a dict sent as JSON, a string sent as is; a default OpenAI-style error otherwise);
 - ``"delay": seconds`` in any reply: sleep before answering, to provoke client timeouts;
+- ``"trickle": seconds`` in any reply: send the headers at once, then the body one byte
+  per interval, so no single read is slow but the whole answer is;
 - ``"usage": {...}`` in a successful reply: replaces the default token counts.
 
 When the script runs out the server answers 500 with an error saying so.
@@ -83,20 +85,27 @@ class _ScriptedHandler(BaseHTTPRequestHandler):
             return
         if self.server.stopping.wait(float(reply.get("delay", 0))):
             return
+        trickle = float(reply.get("trickle", 0))
         if "status" in reply:
-            payload = reply.get("body", _error_body(f"scripted error {reply['status']}", reply["status"]))
-            self._send(int(reply["status"]), payload)
-            return
-        self._send(200, _completion(reply, number, str(body.get("model", "scripted"))))
+            status = int(reply["status"])
+            self._send(status, reply.get("body", _error_body(f"scripted error {status}", status)), trickle)
+        else:
+            self._send(200, _completion(reply, number, str(body.get("model", "scripted"))), trickle)
 
-    def _send(self, status: int, payload: dict[str, Any] | str) -> None:
+    def _send(self, status: int, payload: dict[str, Any] | str, trickle: float = 0.0) -> None:
         data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            if not trickle:
+                self.wfile.write(data)
+                return
+            for index in range(len(data)):
+                if self.server.stopping.wait(trickle):
+                    return
+                self.wfile.write(data[index : index + 1])
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing left to tell it
 
@@ -125,9 +134,7 @@ def _completion(reply: dict[str, Any], number: int, model: str) -> dict[str, Any
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": reply.get("usage", SCRIPTED_USAGE),
     }
 
@@ -136,7 +143,9 @@ def _completion(reply: dict[str, Any], number: int, model: str) -> dict[str, Any
 def openai_server(replies: list[dict[str, Any]]) -> Iterator[ScriptedOpenAIServer]:
     """Serve ``replies`` on a free 127.0.0.1 port for the duration of the block."""
     server = ScriptedOpenAIServer(replies)
-    thread = threading.Thread(target=server.serve_forever, name="scripted-openai", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-openai", daemon=True
+    )
     thread.start()
     try:
         yield server

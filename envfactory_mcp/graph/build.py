@@ -114,6 +114,11 @@ class ToolGraph:
     def effect(self, node: str) -> str:
         return str(self.g.nodes[node]["effect"])
 
+    def claims(self, node: str) -> list[str]:
+        """The output paths the tool declares the agent must tell the user."""
+        server, name = split_tool_id(node)
+        return list(next(t for t in self.specs[server].tools if t.name == name).claims)
+
     def params(self, node: str) -> list[Param]:
         """The tool's parameters in schema order."""
         server, name = split_tool_id(node)

@@ -15,7 +15,9 @@ from typing import Any, Literal, Protocol
 
 from envfactory_mcp.errors import EnvFactoryError
 
-LLMErrorKind = Literal["timeout", "rate_limit", "server", "connection", "bad_request", "context_window", "other"]
+LLMErrorKind = Literal[
+    "timeout", "rate_limit", "server", "connection", "bad_request", "context_window", "other"
+]
 
 
 @dataclass(frozen=True)
@@ -35,14 +37,22 @@ class ToolCall:
 
     @classmethod
     def parse(cls, id: str, name: str, arguments_json: str) -> ToolCall:
-        """Build a call from the raw arguments string; never raises on bad arguments."""
+        """Build a call from the raw arguments string; never raises on bad arguments.
+
+        An empty string counts as no arguments (``{}``): some servers send it for tools
+        without parameters.
+        """
         try:
             parsed = json.loads(arguments_json) if arguments_json.strip() else {}
         except json.JSONDecodeError as exc:
             return cls(id, name, arguments_json, None, f"arguments are not valid JSON: {exc}")
         if not isinstance(parsed, dict):
             return cls(
-                id, name, arguments_json, None, f"arguments are not a JSON object: got {type(parsed).__name__}"
+                id,
+                name,
+                arguments_json,
+                None,
+                f"arguments are not a JSON object: got {type(parsed).__name__}",
             )
         return cls(id, name, arguments_json, parsed)
 

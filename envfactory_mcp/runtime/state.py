@@ -72,6 +72,8 @@ def diff_states(before: State, after: State, primary_keys: dict[str, tuple[str, 
     """
     diff: dict[str, Any] = {}
     for table in sorted(set(before) | set(after)):
+        if before.get(table) == after.get(table):  # the common case, and cheap to rule out
+            continue
         pk = primary_keys.get(table) or ()
         old = {_key(r, pk): r for r in before.get(table, [])}
         new = {_key(r, pk): r for r in after.get(table, [])}

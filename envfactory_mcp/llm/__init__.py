@@ -1,0 +1,25 @@
+"""Talking to language models: one async protocol, a litellm adapter, a scripted double.
+
+    LLMClient            the protocol every stage depends on
+    ├── LiteLLMClient    any model litellm reaches; retries; imports litellm on first use
+    └── ScriptedLLM      plays back scripted replies (tests, offline runs)
+
+Importing this package does not import litellm.
+"""
+
+from envfactory_mcp.llm.client import LLMClient, LLMError, LLMErrorKind, LLMResponse, ToolCall, Usage
+from envfactory_mcp.llm.litellm_client import LiteLLMClient
+from envfactory_mcp.llm.scripted import ScriptedLLM, ScriptedRequest, ScriptExhaustedError
+
+__all__ = [
+    "LLMClient",
+    "LLMError",
+    "LLMErrorKind",
+    "LLMResponse",
+    "LiteLLMClient",
+    "ScriptExhaustedError",
+    "ScriptedLLM",
+    "ScriptedRequest",
+    "ToolCall",
+    "Usage",
+]
