@@ -177,6 +177,76 @@ def _print_report(report: object) -> None:
 
 
 @app.command()
+def graph(
+    name: Annotated[str, typer.Argument(help="Environment (blueprint) to draw, e.g. retail.")],
+    fmt: Annotated[str, typer.Option("--format", help="json, dot or html.")] = "html",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")] = None,
+) -> None:
+    """The tool dependency graph: data-flow, state-flow and user-provided parameters."""
+    from envfactory_mcp.blueprints import load_blueprint
+    from envfactory_mcp.graph import build_graph
+    from envfactory_mcp.graph.export import to_dot, to_html, to_json
+    from envfactory_mcp.spec import validate_spec
+
+    renderers = {"json": to_json, "dot": to_dot, "html": lambda g: to_html(g, f"{name}: tool dependency graph")}
+    if fmt not in renderers:
+        raise _fail(EnvFactoryError(f"unknown format {fmt!r}: use json, dot or html"))
+    try:
+        blueprint = load_blueprint(name)
+    except EnvFactoryError as exc:
+        raise _fail(exc) from None
+    text = renderers[fmt](build_graph(validate_spec(blueprint.build_spec(blueprint.default_seed))))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {fmt} graph of {name} to {output}", err=True)
+
+
+@app.command()
+def tasks(
+    name: Annotated[str, typer.Argument(help="Environment (blueprint) to write tasks for, e.g. retail.")],
+    n: Annotated[int, typer.Option("--n", help="How many valid tasks.")] = 100,
+    seed: Annotated[int, typer.Option(help="Sampler seed: same seed, same tasks, byte for byte.")] = 0,
+    sampler: Annotated[str, typer.Option(help="topology (the method) or random-walk (ablation baseline).")] = "topology",
+    calibrate: Annotated[str, typer.Option(help="offline, or a litellm model string for LLM calibration.")] = "offline",
+    api_base: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible endpoint.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Parallel model calls when calibrating with a model.")] = 4,
+    output: Annotated[Path, typer.Option("-o", "--output", help="tasks.jsonl to write.")] = Path("tasks.jsonl"),
+    stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
+) -> None:
+    """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
+    import anyio
+
+    from envfactory_mcp.blueprints import load_blueprint
+    from envfactory_mcp.env import build_env
+    from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
+    from envfactory_mcp.tasks.generate import generate_tasks
+    from envfactory_mcp.tasks.model import write_tasks
+    from envfactory_mcp.tasks.stats import task_stats
+
+    samplers = {"topology": "topology", "random-walk": "random_walk", "random_walk": "random_walk"}
+    if sampler not in samplers:
+        raise _fail(EnvFactoryError(f"unknown sampler {sampler!r}: use topology or random-walk"))
+    try:
+        env = build_env(load_blueprint(name))
+    except EnvFactoryError as exc:
+        raise _fail(exc) from None
+    made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]
+    if calibrate != "offline":
+        from envfactory_mcp.llm import LiteLLMClient
+
+        client = LiteLLMClient(calibrate, api_base=api_base)
+        made = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
+    write_tasks(made, output)
+    typer.echo(f"wrote {len(made)} tasks to {output}", err=True)
+    if stats:
+        typer.echo(json.dumps(task_stats(made, report, env.spec), indent=2), err=True)
+    if len(made) < n:
+        raise _fail(EnvFactoryError(f"only {len(made)} of {n} valid tasks could be made (see --stats)"))
+
+
+@app.command()
 def serve(
     name: Annotated[str, typer.Argument(help="Environment to serve, e.g. retail.")],
     transport: Annotated[str, typer.Option(help="stdio or streamable-http.")] = "stdio",

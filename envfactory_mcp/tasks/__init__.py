@@ -1,0 +1,1 @@
+"""Task synthesis: oracle execution of sampled chains, user scenarios, calibration, statistics."""

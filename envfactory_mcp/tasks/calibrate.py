@@ -1,0 +1,330 @@
+"""Calibration: from the over-specified instruction to the opening message a real user sends.
+
+The over-specified instruction names every tool and argument (kept for audit). A real
+user states a goal in their own words, refers to things by what they are ("the desk lamp
+I ordered", not an item id), leaves out what the agent can look up, never lists steps,
+and often asks for two things at once. ``calibrate_offline`` writes such a message from
+templates with real variety, recording the operations it applied; ``calibrate_llm``
+asks any model (through ``envfactory_mcp.llm``) for the same, with the same rules.
+
+Both are held to ``check_message``: a message is rejected if it leaks a tool name, an
+identifier-like parameter key, an internal id the user does not know, or a numbered step
+list, or if it drops a fact the opening message must carry.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from envfactory_mcp.tasks.model import Calibration, Fact, Task
+
+GREETINGS = {
+    "polite and patient": ["Hello,", "Hi there,", "Good afternoon,"],
+    "brief and to the point": ["", "Hi.", "Quick one:"],
+    "a little impatient": [
+        "Hi, I need this sorted quickly.",
+        "Hello, this is taking too long already.",
+        "Hi,",
+    ],
+    "chatty and friendly": [
+        "Hey there! Hope your day is going well.",
+        "Hi! Thanks for being here.",
+        "Hello hello!",
+    ],
+    "careful and detail-oriented": [
+        "Hello, I want to get this exactly right.",
+        "Hi, I have a precise request.",
+        "Hello,",
+    ],
+    "unsure and hesitant": [
+        "Hi, um, I'm not sure this is the right place, but",
+        "Hello, I hope you can help.",
+        "Hi,",
+    ],
+}
+GOAL_OPENERS = [
+    "I'd like to {intent}",
+    "I want to {intent}",
+    "I need to {intent}",
+    "Could you help me {intent}?",
+    "Can you {intent} for me?",
+    "I'm hoping to {intent}",
+]
+SECOND_GOAL = [
+    "Also, while you're at it, I'd like to {intent}",
+    "And one more thing: I also need to {intent}",
+    "Oh, and I'd like to {intent} too",
+    "Besides that, can you {intent}?",
+]
+REFERENCE = [
+    "The {role} is {text}.",
+    "For the {role}, I mean {text}.",
+    "{Role}: {text}.",
+    "It's about {text}.",
+]
+KNOWN_ID = [
+    "The {role} number is {text}.",
+    "My {role} number is {text}.",
+    "I have the {role} number here: {text}.",
+]
+DETAILS = [
+    "Here are the details: {values}.",
+    "Use this: {values}.",
+    "It should be {values}.",
+    "Details: {values}.",
+]
+IDENTITY = ["My {what} is {value}.", "You can find me under {value}.", "For reference, {value}."]
+CLOSERS = ["Thanks!", "Thank you.", "", "Appreciate it.", "Let me know what you need from me."]
+
+_NUMBERED = re.compile(r"(?m)^\s*(?:\d+\s*[.)]|step\s+\d+\b|[-*•]\s)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LeakRules:
+    """What a user's message may not contain, for one task."""
+
+    tool_names: list[str]
+    param_keys: list[str]  # identifier-like keys only ('order_id', 'address1'); 'reason' is a word
+    hidden_ids: list[str]  # ids the user does not know
+
+
+def leak_rules_for(spec: Any, facts: list[Fact], actions: list[tuple[str, dict[str, Any]]]) -> LeakRules:
+    """The rules for one task of ``spec`` (an ``EnvSpec``): its tool names, identifier-like
+    parameter keys, and every id in the gold arguments that the user does not know."""
+    keys = sorted(
+        {
+            k
+            for t in spec.tools
+            for k in t.input_schema.get("properties", {})
+            if "_" in k or any(c.isdigit() for c in k)
+        }
+    )
+    entity_params = {(t.name, n) for t in spec.tools for n, p in t.params.items() if p.entity}
+    known = {str(f.value) for f in facts if f.text == str(f.value)}
+    hidden: set[str] = set()
+    for tool, arguments in actions:
+        for name, value in arguments.items():
+            if (tool, name) not in entity_params:
+                continue
+            for v in value if isinstance(value, list) else [value]:
+                if str(v) not in known and len(str(v)) >= 3:
+                    hidden.add(str(v))
+    return LeakRules(sorted(t.name for t in spec.tools), keys, sorted(hidden))
+
+
+def leak_problems(message: str, rules: LeakRules) -> list[str]:
+    """Leaks in ``message``: empty when it reads like something a user could write."""
+    problems = []
+    lowered = message.lower()
+    for name in rules.tool_names:
+        for form in {name.lower(), name.lower().replace("_", " ")}:
+            if re.search(rf"(?<![\w]){re.escape(form)}(?![\w])", lowered):
+                problems.append(f"names the tool {name!r}")
+                break
+    for key in rules.param_keys:
+        if re.search(rf"(?<![\w]){re.escape(key.lower())}(?![\w])", lowered):
+            problems.append(f"uses the parameter key {key!r}")
+    for value in rules.hidden_ids:
+        if value and value.lower() in lowered:
+            problems.append(f"contains the internal id {value!r}, which the user does not know")
+    if _NUMBERED.search(message):
+        problems.append("lists numbered steps")
+    return problems
+
+
+def missing_facts(message: str, facts: list[Fact]) -> list[str]:
+    """Facts the opening message must carry but does not."""
+    lowered = message.lower()
+    missing = []
+    for fact in facts:
+        if fact.in_opening and not all(m.lower() in lowered for m in fact.must):
+            missing.append(f"drops {fact.text!r} (needs {', '.join(repr(m) for m in fact.must)})")
+    return missing
+
+
+def check_message(message: str, facts: list[Fact], rules: LeakRules) -> list[str]:
+    return leak_problems(message, rules) + missing_facts(message, facts)
+
+
+def calibrate_offline(
+    facts: list[Fact], goal_intents: list[str], style: str, rng: random.Random
+) -> tuple[str, Calibration]:
+    """A natural opening message from templates, and the calibration operations it used."""
+    operations = ["implied_steps"]
+    parts: list[str] = []
+    greeting = rng.choice(GREETINGS.get(style, GREETINGS["polite and patient"]))
+    if greeting:
+        parts.append(greeting)
+    by_goal = _facts_by_goal(facts, goal_intents)
+    for index, (intent, goal_facts) in enumerate(by_goal):
+        opener = rng.choice(GOAL_OPENERS if index == 0 else SECOND_GOAL).format(intent=_first_person(intent))
+        parts.append(opener if opener.endswith("?") else opener + ".")
+        for role, texts, implicit in _references(goal_facts):
+            template = rng.choice(REFERENCE if implicit else KNOWN_ID)
+            parts.append(template.format(role=role, Role=role.capitalize(), text=" and ".join(texts)))
+            if implicit:
+                _add(operations, "implicit_reference")
+        details = [f.text for f in goal_facts if f.kind == "detail" and f.text]
+        if details:
+            parts.append(rng.choice(DETAILS).format(values=", ".join(details)))
+    if len(by_goal) > 1:
+        _add(operations, "woven_goals")
+    identity = [f for f in facts if f.kind == "identity"]
+    if identity and rng.random() < 0.4:
+        fact = rng.choice(identity)
+        parts.append(rng.choice(IDENTITY).format(what=fact.key.replace("_", " "), value=fact.text))
+    elif identity:
+        _add(operations, "omitted_parameters")  # the agent has to ask who the user is
+    closer = rng.choice(CLOSERS)
+    if closer:
+        parts.append(closer)
+    return " ".join(parts), Calibration(method="offline", operations=operations)
+
+
+def _facts_by_goal(facts: list[Fact], intents: list[str]) -> list[tuple[str, list[Fact]]]:
+    """The opening facts of each goal, in goal order."""
+    intents = intents or ["get some help"]
+    groups: list[list[Fact]] = [[] for _ in intents]
+    for fact in facts:
+        if fact.in_opening:
+            groups[min(fact.goal, len(intents) - 1)].append(fact)
+    return list(zip(intents, groups, strict=True))
+
+
+def _references(facts: list[Fact]) -> list[tuple[str, list[str], bool]]:
+    """(role, texts, implicit) per parameter: 'item' for item_ids, 'payment method' for
+    payment_method_id; implicit when the user describes the thing instead of quoting an id."""
+    grouped: dict[tuple[str, bool], list[str]] = {}
+    for fact in facts:
+        if fact.kind != "reference":
+            continue
+        role = re.sub(r"(_ids?|_id)$", "", fact.key).replace("_", " ")
+        grouped.setdefault((role, fact.text != str(fact.value)), []).append(fact.text)
+    return [(role, texts, implicit) for (role, implicit), texts in grouped.items()]
+
+
+def _first_person(intent: str) -> str:
+    """'cancel an order' stays; 'see my account' stays: intents are already user phrasing."""
+    return intent.rstrip(".")
+
+
+def _add(operations: list[str], name: str) -> None:
+    if name not in operations:
+        operations.append(name)
+
+
+# ---------------------------------------------------------------- the LLM path
+
+
+LLM_SYSTEM_PROMPT = """You write the first message a customer sends to a support agent.
+Rules:
+- Write as the customer, in the first person, in plain conversational prose (2-5 sentences).
+- State what you want in your own words; do not describe how the agent should do it.
+- Never mention tools, functions, APIs, parameter names, or internal ids.
+- Never use a numbered or bulleted list of steps.
+- Include every fact marked MUST, copying each quoted string exactly as given.
+- Do not include identity details unless you want to; the agent can ask for them.
+- Reply with the message only."""
+
+
+def llm_prompt(
+    facts: list[Fact], goal_intents: list[str], persona: str, rules: LeakRules
+) -> list[dict[str, Any]]:
+    must = [
+        f"- MUST: {', '.join(json.dumps(m, ensure_ascii=False) for m in f.must)} ({f.kind})"
+        for f in facts
+        if f.in_opening
+    ]
+    optional = [
+        f"- may mention: {f.key.replace('_', ' ')} = {json.dumps(f.text, ensure_ascii=False)}"
+        for f in facts
+        if not f.in_opening
+    ]
+    body = "\n".join(
+        [
+            f"Persona: {persona}",
+            f"Goals: {'; '.join(goal_intents)}",
+            "Facts:",
+            *must,
+            *optional,
+            f"Never write these words: {', '.join(rules.tool_names + rules.param_keys)}",
+        ]
+    )
+    return [{"role": "system", "content": LLM_SYSTEM_PROMPT}, {"role": "user", "content": body}]
+
+
+async def calibrate_llm(
+    client: Any, facts: list[Fact], goal_intents: list[str], persona: str, rules: LeakRules, attempts: int = 2
+) -> tuple[str | None, Calibration]:
+    """Ask ``client`` (an ``envfactory_mcp.llm.LLMClient``) for the opening message.
+
+    Returns (message, calibration); message is None when every attempt was rejected, and
+    ``calibration.rejected`` says why each was."""
+    messages = llm_prompt(facts, goal_intents, persona, rules)
+    rejected: list[str] = []
+    for _ in range(attempts):
+        response = await client.complete(messages, temperature=0.7)
+        text = (response.content or "").strip()
+        problems = check_message(text, facts, rules) if text else ["empty reply"]
+        if not problems:
+            return text, Calibration(
+                method=f"llm:{client.model}", operations=["llm_rewrite"], rejected=rejected
+            )
+        rejected.append("; ".join(problems))
+        messages = [
+            *messages,
+            {"role": "assistant", "content": text},
+            {
+                "role": "user",
+                "content": "That message was rejected: " + "; ".join(problems) + ". Write it again.",
+            },
+        ]
+    return None, Calibration(method=f"llm:{client.model}", operations=[], rejected=rejected)
+
+
+async def recalibrate_with_llm(tasks: list[Task], spec: Any, client: Any, concurrency: int = 4) -> list[Task]:
+    """Rewrite every task's opening message through ``client``, in order, ``concurrency`` at a time.
+
+    A rewrite that fails the checks twice, or an endpoint that errors after its retries,
+    leaves the offline message in place; ``calibration.rejected`` records why, so nothing
+    is lost and nothing unchecked gets in."""
+    import anyio
+
+    from envfactory_mcp.llm import LLMError
+
+    results: list[Task | None] = [None] * len(tasks)
+    limiter = anyio.CapacityLimiter(max(1, concurrency))
+
+    async def one(index: int, task: Task) -> None:
+        async with limiter:
+            scenario = task.user_scenario
+            rules = leak_rules_for(
+                spec, scenario.known_info, [(a.name, a.arguments) for a in task.gold.actions]
+            )
+            intents = scenario.reason_for_call.split("; ")
+            try:
+                message, calibration = await calibrate_llm(
+                    client, scenario.known_info, intents, scenario.persona, rules
+                )
+            except LLMError as exc:
+                message, calibration = (
+                    None,
+                    Calibration(method=f"llm:{client.model}", rejected=[f"model error: {exc}"]),
+                )
+            if message is None:
+                kept = scenario.calibration.model_copy(update={"rejected": calibration.rejected})
+                results[index] = task.model_copy(
+                    update={"user_scenario": scenario.model_copy(update={"calibration": kept})}
+                )
+            else:
+                updated = scenario.model_copy(update={"opening_message": message, "calibration": calibration})
+                results[index] = task.model_copy(update={"user_scenario": updated})
+
+    async with anyio.create_task_group() as group:
+        for index, task in enumerate(tasks):
+            group.start_soon(one, index, task)
+    return [t for t in results if t is not None]

@@ -1,0 +1,133 @@
+"""The task record (one JSON object per line of ``tasks.jsonl``), as the architecture page defines it.
+
+A task holds the user scenario (persona, what the user knows and does not know, the
+reason for contacting, the over-specified instruction kept for audit and the calibrated
+opening message), the initial state, the gold actions with their outputs, the gold final
+state hash and diff, the claims the agent must tell the user, and provenance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TASK_SCHEMA_VERSION = 1
+FactKind = Literal["identity", "reference", "detail"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Fact(Model):
+    """Something the user knows. ``must`` are the strings that carry it (all of them must
+    appear when the fact is stated); ``in_opening`` facts must be in the opening message,
+    the others (identity) are given when the agent asks."""
+
+    key: str
+    kind: FactKind
+    value: Any
+    text: str
+    must: list[str]
+    in_opening: bool
+    goal: int = 0  # which of the task's goals this fact serves (0-based, in chain order)
+
+
+class Calibration(Model):
+    method: str  # "offline" or "llm:<model>"
+    operations: list[str] = Field(default_factory=list)
+    rejected: list[str] = Field(default_factory=list)  # why earlier rewrites were refused
+
+
+class UserScenario(Model):
+    persona: str
+    name: str | None = None
+    known_info: list[Fact]
+    unknown_info: list[str]
+    reason_for_call: str
+    instructions_overspecified: str
+    opening_message: str
+    calibration: Calibration
+
+
+class GoldAction(Model):
+    server: str
+    name: str
+    arguments: dict[str, Any]
+    output: dict[str, Any]
+
+
+class Claim(Model):
+    """A value the agent must communicate, from a declared claim path of a gold output."""
+
+    tool: str
+    path: str
+    value: Any
+    text: str
+
+
+class Gold(Model):
+    actions: list[GoldAction]
+    final_state_hash: str
+    diff: dict[str, Any]
+    claims: list[Claim]
+
+
+class InitialState(Model):
+    kind: Literal["seed"] = "seed"
+    state_hash: str
+
+
+class Provenance(Model):
+    sampler: str
+    seed: int
+    chain: list[str]
+    structure: str
+    index: int
+
+
+class Task(Model):
+    schema_version: int = TASK_SCHEMA_VERSION
+    task_id: str
+    env: str
+    servers: list[str]
+    kind: Literal["read", "write"]
+    user_scenario: UserScenario
+    initial_state: InitialState
+    gold: Gold
+    provenance: Provenance
+
+    def to_line(self) -> str:
+        """The task as one canonical JSON line (sorted keys: byte-identical across runs)."""
+        return json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
+
+
+def write_tasks(tasks: list[Task], path: Path) -> None:
+    """Write ``tasks.jsonl`` atomically: a crash leaves the old file or the new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(staging, "w", encoding="utf-8", newline="\n") as fh:
+        fh.writelines(task.to_line() + "\n" for task in tasks)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(staging, path)
+
+
+def read_tasks(path: str | Path) -> list[Task]:
+    """Every task of a ``tasks.jsonl`` file; a bad line is an error naming its number."""
+    tasks = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    tasks.append(Task.model_validate_json(line))
+                except ValueError as exc:
+                    raise ValueError(f"{path}:{number}: not a valid task: {exc}") from None
+    return tasks

@@ -1,0 +1,364 @@
+"""Oracle execution: turn a sampled chain into concrete gold actions on the seed state.
+
+For each goal step the oracle draws arguments that really work on the seed (a user who
+really has a delivered order with an exchangeable item): candidates come from related
+seed rows (``envfactory_mcp.seeddata``) and are kept once the real tool code accepts them.
+Then the whole chain runs through the environment's own toolbox from a fresh seed state:
+every parameter bound to an earlier step is read from that step's real output (and must
+contain the goal's value), every parameter the user types comes from the user's own
+rows. The result is the gold actions, the gold final state (hash and diff), and which
+values the user had to know.
+
+A chain is rejected (``Rejected`` with a reason code) when a parameter is neither known
+to the user nor returned by an earlier step, a step fails, an earlier step's output does
+not contain the goal's value, or a chain with writes leaves the state unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema_rs
+
+from envfactory_mcp.env import Environment
+from envfactory_mcp.graph.build import split_tool_id
+from envfactory_mcp.graph.sample import Chain
+from envfactory_mcp.runtime import diff_states, dump_state, hash_state
+from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
+from envfactory_mcp.spec import ToolSpec, dump_spec
+
+
+class Rejected(Exception):
+    """The chain cannot become a valid task; ``code`` says why, for the statistics."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class GoldAction:
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+    output: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UserValue:
+    """A value the user typed into the conversation (it went into a tool unchanged)."""
+
+    step: int
+    param: str
+    value: Any
+    entity: str | None
+
+
+@dataclass
+class OracleRun:
+    chain: Chain
+    actions: list[GoldAction]
+    user_values: list[UserValue]
+    looked_up: list[tuple[int, str, str, Any]]  # (step, param, entity, value) the agent had to find
+    persona: dict[str, Any] | None  # the persona's own row, when the domain has one
+    initial_hash: str
+    final_hash: str
+    diff: dict[str, Any]
+    writes: int
+
+
+@dataclass
+class Oracle:
+    """Runs chains of one environment. Deterministic for a given seed."""
+
+    env: Environment
+    seed: int = 0
+    pool_size: int = 96
+    pool_attempts: int = 2000
+    pools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.server = self.env.spec.name
+        self.spec_json = json.loads(dump_spec(self.env.spec))
+        self.data = SeedData(self.spec_json, self.env.seed_state)
+        self.toolbox = self.env.toolbox()
+        self.session = self.env.new_session()
+        self.tools: dict[str, ToolSpec] = {t.name: t for t in self.env.spec.tools}
+        self.params: dict[str, list[ParamInfo]] = {t["name"]: tool_params(t) for t in self.spec_json["tools"]}
+        self.validators = {
+            t.name: jsonschema_rs.Draft202012Validator(t.input_schema) for t in self.env.spec.tools
+        }
+        self.persona_entity = _persona_entity(self.env.spec)
+
+    # ---------------------------------------------------------------- goal arguments
+
+    def viable(self, tool: str) -> list[dict[str, Any]]:
+        """Arguments that succeed for ``tool`` on the seed state (built once, then reused)."""
+        if tool in self.pools:
+            return self.pools[tool]
+        rng = random.Random(f"pool:{self.seed}:{tool}")
+        found: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        stale = 0  # draws in a row that gave nothing new: the tool has few distinct calls
+        for _ in range(self.pool_attempts):
+            if len(found) >= self.pool_size or stale > 100:
+                break
+            args = valid_arguments(self.params[tool], self.data, rng)
+            key = repr(sorted(args.items()))
+            if key in seen or not self.validators[tool].is_valid(args):
+                stale += 1
+                continue
+            stale = 0
+            seen.add(key)
+            self.session.reset()
+            if self.toolbox.call(self.session.db, tool, args).ok:
+                found.append(args)
+        self.pools[tool] = found
+        return found
+
+    # ---------------------------------------------------------------- running a chain
+
+    def run(self, chain: Chain, rng: random.Random, attempts: int = 4) -> OracleRun:
+        """Gold actions for ``chain``, trying up to ``attempts`` goal instantiations."""
+        for attempt in range(attempts):
+            try:
+                return self._run_once(chain, rng)
+            except Rejected as exc:
+                if exc.code in ("missing_param", "no_viable_goal") or attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _run_once(self, chain: Chain, rng: random.Random) -> OracleRun:
+        for i, step in enumerate(chain.steps):
+            for b in step.bindings:
+                if b.source == "missing":
+                    raise Rejected(
+                        "missing_param",
+                        f"step {i} ({step.tool}): {b.param} is neither known to the user nor returned by an earlier step",
+                    )
+        goal_args: dict[int, dict[str, Any]] = {}
+        persona_value: Any = None
+        goals = [i for i, step in enumerate(chain.steps) if step.goal]
+        # Goals that act on objects decide who the user is; goals with only typed values
+        # (a log-in, a calculation) then take that user's own values.
+        goals.sort(
+            key=lambda i: not any(p.entity for p in self.params[split_tool_id(chain.steps[i].tool)[1]])
+        )
+        for i in goals:
+            _, tool = split_tool_id(chain.steps[i].tool)
+            pool = self.viable(tool)
+            if persona_value is not None:
+                pool = [a for a in pool if self._belongs(tool, a, persona_value)]
+            if not pool:
+                raise Rejected(
+                    "no_viable_goal", f"no call of {tool} succeeds on the seed state for this user"
+                )
+            goal_args[i] = dict(rng.choice(pool))
+            if persona_value is None:
+                persona_value = self._persona_of(tool, goal_args[i])
+        persona_row = self._persona_row(persona_value)
+        targets = self._targets(chain, goal_args, persona_value)
+        # Rows the user's world is made of: the persona's own, else those around the goal's objects.
+        anchor = persona_row if persona_row is not None else self._target_row(targets)
+        near = self.data.related(anchor, depth=3) if anchor is not None else []
+
+        self.session.reset()
+        initial = self.env.seed_state
+        actions: list[GoldAction] = []
+        user_values: list[UserValue] = []
+        looked_up: list[tuple[int, str, str, Any]] = []
+        for i, step in enumerate(chain.steps):
+            server, tool = split_tool_id(step.tool)
+            params = {p.name: p for p in self.params[tool]}
+            args = dict(goal_args.get(i, {}))
+            for b in step.bindings:
+                param = params[b.param]
+                if b.source == "step":
+                    assert b.step is not None and b.path is not None
+                    # Every output of that step carrying this entity, not only the sampled path:
+                    # an order's items are under items[].item_id, not items[].exchange_item_id.
+                    producer = self.tools[actions[b.step].tool]
+                    paths = [p for p, e in producer.outputs.items() if e == param.entity] or [b.path]
+                    candidates = [v for p in paths for v in _values_at(actions[b.step].output, p)]
+                    value = self._pick(param, candidates, args.get(b.param), targets, rng)
+                    if value is None:
+                        raise Rejected(
+                            "unresolvable",
+                            f"step {i} ({tool}): {b.param} is not among what step {b.step} returned at {b.path}",
+                        )
+                    args[b.param] = value
+                    if param.entity:
+                        looked_up.append((i, b.param, param.entity, value))
+                else:
+                    if b.param not in args:
+                        args[b.param] = self._user_value(param, targets, persona_value, near, rng)
+                    user_values.append(UserValue(i, b.param, args[b.param], param.entity))
+            for name, value in args.items():  # optional goal arguments the user also typed
+                if name not in {b.param for b in step.bindings}:
+                    user_values.append(UserValue(i, name, value, params[name].entity))
+            if not self.validators[tool].is_valid(args):
+                raise Rejected("invalid_args", f"step {i} ({tool}): arguments do not match the input schema")
+            outcome = self.toolbox.call(self.session.db, tool, args)
+            if not outcome.ok:
+                raise Rejected("step_error", f"step {i} ({tool}) failed: {outcome.error}")
+            assert outcome.output is not None
+            actions.append(GoldAction(server, tool, args, outcome.output))
+        final = dump_state(self.session.db)
+        writes = sum(1 for s in chain.steps if self.tools[split_tool_id(s.tool)[1]].effect == "write")
+        initial_hash, final_hash = self.env.seed_hash, hash_state(final)
+        if writes and final_hash == initial_hash:
+            raise Rejected("no_change", "the chain writes but leaves the state exactly as it was")
+        persona = self.data.rows[persona_row][1] if persona_row is not None else None
+        return OracleRun(
+            chain=chain,
+            actions=actions,
+            user_values=user_values,
+            looked_up=looked_up,
+            persona=persona,
+            initial_hash=initial_hash,
+            final_hash=final_hash,
+            diff=diff_states(initial, final, self.env.primary_keys),
+            writes=writes,
+        )
+
+    # ---------------------------------------------------------------- helpers
+
+    def _persona_of(self, tool: str, args: dict[str, Any]) -> Any:
+        """The persona (e.g. the user) that owns the objects in ``args``: the nearest
+        persona-entity value in rows related to them."""
+        if self.persona_entity is None:
+            return None
+        for param in self.params[tool]:
+            if not param.entity or param.name not in args:
+                continue
+            value = args[param.name]
+            value = value[0] if isinstance(value, list) and value else value
+            if param.entity == self.persona_entity:
+                return value
+            row = self.data.owner_row(param.entity, value)
+            if row is None:
+                continue
+            for level in self.data.related(row, depth=2):
+                owners = [v for v in self.data.column_values(level, _entity_param(self.persona_entity))]
+                if owners:
+                    return owners[0]
+        return None
+
+    def _belongs(self, tool: str, args: dict[str, Any], persona: Any) -> bool:
+        """Whether ``args`` are the persona's: its objects, and its own typed values (a name,
+        a zip code) wherever a parameter is a column of the persona's row."""
+        if any(p.entity for p in self.params[tool]):
+            return self._persona_of(tool, args) == persona
+        row = self._persona_row(persona)
+        if row is None:
+            return True
+        own = self.data.rows[row][1]
+        return all(args[name] == own[name] for name in args if name in own)
+
+    def _persona_row(self, value: Any) -> int | None:
+        if self.persona_entity is None or value is None:
+            return None
+        return self.data.owner_row(self.persona_entity, value)
+
+    def _target_row(self, targets: dict[str, list[Any]]) -> int | None:
+        for entity, values in targets.items():
+            for value in values:
+                row = self.data.owner_row(entity, value)
+                if row is not None:
+                    return row
+        return None
+
+    def _targets(
+        self, chain: Chain, goal_args: dict[int, dict[str, Any]], persona: Any
+    ) -> dict[str, list[Any]]:
+        """Entity values the goals act on: what lookups should find along the way."""
+        targets: dict[str, list[Any]] = {}
+        if persona is not None and self.persona_entity:
+            targets[self.persona_entity] = [persona]
+        for i, args in goal_args.items():
+            _, tool = split_tool_id(chain.steps[i].tool)
+            for param in self.params[tool]:
+                if param.entity and param.name in args:
+                    value = args[param.name]
+                    for v in value if isinstance(value, list) else [value]:
+                        targets.setdefault(param.entity, []).append(v)
+        return targets
+
+    def _pick(
+        self,
+        param: ParamInfo,
+        candidates: list[Any],
+        required: Any,
+        targets: dict[str, list[Any]],
+        rng: random.Random,
+    ) -> Any:
+        is_array = param.schema.get("type") == "array"
+        if required is not None:  # a goal: its value must be among what the lookup returned
+            wanted = required if isinstance(required, list) else [required]
+            return required if all(v in candidates for v in wanted) else None
+        if not candidates:
+            return None
+        preferred = [v for v in targets.get(param.entity or "", []) if v in candidates]
+        choice = preferred[0] if preferred else rng.choice(candidates)
+        return [choice] if is_array else choice
+
+    def _user_value(
+        self,
+        param: ParamInfo,
+        targets: dict[str, list[Any]],
+        persona: Any,
+        near: list[list[int]],
+        rng: random.Random,
+    ) -> Any:
+        """What the user would type: their own data (their email, an order number of theirs)."""
+        from envfactory_mcp.seeddata import value_from_schema
+
+        if param.entity and targets.get(param.entity):
+            value = targets[param.entity][0]
+            return [value] if param.schema.get("type") == "array" else value
+        for level in near:
+            found = [v for v in self.data.column_values(level, param) if self.data.fits(param.schema, v)]
+            if found:
+                return found[0]
+        return value_from_schema(param.schema, rng)
+
+
+def _entity_param(entity: str) -> ParamInfo:
+    return ParamInfo(name="", schema={}, required=True, entity=entity)
+
+
+def _values_at(output: Any, path: str) -> list[Any]:
+    """Every value at ``path`` ('a.b[].c', 'orders[]') in ``output``, flattened."""
+    nodes = [output]
+    for part in path.split("."):
+        is_array = part.endswith("[]")
+        key = part[:-2] if is_array else part
+        nxt = []
+        for node in nodes:
+            if isinstance(node, dict) and key in node:
+                value = node[key]
+                if is_array and isinstance(value, list):
+                    nxt.extend(value)
+                elif not is_array:
+                    nxt.append(value)
+        nodes = nxt
+    return [n for n in nodes if n is not None and not isinstance(n, dict | list)]
+
+
+def _persona_entity(spec: Any) -> str | None:
+    """The entity a person is: what a log-in tool (only typed, non-id inputs) returns."""
+    for tool in spec.tools:
+        inputs = tool.input_schema.get("properties", {})
+        if not inputs or tool.effect != "read":
+            continue
+        if all(
+            (tool.params.get(n) and tool.params[n].user_provided and not tool.params[n].entity)
+            for n in inputs
+        ):
+            entities = {e for path, e in tool.outputs.items() if "[]" not in path}
+            if len(entities) == 1:
+                return entities.pop()
+    return None
