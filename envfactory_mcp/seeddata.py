@@ -53,6 +53,8 @@ class SeedData:
             if table.get("entity") and len(pk) == 1:
                 self.owner[table["entity"]] = (table["name"], pk[0])
         self._fits_cache: dict[tuple[int, type, Any], bool] = {}
+        self._related_cache: dict[tuple[int, int, int], list[list[int]]] = {}
+        self._values_cache: dict[tuple[Any, ...], list[Any]] = {}
         self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
         self.by_table: dict[str, list[int]] = defaultdict(list)
         for table_name in sorted(state):
@@ -83,7 +85,17 @@ class SeedData:
         return sorted(self.known(entity), key=repr)
 
     def related(self, anchor: int, depth: int = 3, per_level: int = 300) -> list[list[int]]:
-        """Rows by hop distance from ``anchor``: sharing an entity value is one hop."""
+        """Rows by hop distance from ``anchor``: sharing an entity value is one hop.
+
+        Remembered per (anchor, depth): callers draw many calls around the same rows. The
+        returned lists are shared; do not modify them."""
+        key = (anchor, depth, per_level)
+        cached = self._related_cache.get(key)
+        if cached is None:
+            cached = self._related_cache[key] = self._walk(anchor, depth, per_level)
+        return cached
+
+    def _walk(self, anchor: int, depth: int, per_level: int) -> list[list[int]]:
         levels, seen = [[anchor]], {anchor}
         for _ in range(depth):
             nxt: list[int] = []
@@ -101,7 +113,9 @@ class SeedData:
             levels.append(nxt[:per_level])
         return levels
 
-    def column_values(self, rows: Iterable[int], param: ParamInfo, tables: set[str] | None = None) -> list[Any]:
+    def column_values(
+        self, rows: Iterable[int], param: ParamInfo, tables: set[str] | None = None
+    ) -> list[Any]:
         """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name
         (only in ``tables`` when given)."""
         found: dict[Any, None] = {}
@@ -116,6 +130,23 @@ class SeedData:
             elif row.get(param.name) is not None:
                 found[row[param.name]] = None
         return list(found)
+
+    def fitting_values(
+        self, level: list[int], param: ParamInfo, tables: set[str] | None, schema: dict[str, Any]
+    ) -> list[Any]:
+        """``column_values`` of one level of ``related`` that fit ``schema``, remembered."""
+        key = (
+            id(level),
+            param.entity,
+            "" if param.entity else param.name,
+            None if param.entity or tables is None else frozenset(tables),
+            id(schema),
+        )
+        cached = self._values_cache.get(key)
+        if cached is None:
+            cached = [v for v in self.column_values(level, param, tables) if self.fits(schema, v)]
+            self._values_cache[key] = cached
+        return cached
 
     def fits(self, schema: dict[str, Any], value: Any) -> bool:
         """``_fits``, remembered: the same few schemas meet the same values many times."""
@@ -244,7 +275,7 @@ def related_value(
         return _NONE
     pools: list[list[Any]] = []
     for level in levels:
-        values = [v for v in data.column_values(level, param, home) if v not in used and data.fits(item_schema, v)]
+        values = [v for v in data.fitting_values(level, param, home, item_schema) if v not in used]
         if values:
             pools.append(values)
     if param.entity:  # anywhere in the data, as the last resort
