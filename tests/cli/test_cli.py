@@ -99,3 +99,21 @@ def test_demo_verifies_emits_serves_and_shows_the_state_diff(tmp_path: Path):
     assert "verified in the sandbox:" in result.output and "every check passed" in result.output
     assert "cancel_pending_order" in result.output and '"status"' in result.output
     assert (tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").is_file()
+
+
+def test_graph_writes_a_self_contained_html_picture_and_json(tmp_path: Path):
+    result = runner.invoke(app, ["graph", "retail", "--format", "html", "-o", str(tmp_path / "g.html")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "g.html").read_text(encoding="utf-8")
+    assert "<svg" in page and "cancel_pending_order" in page and "http" not in page
+    result = runner.invoke(app, ["graph", "retail", "--format", "json"])
+    assert json.loads(result.output)["format"] == "envfactory-tool-graph/1"
+    assert runner.invoke(app, ["graph", "retail", "--format", "png"]).exit_code == 1
+
+
+def test_tasks_writes_jsonl_and_prints_stats(tmp_path: Path):
+    result = runner.invoke(app, ["tasks", "retail", "--n", "20", "--seed", "2", "-o", str(tmp_path / "t.jsonl"), "--stats"])
+    assert result.exit_code == 0, result.output
+    lines = (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 20 and json.loads(lines[0])["env"] == "retail"
+    assert '"leakage_after_calibration": 0.0' in result.output
