@@ -4,7 +4,11 @@
     ├── SpecError          a spec that is malformed or inconsistent; names the exact place
     ├── SeedError          seed rows that violate the schema (foreign key, CHECK, NOT NULL)
     ├── BlueprintError     an unknown blueprint, or one whose code does not match its spec
-    └── EmitError          a package that cannot be rendered or written
+    ├── EmitError          a package that cannot be rendered or written
+    ├── UnsafeCodeError    tool code that fails the static gate (verify.static_gate)
+    ├── NotAPackageError   a folder that holds no emitted package (verify.verifier)
+    ├── VerificationFailed an environment that failed verification; nothing emitted (build)
+    └── LLMError           a model call that failed after its retries, with its kind (llm)
 
 Tool failures inside a running server are not exceptions of this tree: they are MCP
 results with ``isError: true`` (see ``envfactory_mcp.runtime``).
