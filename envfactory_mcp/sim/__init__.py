@@ -1,0 +1,1 @@
+"""Simulation: agents, simulated users and the contracts between them and the episode loop."""

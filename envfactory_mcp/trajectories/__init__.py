@@ -1,0 +1,1 @@
+"""Trajectories: the record of one episode, the run directory that stores them, exports."""

@@ -1,0 +1,99 @@
+"""The trajectory record: one JSON object per line of ``runs/<run>/trajectories.jsonl``.
+
+It holds everything a trainer or an analyst needs without re-running anything: the
+conversation in OpenAI chat format (assistant ``tool_calls`` with JSON-string
+arguments, ``tool`` messages with ``tool_call_id``), the tools offered (OpenAI function
+format), the reward and every part of it, the termination reason, the initial, final
+and gold state hashes with the final diff, token usage and cost, and timings.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TRAJECTORY_SCHEMA_VERSION = 1
+
+Termination = Literal[
+    "user_stop",  # the user said ###STOP### (or ###TRANSFER### / ###OUT-OF-SCOPE###, see detail)
+    "agent_stop",  # the agent ended the conversation (transfer tool, or its own stop)
+    "max_steps",
+    "too_many_errors",  # too many tool errors in a row
+    "agent_error",  # the agent's model failed after its retries
+    "user_error",  # the simulated user's model failed after its retries
+    "infrastructure_error",  # the MCP server died or could not be reached
+    "context_window_exceeded",
+    "timeout",  # the whole episode ran past its time limit
+]
+# Failures of the harness, not of the agent: excluded from scores, never counted as 0.
+EXCLUDED_TERMINATIONS = frozenset({"infrastructure_error", "user_error", "timeout"})
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RewardParts(Model):
+    """Every part of the reward, whichever ``basis`` decided it."""
+
+    basis: list[str]  # parts multiplied into ``reward``: "state", "claims" (default both)
+    state_match: bool  # final state hash == gold state hash (gold replayed on a fresh state)
+    claims_total: int
+    claims_found: list[str]
+    claims_missing: list[str]
+    action_recall: float  # share of gold actions (name + arguments) the agent made, any order
+    actions_missing: list[str]
+    extra_calls: int  # calls beyond the gold ones
+    malformed_calls: int  # calls with arguments that were not a JSON object
+    trace_state_reward: float  # the method's max(0, t*trace + (1-t)*state - penalties)
+
+
+class Usage(Model):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+class ToolStats(Model):
+    calls: int = 0
+    errors: int = 0
+
+
+class Participant(Model):
+    kind: str  # oracle, noop, random, llm / scripted, llm
+    model: str | None = None
+
+
+class TrajectoryRecord(Model):
+    schema_version: int = TRAJECTORY_SCHEMA_VERSION
+    run_id: str
+    env: str
+    servers: list[str]
+    task_id: str
+    trial: int
+    seed: int
+    agent: Participant
+    user: Participant
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    termination: Termination
+    termination_detail: str = ""
+    reward: float | None  # None when the episode is excluded (harness failure)
+    reward_parts: RewardParts | None = None
+    initial_state_hash: str | None = None
+    final_state_hash: str | None = None
+    gold_state_hash: str
+    final_diff: dict[str, Any] | None = None
+    steps: int = 0  # agent turns
+    tool_stats: dict[str, ToolStats] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict)  # "agent", "user"
+    timings: dict[str, float] = Field(default_factory=dict)  # total_s, agent_s, user_s, tools_s
+
+    @property
+    def excluded(self) -> bool:
+        return self.termination in EXCLUDED_TERMINATIONS
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.trial)
