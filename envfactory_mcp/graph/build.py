@@ -67,7 +67,9 @@ class ToolGraph:
         for server, spec in self.specs.items():
             for tool in spec.tools:
                 node = tool_id(server, tool.name)
-                self.g.add_node(node, kind="tool", server=server, tool=tool.name, effect=tool.effect, intent=tool.intent)
+                self.g.add_node(
+                    node, kind="tool", server=server, tool=tool.name, effect=tool.effect, intent=tool.intent
+                )
                 required = set(tool.input_schema.get("required", []))
                 for name in tool.input_schema.get("properties", {}):
                     info = tool.params.get(name)
@@ -96,7 +98,9 @@ class ToolGraph:
                             if tables:
                                 self.g.add_edge(a_node, b_node, kind="state", tables=tables)
 
-    def _data_edges(self, a_server: str, a_node: str, outputs: Mapping[str, str], b_server: str, b_node: str) -> None:
+    def _data_edges(
+        self, a_server: str, a_node: str, outputs: Mapping[str, str], b_server: str, b_node: str
+    ) -> None:
         for param in self.params(b_node):
             if param.entity is None:
                 continue
@@ -104,7 +108,9 @@ class ToolGraph:
                 continue
             for path, entity in outputs.items():
                 if entity == param.entity:
-                    self.g.add_edge(a_node, param.node, kind="data", path=path, entity=entity, array="[]" in path)
+                    self.g.add_edge(
+                        a_node, param.node, kind="data", path=path, entity=entity, array="[]" in path
+                    )
 
     # ---------------------------------------------------------------- lookups
 

@@ -145,11 +145,17 @@ class TopologySampler:
         steps.append(Step(tool, tuple(bindings), goal=goal))
         return len(steps) <= self.config.max_length
 
-    def _bind(self, param: Param, steps: list[Step], stack: tuple[str, ...], fresh: bool = False) -> Binding | None:
+    def _bind(
+        self, param: Param, steps: list[Step], stack: tuple[str, ...], fresh: bool = False
+    ) -> Binding | None:
         producers = self.graph.producers(param) if param.entity else []
         # An earlier lookup already yields this entity. Outputs of goals are not reused: a
         # second goal acts on its own object (found by its own lookup), not the first one's.
-        existing = None if fresh else _existing(producers, [s if not s.goal else Step("", ()) for s in steps], self._second_goal)
+        existing = (
+            None
+            if fresh
+            else _existing(producers, [s if not s.goal else Step("", ()) for s in steps], self._second_goal)
+        )
         if existing is not None:
             return Binding(param.name, "step", existing.step, existing.path)
         if param.user_provided and (not producers or self.rng.random() >= self.config.lookup_prob):
@@ -169,7 +175,9 @@ class TopologySampler:
         options = [
             (tool, param, producer)
             for tool, param, producer in self.graph.data_successors(steps[last].tool)
-            if self.graph.effect(tool) == "read" and tool not in [s.tool for s in steps] and not producer.array
+            if self.graph.effect(tool) == "read"
+            and tool not in [s.tool for s in steps]
+            and not producer.array
         ]
         self.rng.shuffle(options)
         for tool, param, producer in options:
@@ -184,7 +192,9 @@ class TopologySampler:
                 if found is None and not other.user_provided:
                     break
                 bindings.append(
-                    Binding(other.name, "step", found.step, found.path) if found else Binding(other.name, "user")
+                    Binding(other.name, "step", found.step, found.path)
+                    if found
+                    else Binding(other.name, "user")
                 )
             else:
                 steps.append(Step(tool, tuple(bindings)))
@@ -219,7 +229,9 @@ class RandomWalkSampler:
         current = rng.choice(self.graph.tools())
         visited = [current]
         while len(visited) < length:
-            successors = sorted({b for a, b, _, _ in self.graph.tool_edges() if a == current and b not in visited})
+            successors = sorted(
+                {b for a, b, _, _ in self.graph.tool_edges() if a == current and b not in visited}
+            )
             if not successors:
                 break
             current = rng.choice(successors)

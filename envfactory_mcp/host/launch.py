@@ -25,14 +25,18 @@ def package_dir(servers_dir: Path, env_name: str) -> Path:
     return folder.resolve()
 
 
-def stdio_params(servers_dir: Path, env_name: str, *, control: bool = False, extra_args: list[str] | None = None) -> Any:
+def stdio_params(
+    servers_dir: Path, env_name: str, *, control: bool = False, extra_args: list[str] | None = None
+) -> Any:
     """``StdioServerParameters`` that run the emitted package with this interpreter."""
     from mcp import StdioServerParameters
 
     folder = package_dir(servers_dir, env_name)
     args = ["-m", package_name(env_name)] + (["--control"] if control else []) + (extra_args or [])
     # The SDK merges this over its safe default environment; only the package path is added.
-    return StdioServerParameters(command=sys.executable, args=args, env={"PYTHONPATH": str(folder)}, cwd=str(folder))
+    return StdioServerParameters(
+        command=sys.executable, args=args, env={"PYTHONPATH": str(folder)}, cwd=str(folder)
+    )
 
 
 def import_server_module(servers_dir: Path, env_name: str) -> ModuleType:

@@ -44,16 +44,35 @@ def table_infos(db: sqlite3.Connection) -> list[TableInfo]:
 
 def dump_state(db: sqlite3.Connection) -> State:
     """Every table's rows, sorted by primary key."""
-    state: State = {}
-    for info in table_infos(db):
-        order = ", ".join(f'"{c}"' for c in info.primary_key)
-        cursor = db.execute(f'SELECT {", ".join(chr(34) + c + chr(34) for c in info.columns)} FROM "{info.name}" ORDER BY {order}')
-        state[info.name] = [dict(zip(info.columns, row, strict=True)) for row in cursor]
-    return state
+    return {info.name: dump_table(db, info) for info in table_infos(db)}
+
+
+def dump_table(db: sqlite3.Connection, info: TableInfo) -> list[Row]:
+    order = ", ".join(f'"{c}"' for c in info.primary_key)
+    cursor = db.execute(
+        f'SELECT {", ".join(chr(34) + c + chr(34) for c in info.columns)} FROM "{info.name}" ORDER BY {order}'
+    )
+    return [dict(zip(info.columns, row, strict=True)) for row in cursor]
 
 
 def canonical_json(state: State) -> str:
     return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def table_fragment(rows: list[Row]) -> str:
+    """One table's part of the canonical JSON: ``canonical_json`` of a state is
+    ``{"<table>":<fragment>,...}`` over the tables in name order."""
+    return json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def hash_fragments(fragments: dict[str, str]) -> str:
+    """``hash_state`` assembled from per-table fragments (equal, byte for byte)."""
+    text = (
+        "{"
+        + ",".join(f"{json.dumps(name, ensure_ascii=False)}:{fragments[name]}" for name in sorted(fragments))
+        + "}"
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def hash_state(state: State) -> str:
@@ -125,7 +144,7 @@ def restore_state(db: sqlite3.Connection, state: State) -> None:
                 cols = [c for c in columns if c in row]
                 db.execute(
                     f'INSERT INTO "{name}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) '
-                    f'VALUES ({", ".join("?" for _ in cols)})',
+                    f"VALUES ({', '.join('?' for _ in cols)})",
                     [row[c] for c in cols],
                 )
         db.execute("COMMIT")

@@ -50,6 +50,8 @@ class CallOutcome:
     # undeclared table), "write" (a table it does not declare writing) or "forbidden"
     # (transaction control, PRAGMA, DDL, ATTACH).
     fault: str | None = None
+    # Tables the call was allowed to write (whether or not the writes were kept).
+    written: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +79,9 @@ class Toolbox:
         for decl in spec["tools"]:
             fn = getattr(module, decl["name"], None)
             if not callable(fn):
-                raise ValueError(f"tool {decl['name']!r} is declared in the spec but {module.__name__} has no such function")
+                raise ValueError(
+                    f"tool {decl['name']!r} is declared in the spec but {module.__name__} has no such function"
+                )
             effect = decl["effect"]
             destructive = decl.get("destructive")
             idempotent = decl.get("idempotent")
@@ -99,7 +103,9 @@ class Toolbox:
     def call(self, db: sqlite3.Connection, name: str, arguments: Mapping[str, Any] | None) -> CallOutcome:
         tool = self.tools.get(name)
         if tool is None:
-            return CallOutcome(ok=False, error=f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self.tools))}.")
+            return CallOutcome(
+                ok=False, error=f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self.tools))}."
+            )
         args = dict(arguments or {})
         problem = _first_error(tool.input_validator, args)
         if problem is not None:
@@ -125,7 +131,10 @@ class Toolbox:
             db.execute("ROLLBACK")
             if guard.denied is not None:  # the tool swallowed a denied statement
                 return CallOutcome(
-                    ok=False, error=f"Internal error in tool {name}: {guard.denied}", internal=True, fault=guard.kind
+                    ok=False,
+                    error=f"Internal error in tool {name}: {guard.denied}",
+                    internal=True,
+                    fault=guard.kind,
                 )
             return CallOutcome(ok=False, error=_clip(str(exc) or "The request was refused."))
         except Exception as exc:  # a defect in the tool, not in the request
@@ -142,7 +151,7 @@ class Toolbox:
                 ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True, fault=fault
             )
         db.execute("COMMIT" if tool.effect == "write" else "ROLLBACK")
-        return CallOutcome(ok=True, output=output)
+        return CallOutcome(ok=True, output=output, written=frozenset(guard.written))
 
 
 class _BrokenTool(Exception):
@@ -157,14 +166,17 @@ class _Guard:
     The first denial is kept so the error names the table, not just "not authorized".
     """
 
-    __slots__ = ("denied", "kind", "reads", "writes")
+    __slots__ = ("denied", "kind", "reads", "writes", "written")
 
     def __init__(self, tool: BoundTool) -> None:
         self.reads, self.writes = tool.reads, tool.writes
+        self.written: set[str] = set()
         self.denied: str | None = None
         self.kind: str | None = None  # "read", "write" or "forbidden", as in CallOutcome.fault
 
-    def __call__(self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None) -> int:
+    def __call__(
+        self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None
+    ) -> int:
         if action in (_SELECT, _FUNCTION, _RECURSIVE):
             return sqlite3.SQLITE_OK
         if action == _READ:
@@ -173,9 +185,14 @@ class _Guard:
             return self._deny("read", f"read table {arg1!r}, which it does not declare")
         if action in _WRITES:
             if arg1 in self.writes:
+                self.written.add(arg1)
                 return sqlite3.SQLITE_OK
-            return self._deny("write", f"tried to {_WRITES[action]} table {arg1!r}, which it does not declare writing")
-        return self._deny("forbidden", f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})")
+            return self._deny(
+                "write", f"tried to {_WRITES[action]} table {arg1!r}, which it does not declare writing"
+            )
+        return self._deny(
+            "forbidden", f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})"
+        )
 
     def _deny(self, kind: str, reason: str) -> int:
         if self.denied is None:

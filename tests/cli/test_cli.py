@@ -117,3 +117,16 @@ def test_tasks_writes_jsonl_and_prints_stats(tmp_path: Path):
     lines = (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 20 and json.loads(lines[0])["env"] == "retail"
     assert '"leakage_after_calibration": 0.0' in result.output
+
+
+def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(tmp_path: Path):
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["pipeline", "retail", "-o", str(out), "--n", "12", "--servers-dir", str(tmp_path / "servers")]
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verification"]["passed"] is True and summary["tasks"]["tasks"] == 12
+    assert summary["runs"]["oracle"]["mean_reward"] == 1.0
+    assert summary["runs"]["noop"]["mean_reward"] == 0.0
+    assert len((out / "runs" / "oracle" / "trajectories.jsonl").read_text().splitlines()) == 12

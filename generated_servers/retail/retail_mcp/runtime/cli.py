@@ -22,7 +22,9 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
     parser.add_argument("--path", default="/mcp", help="HTTP endpoint path (default: /mcp)")
-    parser.add_argument("--db", type=Path, default=None, help="keep state in this SQLite file across restarts")
+    parser.add_argument(
+        "--db", type=Path, default=None, help="keep state in this SQLite file across restarts"
+    )
     parser.add_argument(
         "--control", action="store_true", help="expose control.* tools (reset, state, state_hash) for hosts"
     )
@@ -33,7 +35,9 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
 def serve(bundle: Bundle, prog: str, argv: Sequence[str] | None = None, version: str = "0.1.0") -> None:
     """Parse ``argv`` and serve ``bundle`` until the client disconnects or the process is stopped."""
     args = parse_args(prog, argv)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
     options = ServerOptions(
         control=args.control,
         db_path=args.db,

@@ -10,9 +10,20 @@ opening or resetting a session is one memory copy, not a replay of SQL.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
-from .state import State, dump_state, hash_state, restore_state
+from .state import (
+    State,
+    TableInfo,
+    dump_state,
+    dump_table,
+    hash_fragments,
+    hash_state,
+    restore_state,
+    table_fragment,
+    table_infos,
+)
 
 PAGE_SIZE = 1024
 MEMORY_CACHE_PAGES = 16
@@ -63,14 +74,46 @@ def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
 
 
 def _no_attach(action: int, *_: object) -> int:
-    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+    return (
+        sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+    )
+
+
+class _SeedFacts:
+    """What every session of one seed image shares: its tables and their canonical
+    fragments, and whether per-table tracking is sound (no triggers, no cascading keys)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.tables: list[TableInfo] = table_infos(db)
+        self.fragments = {info.name: table_fragment(dump_table(db, info)) for info in self.tables}
+        triggers = db.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'").fetchone()[0]
+        cascades = any(
+            row[5] != "NO ACTION" or row[6] != "NO ACTION"
+            for info in self.tables
+            for row in db.execute(f'PRAGMA foreign_key_list("{info.name}")')
+        )
+        self.trackable = not triggers and not cascades
+
+
+_SEEDS: dict[int, tuple[bytes, _SeedFacts]] = {}
 
 
 class SessionDatabase:
-    """One session's database: in memory (a copy of the seed) or a file that persists."""
+    """One session's database: in memory (a copy of the seed) or a file that persists.
+
+    ``hash()`` is cheap on the paths a host takes all the time. It is remembered until
+    SQLite's ``total_changes`` moves (every row written counts, even one rolled back), and
+    for an in-memory session reset to the seed it is assembled from per-table fragments:
+    the seed's, except for tables reported written since (``mark_written``, which the
+    server calls with the tables a tool call's authorizer let it write).
+    """
 
     def __init__(self, seed_image: bytes, path: Path | None = None) -> None:
         self._seed_image = seed_image
+        self._hash_cache: tuple[int, str] | None = None  # (total_changes, hash)
+        self._fragments: dict[str, str] | None = None  # None: unknown, dump everything
+        self._dirty: set[str] = set()
+        self._accounted = -1  # total_changes when the dirty set was last complete
         self.path = path
         if path is None:
             self.db = open_memory()
@@ -89,19 +132,53 @@ class SessionDatabase:
 
     def reset(self, state: State | None = None) -> None:
         """Back to the seed, or to a given canonical state (validated against the schema)."""
+        self._hash_cache, self._fragments, self._dirty = None, None, set()
         if state is not None:
             restore_state(self.db, state)
             return
         if self.path is None:
             self._load_seed_image()
+            facts = self._seed_facts()
+            if facts.trackable:
+                self._fragments = dict(facts.fragments)
+                self._accounted = self.db.total_changes
         else:
             self._copy_seed_into_file()
+
+    def mark_written(self, tables: Iterable[str]) -> None:
+        """Tables a tool call may have written (its authorizer allowed the statements).
+
+        Call it right after the call: any row change not accounted for this way (SQLite's
+        ``total_changes`` moved since) makes the next ``hash()`` dump every table."""
+        self._dirty.update(tables)
+        self._accounted = self.db.total_changes
 
     def dump(self) -> State:
         return dump_state(self.db)
 
     def hash(self) -> str:
-        return hash_state(self.dump())
+        changes = self.db.total_changes
+        if self._hash_cache is not None and self._hash_cache[0] == changes and self.path is None:
+            return self._hash_cache[1]
+        if self.path is None and self._fragments is not None:
+            every = changes != self._accounted  # a write nobody reported: trust nothing cached
+            for info in self._seed_facts().tables:
+                if every or info.name in self._dirty:
+                    self._fragments[info.name] = table_fragment(dump_table(self.db, info))
+            self._dirty.clear()
+            self._accounted = changes
+            value = hash_fragments(self._fragments)
+        else:
+            value = hash_state(self.dump())
+        self._hash_cache = (changes, value)
+        return value
+
+    def _seed_facts(self) -> _SeedFacts:
+        cached = _SEEDS.get(id(self._seed_image))
+        if cached is None or cached[0] is not self._seed_image:
+            cached = (self._seed_image, _SeedFacts(self.db))  # right after loading the image
+            _SEEDS[id(self._seed_image)] = cached
+        return cached[1]
 
     def close(self) -> None:
         self.db.close()

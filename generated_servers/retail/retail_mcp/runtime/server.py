@@ -61,7 +61,9 @@ class ServerOptions:
 def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> Server[Any]:
     """Build the MCP server. The seed image is built once here; sessions copy it."""
     toolbox = Toolbox(bundle.spec, bundle.tools_module)
-    store = SessionStore(build_seed_image(bundle.schema_sql, bundle.seed_sql), options.db_path, options.max_keyed_sessions)
+    store = SessionStore(
+        build_seed_image(bundle.schema_sql, bundle.seed_sql), options.db_path, options.max_keyed_sessions
+    )
     tools = [_mcp_tool(t) for t in toolbox.tools.values()]
     if options.control:
         tools += _control_tools()
@@ -79,9 +81,12 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         if session.file_backed:
             # One shared file: calls take turns, off the event loop so disk waits block no one.
             async with file_lock:
-                outcome = await anyio.to_thread.run_sync(toolbox.call, session.db, params.name, params.arguments)
+                outcome = await anyio.to_thread.run_sync(
+                    toolbox.call, session.db, params.name, params.arguments
+                )
         else:
             outcome = toolbox.call(session.db, params.name, params.arguments)
+            session.mark_written(outcome.written)
         return _result(outcome)
 
     instructions = str(bundle.spec.get("policy", ""))
@@ -125,9 +130,13 @@ def _mcp_tool(tool: Any) -> types.Tool:
 
 def _result(outcome: CallOutcome) -> types.CallToolResult:
     if not outcome.ok:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=outcome.error or "error")], is_error=True)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=outcome.error or "error")], is_error=True
+        )
     text = json.dumps(outcome.output, ensure_ascii=False, sort_keys=True)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=outcome.output)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=outcome.output
+    )
 
 
 def _connection_of(ctx: Any) -> Any | None:
@@ -154,7 +163,11 @@ _CONTROL_SPECS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "state": (
         "Canonical state of this session (every table, rows sorted by primary key) and its sha256.",
         {"type": "object", "properties": {}, "additionalProperties": False},
-        {"type": "object", "properties": {"state_hash": _STATE_HASH, "state": {"type": "object"}}, "required": ["state_hash", "state"]},
+        {
+            "type": "object",
+            "properties": {"state_hash": _STATE_HASH, "state": {"type": "object"}},
+            "required": ["state_hash", "state"],
+        },
     ),
     "state_hash": (
         "sha256 of this session's canonical state.",
@@ -177,7 +190,9 @@ def _control_tools() -> list[types.Tool]:
             input_schema=inp,
             output_schema=out,
             meta={CONTROL_META_KEY: True},
-            annotations=types.ToolAnnotations(read_only_hint=name in ("state", "state_hash"), open_world_hint=False),
+            annotations=types.ToolAnnotations(
+                read_only_hint=name in ("state", "state_hash"), open_world_hint=False
+            ),
         )
         for name, (description, inp, out) in _CONTROL_SPECS.items()
     ]

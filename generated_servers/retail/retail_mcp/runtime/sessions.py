@@ -32,7 +32,9 @@ _DEFAULT = "default"
 class SessionStore:
     """Owns every session database of one server process."""
 
-    def __init__(self, seed_image: bytes, db_path: Path | None = None, max_keyed_sessions: int = 10_000) -> None:
+    def __init__(
+        self, seed_image: bytes, db_path: Path | None = None, max_keyed_sessions: int = 10_000
+    ) -> None:
         self._seed_image = seed_image
         self._max_keyed = max_keyed_sessions
         self._keyed: OrderedDict[str, SessionDatabase] = OrderedDict()

@@ -1,0 +1,251 @@
+"""One MCP client connection to one environment server, with its control plane.
+
+The server runs as a subprocess over stdio, behind a URL (streamable HTTP), or in this
+process (in-memory transport). Many episodes share one connection: each episode works
+in its own session, chosen with ``_meta["envfactory/session"]`` on every call, so one
+server process serves many isolated episodes at once. Anything that goes wrong with the
+server or the transport surfaces as ``InfrastructureError``; the connection can then be
+reopened (a new subprocess) for the next episode.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Self
+
+import anyio
+
+from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
+
+Transport = Literal["stdio", "http", "memory"]
+logger = logging.getLogger(__name__)
+
+
+class InfrastructureError(EnvFactoryError):
+    """The server died, hung or could not be reached: a harness failure, not the agent's."""
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+
+
+@dataclass(frozen=True)
+class CallResult:
+    is_error: bool
+    text: str  # what the agent sees: the structured output as JSON, or the error message
+    structured: dict[str, Any] | None
+
+
+class ServerConnection:
+    """A connection to one server.
+
+    Two ways to hold it. ``async with conn:`` opens and closes it in the current task. For
+    many concurrent episodes, one task runs ``owner()`` (the MCP client must be entered and
+    left in the same task) and episodes call ``ensure()`` before using it: that opens the
+    connection the first time, and again (a fresh server) after a failure broke it.
+    ``shutdown()`` ends the owner.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        transport: Transport,
+        servers_dir: Path = Path("generated_servers"),
+        url: str | None = None,
+        call_timeout_s: float = 60.0,
+    ) -> None:
+        self.server, self.transport, self.servers_dir, self.url = server, transport, servers_dir, url
+        self.call_timeout_s = call_timeout_s
+        self._stack: AsyncExitStack | None = None
+        self._client: Any = None
+        self.instructions = ""
+        self.tools: list[ToolInfo] = []
+        self.opened = 0  # how many times a connection was opened (1 + restarts)
+        self.primary_keys: dict[str, tuple[str, ...]] = {}  # from the package's spec, when it is local
+        self.error: InfrastructureError | None = None  # why the last open failed
+        self._wake = anyio.Event()
+        self._done = anyio.Event()
+        self._lock = anyio.Lock()
+        self._closing = False
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        from mcp import Client
+
+        stack = AsyncExitStack()
+        try:
+            # No cancel scope around entering the client: it keeps a task group open until
+            # closed. ``read_timeout_seconds`` bounds the handshake and every request instead.
+            client = await stack.enter_async_context(
+                Client(self._target(), read_timeout_seconds=self.call_timeout_s)
+            )
+            with anyio.fail_after(self.call_timeout_s):
+                listed = await client.list_tools()
+        except BaseException as exc:
+            await stack.aclose()
+            if isinstance(exc, Exception):
+                raise InfrastructureError(
+                    f"cannot start or reach server {self.server!r}: {_describe(exc)}"
+                ) from exc
+            raise
+        self._stack, self._client = stack, client
+        self.instructions = client.instructions or ""
+        self.tools = [
+            ToolInfo(
+                name=t.name,
+                description=t.description or "",
+                input_schema=dict(t.input_schema),
+                read_only=bool(t.annotations and t.annotations.read_only_hint),
+            )
+            for t in listed.tools
+            if not t.name.startswith(CONTROL_PREFIX)
+        ]
+        if not any(t.name.startswith(CONTROL_PREFIX) for t in listed.tools):
+            await self.close()
+            raise InfrastructureError(
+                f"server {self.server!r} does not expose its control plane (start it with --control)"
+            )
+        self.opened += 1
+        self.primary_keys = self._local_primary_keys()
+
+    def _local_primary_keys(self) -> dict[str, tuple[str, ...]]:
+        from envfactory_mcp.emit.render import package_name
+
+        spec_path = self.servers_dir / self.server / package_name(self.server) / "data" / "spec.json"
+        if self.transport == "http" or not spec_path.is_file():
+            return {}
+        spec = json.loads(spec_path.read_text(encoding="utf-8"))
+        return {t["name"]: tuple(t["primary_key"]) for t in spec["tables"]}
+
+    async def close(self) -> None:
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            try:
+                await stack.aclose()
+            except Exception as exc:  # noqa: BLE001 - a dead server may fail to close cleanly; it is gone either way
+                logger.debug("closing server %s: %s", self.server, _describe(exc))
+
+    async def owner(self) -> None:
+        """Own the connection: open, close and reopen it in this task when asked."""
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            await self.close()
+            if not self._closing:
+                try:
+                    await self.open()
+                    self.error = None
+                except InfrastructureError as exc:
+                    self.error = exc
+            self._done.set()
+            if self._closing:
+                return
+
+    async def ensure(self) -> None:
+        """Have the owner open the connection if it is not open (first use, or after a failure)."""
+        async with self._lock:
+            if self._client is not None:
+                return
+            self._done = anyio.Event()
+            self._wake.set()
+            await self._done.wait()
+            if self._client is None:
+                raise self.error or InfrastructureError(f"server {self.server!r} could not be opened")
+
+    async def shutdown(self) -> None:
+        """End the owner task, closing the connection."""
+        self._closing = True
+        self._done = anyio.Event()
+        self._wake.set()
+        await self._done.wait()
+
+    @property
+    def alive(self) -> bool:
+        return self._client is not None
+
+    def _target(self) -> Any:
+        if self.transport == "stdio":
+            from envfactory_mcp.host.launch import stdio_params
+
+            return stdio_params(self.servers_dir, self.server, control=True)
+        if self.transport == "http":
+            if not self.url:
+                raise InfrastructureError(f"server {self.server!r}: the http transport needs a URL")
+            return self.url
+        from envfactory_mcp.host.launch import import_server_module
+        from envfactory_mcp.runtime import ServerOptions
+
+        module = import_server_module(self.servers_dir, self.server)
+        return module.build_server(ServerOptions(control=True))
+
+    # ---------------------------------------------------------------- calls
+
+    async def call(self, tool: str, arguments: dict[str, Any], session: str) -> CallResult:
+        """Call a tool in ``session``; a tool error is a result, a broken server raises."""
+        result = await self._request(tool, arguments, session)
+        structured = result.structured_content
+        if result.is_error:
+            text = (
+                " ".join(getattr(block, "text", "") for block in result.content).strip() or "The tool failed."
+            )
+            return CallResult(True, text, None)
+        if structured is None:
+            text = " ".join(getattr(block, "text", "") for block in result.content).strip()
+            return CallResult(False, text, None)
+        return CallResult(False, json.dumps(structured, ensure_ascii=False, sort_keys=True), structured)
+
+    async def reset(self, session: str) -> str:
+        return str((await self._control("reset", session))["state_hash"])
+
+    async def state_hash(self, session: str) -> str:
+        return str((await self._control("state_hash", session))["state_hash"])
+
+    async def state(self, session: str) -> dict[str, Any]:
+        return dict((await self._control("state", session))["state"])
+
+    async def end(self, session: str) -> None:
+        try:
+            await self._control("end_session", session)
+        except InfrastructureError:
+            pass  # the session dies with the server anyway
+
+    async def _control(self, op: str, session: str) -> dict[str, Any]:
+        result = await self._request(f"{CONTROL_PREFIX}{op}", {}, session)
+        if result.is_error or result.structured_content is None:
+            text = " ".join(getattr(block, "text", "") for block in result.content)
+            raise InfrastructureError(f"server {self.server!r}: control.{op} failed: {text}")
+        return dict(result.structured_content)
+
+    async def _request(self, tool: str, arguments: dict[str, Any], session: str) -> Any:
+        client = self._client
+        if client is None:
+            raise InfrastructureError(f"server {self.server!r} is not connected")
+        try:
+            with anyio.fail_after(self.call_timeout_s):
+                return await client.call_tool(tool, arguments, meta={SESSION_META_KEY: session})
+        except Exception as exc:
+            self._client = None  # broken: the next episode reopens
+            raise InfrastructureError(
+                f"server {self.server!r} failed during {tool}: {_describe(exc)}"
+            ) from exc
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"[:300]

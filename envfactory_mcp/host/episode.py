@@ -1,0 +1,336 @@
+"""One episode: a simulated user and an agent talk while the agent calls tools over MCP.
+
+The loop: the user opens; the agent acts (tool calls are executed over MCP in the
+episode's own session and answered with tool messages, tool errors included, until the
+agent writes text); the user replies; and so on, until a stop token, the step cap, too
+many tool errors in a row, a model failure, a server failure or the time limit. Then
+the final state is read and scored against the gold state (gold actions replayed on a
+fresh session of the same server) and the claims. Nothing here raises for what the
+agent, the user or the server does: every outcome is a ``TrajectoryRecord``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
+from envfactory_mcp.llm import LLMError, ToolCall
+from envfactory_mcp.runtime import diff_states
+from envfactory_mcp.scoring.reward import claims_communicated, reward_from, score_episode
+from envfactory_mcp.sim.types import Agent, AgentTurn, Message, UserSimulator
+from envfactory_mcp.tasks.model import Task
+from envfactory_mcp.trajectories.record import Participant, ToolStats, TrajectoryRecord, Usage
+
+TOOL_ERROR_PREFIX = "Error:"
+
+
+@dataclass(frozen=True)
+class EpisodeConfig:
+    run_id: str
+    seed: int = 0
+    max_steps: int = 30  # agent turns (a turn is one model response, with or without tool calls)
+    max_errors: int = 5  # tool errors in a row before the episode ends
+    timeout_s: float = 600.0
+    reward_basis: tuple[str, ...] = ("state", "claims")
+
+
+@dataclass
+class GoldCache:
+    """Gold final state per task, replayed once per run on a fresh session of the server."""
+
+    hashes: dict[str, str] = field(default_factory=dict)
+    states: dict[str, dict[str, Any]] = field(default_factory=dict)  # initial states, by hash
+    locks: dict[str, anyio.Lock] = field(default_factory=dict)  # trials of one task wait for one replay
+
+    async def initial_state(self, conn: ServerConnection, session: str, state_hash: str) -> dict[str, Any]:
+        """The state behind ``state_hash`` (every episode starts from the same seed: read it once)."""
+        if state_hash not in self.states:
+            self.states[state_hash] = await conn.state(session)
+        return self.states[state_hash]
+
+    async def get(self, task: Task, conn: ServerConnection, run_id: str) -> str:
+        async with self.locks.setdefault(task.task_id, anyio.Lock()):
+            return await self._replay(task, conn, run_id)
+
+    async def _replay(self, task: Task, conn: ServerConnection, run_id: str) -> str:
+        if task.task_id not in self.hashes:
+            session = f"{run_id}/gold/{task.task_id}"
+            await conn.reset(session)
+            for action in task.gold.actions:
+                result = await conn.call(action.name, action.arguments, session)
+                if result.is_error:
+                    raise InfrastructureError(
+                        f"gold action {action.name} of {task.task_id} fails on this server: {result.text}"
+                    )
+            self.hashes[task.task_id] = await conn.state_hash(session)
+            await conn.end(session)
+        return self.hashes[task.task_id]
+
+
+class _View:
+    """What the simulated user may ask the host (``sim.types.EpisodeView``)."""
+
+    def __init__(self, episode: _Episode) -> None:
+        self.episode = episode
+
+    async def goal_met(self) -> bool:
+        ep = self.episode
+        state = await ep.conn.state_hash(ep.session)
+        if state != ep.gold_hash:
+            return False
+        if ep.task.kind == "write":
+            return True
+        missing = claims_communicated(ep.task.gold.claims, ep.messages)[1]
+        return not missing
+
+    def writes_done(self) -> int:
+        return self.episode.writes_done
+
+
+@dataclass
+class _Episode:
+    task: Task
+    conn: ServerConnection
+    session: str
+    gold_hash: str
+    messages: list[Message] = field(default_factory=list)
+    writes_done: int = 0
+    tool_stats: dict[str, ToolStats] = field(default_factory=dict)
+    usage: dict[str, Usage] = field(default_factory=lambda: {"agent": Usage(), "user": Usage()})
+    timings: dict[str, float] = field(default_factory=lambda: {"agent_s": 0.0, "user_s": 0.0, "tools_s": 0.0})
+    steps: int = 0
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(detail)
+        self.reason, self.detail = reason, detail
+
+
+def openai_tools(conn: ServerConnection) -> list[dict[str, Any]]:
+    """The tools the agent is offered, in OpenAI function format (control tools never)."""
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+        }
+        for t in conn.tools
+    ]
+
+
+async def run_episode(
+    task: Task,
+    trial: int,
+    agent: Agent,
+    user: UserSimulator,
+    conn: ServerConnection,
+    config: EpisodeConfig,
+    gold: GoldCache,
+    on_turn: Callable[[], None] | None = None,
+) -> TrajectoryRecord:
+    started = time.perf_counter()
+    session = f"{config.run_id}/{task.task_id}/{trial}"
+    tools = openai_tools(conn)
+    read_only = {t.name: t.read_only for t in conn.tools}
+    ep: _Episode | None = None
+    initial_state: dict[str, Any] | None = None
+    reason, detail = "agent_stop", ""
+    final_hash: str | None = None
+    final_diff: dict[str, Any] | None = None
+    initial_hash: str | None = None
+    gold_hash = task.gold.final_state_hash
+    try:
+        with anyio.fail_after(config.timeout_s):
+            gold_hash = await gold.get(task, conn, config.run_id)
+            ep = _Episode(task=task, conn=conn, session=session, gold_hash=gold_hash)
+            initial_hash = await conn.reset(session)
+            if initial_hash != task.initial_state.state_hash:
+                raise InfrastructureError(
+                    f"the server's initial state {initial_hash[:12]} is not the task's {task.initial_state.state_hash[:12]}"
+                    " (the environment changed since the tasks were made)"
+                )
+            initial_state = await gold.initial_state(conn, session, initial_hash)
+            try:
+                agent.start(task, tools, conn.instructions)
+                opening = user.start(task)
+            except LLMError as exc:
+                raise _Stop("user_error", str(exc)) from exc
+            ep.messages.append({"role": "user", "content": opening})
+            reason, detail = await _loop(ep, agent, user, read_only, config, on_turn)
+    except _Stop as stop:
+        reason, detail = stop.reason, stop.detail
+    except InfrastructureError as exc:
+        reason, detail = "infrastructure_error", str(exc)
+    except TimeoutError:
+        reason, detail = "timeout", f"the episode ran past {config.timeout_s:g} s"
+    if ep is not None and reason not in ("infrastructure_error", "timeout"):
+        try:
+            with anyio.fail_after(60):
+                final_hash = await conn.state_hash(session)
+                if final_hash == initial_hash:
+                    final_diff = {}
+                elif final_hash == gold_hash == task.gold.final_state_hash:
+                    final_diff = task.gold.diff  # the same state as the oracle's: the same diff
+                elif initial_state is not None:
+                    final_state = await conn.state(session)
+                    final_diff = diff_states(
+                        initial_state, final_state, _row_keys(conn, initial_state, final_state)
+                    )
+        except (InfrastructureError, TimeoutError) as exc:
+            reason, detail = "infrastructure_error", f"reading the final state failed: {exc}"
+    if ep is not None:
+        with anyio.move_on_after(10):
+            await conn.end(session)
+    messages = ep.messages if ep else []
+    record = TrajectoryRecord(
+        run_id=config.run_id,
+        env=task.env,
+        servers=task.servers,
+        task_id=task.task_id,
+        trial=trial,
+        seed=config.seed,
+        agent=Participant(kind=agent.name, model=getattr(getattr(agent, "client", None), "model", None)),
+        user=Participant(kind=user.name, model=getattr(getattr(user, "client", None), "model", None)),
+        messages=messages,
+        tools=tools,
+        termination=reason,  # type: ignore[arg-type]
+        termination_detail=detail[:1000],
+        reward=None,
+        initial_state_hash=initial_hash,
+        final_state_hash=final_hash,
+        gold_state_hash=gold_hash,
+        final_diff=final_diff,
+        steps=ep.steps if ep else 0,
+        tool_stats=ep.tool_stats if ep else {},
+        usage=ep.usage if ep else {},
+        timings={**(ep.timings if ep else {}), "total_s": time.perf_counter() - started},
+    )
+    return score_record(record, task, config.reward_basis)
+
+
+def score_record(
+    record: TrajectoryRecord, task: Task, basis: tuple[str, ...] = ("state", "claims")
+) -> TrajectoryRecord:
+    """The record with reward and parts filled in (None for harness failures)."""
+    if record.excluded or record.final_state_hash is None:
+        return record.model_copy(update={"reward": None, "reward_parts": None})
+    parts = score_episode(task, record.messages, record.final_state_hash, record.gold_state_hash, basis=basis)
+    return record.model_copy(update={"reward": reward_from(parts), "reward_parts": parts})
+
+
+async def _loop(
+    ep: _Episode,
+    agent: Agent,
+    user: UserSimulator,
+    read_only: dict[str, bool],
+    config: EpisodeConfig,
+    on_turn: Callable[[], None] | None,
+) -> tuple[str, str]:
+    view = _View(ep)
+    errors_in_row = 0
+    while True:
+        if ep.steps >= config.max_steps:
+            return "max_steps", f"{config.max_steps} agent steps"
+        ep.steps += 1
+        t0 = time.perf_counter()
+        try:
+            turn = await agent.act(list(ep.messages))
+        except LLMError as exc:
+            reason = "context_window_exceeded" if exc.kind == "context_window" else "agent_error"
+            return reason, str(exc)
+        finally:
+            ep.timings["agent_s"] += time.perf_counter() - t0
+        _add_usage(ep.usage["agent"], turn)
+        ep.messages.append(_assistant_message(turn))
+        if on_turn is not None:
+            on_turn()
+        if turn.tool_calls:
+            for call in turn.tool_calls:
+                content, failed = await _execute(ep, call, read_only)
+                ep.messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
+                )
+                errors_in_row = errors_in_row + 1 if failed else 0
+                if errors_in_row >= config.max_errors:
+                    return "too_many_errors", f"{errors_in_row} tool errors in a row"
+            continue
+        t0 = time.perf_counter()
+        try:
+            reply = await user.reply(list(ep.messages), view)
+        except LLMError as exc:
+            return "user_error", str(exc)
+        finally:
+            ep.timings["user_s"] += time.perf_counter() - t0
+        if reply.usage is not None:
+            ep.usage["user"].prompt_tokens += reply.usage.prompt_tokens
+            ep.usage["user"].completion_tokens += reply.usage.completion_tokens
+        if reply.cost_usd is not None:
+            ep.usage["user"].cost_usd = (ep.usage["user"].cost_usd or 0.0) + reply.cost_usd
+        ep.messages.append({"role": "user", "content": reply.content})
+        token = reply.stop_token
+        if token is not None:
+            return "user_stop", token
+
+
+async def _execute(ep: _Episode, call: ToolCall, read_only: dict[str, bool]) -> tuple[str, bool]:
+    """Run one tool call; returns (content for the tool message, whether it failed)."""
+    stats = ep.tool_stats.setdefault(call.name, ToolStats())
+    stats.calls += 1
+    if call.name not in read_only:
+        stats.errors += 1
+        return (
+            f"{TOOL_ERROR_PREFIX} unknown tool {call.name!r}. Available tools: {', '.join(sorted(read_only))}.",
+            True,
+        )
+    if call.arguments is None:
+        stats.errors += 1
+        return f"{TOOL_ERROR_PREFIX} {call.error or 'arguments are not a JSON object'}", True
+    t0 = time.perf_counter()
+    try:
+        result = await ep.conn.call(call.name, call.arguments, ep.session)
+    finally:
+        ep.timings["tools_s"] += time.perf_counter() - t0
+    if result.is_error:
+        stats.errors += 1
+        return f"{TOOL_ERROR_PREFIX} {result.text}", True
+    if not read_only[call.name]:
+        ep.writes_done += 1
+    return result.text, False
+
+
+def _assistant_message(turn: AgentTurn) -> Message:
+    message: Message = {"role": "assistant", "content": turn.content}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
+            for c in turn.tool_calls
+        ]
+    return message
+
+
+def _row_keys(conn: ServerConnection, *states: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Primary keys from the package's spec; for a remote server, the whole row."""
+    keys: dict[str, tuple[str, ...]] = {}
+    for state in states:
+        for table, rows in state.items():
+            if table not in keys and (conn.primary_keys.get(table) or rows):
+                keys[table] = conn.primary_keys.get(table) or tuple(sorted(rows[0]))
+    return keys
+
+
+def _add_usage(usage: Usage, turn: AgentTurn) -> None:
+    if turn.usage is not None:
+        usage.prompt_tokens += turn.usage.prompt_tokens
+        usage.completion_tokens += turn.usage.completion_tokens
+    if turn.cost_usd is not None:
+        usage.cost_usd = (usage.cost_usd or 0.0) + turn.cost_usd
+
+
+def dumps(record: TrajectoryRecord) -> str:
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False)

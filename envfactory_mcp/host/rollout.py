@@ -1,0 +1,250 @@
+"""Rollouts: every (task, trial) of a task file as an episode, concurrently, into a run directory.
+
+One server process (or URL, or in-process server) per environment serves all episodes;
+each episode has its own session. Each finished episode is appended to
+``runs/<run>/trajectories.jsonl`` at once, so a run killed at any point resumes with
+exactly the missing (task, trial) pairs. A server that dies ends the episodes using it
+with ``infrastructure_error``; the next episode starts a fresh server.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
+from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode, score_record
+from envfactory_mcp.sim.types import Agent, UserSimulator
+from envfactory_mcp.tasks.model import Task, read_tasks
+from envfactory_mcp.trajectories.record import Participant, TrajectoryRecord
+
+AGENTS = ("oracle", "noop", "random", "llm")
+USERS = ("scripted", "llm")
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    envs: list[str]
+    tasks_path: str
+    agent: str = "oracle"
+    agent_model: str | None = None
+    agent_api_base: str | None = None
+    user: str = "scripted"
+    user_model: str | None = None
+    user_api_base: str | None = None
+    trials: int = 1
+    concurrency: int = 8
+    max_steps: int = 30
+    max_errors: int = 5
+    episode_timeout_s: float = 600.0
+    transport: Transport = "stdio"
+    servers_dir: str = "generated_servers"
+    urls: dict[str, str] = field(default_factory=dict)  # env -> URL, for the http transport
+    seed: int = 0
+    reward_basis: tuple[str, ...] = ("state", "claims")
+    max_tasks: int | None = None
+
+    def metadata(self, run_id: str) -> dict[str, Any]:
+        """What a resumed run must match: the configuration and the exact task file."""
+        import hashlib
+
+        data = asdict(self)
+        data["reward_basis"] = list(self.reward_basis)
+        digest = hashlib.sha256(Path(self.tasks_path).read_bytes()).hexdigest()
+        return {"run_id": run_id, "tasks_sha256": digest, **data}
+
+
+def make_agent(config: RolloutConfig, task: Task) -> Agent:
+    from envfactory_mcp.sim import agents
+
+    if config.agent == "oracle":
+        return agents.OracleAgent()
+    if config.agent == "noop":
+        return agents.NoopAgent()
+    if config.agent == "random":
+        return agents.RandomAgent(seed=config.seed)
+    if config.agent == "llm":
+        if not config.agent_model:
+            raise EnvFactoryError("the llm agent needs --agent-model")
+        from envfactory_mcp.llm import LiteLLMClient
+
+        return agents.LLMAgent(
+            LiteLLMClient(config.agent_model, api_base=config.agent_api_base, seed=config.seed)
+        )
+    raise EnvFactoryError(f"unknown agent {config.agent!r}: use one of {', '.join(AGENTS)}")
+
+
+def make_user(config: RolloutConfig, task: Task) -> UserSimulator:
+    from envfactory_mcp.sim import users
+
+    if config.user == "scripted":
+        return users.ScriptedUser()
+    if config.user == "llm":
+        if not config.user_model:
+            raise EnvFactoryError("the llm user needs --user-model")
+        from envfactory_mcp.llm import LiteLLMClient
+
+        return users.LLMUser(
+            LiteLLMClient(config.user_model, api_base=config.user_api_base, seed=config.seed)
+        )
+    raise EnvFactoryError(f"unknown user {config.user!r}: use one of {', '.join(USERS)}")
+
+
+def load_tasks(config: RolloutConfig) -> list[Task]:
+    tasks = read_tasks(config.tasks_path)
+    unknown = sorted({s for t in tasks for s in t.servers} - set(config.envs))
+    if unknown:
+        raise EnvFactoryError(
+            f"{config.tasks_path} has tasks for {', '.join(unknown)}, which this rollout does not serve"
+        )
+    many = [t.task_id for t in tasks if len(t.servers) != 1]
+    if many:
+        raise EnvFactoryError(f"multi-server tasks are not supported by the host yet: {', '.join(many[:3])}")
+    return tasks[: config.max_tasks] if config.max_tasks else tasks
+
+
+class _Servers:
+    """One connection per environment, each owned by its own task (see ``ServerConnection``)."""
+
+    def __init__(self, config: RolloutConfig) -> None:
+        self.conns = {
+            env: ServerConnection(env, config.transport, Path(config.servers_dir), url=config.urls.get(env))
+            for env in config.envs
+        }
+
+    async def get(self, env: str) -> ServerConnection:
+        conn = self.conns[env]
+        await conn.ensure()
+        return conn
+
+
+async def rollout(
+    config: RolloutConfig,
+    run_dir: Path,
+    progress: Callable[[int, int], None] | None = None,
+    agent_factory: Callable[[RolloutConfig, Task], Agent] = make_agent,
+    user_factory: Callable[[RolloutConfig, Task], UserSimulator] = make_user,
+) -> dict[str, Any]:
+    """Run every missing (task, trial) of ``config`` into ``run_dir``; returns the summary."""
+    from envfactory_mcp.trajectories.store import RunStore
+
+    run_id = run_dir.name
+    tasks = load_tasks(config)
+    with RunStore.open(run_dir, config.metadata(run_id)) as store:
+        return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
+
+
+async def _roll(
+    config: RolloutConfig,
+    run_id: str,
+    tasks: list[Task],
+    store: Any,
+    progress: Callable[[int, int], None] | None,
+    agent_factory: Callable[[RolloutConfig, Task], Agent],
+    user_factory: Callable[[RolloutConfig, Task], UserSimulator],
+) -> dict[str, Any]:
+    from envfactory_mcp.scoring.passk import summarize
+
+    done = store.done_keys()
+    todo = [
+        (task, trial) for trial in range(config.trials) for task in tasks if (task.task_id, trial) not in done
+    ]
+    rng = random.Random(f"order:{config.seed}")
+    rng.shuffle(todo)  # trials of one task spread over time, so a slow task does not stall a block
+    servers = _Servers(config)
+    gold = GoldCache()
+    episode_config = EpisodeConfig(
+        run_id=run_id,
+        seed=config.seed,
+        max_steps=config.max_steps,
+        max_errors=config.max_errors,
+        timeout_s=config.episode_timeout_s,
+        reward_basis=config.reward_basis,
+    )
+    limiter = anyio.CapacityLimiter(max(1, config.concurrency))
+    finished = 0
+
+    async def one(task: Task, trial: int) -> None:
+        nonlocal finished
+        async with limiter:
+            agent, user = agent_factory(config, task), user_factory(config, task)
+            try:
+                conn = await servers.get(task.env)
+            except InfrastructureError as exc:
+                record = _failed(task, trial, run_id, config, agent, user, str(exc))
+            else:
+                record = await run_episode(task, trial, agent, user, conn, episode_config, gold)
+            await store.aappend(record)
+            finished += 1
+            if progress is not None:
+                progress(finished, len(todo))
+
+    async with anyio.create_task_group() as owners:
+        for conn in servers.conns.values():
+            owners.start_soon(conn.owner)
+        try:
+            async with anyio.create_task_group() as group:
+                for task, trial in todo:
+                    group.start_soon(one, task, trial)
+        finally:
+            with anyio.CancelScope(shield=True):
+                for conn in servers.conns.values():
+                    await conn.shutdown()
+    summary = summarize(store.records())
+    summary["run_id"] = run_id
+    store.write_summary(summary)
+    return summary
+
+
+def _failed(
+    task: Task, trial: int, run_id: str, config: RolloutConfig, agent: Agent, user: UserSimulator, detail: str
+) -> TrajectoryRecord:
+    return TrajectoryRecord(
+        run_id=run_id,
+        env=task.env,
+        servers=task.servers,
+        task_id=task.task_id,
+        trial=trial,
+        seed=config.seed,
+        agent=Participant(kind=agent.name, model=config.agent_model),
+        user=Participant(kind=user.name, model=config.user_model),
+        messages=[],
+        tools=[],
+        termination="infrastructure_error",
+        termination_detail=detail[:1000],
+        reward=None,
+        gold_state_hash=task.gold.final_state_hash,
+    )
+
+
+def rescore(run_dir: Path, tasks_path: str | None = None) -> dict[str, Any]:
+    """Re-score the saved trajectories of a run (after a scoring change), in place."""
+    from envfactory_mcp.scoring.passk import summarize
+    from envfactory_mcp.trajectories.store import RunStore
+
+    metadata_path = run_dir / "metadata.json"
+    if not metadata_path.is_file():
+        raise EnvFactoryError(f"{run_dir} is not a run directory (no metadata.json)")
+    import json
+
+    metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
+    config = metadata
+    tasks = {t.task_id: t for t in read_tasks(tasks_path or config["tasks_path"])}
+    with RunStore.open(run_dir, metadata) as store:
+        records = store.records()
+        missing = sorted({r.task_id for r in records} - tasks.keys())
+        if missing:
+            raise EnvFactoryError(f"the task file lacks tasks of this run: {', '.join(missing[:5])}")
+        basis = tuple(config.get("reward_basis", ("state", "claims")))
+        rescored = [score_record(r, tasks[r.task_id], basis) for r in records]
+        store.rewrite(rescored)
+        summary = summarize(rescored)
+        summary["run_id"] = run_dir.name
+        store.write_summary(summary)
+    return summary

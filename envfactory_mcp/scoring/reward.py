@@ -1,0 +1,281 @@
+"""Rewards of one episode, from its messages and its final state (pure functions, no I/O).
+
+Three signals, each kept in :class:`RewardParts` whichever of them decides the reward:
+
+* **state**: the final state hash equals the gold one (gold actions replayed on a fresh
+  state); the host computes both hashes, this module only compares them.
+* **claims**: every value the agent must tell the user (``task.gold.claims``) appears in
+  an assistant message, after normalising case, ``_``/space, ``$``, thousands
+  separators and trailing zeros (:func:`claims_communicated`).
+* **actions**: the gold calls (name + arguments, any order) found among the agent's
+  tool calls (:func:`action_match`), and the method's RL reward built on them
+  (:func:`trace_state_reward`).
+
+The reward is the product of the parts named in ``basis`` (tau2-bench style); the
+default basis is state and claims.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from envfactory_mcp.tasks.model import Claim, GoldAction, Task
+from envfactory_mcp.trajectories.record import RewardParts
+
+BASES = ("state", "claims", "actions", "trace_state")
+DEFAULT_BASIS = ("state", "claims")
+PENALTY_PER_CALL = 0.05
+PENALTY_CAP = 0.5
+CONTROL_PREFIX = "control."
+
+# A number, with optional thousands separators (only in groups of exactly three digits)
+# and an optional decimal part. "$" before it is removed beforehand.
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?")
+_DOLLAR = re.compile(r"\$\s*(?=\d)")
+_SPACE = re.compile(r"\s+")
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def normalize_text(text: str) -> str:
+    """The form claims and messages are compared in.
+
+    Lower case (``casefold``), ``_`` read as a space, runs of white space as one space,
+    ``$`` before a number dropped, thousands separators dropped, and trailing zeros of
+    a decimal part dropped (``$1,219.80`` → ``1219.8``, ``54.00`` → ``54``).
+    """
+    text = text.casefold().replace("_", " ")
+    text = _DOLLAR.sub("", text)
+    text = _NUMBER.sub(_canonical_number, text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def _canonical_number(match: re.Match[str]) -> str:
+    number = match.group(0).replace(",", "")
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    return number
+
+
+def _claim_pattern(claim: str) -> re.Pattern[str]:
+    """The normalised claim as a whole token: ``54`` is not found in ``154`` nor in
+    ``54.5``, ``82`` not in ``219.82``, ``delivered`` not in ``undelivered``."""
+    before = r"(?<!\w)(?<!\d\.)" if re.match(r"\w", claim) else ""
+    after = r"(?!\w)(?!\.\d)" if re.search(r"\w$", claim) else ""
+    return re.compile(before + re.escape(claim) + after)
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The text of a chat message: a string content, or the text parts of a list."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def claims_communicated(claims: list[Claim], messages: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """``(found, missing)`` claim texts, in the order of ``claims``.
+
+    A claim counts when its text appears, as a whole token after :func:`normalize_text`,
+    in the content of any assistant message. What the user or a tool said never counts:
+    the agent has to say it. A claim whose text normalises to nothing is missing (it
+    cannot be communicated; a task holding one is defective).
+    """
+    said = [normalize_text(message_text(m)) for m in messages if m.get("role") == "assistant"]
+    found: list[str] = []
+    missing: list[str] = []
+    for claim in claims:
+        wanted = normalize_text(claim.text)
+        pattern = _claim_pattern(wanted) if wanted else None
+        if pattern is not None and any(pattern.search(text) for text in said):
+            found.append(claim.text)
+        else:
+            missing.append(claim.text)
+    return found, missing
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+def agent_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any] | None]]:
+    """Every tool call of the assistant messages, in order, as ``(name, arguments)``.
+
+    ``arguments`` is the parsed JSON object, or None when the arguments string does not
+    parse to an object (a malformed call). As in :meth:`envfactory_mcp.llm.ToolCall.parse`,
+    an empty string means no arguments; an already-parsed dict is taken as it is.
+    Control-plane tools (``control.*``) are left out.
+    """
+    calls: list[tuple[str, dict[str, Any] | None]] = []
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                calls.append(("", None))
+                continue
+            name = str(function.get("name") or "")
+            if name.startswith(CONTROL_PREFIX):
+                continue
+            calls.append((name, _parse_arguments(function.get("arguments"))))
+    return calls
+
+
+def _parse_arguments(raw: Any) -> dict[str, Any] | None:
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return None
+    if not raw.strip():
+        return {}
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value (``1 == 1.0``) but booleans are not numbers
+    (Python's ``True == 1`` does not hold here), objects by keys, arrays in order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def describe_call(name: str, arguments: dict[str, Any]) -> str:
+    """``name(args-json)`` with sorted keys, as listed in ``actions_missing``."""
+    return f"{name}({json.dumps(arguments, sort_keys=True, ensure_ascii=False)})"
+
+
+def action_match(
+    gold_actions: Sequence[GoldAction], messages: list[dict[str, Any]]
+) -> tuple[float, list[str], int, int]:
+    """``(recall, missing, extra_calls, malformed_calls)`` of the agent's calls against gold.
+
+    A gold action is matched by a call with the same name and equal arguments; the
+    order of calls does not matter and each call matches at most one gold action, so a
+    gold action listed twice needs two calls. ``recall`` is the share of gold actions
+    matched (1.0 when there are none), ``missing`` the unmatched ones as
+    ``name(args-json)``. ``extra_calls`` counts well-formed calls that matched no gold
+    action (wrong arguments, repeats, exploration beyond gold); ``malformed_calls``
+    counts calls whose arguments are not a JSON object (they match nothing and are not
+    also counted as extra). ``control.*`` tools are ignored on both sides.
+    """
+    gold = [a for a in gold_actions if not a.name.startswith(CONTROL_PREFIX)]
+    calls = agent_calls(messages)
+    malformed = sum(1 for _, arguments in calls if arguments is None)
+    unused = [(name, arguments) for name, arguments in calls if arguments is not None]
+    missing: list[str] = []
+    for action in gold:
+        hit = next(
+            (
+                i
+                for i, (name, arguments) in enumerate(unused)
+                if name == action.name and same_value(arguments, action.arguments)
+            ),
+            None,
+        )
+        if hit is None:
+            missing.append(describe_call(action.name, action.arguments))
+        else:
+            del unused[hit]
+    matched = len(gold) - len(missing)
+    recall = matched / len(gold) if gold else 1.0
+    return recall, missing, len(unused), malformed
+
+
+def trace_state_reward(
+    recall: float, state_match: bool | float, extra_calls: int, malformed_calls: int, t: float = 0.5
+) -> float:
+    """The EnvFactory RL reward ``max(0, t*trace + (1-t)*state - penalties)``.
+
+    ``trace`` is 1.0 only when every gold call was matched (``recall == 1.0``), else 0.0;
+    ``state`` is 1.0 for a match, 0.0 otherwise (a float is taken as the fraction of
+    servers that match). Penalties: 0.05 per extra call and 0.05 per malformed call,
+    each of the two capped at 0.5. Rounded to 9 decimals so equal inputs give equal,
+    printable values.
+    """
+    if not 0.0 <= t <= 1.0:
+        raise ValueError(f"t must be in [0, 1], got {t}")
+    if extra_calls < 0 or malformed_calls < 0:
+        raise ValueError("call counts cannot be negative")
+    trace = 1.0 if recall >= 1.0 else 0.0
+    state = float(state_match)
+    penalties = min(PENALTY_CAP, PENALTY_PER_CALL * extra_calls) + min(
+        PENALTY_CAP, PENALTY_PER_CALL * malformed_calls
+    )
+    return round(max(0.0, t * trace + (1.0 - t) * state - penalties), 9)
+
+
+# ----------------------------------------------------------------------------- episode
+
+
+def check_basis(basis: Iterable[str]) -> list[str]:
+    """The basis as a list; an unknown or empty basis is a ValueError."""
+    names = list(basis)
+    unknown = [b for b in names if b not in BASES]
+    if unknown or not names:
+        raise ValueError(f"reward basis must be a non-empty subset of {list(BASES)}, got {names}")
+    return names
+
+
+def score_episode(
+    task: Task,
+    messages: list[dict[str, Any]],
+    final_state_hash: str | None,
+    gold_state_hash: str,
+    basis: Sequence[str] = DEFAULT_BASIS,
+) -> RewardParts:
+    """Every part of the reward of one episode; :func:`reward_from` turns it into a number.
+
+    ``final_state_hash`` is None when the final state could not be read: no match.
+    """
+    names = check_basis(basis)
+    found, missing = claims_communicated(task.gold.claims, messages)
+    recall, actions_missing, extra, malformed = action_match(task.gold.actions, messages)
+    state_match = final_state_hash is not None and final_state_hash == gold_state_hash
+    return RewardParts(
+        basis=names,
+        state_match=state_match,
+        claims_total=len(task.gold.claims),
+        claims_found=found,
+        claims_missing=missing,
+        action_recall=recall,
+        actions_missing=actions_missing,
+        extra_calls=extra,
+        malformed_calls=malformed,
+        trace_state_reward=trace_state_reward(recall, state_match, extra, malformed),
+    )
+
+
+def reward_from(parts: RewardParts) -> float:
+    """The product of the parts named in ``parts.basis``: ``state`` 1/0, ``claims`` 1 when
+    none is missing, ``actions`` 1 when every gold action was matched, ``trace_state``
+    the method's reward value."""
+    values = {
+        "state": 1.0 if parts.state_match else 0.0,
+        "claims": 0.0 if parts.claims_missing else 1.0,
+        "actions": 1.0 if parts.action_recall >= 1.0 else 0.0,
+        "trace_state": parts.trace_state_reward,
+    }
+    return math.prod(values[name] for name in check_basis(parts.basis))

@@ -1,0 +1,333 @@
+"""Simulated users: a deterministic rule-based one and a model-backed one (tau2 style).
+
+    ScriptedUser  keyword rules over the agent's last message: stop when the goal is met,
+                  reveal identity when asked (progressively), confirm, restate known
+                  facts, otherwise nudge; gives up after ``max_nudges`` fruitless nudges
+    LLMUser       any ``LLMClient`` playing the customer from the task's scenario, with a
+                  guard against stopping a write task before anything was written
+
+Both implement ``sim.types.UserSimulator``: ``start`` returns the task's calibrated
+opening message; ``reply`` sees the conversation from the agent's side (OpenAI chat
+format) and an ``EpisodeView``. A reply containing a stop token (``###STOP###``,
+``###TRANSFER###``) ends the episode.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envfactory_mcp.llm import LLMClient
+from envfactory_mcp.sim.types import STOP, TRANSFER, EpisodeView, Message, UserTurn
+from envfactory_mcp.tasks.model import Fact, Task
+
+GOAL_MET_REPLY = f"Thanks, that's all. {STOP}"
+CONFIRM_REPLY = "Yes, please go ahead."
+
+# Keyword cues, matched in the agent's lower-cased text.
+EMAIL_CUES = ("email", "e-mail")
+NAME_ZIP_CUES = ("name", "zip", "postcode", "postal code")
+IDENTITY_CUES = (*EMAIL_CUES, *NAME_ZIP_CUES, "account", "who you are", "verify", "authenticate")
+CONFIRM_CUES = (
+    "confirm",
+    "shall i",
+    "should i",
+    "do you want",
+    "would you like",
+    "proceed",
+    "go ahead",
+    "is that correct",
+    "yes or no",
+)
+REQUEST_CUES = (
+    "please provide",
+    "please share",
+    "please tell",
+    "tell me",
+    "let me know",
+    "could you",
+    "can you",
+)
+# An open question ("which items...?") wants facts, not a yes.
+OPEN_QUESTION = re.compile(r"\b(which|what|where|when|who|how)\b")
+# Words too common to tie a question to a fact.
+STOPWORDS = frozenset(
+    "the and with for from this that your you are was have has can could would will please "  # noqa: SIM905
+    "any all one not but about into".split()
+)
+
+
+def last_agent_text(messages: list[Message]) -> str:
+    """The text of the agent's last message that has any (tool-call-only turns have none)."""
+    for message in reversed(messages):
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, str) and content.strip():
+            return content
+    return ""
+
+
+def fact_label(fact: Fact) -> str:
+    """What a fact is about, from its key: ``order_id`` -> ``order``,
+    ``modify_user_address.zip`` -> ``zip``, ``payment_method_id`` -> ``payment method``."""
+    words = re.findall(r"[a-z]+", fact.key.rsplit(".", 1)[-1].lower())
+    return " ".join(w for w in words if w not in ("id", "ids")) or fact.key
+
+
+def identity_sentence(facts: list[Fact]) -> str:
+    """Identity facts as the user says them: "My name is A B and my zip code is 12345."."""
+    values = {f.key: f.text for f in facts}
+    parts: list[str] = []
+    for fact in facts:
+        if fact.key == "first_name":
+            parts.append(f"my name is {' '.join(v for v in (fact.text, values.get('last_name')) if v)}")
+        elif fact.key == "last_name" and "first_name" in values:
+            continue
+        else:
+            label = "zip code" if fact.key == "zip" else fact_label(fact)
+            parts.append(f"my {label} is {fact.text}")
+    sentence = parts[-1] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return sentence[0].upper() + sentence[1:] + "."
+
+
+def facts_sentence(facts: list[Fact]) -> str:
+    """Facts restated by their text (never an internal id the user does not know):
+    "For the item, I mean the Electric Kettle and the Jigsaw Puzzle."."""
+    identity = [f for f in facts if f.kind == "identity"]
+    by_label: dict[str, list[str]] = {}
+    for fact in facts:
+        if fact.kind != "identity":
+            by_label.setdefault(fact_label(fact), []).append(fact.text)
+    sentences = [f"For the {label}, I mean {' and '.join(texts)}." for label, texts in by_label.items()]
+    if identity:
+        sentences.insert(0, identity_sentence(identity))
+    return " ".join(sentences)
+
+
+def goal_phrase(task: Task) -> str:
+    """The reason for the call as the user would say it: "I want to A and B."."""
+    return f"I want to {task.user_scenario.reason_for_call.replace('; ', ' and ')}."
+
+
+def _words(text: str) -> set[str]:
+    """Content words of ``text``, lower-cased, a plural ``s`` dropped."""
+    found = set()
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        if len(word) >= 3 and word not in STOPWORDS:
+            found.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
+    return found
+
+
+def _focus(text: str) -> str:
+    """The part of the agent's message that asks something: its last question, if any."""
+    questions = re.findall(r"[^.!?\n]*\?", text)
+    return questions[-1] if questions else text
+
+
+class ScriptedUser:
+    """A deterministic rule-based user, checked in this order on the agent's last text:
+
+    1. ``view.goal_met()`` -> thanks and ``###STOP###``;
+    2. "transfer" mentioned -> ``###TRANSFER###``;
+    3. identity asked (email, name, zip, account, verify, ...) -> the identity facts
+       asked for and not yet given (email, or name and zip; all of them when the
+       request does not say which); asked again as a question -> restated;
+    4. an open question (which/what/...) about known facts -> those facts restated;
+    5. a yes/no or confirmation question -> "Yes, please go ahead.";
+    6. a question or request about known facts -> those facts restated;
+    7. otherwise -> a nudge repeating the goal.
+
+    A reply it already gave since the last progress becomes a nudge instead, so an agent
+    cannot keep it confirming forever. Progress is a write done since the previous reply
+    or identity newly revealed; after ``max_nudges`` nudges without progress the user
+    says ``###STOP###``.
+    """
+
+    name = "scripted"
+
+    def __init__(self, max_nudges: int = 3) -> None:
+        self.max_nudges = max_nudges
+        self._task: Task | None = None
+        self._revealed: set[int] = set()  # indices into known_info
+        self._given: set[str] = set()  # replies since the last progress
+        self._nudges = 0
+        self._writes = 0
+
+    def start(self, task: Task) -> str:
+        self._task = task
+        self._revealed = set()
+        self._given = set()
+        self._nudges = 0
+        self._writes = 0
+        return task.user_scenario.opening_message
+
+    async def reply(self, messages: list[Message], view: EpisodeView) -> UserTurn:
+        task = self._task
+        if task is None:
+            raise RuntimeError("ScriptedUser.reply() before start()")
+        if await view.goal_met():
+            return UserTurn(GOAL_MET_REPLY)
+        text = last_agent_text(messages)
+        lowered = text.lower()
+        if "transfer" in lowered:
+            return UserTurn(TRANSFER)
+        writes = view.writes_done()
+        if writes > self._writes:
+            self._writes = writes
+            self._progress()
+        facts = task.user_scenario.known_info
+        asks = "?" in text or any(cue in lowered for cue in REQUEST_CUES)
+        identity = self._identity_asked(facts, lowered)
+        new = [i for i in identity if i not in self._revealed]
+        if new:
+            self._revealed.update(new)
+            self._progress()
+            return UserTurn(identity_sentence([facts[i] for i in new]))
+        focus = _focus(text)
+        hits = [f for f in facts if _words(f"{fact_label(f)} {f.text}") & _words(focus)] if asks else []
+        if identity and asks:
+            answer: str | None = identity_sentence([facts[i] for i in identity])
+        elif OPEN_QUESTION.search(focus.lower()):
+            answer = facts_sentence(hits) if hits else None
+        elif focus.rstrip().endswith("?") or any(cue in focus.lower() for cue in CONFIRM_CUES):
+            answer = CONFIRM_REPLY
+        else:
+            answer = facts_sentence(hits) if hits else None
+        if answer is not None and answer not in self._given:
+            self._given.add(answer)
+            return UserTurn(answer)
+        return self._nudge(task)
+
+    def _identity_asked(self, facts: list[Fact], lowered: str) -> list[int]:
+        """Indices of the identity facts the text asks for ([] when it asks for none)."""
+        if not any(cue in lowered for cue in IDENTITY_CUES):
+            return []
+        identity = [i for i, f in enumerate(facts) if f.kind == "identity"]
+        email = [i for i in identity if "email" in facts[i].key]
+        name_zip = [i for i in identity if i not in email]
+        asked = (email if any(c in lowered for c in EMAIL_CUES) else []) + (
+            name_zip if any(c in lowered for c in NAME_ZIP_CUES) else []
+        )
+        return sorted(asked) or identity
+
+    def _progress(self) -> None:
+        self._given = set()
+        self._nudges = 0
+
+    def _nudge(self, task: Task) -> UserTurn:
+        if self._nudges >= self.max_nudges:
+            return UserTurn(STOP)
+        self._nudges += 1
+        return UserTurn(f"Could you please take care of it? {goal_phrase(task)}")
+
+
+def known_info_line(fact: Fact) -> str:
+    """One line of what the simulated user knows, by the fact's text (reference facts are
+    descriptions, never internal ids the user does not know)."""
+    label = fact_label(fact)
+    if fact.kind == "identity":
+        return f"- your {'zip code' if fact.key == 'zip' else label}: {fact.text}"
+    if fact.kind == "reference":
+        return f"- the {label}: {fact.text}"
+    return f"- {label}: {fact.text}"
+
+
+def user_system_prompt(task: Task) -> str:
+    """The simulated user's instructions for ``task`` (persona, goal, what it knows and
+    does not know, how to behave and when to say a stop token)."""
+    scenario = task.user_scenario
+    known = "\n".join(known_info_line(f) for f in scenario.known_info) or "- nothing beyond your goal"
+    unknown = "\n".join(f"- {item}" for item in scenario.unknown_info) or "- nothing in particular"
+    return f"""You are a customer talking to a customer service agent. You are NOT the agent.
+
+Persona: {scenario.persona}
+Why you are contacting the agent: {scenario.reason_for_call}
+
+What you know (share each piece only when the agent asks for it or needs it):
+{known}
+
+What you do not know (if the agent asks, say you do not know it):
+{unknown}
+
+Rules:
+- Speak only as the customer, in the first person, one short message at a time.
+- Reveal information only when the agent asks for it; do not volunteer everything at once.
+- Never invent ids, numbers, names or other details that are not listed above.
+- If the agent asks you to confirm an action that matches your goal, confirm it.
+- Do not do the agent's work and do not describe tools or internal systems.
+- When your goal is complete, reply with exactly {STOP} and nothing else.
+- If the agent transfers you to a human agent, reply with exactly {TRANSFER}.
+"""
+
+
+def user_view(messages: list[Message]) -> list[Message]:
+    """The conversation from the user's side: the agent's texts become ``user`` messages,
+    the user's own become ``assistant`` ones; tool messages and tool calls are dropped,
+    and consecutive messages of one side are joined."""
+    roles = {"assistant": "user", "user": "assistant"}
+    view: list[Message] = []
+    for message in messages:
+        role = roles.get(str(message.get("role")))
+        content = message.get("content")
+        if role is None or not isinstance(content, str) or not content.strip():
+            continue
+        if view and view[-1]["role"] == role:
+            view[-1]["content"] += "\n\n" + content
+        else:
+            view.append({"role": role, "content": content})
+    return view
+
+
+class LLMUser:
+    """A simulated user backed by an ``LLMClient`` (tau2-bench style).
+
+    Each reply is one completion over ``user_system_prompt(task)`` and ``user_view`` of
+    the conversation. Guard against stopping early: when the model says ``###STOP###``
+    on a write task while no write was done and the goal is not met, the reply is
+    replaced by a nudge to complete the request, at most ``max_guard`` times per episode
+    (then the stop goes through). An ``LLMError`` propagates for the host to record.
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        client: LLMClient,
+        max_guard: int = 2,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.client = client
+        self.max_guard = max_guard
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._task: Task | None = None
+        self._prompt = ""
+        self.guards = 0  # early stops replaced by a nudge in this episode
+
+    def start(self, task: Task) -> str:
+        self._task = task
+        self._prompt = user_system_prompt(task)
+        self.guards = 0
+        return task.user_scenario.opening_message
+
+    async def reply(self, messages: list[Message], view: EpisodeView) -> UserTurn:
+        task = self._task
+        if task is None:
+            raise RuntimeError("LLMUser.reply() before start()")
+        request: list[dict[str, Any]] = [{"role": "system", "content": self._prompt}, *user_view(messages)]
+        response = await self.client.complete(
+            request, temperature=self.temperature, max_tokens=self.max_tokens
+        )
+        content = response.content or ""
+        if STOP in content and await self._stops_too_early(task, view):
+            self.guards += 1
+            content = f"Sorry, before we finish: my request is not done yet. Could you please complete it? {goal_phrase(task)}"
+        return UserTurn(content, usage=response.usage, cost_usd=response.cost_usd)
+
+    async def _stops_too_early(self, task: Task, view: EpisodeView) -> bool:
+        return (
+            self.guards < self.max_guard
+            and task.kind == "write"
+            and view.writes_done() == 0
+            and not await view.goal_met()
+        )
