@@ -265,6 +265,9 @@ def rollout(
     transport: Annotated[str, typer.Option(help="stdio (a subprocess per env), http (--url) or memory.")] = "stdio",
     url: Annotated[list[str] | None, typer.Option(help="env=URL of a server started with --control (http).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for random agents and episode order.")] = 0,
+    reward_basis: Annotated[
+        str, typer.Option(help="Reward parts multiplied: state, claims, actions, trace_state (comma-separated).")
+    ] = "state,claims",
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable)."""
@@ -276,6 +279,10 @@ def rollout(
     if agent not in AGENTS or user not in USERS or transport not in ("stdio", "http", "memory"):
         raise _fail(EnvFactoryError(f"choose --agent from {AGENTS}, --user from {USERS}, --transport stdio|http|memory"))
     urls = dict(item.split("=", 1) for item in (url or []) if "=" in item)
+    basis = tuple(part.strip() for part in reward_basis.split(",") if part.strip())
+    unknown = set(basis) - {"state", "claims", "actions", "trace_state"}
+    if unknown or not basis:
+        raise _fail(EnvFactoryError(f"unknown reward basis {sorted(unknown)}: use state, claims, actions, trace_state"))
     config = RolloutConfig(
         envs=[e for e in envs.split(",") if e],
         tasks_path=str(tasks_file),
@@ -292,6 +299,7 @@ def rollout(
         servers_dir=str(servers_dir),
         urls=urls,
         seed=seed,
+        reward_basis=basis,
     )
     try:
         with _progress_bar() as advance:
