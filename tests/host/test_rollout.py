@@ -270,3 +270,14 @@ def test_resuming_with_other_tasks_is_refused_and_rescore_rewrites_the_summary(
     summary = rescore(run)
     assert summary["mean_reward"] == 1.0 and json.loads((run / "summary.json").read_text())["episodes"] == 3
     assert [r.reward for r in records(run)] == [1.0, 1.0, 1.0]
+
+
+def test_a_server_reached_over_streamable_http_serves_the_rollout(tasks: list[Task], tmp_path: Path):
+    from servers import http_server
+
+    path = tmp_path / "five.jsonl"
+    write_tasks(tasks[:5], path)
+    with http_server(SERVERS_DIR / "retail", "retail_mcp", "--control") as server:
+        cfg = config(path, agent="oracle", transport="http", urls={"retail": server.url}, trials=2)
+        summary = anyio.run(rollout, cfg, tmp_path / "run")
+    assert summary["episodes"] == 10 and summary["mean_reward"] == 1.0
