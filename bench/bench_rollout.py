@@ -24,15 +24,15 @@ import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from envfactory_mcp.blueprints import load_blueprint  # noqa: E402
-from envfactory_mcp.env import build_env  # noqa: E402
-from envfactory_mcp.host.connection import ServerConnection  # noqa: E402
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode  # noqa: E402
-from envfactory_mcp.host.rollout import RolloutConfig, rollout  # noqa: E402
-from envfactory_mcp.sim.agents import OracleAgent  # noqa: E402
-from envfactory_mcp.sim.users import ScriptedUser  # noqa: E402
-from envfactory_mcp.tasks.generate import generate_tasks  # noqa: E402
-from envfactory_mcp.tasks.model import Task, write_tasks  # noqa: E402
+from envfactory_mcp.blueprints import load_blueprint
+from envfactory_mcp.env import build_env
+from envfactory_mcp.host.connection import ServerConnection
+from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
+from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.sim.agents import OracleAgent
+from envfactory_mcp.sim.users import ScriptedUser
+from envfactory_mcp.tasks.generate import generate_tasks
+from envfactory_mcp.tasks.model import Task, write_tasks
 
 SERVERS = ROOT / "generated_servers"
 

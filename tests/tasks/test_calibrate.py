@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import random
 
-from envfactory_mcp.tasks.calibrate import LeakRules, calibrate_offline, check_message, leak_problems, missing_facts
+from envfactory_mcp.tasks.calibrate import (
+    LeakRules,
+    calibrate_offline,
+    check_message,
+    leak_problems,
+    missing_facts,
+)
 from envfactory_mcp.tasks.model import Fact
 
 RULES = LeakRules(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from llm_server import openai_server
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
@@ -14,7 +15,6 @@ from envfactory_mcp.llm import LiteLLMClient
 from envfactory_mcp.tasks.calibrate import check_message, leak_rules_for, recalibrate_with_llm
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, read_tasks
-from llm_server import openai_server
 
 pytestmark = pytest.mark.slow
 SEED = 5
