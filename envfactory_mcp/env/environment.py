@@ -9,7 +9,7 @@ from types import ModuleType
 
 from envfactory_mcp.blueprints import Blueprint
 from envfactory_mcp.env.ddl import schema_sql
-from envfactory_mcp.env.seed import seed_sql
+from envfactory_mcp.env.seed import SeedRows, seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
 from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, hash_state
 from envfactory_mcp.runtime.database import SeedLoadError
@@ -46,6 +46,49 @@ class Environment:
     def new_session(self) -> SessionDatabase:
         """A fresh in-memory database holding the seed state."""
         return SessionDatabase(self.seed_image)
+
+
+def assemble_env(spec: EnvSpec, tools_source: str, rows: SeedRows, load_code: bool = False) -> Environment:
+    """An environment from parts that did not come from a blueprint (an importer, a model).
+
+    The seed is loaded and checked here (SQL only). The tool code is kept as text and
+    *not* run: ``tools_module`` is an empty placeholder until ``load_code=True``, which a
+    caller asks for only after the code passed verification in the sandbox. Until then
+    the environment can be rendered, emitted and verified, but not called in-process.
+    """
+    spec = validate_spec(spec)
+    ddl = schema_sql(spec)
+    inserts = seed_sql(spec, rows)
+    try:
+        image = build_seed_image(ddl, inserts)
+    except SeedLoadError as exc:
+        raise SeedError(f"{spec.name}: {exc}") from None
+    session = SessionDatabase(image)
+    try:
+        state = session.dump()
+        pks = primary_keys_of(session.db)
+    finally:
+        session.close()
+    module = ModuleType(f"{spec.name}_tools")
+    if load_code:
+        exec(compile(tools_source, f"{spec.name}/tools.py", "exec"), module.__dict__)  # noqa: S102 - verified code only
+    env = Environment(
+        spec=spec,
+        tools_source=tools_source,
+        tools_module=module,
+        schema_sql=ddl,
+        seed_sql=inserts,
+        seed_image=image,
+        seed_state=state,
+        seed_hash=hash_state(state),
+        primary_keys=pks,
+    )
+    if load_code:
+        try:
+            env.toolbox()
+        except ValueError as exc:
+            raise BlueprintError(str(exc)) from None
+    return env
 
 
 def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
