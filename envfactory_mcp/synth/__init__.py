@@ -1,0 +1,1 @@
+"""Synthesis: new environments from resources (OpenAPI, SQL DDL) or descriptions (a model)."""
