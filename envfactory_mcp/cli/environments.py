@@ -1,0 +1,258 @@
+"""Commands about environments: list, build, verify, serve, demo, graph."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from envfactory_mcp.cli.app import ServersDir, app, fail, settings
+from envfactory_mcp.errors import EnvFactoryError
+
+
+@app.command("list")
+def list_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """List environments: name, domain, tool and table counts, verification status."""
+    from envfactory_mcp.catalog import list_environments
+
+    entries = list_environments(settings(servers_dir))
+    if as_json:
+        typer.echo(json.dumps([e.as_dict() for e in entries], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "domain", "tools", "tables", "source", "emitted", "verification")
+    for e in entries:
+        table.add_row(
+            e.name,
+            e.domain,
+            str(e.tools),
+            str(e.tables),
+            e.source,
+            "yes" if e.emitted else "no",
+            e.verification,
+        )
+    Console().print(table)
+
+
+@app.command()
+def build(
+    name: Annotated[str, typer.Argument(help="Blueprint to build, e.g. retail.")],
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for the seed data (default: the blueprint's).")
+    ] = None,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Build a blueprint, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
+
+    Nothing is written unless verification passes; the report is stored in the package.
+    """
+    from envfactory_mcp.build import VerificationFailed, build_blueprint
+
+    try:
+        result = build_blueprint(settings(servers_dir), name, seed)
+    except VerificationFailed as exc:
+        _print_report(exc.report)
+        raise fail(exc) from None
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    env, report = result.env, result.report
+    rows = sum(len(r) for r in env.seed_state.values())
+    typer.echo(
+        f"built {name}: {len(env.spec.tools)} tools, {len(env.spec.tables)} tables, {rows} seed rows, "
+        f"seed hash {env.seed_hash[:12]}; verified ({report.probes} probes, {report.timings['total']:.1f} s) "
+        f"-> {result.package_dir}"
+    )
+
+
+@app.command()
+def verify(
+    target: Annotated[
+        str, typer.Argument(help="An environment name (its package, else its blueprint) or a package folder.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    stdio: Annotated[
+        bool, typer.Option("--stdio/--no-stdio", help="Also start the package over stdio.")
+    ] = True,
+    save: Annotated[
+        bool, typer.Option("--save", help="Store the report in the package (data/verification.json).")
+    ] = False,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Verify an environment in the sandbox; exit 0 only if every check passes."""
+    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
+    from envfactory_mcp.env import build_env
+    from envfactory_mcp.verify.verifier import (
+        REPORT_FILE,
+        VerifyOptions,
+        locate_package,
+        verify_environment,
+        verify_package,
+    )
+
+    options = VerifyOptions(stdio=stdio)
+    where = settings(servers_dir)
+    folder = Path(target) if Path(target).is_dir() else where.server_dir(target)
+    try:
+        if folder.is_dir():
+            report = verify_package(folder, options)
+            if save:
+                root, pkg = locate_package(folder)
+                (root / pkg / "data" / REPORT_FILE).write_text(report.to_json(), encoding="utf-8")
+        elif target in blueprint_names():
+            if save:
+                raise EnvFactoryError(
+                    f"{target} has no package to save a report in (run: envfactory-mcp build {target})"
+                )
+            report = verify_environment(build_env(load_blueprint(target)), options)
+        else:
+            raise EnvFactoryError(
+                f"{target!r} is neither a package folder, nor a package in {servers_dir}/, nor a blueprint "
+                f"({', '.join(blueprint_names())})"
+            )
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    if as_json:
+        typer.echo(report.to_json(), nl=False)
+    else:
+        _print_report(report)
+    raise typer.Exit(code=0 if report.passed else 1)
+
+
+def _print_report(report: object) -> None:
+    """A verification report as a table: one row per tool, one column per check."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from envfactory_mcp.verify.report import TOOL_CHECKS, VerificationReport
+
+    assert isinstance(report, VerificationReport)
+    console = Console(stderr=False)
+    marks = {"passed": "[green]ok[/]", "failed": "[bold red]FAIL[/]", "not run": "[dim]-[/]"}
+    env_table = Table("environment check", "status", "reason", title=f"verification of {report.env}")
+    for check in report.environment:
+        env_table.add_row(check.check, marks[check.status], check.reason)
+    console.print(env_table)
+    tool_table = Table("tool", "effect", "probes", "succeeded", "checks")
+    for tool in report.tools:
+        failed = [c.check for c in tool.checks if c.failed]
+        skipped = [c.check for c in tool.checks if c.status == "not run"]
+        summary = (
+            f"[bold red]FAIL[/] {', '.join(failed)}"
+            if failed
+            else f"[dim]{len(skipped)} not run[/]"
+            if skipped
+            else f"[green]{len(tool.checks)} passed[/]"
+        )
+        tool_table.add_row(tool.tool, tool.effect, str(tool.probes), str(tool.succeeded), summary)
+    console.print(tool_table)
+    console.print(f"[dim]tool checks: {', '.join(TOOL_CHECKS)}[/]")
+    for line in report.failures():
+        console.print(f"[red]x[/] {escape(line)}", highlight=False, soft_wrap=True)  # one grep-able line each
+    if report.sandbox.warning:
+        console.print(f"[bold red]WARNING:[/] {report.sandbox.warning}")
+    timings = ", ".join(f"{k} {v:.2f} s" for k, v in report.timings.items())
+    skipped = [c.check for c in report.environment if c.status == "not run"]
+    if report.passed:
+        verdict = "[bold green]PASSED[/]"
+    elif report.failures():
+        verdict = "[bold red]FAILED[/]"
+    else:
+        verdict = f"[bold yellow]INCOMPLETE[/] (not run: {', '.join(skipped)})"
+    console.print(f"{verdict}: {report.probes} probes; {timings}")
+
+
+@app.command()
+def serve(
+    name: Annotated[str, typer.Argument(help="Environment to serve, e.g. retail.")],
+    transport: Annotated[str, typer.Option(help="stdio or streamable-http.")] = "stdio",
+    host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP port.")] = 8000,
+    db: Annotated[Path | None, typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
+    control: Annotated[bool, typer.Option("--control", help="Expose the control.* tools for hosts.")] = False,
+    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Serve a generated environment over MCP (stdio by default). Logs go to stderr only."""
+    from envfactory_mcp.host.launch import import_server_module
+
+    try:
+        module = import_server_module(servers_dir, name)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    argv = ["--transport", transport, "--host", host, "--port", str(port), "--log-level", log_level]
+    if db is not None:
+        argv += ["--db", str(db)]
+    if control:
+        argv.append("--control")
+    module.main(argv)
+
+
+@app.command()
+def demo(
+    name: Annotated[str, typer.Argument(help="Blueprint to demonstrate.")] = "retail",
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Build and verify an environment, serve it over stdio and drive a scripted customer session against it."""
+    import anyio
+    from rich.console import Console
+
+    from envfactory_mcp.demo import format_output, run_demo
+
+    console = Console()
+    try:
+        result = anyio.run(run_demo, settings(servers_dir), name)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    console.print(f"[bold]{result.env_name}[/] server package: {result.package_dir}")
+    console.print(
+        f"verified in the sandbox: {result.verified_probes} probes, every check passed ({result.verify_seconds:.1f} s)"
+    )
+    console.print(f"seed state hash: {result.state_hash_before}")
+    for i, call in enumerate(result.calls, 1):
+        mark = "[red]error[/]" if call.is_error else "[green]ok[/]"
+        console.print(f"\n[bold]{i}. {call.tool}[/]({json.dumps(call.arguments)}) -> {mark}")
+        console.print(format_output(call.output), markup=False, highlight=False)
+    console.print(f"\nfinal state hash: {result.state_hash_after}")
+    console.print("[bold]state diff[/] (inserted / deleted / updated rows per table):")
+    console.print_json(json.dumps(result.diff))
+
+
+@app.command()
+def graph(
+    name: Annotated[str, typer.Argument(help="Environment (blueprint) to draw, e.g. retail.")],
+    fmt: Annotated[str, typer.Option("--format", help="json, dot or html.")] = "html",
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")
+    ] = None,
+) -> None:
+    """The tool dependency graph: data-flow, state-flow and user-provided parameters."""
+    from envfactory_mcp.blueprints import load_blueprint
+    from envfactory_mcp.graph import build_graph
+    from envfactory_mcp.graph.export import to_dot, to_html, to_json
+    from envfactory_mcp.spec import validate_spec
+
+    renderers = {
+        "json": to_json,
+        "dot": to_dot,
+        "html": lambda g: to_html(g, f"{name}: tool dependency graph"),
+    }
+    if fmt not in renderers:
+        raise fail(EnvFactoryError(f"unknown format {fmt!r}: use json, dot or html"))
+    try:
+        blueprint = load_blueprint(name)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    text = renderers[fmt](build_graph(validate_spec(blueprint.build_spec(blueprint.default_seed))))
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {fmt} graph of {name} to {output}", err=True)

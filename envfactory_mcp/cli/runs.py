@@ -1,0 +1,165 @@
+"""Commands about runs: rollout, rescore, and the end-to-end pipeline."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from envfactory_mcp.cli.app import ServersDir, app, fail, settings
+from envfactory_mcp.errors import EnvFactoryError
+
+
+@app.command()
+def rollout(
+    envs: Annotated[str, typer.Argument(help="Environment(s) to serve, comma-separated, e.g. retail.")],
+    tasks_file: Annotated[Path, typer.Option("--tasks", help="tasks.jsonl to roll out.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Run directory (resumed if it exists).")],
+    agent: Annotated[str, typer.Option(help="oracle, noop, random or llm.")] = "oracle",
+    agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
+    agent_api_base: Annotated[str | None, typer.Option(help="Base URL for the agent's model.")] = None,
+    user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
+    user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
+    user_api_base: Annotated[str | None, typer.Option(help="Base URL for the user's model.")] = None,
+    trials: Annotated[int, typer.Option(help="Trials per task (for pass^k).")] = 1,
+    concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 8,
+    max_steps: Annotated[int, typer.Option(help="Agent turns per episode.")] = 30,
+    transport: Annotated[
+        str, typer.Option(help="stdio (a subprocess per env), http (--url) or memory.")
+    ] = "stdio",
+    url: Annotated[
+        list[str] | None, typer.Option(help="env=URL of a server started with --control (http).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed for random agents and episode order.")] = 0,
+    reward_basis: Annotated[
+        str,
+        typer.Option(help="Reward parts multiplied: state, claims, actions, trace_state (comma-separated)."),
+    ] = "state,claims",
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable)."""
+    import anyio
+
+    from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig
+    from envfactory_mcp.host.rollout import rollout as run_rollout
+
+    if agent not in AGENTS or user not in USERS or transport not in ("stdio", "http", "memory"):
+        raise fail(
+            EnvFactoryError(
+                f"choose --agent from {AGENTS}, --user from {USERS}, --transport stdio|http|memory"
+            )
+        )
+    urls = dict(item.split("=", 1) for item in (url or []) if "=" in item)
+    basis = tuple(part.strip() for part in reward_basis.split(",") if part.strip())
+    unknown = set(basis) - {"state", "claims", "actions", "trace_state"}
+    if unknown or not basis:
+        raise fail(
+            EnvFactoryError(
+                f"unknown reward basis {sorted(unknown)}: use state, claims, actions, trace_state"
+            )
+        )
+    config = RolloutConfig(
+        envs=[e for e in envs.split(",") if e],
+        tasks_path=str(tasks_file),
+        agent=agent,
+        agent_model=agent_model,
+        agent_api_base=agent_api_base,
+        user=user,
+        user_model=user_model,
+        user_api_base=user_api_base,
+        trials=trials,
+        concurrency=concurrency,
+        max_steps=max_steps,
+        transport=transport,  # type: ignore[arg-type]
+        servers_dir=str(servers_dir),
+        urls=urls,
+        seed=seed,
+        reward_basis=basis,
+    )
+    try:
+        with _progress_bar() as advance:
+            summary = anyio.run(run_rollout, config, output, advance)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    _print_summary(summary)
+
+
+@app.command()
+def rescore(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by rollout.")],
+    tasks_file: Annotated[
+        Path | None, typer.Option("--tasks", help="Task file (default: the run's).")
+    ] = None,
+) -> None:
+    """Re-score a run's saved trajectories and rewrite its summary."""
+    from envfactory_mcp.host.rollout import rescore as run_rescore
+
+    try:
+        summary = run_rescore(run_dir, str(tasks_file) if tasks_file else None)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    _print_summary(summary)
+
+
+@app.command()
+def pipeline(
+    name: Annotated[str, typer.Argument(help="Blueprint to run end to end, e.g. retail.")] = "retail",
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Folder for tasks, runs and the summary.")
+    ] = Path("pipeline-out"),
+    n: Annotated[int, typer.Option("--n", help="Tasks to synthesise.")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed for tasks and rollouts.")] = 0,
+    trials: Annotated[int, typer.Option(help="Trials per task.")] = 1,
+    concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 8,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Build + verify, synthesise tasks, roll out the scripted agents (oracle, noop), summarise."""
+    from rich.console import Console
+
+    from envfactory_mcp.pipeline import PipelineOptions, run_pipeline
+
+    console = Console(stderr=True)
+    try:
+        with _progress_bar() as advance:
+            summary = run_pipeline(
+                settings(servers_dir),
+                name,
+                output,
+                PipelineOptions(n_tasks=n, seed=seed, trials=trials, concurrency=concurrency),
+                say=lambda text: console.print(text, highlight=False),
+                progress=lambda _agent, done, total: advance(done, total),
+            )
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    for agent, run in summary["runs"].items():
+        console.print(f"[bold]{agent}[/]")
+        _print_summary(run)
+    console.print(f"summary: {output / 'summary.json'}")
+
+
+@contextlib.contextmanager
+def _progress_bar() -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on stderr, advanced by ``(done, total)`` calls."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
+    ) as bar:
+        task_id = bar.add_task("episodes", total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task_id, completed=done, total=total)
+
+        yield advance
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    from rich.console import Console
+
+    keys = ("episodes", "scored", "excluded", "mean_reward", "pass_k", "terminations")
+    shown = {k: summary[k] for k in keys if k in summary}
+    Console().print_json(json.dumps(shown, default=str))

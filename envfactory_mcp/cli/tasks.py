@@ -1,0 +1,61 @@
+"""The tasks command: synthesise tasks for an environment."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from envfactory_mcp.cli.app import app, fail
+from envfactory_mcp.errors import EnvFactoryError
+
+
+@app.command()
+def tasks(
+    name: Annotated[str, typer.Argument(help="Environment (blueprint) to write tasks for, e.g. retail.")],
+    n: Annotated[int, typer.Option("--n", help="How many valid tasks.")] = 100,
+    seed: Annotated[int, typer.Option(help="Sampler seed: same seed, same tasks, byte for byte.")] = 0,
+    sampler: Annotated[
+        str, typer.Option(help="topology (the method) or random-walk (ablation baseline).")
+    ] = "topology",
+    calibrate: Annotated[
+        str, typer.Option(help="offline, or a litellm model string for LLM calibration.")
+    ] = "offline",
+    api_base: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible endpoint.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Parallel model calls when calibrating with a model.")] = 4,
+    output: Annotated[Path, typer.Option("-o", "--output", help="tasks.jsonl to write.")] = Path(
+        "tasks.jsonl"
+    ),
+    stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
+) -> None:
+    """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
+    import anyio
+
+    from envfactory_mcp.blueprints import load_blueprint
+    from envfactory_mcp.env import build_env
+    from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
+    from envfactory_mcp.tasks.generate import generate_tasks
+    from envfactory_mcp.tasks.model import write_tasks
+    from envfactory_mcp.tasks.stats import task_stats
+
+    samplers = {"topology": "topology", "random-walk": "random_walk", "random_walk": "random_walk"}
+    if sampler not in samplers:
+        raise fail(EnvFactoryError(f"unknown sampler {sampler!r}: use topology or random-walk"))
+    try:
+        env = build_env(load_blueprint(name))
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]
+    if calibrate != "offline":
+        from envfactory_mcp.llm import LiteLLMClient
+
+        client = LiteLLMClient(calibrate, api_base=api_base)
+        made = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
+    write_tasks(made, output)
+    typer.echo(f"wrote {len(made)} tasks to {output}", err=True)
+    if stats:
+        typer.echo(json.dumps(task_stats(made, report, env.spec), indent=2), err=True)
+    if len(made) < n:
+        raise fail(EnvFactoryError(f"only {len(made)} of {n} valid tasks could be made (see --stats)"))
