@@ -23,11 +23,9 @@ from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
 from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.runtime import diff_states
 from envfactory_mcp.scoring.reward import claims_communicated, reward_from, score_episode
-from envfactory_mcp.sim.types import Agent, AgentTurn, Message, UserSimulator
+from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, Agent, AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
 from envfactory_mcp.trajectories.record import Participant, ToolStats, TrajectoryRecord, Usage
-
-TOOL_ERROR_PREFIX = "Error:"
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,8 @@ import jsonschema_rs
 
 from envfactory_mcp.llm import LLMClient, ToolCall
 from envfactory_mcp.seeddata import value_from_schema
-from envfactory_mcp.sim.types import AgentTurn, Message
+from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, AgentTurn, Message
 from envfactory_mcp.tasks.model import Task
-
-# The host answers a failed tool call (unknown tool, malformed arguments, a business-rule
-# violation) with a tool message whose content starts with this prefix.
-TOOL_ERROR_PREFIX = "Error:"
 
 NOOP_MESSAGE = "Thank you for reaching out. I'm sorry, but I am not able to help with this request."
 RANDOM_DONE_MESSAGE = "I have done what I can for now. Thank you for your patience."

@@ -20,6 +20,8 @@ STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"
 OUT_OF_SCOPE = "###OUT-OF-SCOPE###"
 STOP_TOKENS = (STOP, TRANSFER, OUT_OF_SCOPE)
+# The host starts the tool message of a failed call with this, so agents can tell.
+TOOL_ERROR_PREFIX = "Error:"
 
 Message = dict[str, Any]
 
