@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import Settings
+
+if TYPE_CHECKING:
+    from envfactory_mcp.env import Environment
 
 app = typer.Typer(
     name="envfactory-mcp",
@@ -35,3 +39,17 @@ def fail(exc: Exception) -> typer.Exit:
 
     Console(stderr=True).print(f"[bold red]error:[/] {exc}")
     return typer.Exit(code=1)
+
+
+def load_environment(name: str, servers_dir: Path) -> Environment:
+    """A blueprint by that name, else the verified package ``<servers_dir>/<name>/``."""
+    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
+    from envfactory_mcp.env import build_env, load_package_env
+
+    if name in blueprint_names():
+        return build_env(load_blueprint(name))
+    if (servers_dir / name).is_dir():
+        return load_package_env(servers_dir / name)
+    raise EnvFactoryError(
+        f"{name!r} is neither a blueprint ({', '.join(blueprint_names())}) nor a package in {servers_dir}/"
+    )

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import ServersDir, app, fail, settings
+from envfactory_mcp.cli.app import ServersDir, app, fail, load_environment, settings
 from envfactory_mcp.errors import EnvFactoryError
 
 
@@ -227,17 +227,16 @@ def demo(
 
 @app.command()
 def graph(
-    name: Annotated[str, typer.Argument(help="Environment (blueprint) to draw, e.g. retail.")],
+    name: Annotated[str, typer.Argument(help="Blueprint or verified package to draw, e.g. retail.")],
     fmt: Annotated[str, typer.Option("--format", help="json, dot or html.")] = "html",
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")
     ] = None,
+    servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """The tool dependency graph: data-flow, state-flow and user-provided parameters."""
-    from envfactory_mcp.blueprints import load_blueprint
     from envfactory_mcp.graph import build_graph
     from envfactory_mcp.graph.export import to_dot, to_html, to_json
-    from envfactory_mcp.spec import validate_spec
 
     renderers = {
         "json": to_json,
@@ -247,10 +246,10 @@ def graph(
     if fmt not in renderers:
         raise fail(EnvFactoryError(f"unknown format {fmt!r}: use json, dot or html"))
     try:
-        blueprint = load_blueprint(name)
+        env = load_environment(name, servers_dir)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    text = renderers[fmt](build_graph(validate_spec(blueprint.build_spec(blueprint.default_seed))))
+    text = renderers[fmt](build_graph(env.spec))
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -8,13 +8,15 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import app, fail
+from envfactory_mcp.cli.app import ServersDir, app, fail, load_environment
 from envfactory_mcp.errors import EnvFactoryError
 
 
 @app.command()
 def tasks(
-    name: Annotated[str, typer.Argument(help="Environment (blueprint) to write tasks for, e.g. retail.")],
+    name: Annotated[
+        str, typer.Argument(help="Blueprint or verified package to write tasks for, e.g. retail.")
+    ],
     n: Annotated[int, typer.Option("--n", help="How many valid tasks.")] = 100,
     seed: Annotated[int, typer.Option(help="Sampler seed: same seed, same tasks, byte for byte.")] = 0,
     sampler: Annotated[
@@ -29,12 +31,11 @@ def tasks(
         "tasks.jsonl"
     ),
     stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
+    servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio
 
-    from envfactory_mcp.blueprints import load_blueprint
-    from envfactory_mcp.env import build_env
     from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
@@ -44,7 +45,7 @@ def tasks(
     if sampler not in samplers:
         raise fail(EnvFactoryError(f"unknown sampler {sampler!r}: use topology or random-walk"))
     try:
-        env = build_env(load_blueprint(name))
+        env = load_environment(name, servers_dir)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]

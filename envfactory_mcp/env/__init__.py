@@ -1,7 +1,7 @@
 """State engine: DDL, deterministic seeding, snapshots, canonical state, hash and diff."""
 
 from envfactory_mcp.env.ddl import schema_sql, table_order
-from envfactory_mcp.env.environment import Environment, assemble_env, build_env
+from envfactory_mcp.env.environment import Environment, assemble_env, build_env, load_package_env
 from envfactory_mcp.env.seed import SeedRows, seed_sql
 from envfactory_mcp.runtime.state import (
     canonical_json,
@@ -17,6 +17,7 @@ __all__ = [
     "SeedRows",
     "assemble_env",
     "build_env",
+    "load_package_env",
     "canonical_json",
     "diff_states",
     "dump_state",

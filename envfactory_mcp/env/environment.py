@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import random
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
 from envfactory_mcp.blueprints import Blueprint
@@ -88,6 +89,42 @@ def assemble_env(spec: EnvSpec, tools_source: str, rows: SeedRows, load_code: bo
             env.toolbox()
         except ValueError as exc:
             raise BlueprintError(str(exc)) from None
+    return env
+
+
+def load_package_env(package_root: Path) -> Environment:
+    """The environment an emitted package holds (``generated_servers/<env>/``), with its
+    tool code loaded: only for a package whose stored verification report passed and
+    still matches its files (``list`` shows such a package as ``passed``)."""
+    import json
+
+    from envfactory_mcp.emit.render import unvendor_tools_source
+    from envfactory_mcp.spec import parse_spec
+    from envfactory_mcp.verify.verifier import locate_package, read_report, subject_digests
+
+    root, pkg = locate_package(package_root)
+    report = read_report(root)
+    if report is None or not report.passed or report.subject != subject_digests(root / pkg):
+        raise BlueprintError(f"{root} has no passing verification report for its current files; verify it first")
+    data = root / pkg / "data"
+    spec = validate_spec(parse_spec(json.loads((data / "spec.json").read_text(encoding="utf-8"))))
+    ddl = (data / "schema.sql").read_text(encoding="utf-8")
+    inserts = (data / "seed.sql").read_text(encoding="utf-8")
+    source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))
+    try:
+        image = build_seed_image(ddl, inserts)
+    except SeedLoadError as exc:
+        raise SeedError(f"{spec.name}: {exc}") from None
+    session = SessionDatabase(image)
+    try:
+        state = session.dump()
+        pks = primary_keys_of(session.db)
+    finally:
+        session.close()
+    module = ModuleType(f"{spec.name}_tools")
+    exec(compile(source, f"{pkg}/tools.py", "exec"), module.__dict__)  # noqa: S102 - verified code only
+    env = Environment(spec, source, module, ddl, inserts, image, state, hash_state(state), pks)
+    env.toolbox()
     return env
 
 
