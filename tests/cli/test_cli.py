@@ -130,3 +130,22 @@ def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(
     assert summary["runs"]["oracle"]["mean_reward"] == 1.0
     assert summary["runs"]["noop"]["mean_reward"] == 0.0
     assert len((out / "runs" / "oracle" / "trajectories.jsonl").read_text().splitlines()) == 12
+
+
+def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tmp_path: Path):
+    resource = Path(__file__).resolve().parents[2] / "examples" / "openapi" / "todo.yaml"
+    result = runner.invoke(app, ["synthesize", "--resource", str(resource), "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    (made,) = json.loads(result.output[result.output.index("[") :])
+    assert made["status"] == "emitted" and made["failures"] == []
+    listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
+    assert [e["verification"] for e in listed if e["name"] == made["name"]] == ["passed"]
+    out = tmp_path / "tasks.jsonl"
+    tasks = runner.invoke(app, ["tasks", made["name"], "--n", "5", "-o", str(out), "--servers-dir", str(tmp_path)])
+    assert tasks.exit_code == 0, tasks.output
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 5
+
+
+def test_synthesize_from_a_description_needs_a_model(tmp_path: Path):
+    result = runner.invoke(app, ["synthesize", "--description", "a bakery", "-o", str(tmp_path)])
+    assert result.exit_code == 1 and "needs a model" in result.output
