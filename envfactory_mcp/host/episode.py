@@ -97,6 +97,7 @@ class _Episode:
     conn: ServerConnection
     session: str
     gold_hash: str
+    routes: dict[str, _Route] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     writes_done: int = 0
     tool_stats: dict[str, ToolStats] = field(default_factory=dict)
@@ -111,15 +112,36 @@ class _Stop(Exception):
         self.reason, self.detail = reason, detail
 
 
-def openai_tools(conn: ServerConnection) -> list[dict[str, Any]]:
+NAMESPACE_SEPARATOR = "__"
+
+
+def offered_name(server: str, tool: str, namespaced: bool) -> str:
+    """The name an agent sees: ``<server>__<tool>`` when several servers are offered."""
+    return f"{server}{NAMESPACE_SEPARATOR}{tool}" if namespaced else tool
+
+
+def openai_tools(conns: list[ServerConnection]) -> list[dict[str, Any]]:
     """The tools the agent is offered, in OpenAI function format (control tools never)."""
+    namespaced = len(conns) > 1
     return [
         {
             "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            "function": {
+                "name": offered_name(c.server, t.name, namespaced),
+                "description": t.description,
+                "parameters": t.input_schema,
+            },
         }
-        for t in conn.tools
+        for c in conns
+        for t in c.tools
     ]
+
+
+@dataclass(frozen=True)
+class _Route:
+    conn: ServerConnection
+    tool: str
+    read_only: bool
 
 
 async def run_episode(
@@ -131,11 +153,23 @@ async def run_episode(
     config: EpisodeConfig,
     gold: GoldCache,
     on_turn: Callable[[], None] | None = None,
+    others: list[ServerConnection] | None = None,
 ) -> TrajectoryRecord:
+    """One episode of ``task`` on ``conn`` (its server). ``others`` are servers offered as
+    well (MCP-Atlas style distractors): their tools are offered too, every name becomes
+    ``<server>__<tool>``, and any change to their state counts against the episode."""
     started = time.perf_counter()
     session = f"{config.run_id}/{task.task_id}/{trial}"
-    tools = openai_tools(conn)
-    read_only = {t.name: t.read_only for t in conn.tools}
+    offered = [conn, *(others or [])]
+    namespaced = len(offered) > 1
+    tools = openai_tools(offered)
+    routes = {
+        offered_name(c.server, t.name, namespaced): _Route(c, t.name, t.read_only)
+        for c in offered
+        for t in c.tools
+    }
+    other_hashes: dict[str, str] = {}
+    collateral: list[str] = []
     ep: _Episode | None = None
     initial_state: dict[str, Any] | None = None
     reason, detail = "agent_stop", ""
@@ -146,8 +180,10 @@ async def run_episode(
     try:
         with anyio.fail_after(config.timeout_s):
             gold_hash = await gold.get(task, conn, config.run_id)
-            ep = _Episode(task=task, conn=conn, session=session, gold_hash=gold_hash)
+            ep = _Episode(task=task, conn=conn, session=session, gold_hash=gold_hash, routes=routes)
             initial_hash = await conn.reset(session)
+            for other in others or []:
+                other_hashes[other.server] = await other.reset(session)
             if initial_hash != task.initial_state.state_hash:
                 raise InfrastructureError(
                     f"the server's initial state {initial_hash[:12]} is not the task's {task.initial_state.state_hash[:12]}"
@@ -155,12 +191,12 @@ async def run_episode(
                 )
             initial_state = await gold.initial_state(conn, session, initial_hash)
             try:
-                agent.start(task, tools, conn.instructions)
+                agent.start(task, tools, _system_prompt(offered))
                 opening = user.start(task)
             except LLMError as exc:
                 raise _Stop("user_error", str(exc)) from exc
             ep.messages.append({"role": "user", "content": opening})
-            reason, detail = await _loop(ep, agent, user, read_only, config, on_turn)
+            reason, detail = await _loop(ep, agent, user, config, on_turn)
     except _Stop as stop:
         reason, detail = stop.reason, stop.detail
     except InfrastructureError as exc:
@@ -180,11 +216,15 @@ async def run_episode(
                     final_diff = diff_states(
                         initial_state, final_state, _row_keys(conn, initial_state, final_state)
                     )
+                for other in others or []:
+                    if await other.state_hash(session) != other_hashes.get(other.server):
+                        collateral.append(other.server)
         except (InfrastructureError, TimeoutError) as exc:
             reason, detail = "infrastructure_error", f"reading the final state failed: {exc}"
     if ep is not None:
         with anyio.move_on_after(10):
-            await conn.end(session)
+            for each in offered:
+                await each.end(session)
     messages = ep.messages if ep else []
     record = TrajectoryRecord(
         run_id=config.run_id,
@@ -204,6 +244,7 @@ async def run_episode(
         final_state_hash=final_hash,
         gold_state_hash=gold_hash,
         final_diff=final_diff,
+        collateral_changes=collateral,
         steps=ep.steps if ep else 0,
         tool_stats=ep.tool_stats if ep else {},
         usage=ep.usage if ep else {},
@@ -215,18 +256,55 @@ async def run_episode(
 def score_record(
     record: TrajectoryRecord, task: Task, basis: tuple[str, ...] = ("state", "claims")
 ) -> TrajectoryRecord:
-    """The record with reward and parts filled in (None for harness failures)."""
+    """The record with reward and parts filled in (None for harness failures).
+
+    Calls to the task's own server are compared by their plain names; calls to other
+    offered servers stay namespaced (extra calls), and a change to any other server's
+    state fails the state part."""
     if record.excluded or record.final_state_hash is None:
         return record.model_copy(update={"reward": None, "reward_parts": None})
-    parts = score_episode(task, record.messages, record.final_state_hash, record.gold_state_hash, basis=basis)
+    messages = _plain_names(record.messages, task.env) if _is_namespaced(record) else record.messages
+    # Changes on another offered server mean the world is not the gold world.
+    final = None if record.collateral_changes else record.final_state_hash
+    parts = score_episode(task, messages, final, record.gold_state_hash, basis=basis)
     return record.model_copy(update={"reward": reward_from(parts), "reward_parts": parts})
+
+
+def _is_namespaced(record: TrajectoryRecord) -> bool:
+    prefix = f"{record.env}{NAMESPACE_SEPARATOR}"
+    return any(t["function"]["name"].startswith(prefix) for t in record.tools)
+
+
+def _plain_names(messages: list[Message], server: str) -> list[Message]:
+    """The conversation with ``<server>__`` stripped from that server's tool calls."""
+    prefix = f"{server}{NAMESPACE_SEPARATOR}"
+    plain = []
+    for message in messages:
+        calls = message.get("tool_calls")
+        if calls:
+            message = {
+                **message,
+                "tool_calls": [
+                    {**c, "function": {**c["function"], "name": c["function"]["name"].removeprefix(prefix)}}
+                    for c in calls
+                ],
+            }
+        plain.append(message)
+    return plain
+
+
+def _system_prompt(conns: list[ServerConnection]) -> str:
+    """The policy the agent follows: its server's instructions, each under a heading when
+    several servers are offered."""
+    if len(conns) == 1:
+        return conns[0].instructions
+    return "\n\n".join(f"## {c.server}\n\n{c.instructions}".rstrip() for c in conns)
 
 
 async def _loop(
     ep: _Episode,
     agent: Agent,
     user: UserSimulator,
-    read_only: dict[str, bool],
     config: EpisodeConfig,
     on_turn: Callable[[], None] | None,
 ) -> tuple[str, str]:
@@ -250,7 +328,7 @@ async def _loop(
             on_turn()
         if turn.tool_calls:
             for call in turn.tool_calls:
-                content, failed = await _execute(ep, call, read_only)
+                content, failed = await _execute(ep, call)
                 ep.messages.append(
                     {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
                 )
@@ -276,14 +354,15 @@ async def _loop(
             return "user_stop", token
 
 
-async def _execute(ep: _Episode, call: ToolCall, read_only: dict[str, bool]) -> tuple[str, bool]:
+async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
     """Run one tool call; returns (content for the tool message, whether it failed)."""
     stats = ep.tool_stats.setdefault(call.name, ToolStats())
     stats.calls += 1
-    if call.name not in read_only:
+    route = ep.routes.get(call.name)
+    if route is None:
         stats.errors += 1
         return (
-            f"{TOOL_ERROR_PREFIX} unknown tool {call.name!r}. Available tools: {', '.join(sorted(read_only))}.",
+            f"{TOOL_ERROR_PREFIX} unknown tool {call.name!r}. Available tools: {', '.join(sorted(ep.routes))}.",
             True,
         )
     if call.arguments is None:
@@ -291,13 +370,13 @@ async def _execute(ep: _Episode, call: ToolCall, read_only: dict[str, bool]) -> 
         return f"{TOOL_ERROR_PREFIX} {call.error or 'arguments are not a JSON object'}", True
     t0 = time.perf_counter()
     try:
-        result = await ep.conn.call(call.name, call.arguments, ep.session)
+        result = await route.conn.call(route.tool, call.arguments, ep.session)
     finally:
         ep.timings["tools_s"] += time.perf_counter() - t0
     if result.is_error:
         stats.errors += 1
         return f"{TOOL_ERROR_PREFIX} {result.text}", True
-    if not read_only[call.name]:
+    if not route.read_only:
         ep.writes_done += 1
     return result.text, False
 

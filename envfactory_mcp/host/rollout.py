@@ -1,7 +1,9 @@
 """Rollouts: every (task, trial) of a task file as an episode, concurrently, into a run directory.
 
 One server process (or URL, or in-process server) per environment serves all episodes;
-each episode has its own session. Each finished episode is appended to
+each episode has its own session. With several environments, every episode is offered
+the tools of all of them (namespaced ``<server>__<tool>``, MCP-Atlas style): the task's
+own server holds the goal, the others are distractors whose state must stay untouched. Each finished episode is appended to
 ``runs/<run>/trajectories.jsonl`` at once, so a run killed at any point resumes with
 exactly the missing (task, trial) pairs. A server that dies ends the episodes using it
 with ``infrastructure_error``; the next episode starts a fresh server.
@@ -176,10 +178,13 @@ async def _roll(
             agent, user = agent_factory(config, task), user_factory(config, task)
             try:
                 conn = await servers.get(task.env)
+                others = [await servers.get(env) for env in config.envs if env != task.env]
             except InfrastructureError as exc:
                 record = _failed(task, trial, run_id, config, agent, user, str(exc))
             else:
-                record = await run_episode(task, trial, agent, user, conn, episode_config, gold)
+                record = await run_episode(
+                    task, trial, agent, user, conn, episode_config, gold, others=others
+                )
             await store.aappend(record)
             finished += 1
             if progress is not None:

@@ -53,11 +53,13 @@ class OracleAgent:
     def __init__(self) -> None:
         self._task: Task | None = None
         self._next = 0
+        self._offered: set[str] = set()
         self.tool_errors: list[str] = []
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self._task = task
         self._next = 0
+        self._offered = {t["function"]["name"] for t in tools}
         self.tool_errors = []
 
     async def act(self, messages: list[Message]) -> AgentTurn:
@@ -68,7 +70,10 @@ class OracleAgent:
             self.tool_errors.append(str(messages[-1]["content"]))
         if self._next < len(task.gold.actions):
             action = task.gold.actions[self._next]
-            call = ToolCall.parse(f"call_{self._next}", action.name, json.dumps(action.arguments))
+            # With several servers offered, tool names are namespaced "<server>__<tool>".
+            namespaced = f"{action.server}__{action.name}"
+            name = namespaced if namespaced in self._offered else action.name
+            call = ToolCall.parse(f"call_{self._next}", name, json.dumps(action.arguments))
             self._next += 1
             return AgentTurn(tool_calls=[call])
         return AgentTurn(content=closing_message(task))

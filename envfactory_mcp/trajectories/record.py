@@ -85,6 +85,7 @@ class TrajectoryRecord(Model):
     final_state_hash: str | None = None
     gold_state_hash: str
     final_diff: dict[str, Any] | None = None
+    collateral_changes: list[str] = Field(default_factory=list)  # other offered servers whose state changed
     steps: int = 0  # agent turns
     tool_stats: dict[str, ToolStats] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)  # "agent", "user"

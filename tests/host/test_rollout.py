@@ -281,3 +281,55 @@ def test_a_server_reached_over_streamable_http_serves_the_rollout(tasks: list[Ta
         cfg = config(path, agent="oracle", transport="http", urls={"retail": server.url}, trials=2)
         summary = anyio.run(rollout, cfg, tmp_path / "run")
     assert summary["episodes"] == 10 and summary["mean_reward"] == 1.0
+
+
+class DistractedOracle(OracleAgent):
+    """The oracle, plus one write to another server first (a collateral change)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.strayed = False
+
+    async def act(self, messages):  # type: ignore[no-untyped-def]
+        if not self.strayed:
+            self.strayed = True
+            from envfactory_mcp.llm import ToolCall
+
+            call = ToolCall.parse(
+                "stray", "todo_api__create_todo", json.dumps({"title": "not part of the task"})
+            )
+            from envfactory_mcp.sim.types import AgentTurn
+
+            return AgentTurn(tool_calls=[call])
+        return await super().act(messages)
+
+
+def test_several_servers_offer_namespaced_tools_and_collateral_writes_fail_the_task(
+    tasks: list[Task], tmp_path: Path
+):
+    import shutil
+
+    from envfactory_mcp.build import emit_verified
+    from envfactory_mcp.env import assemble_env
+    from envfactory_mcp.synth.resource import import_resource
+
+    servers = tmp_path / "servers"
+    shutil.copytree(SERVERS_DIR / "retail", servers / "retail")
+    todo = import_resource(ROOT / "examples" / "openapi" / "todo.yaml")
+    emit_verified(assemble_env(todo.spec, todo.tools_source, todo.rows), servers / todo.spec.name)
+    path = tmp_path / "few.jsonl"
+    write_tasks(tasks[:3], path)
+    cfg = config(
+        path, agent="oracle", transport="memory", envs=["retail", todo.spec.name], servers_dir=str(servers)
+    )
+    summary = anyio.run(rollout, cfg, tmp_path / "run")
+    done = records(tmp_path / "run")
+    assert summary["mean_reward"] == 1.0 and all(r.collateral_changes == [] for r in done)
+    names = {t["function"]["name"] for t in done[0].tools}
+    assert "retail__cancel_pending_order" in names and "todo_api__create_todo" in names
+    assert all(r.reward_parts is not None and r.reward_parts.action_recall == 1.0 for r in done)
+    stray = lambda cfg, t: DistractedOracle()
+    anyio.run(rollout, cfg, tmp_path / "stray", None, stray, make_user)
+    strayed = records(tmp_path / "stray")
+    assert all(r.collateral_changes == ["todo_api"] and r.reward == 0.0 for r in strayed)
+    assert all(r.reward_parts is not None and r.reward_parts.extra_calls == 1 for r in strayed)
