@@ -53,32 +53,66 @@ GOAL_OPENERS = [
     "Could you help me {intent}?",
     "Can you {intent} for me?",
     "I'm hoping to {intent}",
+    "I'm writing because I want to {intent}",
+    "Is it possible to {intent}?",
+    "I was wondering if you could help me {intent}",
+    "Please help me {intent}",
+    "I'd appreciate some help to {intent}",
+    "So, I need to {intent}",
 ]
 SECOND_GOAL = [
     "Also, while you're at it, I'd like to {intent}",
     "And one more thing: I also need to {intent}",
     "Oh, and I'd like to {intent} too",
     "Besides that, can you {intent}?",
+    "Once that's done, I also want to {intent}",
+    "There's something else as well: I need to {intent}",
+    "After that, could you {intent}?",
 ]
 REFERENCE = [
     "The {role} is {text}.",
     "For the {role}, I mean {text}.",
     "{Role}: {text}.",
     "It's about {text}.",
+    "I'm talking about {text}.",
+    "The one I mean is {text}.",
+    "That's {text}, to be clear.",
+    "It concerns {text}.",
 ]
 KNOWN_ID = [
     "The {role} number is {text}.",
     "My {role} number is {text}.",
     "I have the {role} number here: {text}.",
+    "It's {role} {text}.",
+    "For reference, the {role} is {text}.",
 ]
 DETAILS = [
     "Here are the details: {values}.",
     "Use this: {values}.",
     "It should be {values}.",
     "Details: {values}.",
+    "The new details are {values}.",
+    "Please make it {values}.",
+    "What I need is {values}.",
 ]
-IDENTITY = ["My {what} is {value}.", "You can find me under {value}.", "For reference, {value}."]
-CLOSERS = ["Thanks!", "Thank you.", "", "Appreciate it.", "Let me know what you need from me."]
+IDENTITY = [
+    "My {what} is {value}.",
+    "You can find me under {value}.",
+    "For reference, my {what} is {value}.",
+    "In case you need it, my {what} is {value}.",
+    "I'm registered with {value}.",
+]
+CLOSERS = [
+    "Thanks!",
+    "Thank you.",
+    "",
+    "Appreciate it.",
+    "Let me know what you need from me.",
+    "Thanks in advance.",
+    "Let me know if you need anything else.",
+    "Cheers.",
+]
+_ARTICLE = re.compile(r"^(\w+) (?:a|an) ")
 
 _NUMBERED = re.compile(r"(?m)^\s*(?:\d+\s*[.)]|step\s+\d+\b|[-*•]\s)", re.IGNORECASE)
 
@@ -159,29 +193,39 @@ def calibrate_offline(
     greeting = rng.choice(GREETINGS.get(style, GREETINGS["polite and patient"]))
     if greeting:
         parts.append(greeting)
+    identity = [f for f in facts if f.kind == "identity"]
+    intro = _introduction(identity, rng) if identity and rng.random() < 0.4 else None
+    intro_first = intro is not None and rng.random() < 0.5  # some people say who they are first
+    if intro is not None and intro_first:
+        parts.append(intro)
     by_goal = _facts_by_goal(facts, goal_intents)
     for index, (intent, goal_facts) in enumerate(by_goal):
-        opener = rng.choice(GOAL_OPENERS if index == 0 else SECOND_GOAL).format(intent=_first_person(intent))
-        parts.append(opener if opener.endswith("?") else opener + ".")
+        opener = rng.choice(GOAL_OPENERS if index == 0 else SECOND_GOAL).format(intent=_first_person(intent, rng))
+        sentences = [opener if opener.endswith("?") else opener + "."]
+        body: list[str] = []
         for role, texts, implicit in _references(goal_facts):
             template = rng.choice(REFERENCE if implicit else KNOWN_ID)
-            parts.append(template.format(role=role, Role=role.capitalize(), text=" and ".join(texts)))
+            body.append(template.format(role=role, Role=role.capitalize(), text=" and ".join(texts)))
             if implicit:
                 _add(operations, "implicit_reference")
         details = [f.text for f in goal_facts if f.kind == "detail" and f.text]
         if details:
-            parts.append(rng.choice(DETAILS).format(values=", ".join(details)))
+            body.append(rng.choice(DETAILS).format(values=", ".join(details)))
+        if len(body) > 1 and rng.random() < 0.3:  # the order people give details in varies
+            body.reverse()
+        parts.extend(sentences + body)
     if len(by_goal) > 1:
         _add(operations, "woven_goals")
-    identity = [f for f in facts if f.kind == "identity"]
-    if identity and rng.random() < 0.4:
-        fact = rng.choice(identity)
-        parts.append(rng.choice(IDENTITY).format(what=fact.key.replace("_", " "), value=fact.text))
-    elif identity:
+    if intro is not None and not intro_first:
+        parts.append(intro)
+    elif identity and intro is None:
         _add(operations, "omitted_parameters")  # the agent has to ask who the user is
     closer = rng.choice(CLOSERS)
     if closer:
         parts.append(closer)
+    for i in range(1, len(parts)):  # "Hello, is it possible...", not "Hello, Is it possible..."
+        if parts[i - 1].endswith(",") and parts[i][:1].isupper() and not re.match(r"I\b", parts[i]):
+            parts[i] = parts[i][0].lower() + parts[i][1:]
     return " ".join(parts), Calibration(method="offline", operations=operations)
 
 
@@ -207,9 +251,16 @@ def _references(facts: list[Fact]) -> list[tuple[str, list[str], bool]]:
     return [(role, texts, implicit) for (role, implicit), texts in grouped.items()]
 
 
-def _first_person(intent: str) -> str:
-    """'cancel an order' stays; 'see my account' stays: intents are already user phrasing."""
-    return intent.rstrip(".")
+def _first_person(intent: str, rng: random.Random) -> str:
+    """Intents are already user phrasing ('cancel an order'); half the time the article
+    becomes possessive ('cancel my order'), as people say it."""
+    intent = intent.rstrip(".")
+    return _ARTICLE.sub(r"\1 my ", intent) if rng.random() < 0.5 else intent
+
+
+def _introduction(identity: list[Fact], rng: random.Random) -> str:
+    fact = identity[0]
+    return rng.choice(IDENTITY).format(what=fact.key.replace("_", " "), value=fact.text)
 
 
 def _add(operations: list[str], name: str) -> None:

@@ -164,7 +164,7 @@ def _parse_date(text: str) -> datetime | None:
     if not isinstance(text, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", text):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.fromisoformat(text)
     except ValueError:
         return None
 
