@@ -163,3 +163,20 @@ def _print_summary(summary: dict[str, Any]) -> None:
     keys = ("episodes", "scored", "excluded", "mean_reward", "pass_k", "terminations")
     shown = {k: summary[k] for k in keys if k in summary}
     Console().print_json(json.dumps(shown, default=str))
+
+
+@app.command()
+def view(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by rollout.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")] = Path(
+        "run.html"
+    ),
+) -> None:
+    """Write a self-contained HTML page to read a run: summary, episodes, transcripts, diffs."""
+    from envfactory_mcp.trajectories.view import write_view
+
+    try:
+        path = write_view(run_dir, output)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    typer.echo(f"wrote {path}", err=True)

@@ -52,9 +52,14 @@ def test_list_marks_a_package_edited_after_verification_as_stale(tmp_path: Path)
 
 
 def test_verify_the_committed_package_exits_zero_with_a_json_report():
-    result = runner.invoke(app, ["verify", "retail", "--json", "--no-stdio", "--servers-dir", str(SERVERS_DIR)])
+    result = runner.invoke(
+        app, ["verify", "retail", "--json", "--no-stdio", "--servers-dir", str(SERVERS_DIR)]
+    )
     report = json.loads(result.output)
-    assert report["env"] == "retail" and {c["check"]: c["status"] for c in report["environment"]}["stdio"] == "not run"
+    assert (
+        report["env"] == "retail"
+        and {c["check"]: c["status"] for c in report["environment"]}["stdio"] == "not run"
+    )
     assert result.exit_code == 1  # a check that did not run is not a pass
     result = runner.invoke(app, ["verify", "retail", "--json", "--servers-dir", str(SERVERS_DIR)])
     assert result.exit_code == 0, result.output
@@ -65,14 +70,21 @@ def test_verify_a_broken_package_exits_one_and_names_tool_and_check(tmp_path: Pa
     shutil.copytree(SERVERS_DIR / "retail", tmp_path / "retail")
     tools = tmp_path / "retail" / "retail_mcp" / "tools.py"
     tools.write_text(
-        tools.read_text(encoding="utf-8").replace('"first_name": user["first_name"]', '"first_name": user["firstname"]'),
+        tools.read_text(encoding="utf-8").replace(
+            '"first_name": user["first_name"]', '"first_name": user["firstname"]'
+        ),
         encoding="utf-8",
     )
     result = runner.invoke(app, ["verify", str(tmp_path / "retail"), "--save"])
     assert result.exit_code == 1
-    assert "get_user_details: no_internal_error: Internal error in tool get_user_details: KeyError" in result.output
+    assert (
+        "get_user_details: no_internal_error: Internal error in tool get_user_details: KeyError"
+        in result.output
+    )
     assert "FAILED" in result.output
-    saved = json.loads((tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").read_text(encoding="utf-8"))
+    saved = json.loads(
+        (tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").read_text(encoding="utf-8")
+    )
     assert saved["passed"] is False
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
     assert [e["verification"] for e in listed if e["name"] == "retail"] == ["failed"]
@@ -90,7 +102,9 @@ def test_unknown_blueprint_and_unbuilt_server_are_clear_errors(tmp_path: Path):
     assert "unknown blueprint 'bakery'" in result.output and "retail" in result.output
     result = runner.invoke(app, ["serve", "retail", "--servers-dir", str(tmp_path)])
     assert result.exit_code == 1
-    assert "no generated server for 'retail'" in result.output and "envfactory-mcp build retail" in result.output
+    assert (
+        "no generated server for 'retail'" in result.output and "envfactory-mcp build retail" in result.output
+    )
 
 
 def test_demo_verifies_emits_serves_and_shows_the_state_diff(tmp_path: Path):
@@ -112,7 +126,9 @@ def test_graph_writes_a_self_contained_html_picture_and_json(tmp_path: Path):
 
 
 def test_tasks_writes_jsonl_and_prints_stats(tmp_path: Path):
-    result = runner.invoke(app, ["tasks", "retail", "--n", "20", "--seed", "2", "-o", str(tmp_path / "t.jsonl"), "--stats"])
+    result = runner.invoke(
+        app, ["tasks", "retail", "--n", "20", "--seed", "2", "-o", str(tmp_path / "t.jsonl"), "--stats"]
+    )
     assert result.exit_code == 0, result.output
     lines = (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 20 and json.loads(lines[0])["env"] == "retail"
@@ -141,7 +157,9 @@ def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tm
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
     assert [e["verification"] for e in listed if e["name"] == made["name"]] == ["passed"]
     out = tmp_path / "tasks.jsonl"
-    tasks = runner.invoke(app, ["tasks", made["name"], "--n", "5", "-o", str(out), "--servers-dir", str(tmp_path)])
+    tasks = runner.invoke(
+        app, ["tasks", made["name"], "--n", "5", "-o", str(out), "--servers-dir", str(tmp_path)]
+    )
     assert tasks.exit_code == 0, tasks.output
     assert len(out.read_text(encoding="utf-8").splitlines()) == 5
 
@@ -149,3 +167,19 @@ def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tm
 def test_synthesize_from_a_description_needs_a_model(tmp_path: Path):
     result = runner.invoke(app, ["synthesize", "--description", "a bakery", "-o", str(tmp_path)])
     assert result.exit_code == 1 and "needs a model" in result.output
+
+
+def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(tmp_path: Path):
+    out = tmp_path / "out"
+    assert (
+        runner.invoke(
+            app, ["pipeline", "retail", "-o", str(out), "--n", "3", "--servers-dir", str(tmp_path / "s")]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(app, ["view", str(out / "runs" / "oracle"), "-o", str(tmp_path / "run.html")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "run.html").read_text(encoding="utf-8")
+    assert "user_stop" in page and "http://" not in page
+    bad = runner.invoke(app, ["view", str(tmp_path), "-o", str(tmp_path / "x.html")])
+    assert bad.exit_code == 1 and "not a run directory" in bad.output
