@@ -180,3 +180,54 @@ def view(
     except EnvFactoryError as exc:
         raise fail(exc) from None
     typer.echo(f"wrote {path}", err=True)
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory written by rollout.")],
+    fmt: Annotated[str, typer.Option("--format", help="openai, trl, sharegpt or verl.")] = "openai",
+    output: Annotated[Path, typer.Option("-o", "--output", help="The JSONL file to write.")] = Path(
+        "sft.jsonl"
+    ),
+    min_reward: Annotated[
+        float | None,
+        typer.Option(help="Keep episodes with at least this reward (default 1.0; pass -1 for all)."),
+    ] = 1.0,
+    system_prompt: Annotated[
+        bool, typer.Option("--system-prompt/--no-system-prompt", help="Put the environment's policy first.")
+    ] = True,
+) -> None:
+    """Export a run's trajectories as a training dataset (SFT: openai, trl, sharegpt; RL prompts: verl)."""
+    from envfactory_mcp.trajectories.export import FORMATS, export_run
+
+    if fmt not in FORMATS:
+        raise fail(EnvFactoryError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}"))
+    policy = _run_policy(run_dir) if system_prompt else None
+    try:
+        stats = export_run(
+            run_dir,
+            fmt,
+            output,
+            min_reward=None if min_reward is not None and min_reward < 0 else min_reward,
+            system_prompt=policy,
+        )
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    typer.echo(
+        f"wrote {stats.exported} {fmt} examples to {output} ({stats.seen} episodes: {stats.filtered_by_reward} below "
+        f"the reward bar, {stats.excluded} harness failures, {sum(stats.skipped.values())} skipped)",
+        err=True,
+    )
+
+
+def _run_policy(run_dir: Path) -> str | None:
+    """The policy of the run's environment, from its package (None when it cannot be found)."""
+    from envfactory_mcp.emit.render import package_name
+
+    try:
+        metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
+        (env,) = metadata["envs"]
+        path = Path(metadata["servers_dir"]) / env / package_name(env) / "data" / "policy.md"
+        return path.read_text(encoding="utf-8").strip() or None
+    except (OSError, ValueError, KeyError):
+        return None

@@ -183,3 +183,21 @@ def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(tmp_p
     assert "user_stop" in page and "http://" not in page
     bad = runner.invoke(app, ["view", str(tmp_path), "-o", str(tmp_path / "x.html")])
     assert bad.exit_code == 1 and "not a run directory" in bad.output
+
+
+def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(tmp_path: Path):
+    out = tmp_path / "out"
+    assert (
+        runner.invoke(
+            app, ["pipeline", "retail", "-o", str(out), "--n", "4", "--servers-dir", str(tmp_path / "s")]
+        ).exit_code
+        == 0
+    )
+    result = runner.invoke(
+        app, ["export", str(out / "runs" / "oracle"), "--format", "openai", "-o", str(tmp_path / "sft.jsonl")]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 4 and rows[0]["messages"][0]["role"] == "system" and rows[0]["tools"]
+    noop = runner.invoke(app, ["export", str(out / "runs" / "noop"), "-o", str(tmp_path / "none.jsonl")])
+    assert noop.exit_code == 0 and (tmp_path / "none.jsonl").read_text(encoding="utf-8") == ""
