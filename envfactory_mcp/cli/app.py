@@ -42,14 +42,21 @@ def fail(exc: Exception) -> typer.Exit:
 
 
 def load_environment(name: str, servers_dir: Path) -> Environment:
-    """A blueprint by that name, else the verified package ``<servers_dir>/<name>/``."""
+    """The environment a rollout will serve: the verified package ``<servers_dir>/<name>/``
+    when there is one (tasks then match its seed, whatever ``build --seed`` made), else the
+    blueprint by that name."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.env import build_env, load_package_env
 
+    package = servers_dir / name
+    if package.is_dir():
+        try:
+            return load_package_env(package)
+        except EnvFactoryError:
+            if name not in blueprint_names():
+                raise
     if name in blueprint_names():
         return build_env(load_blueprint(name))
-    if (servers_dir / name).is_dir():
-        return load_package_env(servers_dir / name)
     raise EnvFactoryError(
         f"{name!r} is neither a blueprint ({', '.join(blueprint_names())}) nor a package in {servers_dir}/"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from envfactory_mcp.errors import BlueprintError, SeedError
 from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, hash_state
 from envfactory_mcp.runtime.database import SeedLoadError
 from envfactory_mcp.runtime.state import State, primary_keys_of
-from envfactory_mcp.spec import EnvSpec, dump_spec, validate_spec
+from envfactory_mcp.spec import EnvSpec, dump_spec, parse_spec, validate_spec
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,9 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
     constraint, ``BlueprintError`` when the tool code lacks a declared tool.
     """
     seed = blueprint.default_seed if seed is None else seed
-    spec = validate_spec(blueprint.build_spec(seed))
+    # Round-trip through spec.json: the environment is then exactly what its emitted
+    # package holds (same key order everywhere), so tasks made from either are the same.
+    spec = validate_spec(parse_spec(json.loads(dump_spec(validate_spec(blueprint.build_spec(seed))))))
     rows = blueprint.generate_seed(random.Random(seed))
     ddl = schema_sql(spec)
     inserts = seed_sql(spec, rows)
