@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime.state import state_hash
+from envfactory_mcp.runtime.state import hash_fragments, hash_state, state_hash, table_fragment
 from envfactory_mcp.tasks.generate import generate_tasks
 
 
@@ -39,3 +42,24 @@ def test_a_write_the_server_was_not_told_about_is_still_seen(retail_env: Environ
     # Not marked: the cached fragments are stale, but total_changes moved, so every table
     # is dumped again and the hash is the true one.
     assert session.hash() == state_hash(session.db) != retail_env.seed_hash
+
+
+@given(
+    st.dictionaries(
+        st.text(alphabet="abcdefghij_", min_size=1, max_size=8),
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "id": st.integers(),
+                    "name": st.text(max_size=12),
+                    "price": st.none() | st.floats(allow_nan=False, allow_infinity=False),
+                }
+            ),
+            max_size=5,
+        ),
+        max_size=5,
+    )
+)
+def test_fragments_assemble_to_the_canonical_hash_of_any_state(state: dict):
+    fragments = {table: table_fragment(rows) for table, rows in state.items()}
+    assert hash_fragments(fragments) == hash_state(state)
