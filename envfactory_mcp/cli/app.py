@@ -36,8 +36,9 @@ def settings(servers_dir: Path) -> Settings:
 def fail(exc: Exception) -> typer.Exit:
     """Print ``exc`` as a one-line error on stderr; raise the returned Exit."""
     from rich.console import Console
+    from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {exc}")
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)  # one line per error
     return typer.Exit(code=1)
 
 

@@ -60,12 +60,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.sim.types import STOP_TOKENS, Message
 from envfactory_mcp.trajectories.record import TrajectoryRecord
-from envfactory_mcp.trajectories.store import TRAJECTORIES, write_atomic
+from envfactory_mcp.trajectories.store import read_records, write_atomic
 
 FORMATS = ("openai", "trl", "sharegpt", "verl")
 USER_INTERACTION = "envfactory_user"  # the verl interaction name of the simulated user
@@ -152,7 +150,7 @@ def export_run(
     can be exported (a partial last line is ignored). Records are ordered by
     ``(task_id, trial)``, so the same run gives the same bytes.
     """
-    records = sorted(read_records(Path(run_dir)), key=lambda r: r.key)
+    records = read_records(Path(run_dir))
     stats = ExportStats()
     examples = export_records(
         records,
@@ -167,26 +165,6 @@ def export_run(
     out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, data.encode("utf-8"))
     return stats
-
-
-def read_records(run_dir: Path) -> list[TrajectoryRecord]:
-    """The records of a run directory, read-only: the first of any duplicate episode, a
-    partial (unterminated) last line ignored, any other bad line an error."""
-    path = run_dir / TRAJECTORIES
-    if not path.is_file():
-        raise EnvFactoryError(f"{run_dir} is not a run directory (no {TRAJECTORIES})")
-    records: dict[tuple[str, int], TrajectoryRecord] = {}
-    with open(path, "rb") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.endswith(b"\n"):
-                break  # a write in progress, or cut by a crash
-            try:
-                record = TrajectoryRecord.model_validate_json(line)
-            except (ValidationError, ValueError) as exc:
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise EnvFactoryError(f"{path}:{number}: not a valid trajectory record: {first}") from None
-            records.setdefault(record.key, record)
-    return list(records.values())
 
 
 def llamafactory_dataset_info(file_name: str) -> dict[str, Any]:

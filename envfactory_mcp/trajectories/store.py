@@ -330,3 +330,24 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_records(run_dir: Path) -> list[TrajectoryRecord]:
+    """The records of a run directory ordered by ``(task_id, trial)``, read without taking
+    the run's lock (a running rollout can be viewed or exported): a partial last line
+    (being written, or cut by a crash) is ignored, of duplicate episodes the first is kept,
+    and any other bad line is an error naming its number."""
+    path = Path(run_dir) / TRAJECTORIES
+    if not path.is_file():
+        raise RunStoreError(f"{run_dir} is not a run directory (no {TRAJECTORIES})")
+    records: dict[tuple[str, int], TrajectoryRecord] = {}
+    with open(path, "rb") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                record = TrajectoryRecord.model_validate_json(line)
+            except ValueError as exc:
+                raise RunStoreError(f"{path}:{number}: not a valid trajectory record: {_why(exc)}") from None
+            records.setdefault(record.key, record)
+    return [records[key] for key in sorted(records)]

@@ -25,7 +25,7 @@ from typing import Any
 from envfactory_mcp.scoring.passk import exclusion_reason, is_success, summarize
 from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
 from envfactory_mcp.trajectories.record import TrajectoryRecord
-from envfactory_mcp.trajectories.store import METADATA, TRAJECTORIES, RunStoreError, write_atomic
+from envfactory_mcp.trajectories.store import METADATA, RunStoreError, read_records, write_atomic
 
 MAX_CHARS = 2000  # tool arguments and outputs longer than this are cut, with a note
 
@@ -102,21 +102,10 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[TrajectoryRecord]]:
     the first is kept, as :class:`~envfactory_mcp.trajectories.store.RunStore` does.
     """
     run_dir = Path(run_dir)
-    for name in (METADATA, TRAJECTORIES):
-        if not (run_dir / name).is_file():
-            raise RunStoreError(f"{run_dir}: no {name}; not a run directory")
-    metadata = json.loads((run_dir / METADATA).read_text(encoding="utf-8"))
-    records: dict[tuple[str, int], TrajectoryRecord] = {}
-    lines = (run_dir / TRAJECTORIES).read_bytes().splitlines(keepends=True)
-    for number, line in enumerate(lines, 1):
-        if not line.endswith(b"\n"):
-            break  # being written right now
-        try:
-            record = TrajectoryRecord.model_validate_json(line)
-        except ValueError as exc:
-            raise RunStoreError(f"{run_dir / TRAJECTORIES}:{number}: not a valid trajectory record") from exc
-        records.setdefault(record.key, record)
-    return metadata, [records[key] for key in sorted(records)]
+    if not (run_dir / METADATA).is_file():
+        raise RunStoreError(f"{run_dir} is not a run directory (no {METADATA})")
+    records = read_records(run_dir)
+    return json.loads((run_dir / METADATA).read_text(encoding="utf-8")), records
 
 
 # ------------------------------------------------------------------------------------ helpers
