@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.settings import Settings
+from envfactory_mcp.verify.verifier import verification_status
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 tables=len(spec["tables"]),
                 source=spec["seed"]["generator"],
                 emitted=True,
-                verification=_verification_status(folder),
+                verification=verification_status(folder),
             )
     for name in blueprint_names():
         if name not in entries:
@@ -57,20 +57,3 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 verification="not built",
             )
     return [entries[k] for k in sorted(entries)]
-
-
-def _verification_status(folder: Path) -> str:
-    """passed / failed / stale (the package changed since) / not verified / unreadable report."""
-    from pydantic import ValidationError
-
-    from envfactory_mcp.verify.verifier import read_report, subject_digests
-
-    try:
-        report = read_report(folder)
-    except (ValidationError, ValueError):
-        return "unreadable report"
-    if report is None:
-        return "not verified"
-    if report.subject != subject_digests(folder / package_name(folder.name)):
-        return "stale"
-    return "passed" if report.passed else "failed"

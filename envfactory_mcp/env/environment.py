@@ -59,74 +59,36 @@ def assemble_env(spec: EnvSpec, tools_source: str, rows: SeedRows, load_code: bo
     the environment can be rendered, emitted and verified, but not called in-process.
     """
     spec = validate_spec(spec)
-    ddl = schema_sql(spec)
-    inserts = seed_sql(spec, rows)
-    try:
-        image = build_seed_image(ddl, inserts)
-    except SeedLoadError as exc:
-        raise SeedError(f"{spec.name}: {exc}") from None
-    session = SessionDatabase(image)
-    try:
-        state = session.dump()
-        pks = primary_keys_of(session.db)
-    finally:
-        session.close()
-    module = ModuleType(f"{spec.name}_tools")
-    if load_code:
-        exec(compile(tools_source, f"{spec.name}/tools.py", "exec"), module.__dict__)  # noqa: S102 - verified code only
-    env = Environment(
-        spec=spec,
-        tools_source=tools_source,
-        tools_module=module,
-        schema_sql=ddl,
-        seed_sql=inserts,
-        seed_image=image,
-        seed_state=state,
-        seed_hash=hash_state(state),
-        primary_keys=pks,
+    module = (
+        _verified_code(tools_source, spec.name, f"{spec.name}/tools.py")
+        if load_code
+        else ModuleType(f"{spec.name}_tools")
     )
-    if load_code:
-        try:
-            env.toolbox()
-        except ValueError as exc:
-            raise BlueprintError(str(exc)) from None
-    return env
+    return _environment(
+        spec, tools_source, module, schema_sql(spec), seed_sql(spec, rows), check_tools=load_code
+    )
 
 
 def load_package_env(package_root: Path) -> Environment:
     """The environment an emitted package holds (``generated_servers/<env>/``), with its
     tool code loaded: only for a package whose stored verification report passed and
     still matches its files (``list`` shows such a package as ``passed``)."""
-    import json
-
     from envfactory_mcp.emit.render import unvendor_tools_source
-    from envfactory_mcp.spec import parse_spec
-    from envfactory_mcp.verify.verifier import locate_package, read_report, subject_digests
+    from envfactory_mcp.verify.verifier import locate_package, verification_status
 
     root, pkg = locate_package(package_root)
-    report = read_report(root)
-    if report is None or not report.passed or report.subject != subject_digests(root / pkg):
-        raise BlueprintError(f"{root} has no passing verification report for its current files; verify it first")
+    if verification_status(root) != "passed":
+        raise BlueprintError(
+            f"{root} has no passing verification report for its current files; verify it first"
+        )
     data = root / pkg / "data"
     spec = validate_spec(parse_spec(json.loads((data / "spec.json").read_text(encoding="utf-8"))))
+    source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))
     ddl = (data / "schema.sql").read_text(encoding="utf-8")
     inserts = (data / "seed.sql").read_text(encoding="utf-8")
-    source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))
-    try:
-        image = build_seed_image(ddl, inserts)
-    except SeedLoadError as exc:
-        raise SeedError(f"{spec.name}: {exc}") from None
-    session = SessionDatabase(image)
-    try:
-        state = session.dump()
-        pks = primary_keys_of(session.db)
-    finally:
-        session.close()
-    module = ModuleType(f"{spec.name}_tools")
-    exec(compile(source, f"{pkg}/tools.py", "exec"), module.__dict__)  # noqa: S102 - verified code only
-    env = Environment(spec, source, module, ddl, inserts, image, state, hash_state(state), pks)
-    env.toolbox()
-    return env
+    return _environment(
+        spec, source, _verified_code(source, spec.name, f"{pkg}/tools.py"), ddl, inserts, check_tools=True
+    )
 
 
 def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
@@ -140,8 +102,24 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
     # package holds (same key order everywhere), so tasks made from either are the same.
     spec = validate_spec(parse_spec(json.loads(dump_spec(validate_spec(blueprint.build_spec(seed))))))
     rows = blueprint.generate_seed(random.Random(seed))
-    ddl = schema_sql(spec)
-    inserts = seed_sql(spec, rows)
+    source = blueprint.tools_source or inspect.getsource(blueprint.tools_module)
+    return _environment(
+        spec, source, blueprint.tools_module, schema_sql(spec), seed_sql(spec, rows), check_tools=True
+    )
+
+
+def _verified_code(source: str, env_name: str, filename: str) -> ModuleType:
+    """Tool code run in-process: only code from this repository or that passed verification."""
+    module = ModuleType(f"{env_name}_tools")
+    exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 - verified code only
+    return module
+
+
+def _environment(
+    spec: EnvSpec, tools_source: str, module: ModuleType, ddl: str, inserts: str, check_tools: bool
+) -> Environment:
+    """Load and check the seed, then put the environment together (and, with
+    ``check_tools``, check that the module defines every declared tool)."""
     try:
         image = build_seed_image(ddl, inserts)
     except SeedLoadError as exc:
@@ -154,8 +132,8 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
         session.close()
     env = Environment(
         spec=spec,
-        tools_source=blueprint.tools_source or inspect.getsource(blueprint.tools_module),
-        tools_module=blueprint.tools_module,
+        tools_source=tools_source,
+        tools_module=module,
         schema_sql=ddl,
         seed_sql=inserts,
         seed_image=image,
@@ -163,8 +141,9 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
         seed_hash=hash_state(state),
         primary_keys=pks,
     )
-    try:
-        env.toolbox()
-    except ValueError as exc:
-        raise BlueprintError(str(exc)) from None
+    if check_tools:
+        try:
+            env.toolbox()
+        except ValueError as exc:
+            raise BlueprintError(str(exc)) from None
     return env

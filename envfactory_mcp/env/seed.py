@@ -20,7 +20,9 @@ def seed_sql(spec: EnvSpec, rows: SeedRows) -> str:
     unknown = sorted(set(rows) - {t.name for t in spec.tables})
     if unknown:
         raise SeedError(f"seed rows for unknown tables: {', '.join(unknown)}")
-    lines = [f"-- Seed state of the '{spec.name}' environment ({spec.seed.generator}, seed {spec.seed.seed})."]
+    lines = [
+        f"-- Seed state of the '{spec.name}' environment ({spec.seed.generator}, seed {spec.seed.seed})."
+    ]
     for table in table_order(spec):
         table_rows = rows.get(table.name, [])
         if not table_rows:

@@ -272,6 +272,21 @@ def read_report(package_folder: Path) -> VerificationReport | None:
     return VerificationReport.model_validate_json(path.read_text(encoding="utf-8"))
 
 
+def verification_status(package_folder: Path) -> str:
+    """``passed`` / ``failed`` / ``stale`` (the files changed since the report) /
+    ``not verified`` / ``unreadable report``, from the report stored with a package."""
+    try:
+        report = read_report(package_folder)
+    except ValueError:  # pydantic's ValidationError included
+        return "unreadable report"
+    if report is None:
+        return "not verified"
+    root, pkg = locate_package(package_folder)
+    if report.subject != subject_digests(root / pkg):
+        return "stale"
+    return "passed" if report.passed else "failed"
+
+
 def report_relpath(env_name: str) -> str:
     """Where the report lives inside ``generated_servers/<env>/``."""
     return f"{package_name(env_name)}/data/{REPORT_FILE}"
