@@ -323,7 +323,7 @@ async def _loop(
         finally:
             ep.timings["agent_s"] += time.perf_counter() - t0
         _add_usage(ep.usage["agent"], turn)
-        ep.messages.append(_assistant_message(turn))
+        ep.messages.append(turn.as_message())
         if on_turn is not None:
             on_turn()
         if turn.tool_calls:
@@ -379,16 +379,6 @@ async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
     if not route.read_only:
         ep.writes_done += 1
     return result.text, False
-
-
-def _assistant_message(turn: AgentTurn) -> Message:
-    message: Message = {"role": "assistant", "content": turn.content}
-    if turn.tool_calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
-            for c in turn.tool_calls
-        ]
-    return message
 
 
 def _row_keys(conn: ServerConnection, *states: dict[str, Any]) -> dict[str, tuple[str, ...]]:

@@ -35,6 +35,16 @@ class AgentTurn:
     usage: Usage | None = None
     cost_usd: float | None = None
 
+    def as_message(self) -> Message:
+        """The turn as an OpenAI assistant message (tool-call arguments as sent, a JSON string)."""
+        message: Message = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
+                for c in self.tool_calls
+            ]
+        return message
+
 
 @dataclass
 class UserTurn:

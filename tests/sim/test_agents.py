@@ -47,16 +47,6 @@ def tools(retail_env: Environment) -> list[dict[str, Any]]:
     ]
 
 
-def assistant_message(turn: AgentTurn) -> Message:
-    message: Message = {"role": "assistant", "content": turn.content}
-    if turn.tool_calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
-            for c in turn.tool_calls
-        ]
-    return message
-
-
 async def drive(
     agent: Any, task: Task, tools: list[dict[str, Any]], tool_reply: str = "{}"
 ) -> list[AgentTurn]:
@@ -68,7 +58,7 @@ async def drive(
     for _ in range(20):
         turn = await agent.act(list(messages))
         turns.append(turn)
-        messages.append(assistant_message(turn))
+        messages.append(turn.as_message())
         if not turn.tool_calls:
             return turns
         for call in turn.tool_calls:
@@ -127,7 +117,7 @@ async def test_noop_never_calls_tools(tasks, tools):
     for _ in range(5):
         turn = await agent.act(messages)
         assert turn.tool_calls == [] and turn.content == NOOP_MESSAGE
-        messages += [assistant_message(turn), {"role": "user", "content": "Please do it."}]
+        messages += [turn.as_message(), {"role": "user", "content": "Please do it."}]
 
 
 async def random_calls(
@@ -220,7 +210,7 @@ async def test_llm_agent_turns_a_tool_call_reply_into_tool_calls_and_sends_polic
         assert agent.name == "llm" and agent.client.model == MODEL
         agent.start(task, tools, policy)
         first = await agent.act(opening)
-        second = await agent.act([*opening, assistant_message(first)])
+        second = await agent.act([*opening, first.as_message()])
     (call,) = first.tool_calls
     assert (call.name, call.arguments, call.error) == (action.name, action.arguments, None)
     assert first.content is None
