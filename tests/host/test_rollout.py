@@ -15,6 +15,7 @@ import anyio
 import pytest
 from llm_server import openai_server
 from paths import ROOT, SERVERS_DIR
+from processes import child_processes
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout
@@ -157,18 +158,7 @@ def test_a_model_that_keeps_failing_ends_in_agent_error_and_nothing_is_lost(
 
 def _server_pids() -> list[int]:
     """Live processes serving the retail package (children of this test)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
-            if b"retail_mcp" in cmdline and ppid == os.getpid():
-                found.append(int(entry.name))
-    return found
+    return [pid for pid, argv in child_processes().items() if "retail_mcp" in argv]
 
 
 class KillingOracle(OracleAgent):

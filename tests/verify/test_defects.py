@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from processes import child_processes
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
@@ -60,19 +61,8 @@ def test_each_injected_defect_is_rejected_for_the_right_reason(
 def sandboxed_processes() -> list[str]:
     """Command lines of live sandbox workers started by this test process (other processes
     on the machine may be verifying things of their own)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        ppid = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("PPid:")), 0)
-        if "from envfactory_mcp.verify import worker" in cmdline and ppid == os.getpid():
-            found.append(cmdline)
-    return found
+    commands = [" ".join(argv) for argv in child_processes().values()]
+    return [c for c in commands if "from envfactory_mcp.verify import worker" in c]
 
 
 def test_the_catalogue_covers_every_defect_the_issue_names():
