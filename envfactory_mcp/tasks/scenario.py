@@ -20,7 +20,7 @@ from typing import Any
 from envfactory_mcp.env import Environment
 from envfactory_mcp.seeddata import SeedData
 from envfactory_mcp.spec import ToolSpec
-from envfactory_mcp.tasks.model import Claim, Fact
+from envfactory_mcp.tasks.model import Claim, Fact, FactKind
 from envfactory_mcp.tasks.oracle import OracleRun, _persona_entity, _values_at
 
 NAME_COLUMNS = ("name", "title", "label")
@@ -218,48 +218,31 @@ def build_scenario(run: OracleRun, env: Environment, describer: Describer, rng: 
             seen.add(marker)
             facts.append(fact)
 
+    def typed(key: str, kind: FactKind, value: Any, step: int) -> None:
+        """A fact the user states as is: the value itself is what must appear."""
+        add(
+            Fact(
+                key=key,
+                kind=kind,
+                value=value,
+                text=str(value),
+                must=[str(value)],
+                in_opening=kind != "identity",
+                goal=goal_of(step),
+            )
+        )
+
     for uv in run.user_values:
         tool = tools[run.actions[uv.step].tool]
         if uv.value in (None, "", []):
             continue
         if uv.step in identity_steps:
-            add(
-                Fact(
-                    key=uv.param,
-                    kind="identity",
-                    value=uv.value,
-                    text=str(uv.value),
-                    must=[str(uv.value)],
-                    in_opening=False,
-                    goal=goal_of(uv.step),
-                )
-            )
+            typed(uv.param, "identity", uv.value, uv.step)
         elif uv.entity:
-            values = uv.value if isinstance(uv.value, list) else [uv.value]
-            for v in values:
-                add(
-                    Fact(
-                        key=uv.param,
-                        kind="reference",
-                        value=v,
-                        text=str(v),
-                        must=[str(v)],
-                        in_opening=True,
-                        goal=goal_of(uv.step),
-                    )
-                )
+            for v in uv.value if isinstance(uv.value, list) else [uv.value]:
+                typed(uv.param, "reference", v, uv.step)
         else:
-            add(
-                Fact(
-                    key=f"{tool.name}.{uv.param}",
-                    kind="detail",
-                    value=uv.value,
-                    text=str(uv.value),
-                    must=[str(uv.value)],
-                    in_opening=True,
-                    goal=goal_of(uv.step),
-                )
-            )
+            typed(f"{tool.name}.{uv.param}", "detail", uv.value, uv.step)
     known_refs = {f.value for f in facts if f.kind == "reference"}
     unknown: list[str] = []
     for step, param, entity, value in run.looked_up:
