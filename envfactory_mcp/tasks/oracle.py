@@ -28,7 +28,7 @@ from envfactory_mcp.graph.build import split_tool_id
 from envfactory_mcp.graph.sample import Chain
 from envfactory_mcp.runtime import diff_states, dump_state, hash_state
 from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
-from envfactory_mcp.spec import ToolSpec, dump_spec
+from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
 
 
 class Rejected(Exception):
@@ -91,7 +91,7 @@ class Oracle:
         self.validators = {
             t.name: jsonschema_rs.Draft202012Validator(t.input_schema) for t in self.env.spec.tools
         }
-        self.persona_entity = _persona_entity(self.env.spec)
+        self.persona_entity = persona_entity_of(self.env.spec)
 
     # ---------------------------------------------------------------- goal arguments
 
@@ -182,7 +182,7 @@ class Oracle:
                     # an order's items are under items[].item_id, not items[].exchange_item_id.
                     producer = self.tools[actions[b.step].tool]
                     paths = [p for p, e in producer.outputs.items() if e == param.entity] or [b.path]
-                    candidates = [v for p in paths for v in _values_at(actions[b.step].output, p)]
+                    candidates = [v for p in paths for v in values_at(actions[b.step].output, p)]
                     value = self._pick(param, candidates, args.get(b.param), targets, rng)
                     if value is None:
                         raise Rejected(
@@ -330,7 +330,7 @@ def _entity_param(entity: str) -> ParamInfo:
     return ParamInfo(name="", schema={}, required=True, entity=entity)
 
 
-def _values_at(output: Any, path: str) -> list[Any]:
+def values_at(output: Any, path: str) -> list[Any]:
     """Every value at ``path`` ('a.b[].c', 'orders[]') in ``output``, flattened."""
     nodes = [output]
     for part in path.split("."):
@@ -348,7 +348,7 @@ def _values_at(output: Any, path: str) -> list[Any]:
     return [n for n in nodes if n is not None and not isinstance(n, dict | list)]
 
 
-def _persona_entity(spec: Any) -> str | None:
+def persona_entity_of(spec: EnvSpec) -> str | None:
     """The entity a person is: what a log-in tool (only typed, non-id inputs) returns."""
     for tool in spec.tools:
         inputs = tool.input_schema.get("properties", {})

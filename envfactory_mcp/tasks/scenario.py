@@ -21,7 +21,7 @@ from envfactory_mcp.env import Environment
 from envfactory_mcp.seeddata import SeedData
 from envfactory_mcp.spec import ToolSpec
 from envfactory_mcp.tasks.model import Claim, Fact, FactKind
-from envfactory_mcp.tasks.oracle import OracleRun, _persona_entity, _values_at
+from envfactory_mcp.tasks.oracle import OracleRun, persona_entity_of, values_at
 
 NAME_COLUMNS = ("name", "title", "label")
 STYLES = (
@@ -44,7 +44,7 @@ class Describer:
     def __init__(self, env: Environment, data: SeedData) -> None:
         self.env, self.data = env, data
         self.tables = {t.name: t for t in env.spec.tables}
-        self.persona_entity = _persona_entity(env.spec)
+        self.persona_entity = persona_entity_of(env.spec)
         self.persona_table = data.owner[self.persona_entity][0] if self.persona_entity in data.owner else None
 
     def describe(self, entity: str, value: Any, persona_row: int | None) -> Description:
@@ -292,7 +292,7 @@ def _claims(run: OracleRun, tools: dict[str, ToolSpec], goal_steps: list[int]) -
     for i in steps:
         action = run.actions[i]
         for path in tools[action.tool].claims:
-            values = _values_at(action.output, path)
+            values = values_at(action.output, path)
             if values:
                 claims.append(
                     Claim(tool=action.tool, path=path, value=values[0], text=_claim_text(values[0]))
