@@ -20,6 +20,7 @@ from envfactory_mcp.graph import build_graph
 from envfactory_mcp.graph.sample import RandomWalkSampler, SamplerConfig, TopologySampler
 from envfactory_mcp.tasks.calibrate import calibrate_offline, check_message, leak_rules_for
 from envfactory_mcp.tasks.model import (
+    Calibration,
     Gold,
     GoldAction,
     InitialState,
@@ -109,14 +110,11 @@ def _task(
     run: OracleRun,
     scenario: Scenario,
     message: str,
-    calibration: object,
+    calibration: Calibration,
     seed: int,
     sampler: str,
     index: int,
 ) -> Task:
-    from envfactory_mcp.tasks.model import Calibration
-
-    assert isinstance(calibration, Calibration)
     name = env.spec.name
     return Task(
         task_id=f"{name}-{sampler.replace('_', '-')}-s{seed}-{index:05d}",

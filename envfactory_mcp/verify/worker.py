@@ -151,7 +151,7 @@ class ProbeRunner:
 
     def __init__(self, image: bytes, call_seconds: float) -> None:
         from envfactory_mcp.runtime.database import SessionDatabase
-        from envfactory_mcp.runtime.state import dump_state, state_hash, table_infos
+        from envfactory_mcp.runtime.state import dump_state, hash_state, state_hash, table_infos
 
         self._state_hash = state_hash
         self.call_seconds = call_seconds
@@ -159,7 +159,7 @@ class ProbeRunner:
         self.refused: list[str] = []
         self.session = SessionDatabase(image)
         self.seed_state = dump_state(self.session.db)
-        self.seed_state_hash = state_hash(self.session.db)
+        self.seed_state_hash = hash_state(self.seed_state)  # the dump just taken, not a second one
         self.order_by = {
             info.name: ", ".join(f'"{c}"' for c in info.primary_key) for info in table_infos(self.session.db)
         }
