@@ -174,10 +174,6 @@ class ServerConnection:
         self._wake.set()
         await self._done.wait()
 
-    @property
-    def alive(self) -> bool:
-        return self._client is not None
-
     def _target(self) -> Any:
         if self.transport == "stdio":
             from envfactory_mcp.host.launch import stdio_params

@@ -11,7 +11,6 @@ agent, the user or the server does: every outcome is a ``TrajectoryRecord``.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -397,7 +396,3 @@ def _add_usage(usage: Usage, turn: AgentTurn) -> None:
         usage.completion_tokens += turn.usage.completion_tokens
     if turn.cost_usd is not None:
         usage.cost_usd = (usage.cost_usd or 0.0) + turn.cost_usd
-
-
-def dumps(record: TrajectoryRecord) -> str:
-    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False)
