@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envfactory_mcp.spec.policy import PolicyRules
+
 SqlType = Literal["TEXT", "INTEGER", "REAL", "BLOB"]
 Effect = Literal["read", "write"]
 
@@ -71,6 +73,11 @@ class ParamSpec(_Model):
     user_provided: bool = Field(
         description="True when a real user would know and type this value (an email, an order "
         "number from a receipt); False when it must come from a tool (an internal id)."
+    )
+    composed: bool = Field(
+        default=False,
+        description="True when the agent writes this text itself from what it learnt (a summary for a "
+        "human, an arithmetic expression): grounding checks the numbers and ids in it, not the wording.",
     )
 
 
@@ -138,6 +145,9 @@ class EnvSpec(_Model):
     tables: list[TableSpec] = Field(min_length=1)
     tools: list[ToolSpec] = Field(min_length=1)
     policy: str = Field(default="", description="Markdown the agent must follow.")
+    policy_rules: PolicyRules = Field(
+        default_factory=PolicyRules, description="The enforceable part of the policy, as data."
+    )
     seed: SeedSpec
 
     def table(self, name: str) -> TableSpec | None:

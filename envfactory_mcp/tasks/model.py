@@ -75,11 +75,15 @@ class Gold(Model):
     final_state_hash: str
     diff: dict[str, Any]
     claims: list[Claim]
+    required_calls: list[str] = Field(default_factory=list)  # tools that must be called, any arguments (a hand-off)
 
 
 class InitialState(Model):
     kind: Literal["seed"] = "seed"
     state_hash: str
+
+
+GoalKind = Literal["act", "ask", "refuse", "transfer", "contingent"]
 
 
 class Provenance(Model):
@@ -88,6 +92,7 @@ class Provenance(Model):
     chain: list[str]
     structure: str
     index: int
+    goal_kinds: list[GoalKind] = Field(default_factory=list)  # one per goal of the task, in order
 
 
 class Task(Model):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envfactory_mcp.spec import EnvSpec, SeedSpec
+from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -14,6 +14,58 @@ POLICY_PATH = Path(__file__).with_name("policy.md")
 
 def load_policy() -> str:
     return POLICY_PATH.read_text(encoding="utf-8")
+
+
+_ORDER_CHANGES = {
+    "cancel_pending_order": "only pending orders can be cancelled",
+    "modify_pending_order_address": "only pending orders can have their shipping address changed",
+    "modify_pending_order_payment": "only pending orders can have their payment method changed",
+    "modify_pending_order_items": "only pending orders can have their items changed",
+    "return_delivered_order_items": "only delivered orders can have items returned",
+    "exchange_delivered_order_items": "only delivered orders can have items exchanged",
+}
+
+
+def build_policy_rules() -> PolicyRules:
+    """What ``policy.md`` says, as data: who must be authenticated, what needs a yes, what
+    is refused in which order state, what goes to a human."""
+    refusals = [
+        RefusalRule(
+            tool=tool,
+            entity="order",
+            column="status",
+            allowed=["delivered"] if "delivered" in tool else ["pending"],
+            shown_by="get_order_details",
+            path="status",
+            reason=reason,
+        )
+        for tool, reason in _ORDER_CHANGES.items()
+    ]
+    return PolicyRules(
+        authentication=Authentication(
+            tools=["find_user_id_by_email", "find_user_id_by_name_zip"],
+            entity="user",
+            exempt=["list_all_product_types", "get_product_details", "calculate", "transfer_to_human_agents"],
+        ),
+        confirm=[
+            "modify_user_address",
+            *_ORDER_CHANGES,
+        ],
+        refusals=refusals,
+        transfer=Transfer(
+            tool="transfer_to_human_agents",
+            out_of_scope=[
+                "a price match, because I saw the same thing cheaper elsewhere",
+                "a discount code for my next order",
+                "compensation for a package that arrived late",
+                "to add a new credit card to my account",
+                "to have my order shipped express instead",
+                "a refund for the shipping fee",
+            ],
+        ),
+        utilities=["calculate"],
+        calculator="calculate",
+    )
 
 
 def build_spec(seed: int) -> EnvSpec:
@@ -30,5 +82,6 @@ def build_spec(seed: int) -> EnvSpec:
         tables=build_tables(),
         tools=build_tools(),
         policy=load_policy(),
+        policy_rules=build_policy_rules(),
         seed=SeedSpec(generator="blueprint:retail", seed=seed),
     )

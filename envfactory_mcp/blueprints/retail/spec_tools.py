@@ -428,7 +428,7 @@ def build_tools() -> list[ToolSpec]:
             {
                 "expression": (
                     {**_str(200, "Arithmetic expression."), "examples": ["(129.99 - 89.5) * 2", "54.04 + 12.5"]},
-                    _param(None, True),
+                    ParamSpec(user_provided=True, composed=True),
                 )
             },
             _obj({"expression": TEXT, "result": {"type": "number"}}),
@@ -439,7 +439,12 @@ def build_tools() -> list[ToolSpec]:
             "talk to a human",
             "Transfer the user to a human agent, with a summary of the issue. Use only when the user explicitly "
             "asks for a human or the request cannot be handled with the other tools under the policy.",
-            {"summary": (_str(2000, "Summary of the user's issue for the human agent."), _param(None, True))},
+            {
+                "summary": (
+                    _str(2000, "Summary of the user's issue for the human agent."),
+                    ParamSpec(user_provided=True, composed=True),
+                )
+            },
             _obj({"transferred": {"type": "boolean"}, "message": TEXT, "summary": TEXT}),
         ),
     ]

@@ -1,0 +1,84 @@
+"""The enforceable part of an environment's policy, as declared data.
+
+The policy text (``EnvSpec.policy``) is what the agent reads. ``PolicyRules`` is the part
+of it a program can act on, read alike by task synthesis (every task must be solvable by
+an agent that follows the policy, so the user knows whatever the policy makes the agent
+ask for), the demonstrator, the simulated user, the scorer's policy check and the spec
+validator:
+
+* ``authentication``: which tools identify the user (each returns the user entity) and
+  which tools may be used before that (catalog questions, arithmetic, a transfer);
+* ``confirm``: the writes that need the user's explicit "yes" after the agent has
+  stated the exact action;
+* ``refusals``: writes the policy allows only while an object is in certain states
+  ("only pending orders can be cancelled"), with the read tool and output path that show
+  the state, so a task can ask for a refused action and expect the state as the answer;
+* ``transfer``: the hand-off tool and requests no tool can serve (out of scope);
+* ``utilities``: helper tools that are never a user's goal on their own (a calculator).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Authentication(_Model):
+    """Who the user is must be established before any tool outside ``exempt`` is used."""
+
+    tools: list[str] = Field(
+        min_length=1, description="Tools that identify the user; each returns the user entity's id."
+    )
+    entity: str = Field(description="The entity a user is, e.g. 'user'.")
+    exempt: list[str] = Field(
+        default_factory=list, description="Tools allowed before authentication (catalog, calculator, transfer)."
+    )
+
+
+class RefusalRule(_Model):
+    """``tool`` is allowed only while the ``entity`` object's ``column`` is in ``allowed``."""
+
+    tool: str = Field(description="The write the rule restricts, e.g. 'cancel_pending_order'.")
+    entity: str = Field(description="Entity of the object the rule is about, e.g. 'order'.")
+    column: str = Field(description="Column of that entity's table holding the state, e.g. 'status'.")
+    allowed: list[str | int] = Field(min_length=1, description="States in which the action is allowed.")
+    shown_by: str = Field(description="Read tool whose output shows the state, e.g. 'get_order_details'.")
+    path: str = Field(description="Output path of ``shown_by`` holding the state, e.g. 'status'.")
+    reason: str = Field(min_length=1, description="Why it is refused, for the agent to say.")
+
+
+class Transfer(_Model):
+    tool: str = Field(description="The tool that hands the user over to a human.")
+    out_of_scope: list[str] = Field(
+        default_factory=list,
+        description="Requests nothing in the toolset can serve, as a user would put them "
+        "('a price match on my order').",
+    )
+
+
+class PolicyRules(_Model):
+    """The enforceable declarations of a policy; every part is optional."""
+
+    authentication: Authentication | None = None
+    confirm: list[str] = Field(
+        default_factory=list, description="Writes that need the user's explicit yes first."
+    )
+    refusals: list[RefusalRule] = Field(default_factory=list)
+    transfer: Transfer | None = None
+    utilities: list[str] = Field(
+        default_factory=list, description="Tools that are never a user's goal on their own."
+    )
+    calculator: str | None = Field(
+        default=None,
+        description="Tool (taking one 'expression' string) the agent must use for arithmetic on amounts.",
+    )
+
+    def needs_authentication(self, tool: str) -> bool:
+        auth = self.authentication
+        return auth is not None and tool not in auth.exempt and tool not in auth.tools
+
+    def rules_for(self, tool: str) -> list[RefusalRule]:
+        return [r for r in self.refusals if r.tool == tool]
