@@ -17,6 +17,7 @@ Each scripted reply answers one ``POST /v1/chat/completions``, in order:
 - ``"usage": {...}`` in a successful reply: replaces the default token counts.
 
 When the script runs out the server answers 500 with an error saying so.
+``down_base_url()`` gives an endpoint that is down (a closed port).
 """
 
 from __future__ import annotations
@@ -154,3 +155,14 @@ def openai_server(replies: list[dict[str, Any]]) -> Iterator[ScriptedOpenAIServe
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def down_base_url() -> str:
+    """The base URL of a 127.0.0.1 port nothing listens on (bound, then closed): an
+    endpoint that is down, refusing every connection."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

@@ -49,14 +49,30 @@ def tasks(
     except EnvFactoryError as exc:
         raise fail(exc) from None
     made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]
+    endpoint_errors = None
     if calibrate != "offline":
         from envfactory_mcp.llm import LiteLLMClient
 
         client = LiteLLMClient(calibrate, api_base=api_base)
-        made = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
+        outcome = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
+        made = outcome.tasks
+        cost = "unknown cost" if outcome.cost_usd is None else f"${outcome.cost_usd:.4f}"
+        typer.echo(
+            f"LLM calibration with {calibrate}: {outcome.rewritten} of {len(made)} tasks rewritten, "
+            f"{outcome.rejected} kept the offline message after every rewrite was rejected; "
+            f"{outcome.prompt_tokens} prompt + {outcome.completion_tokens} completion tokens, {cost}",
+            err=True,
+        )
+        if outcome.endpoint_errors:
+            endpoint_errors = EnvFactoryError(
+                f"{outcome.endpoint_errors} of {len(made)} tasks kept the offline message because the "
+                f"model endpoint failed: {'; '.join(outcome.errors[:3])}"
+            )
     write_tasks(made, output)
     typer.echo(f"wrote {len(made)} tasks to {output}", err=True)
     if stats:
         typer.echo(json.dumps(task_stats(made, report, env.spec), indent=2), err=True)
+    if endpoint_errors is not None:  # the file is written (nothing lost), but it is not what was asked
+        raise fail(endpoint_errors)
     if len(made) < n:
         raise fail(EnvFactoryError(f"only {len(made)} of {n} valid tasks could be made (see --stats)"))

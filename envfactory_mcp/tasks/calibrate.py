@@ -282,49 +282,76 @@ Rules:
 - Reply with the message only."""
 
 
-def llm_prompt(
-    facts: list[Fact], goal_intents: list[str], persona: str, rules: LeakRules
-) -> list[dict[str, Any]]:
+def llm_prompt(facts: list[Fact], goal_intents: list[str], persona: str) -> list[dict[str, Any]]:
+    """The chat messages asking a model for one task's opening message.
+
+    The prompt carries no tool name, parameter key or internal id, not even as a list of
+    words to avoid: a small model copies what it is shown. ``check_message`` judges the
+    reply afterwards and its reasons go back to the model (``calibrate_llm``)."""
     must = [
         f"- MUST: {', '.join(json.dumps(m, ensure_ascii=False) for m in f.must)} ({f.kind})"
         for f in facts
         if f.in_opening
     ]
     optional = [
-        f"- may mention: {f.key.replace('_', ' ')} = {json.dumps(f.text, ensure_ascii=False)}"
+        f"- may mention: {_fact_label(f.key)} = {json.dumps(f.text, ensure_ascii=False)}"
         for f in facts
         if not f.in_opening
     ]
     body = "\n".join(
-        [
-            f"Persona: {persona}",
-            f"Goals: {'; '.join(goal_intents)}",
-            "Facts:",
-            *must,
-            *optional,
-            f"Never write these words: {', '.join(rules.tool_names + rules.param_keys)}",
-        ]
+        [f"Persona: {persona}", f"Goals: {'; '.join(goal_intents)}", "Facts:", *must, *optional]
     )
     return [{"role": "system", "content": LLM_SYSTEM_PROMPT}, {"role": "user", "content": body}]
 
 
+def _fact_label(key: str) -> str:
+    """What a fact is about in plain words: ``modify_user_address.zip`` -> ``zip``,
+    ``payment_method_id`` -> ``payment method`` (a key's tool prefix and ``id`` never show)."""
+    words = re.findall(r"[a-z]+", key.rsplit(".", 1)[-1].lower())
+    return " ".join(w for w in words if w not in ("id", "ids")) or "detail"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One task's LLM calibration. ``message`` is the accepted opening message, or None
+    when every attempt was rejected or the endpoint failed (``endpoint_error`` says how);
+    ``calibration`` records the rejections and the tokens and cost of every attempt."""
+
+    message: str | None
+    calibration: Calibration
+    endpoint_error: str | None = None
+
+
 async def calibrate_llm(
     client: Any, facts: list[Fact], goal_intents: list[str], persona: str, rules: LeakRules, attempts: int = 2
-) -> tuple[str | None, Calibration]:
-    """Ask ``client`` (an ``envfactory_mcp.llm.LLMClient``) for the opening message.
+) -> Rewrite:
+    """Ask ``client`` (an ``envfactory_mcp.llm.LLMClient``) for the opening message, at most
+    ``attempts`` times; a reply ``check_message`` rejects goes back with the reasons.
 
-    Returns (message, calibration); message is None when every attempt was rejected, and
-    ``calibration.rejected`` says why each was."""
-    messages = llm_prompt(facts, goal_intents, persona, rules)
+    Never raises for the endpoint: an ``LLMError`` ends the attempts and is returned in
+    ``endpoint_error``. Tokens and cost are summed over every answered attempt, rejected
+    ones included (``cost_usd`` stays None when the model's price is unknown)."""
+    from envfactory_mcp.llm import LLMError
+
+    method = f"llm:{client.model}"
+    messages = llm_prompt(facts, goal_intents, persona)
     rejected: list[str] = []
+    spent: dict[str, Any] = {"prompt_tokens": 0, "completion_tokens": 0, "cost_usd": None}
     for _ in range(attempts):
-        response = await client.complete(messages, temperature=0.7)
+        try:
+            response = await client.complete(messages, temperature=0.7)
+        except LLMError as exc:
+            rejected.append(f"model error: {exc}")
+            return Rewrite(None, Calibration(method=method, rejected=rejected, **spent), str(exc))
+        spent["prompt_tokens"] += response.usage.prompt_tokens
+        spent["completion_tokens"] += response.usage.completion_tokens
+        if response.cost_usd is not None:
+            spent["cost_usd"] = (spent["cost_usd"] or 0.0) + response.cost_usd
         text = (response.content or "").strip()
         problems = check_message(text, facts, rules) if text else ["empty reply"]
         if not problems:
-            return text, Calibration(
-                method=f"llm:{client.model}", operations=["llm_rewrite"], rejected=rejected
-            )
+            calibration = Calibration(method=method, operations=["llm_rewrite"], rejected=rejected, **spent)
+            return Rewrite(text, calibration)
         rejected.append("; ".join(problems))
         messages = [
             *messages,
@@ -334,20 +361,40 @@ async def calibrate_llm(
                 "content": "That message was rejected: " + "; ".join(problems) + ". Write it again.",
             },
         ]
-    return None, Calibration(method=f"llm:{client.model}", operations=[], rejected=rejected)
+    return Rewrite(None, Calibration(method=method, rejected=rejected, **spent))
 
 
-async def recalibrate_with_llm(tasks: list[Task], spec: Any, client: Any, concurrency: int = 4) -> list[Task]:
-    """Rewrite every task's opening message through ``client``, in order, ``concurrency`` at a time.
+@dataclass(frozen=True)
+class Recalibration:
+    """The tasks after LLM calibration, in input order, and what happened to them:
+    ``rewritten`` got the model's message; the others kept their offline message, either
+    because every rewrite was ``rejected`` or because the endpoint failed
+    (``endpoint_errors``, with the distinct ``errors``)."""
+
+    tasks: list[Task]
+    rewritten: int
+    rejected: int
+    endpoint_errors: int
+    errors: list[str]
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+
+
+async def recalibrate_with_llm(
+    tasks: list[Task], spec: Any, client: Any, concurrency: int = 4
+) -> Recalibration:
+    """Rewrite every task's opening message through ``client``, ``concurrency`` at a time.
 
     A rewrite that fails the checks twice, or an endpoint that errors after its retries,
-    leaves the offline message in place; ``calibration.rejected`` records why, so nothing
-    is lost and nothing unchecked gets in."""
+    leaves the offline message in place; ``calibration.rejected`` records why and the
+    calibration's token and cost fields what was spent, so nothing is lost and nothing
+    unchecked gets in. The result counts each outcome: a caller must not mistake tasks
+    kept offline for an endpoint failure for calibrated ones."""
     import anyio
 
-    from envfactory_mcp.llm import LLMError
-
     results: list[Task | None] = [None] * len(tasks)
+    rewrites: list[Rewrite | None] = [None] * len(tasks)
     limiter = anyio.CapacityLimiter(max(1, concurrency))
 
     async def one(index: int, task: Task) -> None:
@@ -357,25 +404,38 @@ async def recalibrate_with_llm(tasks: list[Task], spec: Any, client: Any, concur
                 spec, scenario.known_info, [(a.name, a.arguments) for a in task.gold.actions]
             )
             intents = scenario.reason_for_call.split("; ")
-            try:
-                message, calibration = await calibrate_llm(
-                    client, scenario.known_info, intents, scenario.persona, rules
+            rewrite = await calibrate_llm(client, scenario.known_info, intents, scenario.persona, rules)
+            rewrites[index] = rewrite
+            calibration = rewrite.calibration
+            if rewrite.message is None:
+                spent = calibration.model_dump(
+                    include={"rejected", "prompt_tokens", "completion_tokens", "cost_usd"}
                 )
-            except LLMError as exc:
-                message, calibration = (
-                    None,
-                    Calibration(method=f"llm:{client.model}", rejected=[f"model error: {exc}"]),
-                )
-            if message is None:
-                kept = scenario.calibration.model_copy(update={"rejected": calibration.rejected})
+                kept = scenario.calibration.model_copy(update=spent)
                 results[index] = task.model_copy(
                     update={"user_scenario": scenario.model_copy(update={"calibration": kept})}
                 )
             else:
-                updated = scenario.model_copy(update={"opening_message": message, "calibration": calibration})
+                updated = scenario.model_copy(
+                    update={"opening_message": rewrite.message, "calibration": calibration}
+                )
                 results[index] = task.model_copy(update={"user_scenario": updated})
 
     async with anyio.create_task_group() as group:
         for index, task in enumerate(tasks):
             group.start_soon(one, index, task)
-    return [t for t in results if t is not None]
+    done = [t for t in results if t is not None]
+    calibrations = [t.user_scenario.calibration for t in done]
+    costs = [c.cost_usd for c in calibrations if c.cost_usd is not None]
+    rewritten = sum(1 for r in rewrites if r is not None and r.message is not None)
+    failed = [r.endpoint_error for r in rewrites if r is not None and r.endpoint_error is not None]
+    return Recalibration(
+        tasks=done,
+        rewritten=rewritten,
+        rejected=len(done) - rewritten - len(failed),
+        endpoint_errors=len(failed),
+        errors=sorted(set(failed)),
+        prompt_tokens=sum(c.prompt_tokens for c in calibrations),
+        completion_tokens=sum(c.completion_tokens for c in calibrations),
+        cost_usd=sum(costs) if costs else None,
+    )

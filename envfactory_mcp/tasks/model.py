@@ -41,6 +41,10 @@ class Calibration(Model):
     method: str  # "offline" or "llm:<model>"
     operations: list[str] = Field(default_factory=list)
     rejected: list[str] = Field(default_factory=list)  # why earlier rewrites were refused
+    # What model calibration spent on this task, every attempt summed (rejected ones too).
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None  # None: no model was asked, or its price is unknown
 
 
 class UserScenario(Model):
