@@ -7,11 +7,20 @@
 Importing this package does not import litellm.
 """
 
-from envfactory_mcp.llm.client import LLMClient, LLMError, LLMErrorKind, LLMResponse, ToolCall, Usage
+from envfactory_mcp.llm.client import (
+    ENDPOINT_FAILURES,
+    LLMClient,
+    LLMError,
+    LLMErrorKind,
+    LLMResponse,
+    ToolCall,
+    Usage,
+)
 from envfactory_mcp.llm.litellm_client import LiteLLMClient
 from envfactory_mcp.llm.scripted import ScriptedLLM, ScriptedRequest, ScriptExhaustedError
 
 __all__ = [
+    "ENDPOINT_FAILURES",
     "LLMClient",
     "LLMError",
     "LLMErrorKind",

@@ -16,8 +16,15 @@ from typing import Any, Literal, Protocol
 from envfactory_mcp.errors import EnvFactoryError
 
 LLMErrorKind = Literal[
-    "timeout", "rate_limit", "server", "connection", "bad_request", "context_window", "other"
+    "timeout", "rate_limit", "server", "connection", "access", "bad_request", "context_window", "other"
 ]
+
+# The endpoint could not give the model a chance to answer: down, overloaded, too slow, or
+# refusing us (wrong key, model or URL). Whoever uses the model is not to blame for these;
+# the host records them as a harness failure, never as the agent's reward 0.
+ENDPOINT_FAILURES: frozenset[LLMErrorKind] = frozenset(
+    {"timeout", "rate_limit", "server", "connection", "access"}
+)
 
 
 @dataclass(frozen=True)
@@ -87,9 +94,10 @@ class LLMError(EnvFactoryError):
     """A completion failed for good, after any retries.
 
     ``kind`` says what went wrong (``timeout``, ``rate_limit``, ``server``, ``connection``,
-    ``bad_request``, ``context_window`` or ``other``) so a caller can record it as the
-    episode's termination reason rather than score it; ``attempts`` counts the requests
-    made.
+    ``access`` for 401/403/404, ``bad_request``, ``context_window`` or ``other``) so a
+    caller can record it as the episode's termination reason rather than score it;
+    ``attempts`` counts the requests made. ``endpoint_failed`` is True for the kinds in
+    ``ENDPOINT_FAILURES``: the endpoint, not the model's answer, was the problem.
     """
 
     def __init__(self, model: str, kind: LLMErrorKind, attempts: int, cause: str) -> None:
@@ -99,6 +107,10 @@ class LLMError(EnvFactoryError):
         self.cause = cause
         plural = "" if attempts == 1 else "s"
         super().__init__(f"model {model!r} failed ({kind}) after {attempts} attempt{plural}: {cause}")
+
+    @property
+    def endpoint_failed(self) -> bool:
+        return self.kind in ENDPOINT_FAILURES
 
 
 class LLMClient(Protocol):

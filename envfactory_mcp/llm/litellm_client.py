@@ -118,6 +118,7 @@ def classify_error(exc: BaseException) -> LLMErrorKind:
     Order matters: litellm's ``Timeout`` is a connection error with status 408, a
     context-window error is a 400, and a refused connection arrives as an
     ``InternalServerError`` (status 500) whose cause is the SDK's connection error.
+    A 200 whose body is not a completion also arrives as a 500 (``server``).
     """
     import openai  # a litellm dependency, loaded with it
 
@@ -133,6 +134,8 @@ def classify_error(exc: BaseException) -> LLMErrorKind:
         return "connection"
     if isinstance(status, int) and status >= 500:
         return "server"
+    if status in (401, 403, 404):
+        return "access"  # a wrong key, model name or URL: retrying will not help
     if isinstance(status, int) and 400 <= status < 500:
         return "bad_request"
     return "other"

@@ -177,6 +177,30 @@ async def test_bad_request_is_not_retried() -> None:
     assert server.remaining == 1
 
 
+@pytest.mark.parametrize("status", [401, 403, 404])
+async def test_a_refused_key_model_or_url_is_access_not_retried_and_an_endpoint_failure(status: int) -> None:
+    script: list[dict[str, Any]] = [{"status": status}, {"content": "unused"}]
+    with openai_server(script) as server, pytest.raises(LLMError) as caught:
+        await client(server.base_url, max_retries=3).complete(HELLO)
+    assert (caught.value.kind, caught.value.attempts) == ("access", 1)
+    assert caught.value.endpoint_failed and server.remaining == 1
+
+
+async def test_only_an_endpoint_that_could_not_answer_is_an_endpoint_failure() -> None:
+    script: list[dict[str, Any]] = [
+        {"status": 200, "body": "not a completion"},  # the endpoint broke: litellm reports a 500
+        {"status": 400},  # the request was refused as it was made
+        {"status": 200, "body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}},
+    ]
+    kinds = []
+    with openai_server(script) as server:
+        for _ in script:
+            with pytest.raises(LLMError) as caught:
+                await client(server.base_url, max_retries=0).complete(HELLO)
+            kinds.append((caught.value.kind, caught.value.endpoint_failed))
+    assert kinds == [("server", True), ("bad_request", False), ("other", False)]
+
+
 async def test_context_window_error_has_its_own_kind() -> None:
     body = {
         "error": {
