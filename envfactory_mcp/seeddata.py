@@ -193,9 +193,16 @@ def valid_arguments(
     # so every array in a call gets the same length.
     length = 1 if rng.random() < 0.7 else 2
     home = home_tables(params, data)
+    record = record_row(params, levels, data, home, rng)
     for param in params:
         if not param.required and rng.random() < 0.5:
             continue
+        if record is not None and not param.entity and param.name in data.rows[record][1]:
+            # Plain values that belong together (street, city, state, zip) come from one row.
+            value = data.rows[record][1][param.name]
+            if data.fits(param.schema, value):
+                args[param.name] = value
+                continue
         near = levels
         if param.entity in first_of_entity:
             # A second parameter of the same entity (new_item_ids after item_ids) usually
@@ -245,6 +252,26 @@ def anchor_row(params: list[ParamInfo], data: SeedData, rng: random.Random) -> i
             rows = [i for i in rows if data.rows[i][1].get(column) == value]
         return rng.choice(rows)
     return None
+
+
+def record_row(
+    params: list[ParamInfo],
+    levels: list[list[int]],
+    data: SeedData,
+    home: set[str] | None,
+    rng: random.Random,
+) -> int | None:
+    """One row of a home table to fill every plain parameter from, when two or more of them
+    are its columns: a nearby row, or now and then any row (a real but different record)."""
+    if home is None:
+        return None
+    names = {p.name for p in params if not p.entity}
+    if not any(len(names & data.table_columns[t].keys()) >= 2 for t in home):
+        return None
+    near = [i for level in levels for i in level if data.rows[i][0] in home]
+    anywhere = [i for t in sorted(home) for i in data.by_table.get(t, [])]
+    pool = near if near and rng.random() >= 0.5 else anywhere
+    return rng.choice(pool) if pool else None
 
 
 def home_tables(params: list[ParamInfo], data: SeedData) -> set[str] | None:

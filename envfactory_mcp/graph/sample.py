@@ -86,11 +86,20 @@ class TopologySampler:
         self.structures: Counter[str] = Counter()
         self._second_goal = False
 
-    def sample(self) -> Chain | None:
-        """One chain, or None when this draw could not satisfy the constraints."""
+    def sample(self, goal: str | None = None) -> Chain | None:
+        """One chain, or None when this draw could not satisfy the constraints. With
+        ``goal`` (a tool node id) the chain serves that tool and nothing else is woven in:
+        the caller composes goals itself."""
         rng, cfg = self.rng, self.config
         tools = self.graph.tools()
         writes = [t for t in tools if self.graph.effect(t) == "write"]
+        if goal is not None:
+            steps: list[Step] = []
+            if not self._satisfy(goal, steps, (), goal=True):
+                return None
+            if rng.random() < cfg.extend_prob:
+                self._extend(steps)
+            return Chain(tuple(steps), "topology")
         # A read goal must leave the user something to be told (declared claims); otherwise
         # an agent that does nothing could not be told apart from one that did the task.
         reads = [t for t in tools if self.graph.effect(t) == "read" and self.graph.claims(t)]
@@ -98,7 +107,7 @@ class TopologySampler:
         # Prefer goals used least so far: every tool gets its turn.
         weights = [1.0 / (1 + self.goal_counts[t]) for t in pool]
         goal = rng.choices(pool, weights)[0]
-        steps: list[Step] = []
+        steps = []
         if not self._satisfy(goal, steps, (), goal=True):
             return None
         if rng.random() < cfg.second_goal_prob and writes:

@@ -26,7 +26,56 @@ def validate_spec(spec: EnvSpec) -> EnvSpec:
     _check_unique([t.name for t in spec.tools], "tools", "tool")
     for tool in spec.tools:
         _check_tool(tool, tables)
+    _check_policy_rules(spec)
     return spec
+
+
+def _check_policy_rules(spec: EnvSpec) -> None:
+    """Every tool, table, column and output path the policy rules name exists, and has the
+    role the rule gives it (an authentication tool returns the user, a confirmed tool writes)."""
+    rules = spec.policy_rules
+    tools = {t.name: t for t in spec.tools}
+    here = "policy_rules"
+
+    def tool(name: str, where: str) -> ToolSpec:
+        if name not in tools:
+            raise SpecError(where, f"unknown tool {name!r}")
+        return tools[name]
+
+    if rules.authentication is not None:
+        auth = rules.authentication
+        for i, name in enumerate(auth.tools):
+            found = tool(name, f"{here}.authentication.tools[{i}]")
+            if auth.entity not in found.outputs.values():
+                raise SpecError(
+                    f"{here}.authentication.tools[{i}]", f"{name} does not return a {auth.entity!r} id"
+                )
+        for i, name in enumerate(auth.exempt):
+            tool(name, f"{here}.authentication.exempt[{i}]")
+    for i, name in enumerate(rules.confirm):
+        if tool(name, f"{here}.confirm[{i}]").effect != "write":
+            raise SpecError(f"{here}.confirm[{i}]", f"{name} is a read tool; only writes need confirmation")
+    owners = {t.entity: t for t in spec.tables if t.entity}
+    for i, rule in enumerate(rules.refusals):
+        where = f"{here}.refusals[{i}]"
+        if tool(rule.tool, f"{where}.tool").effect != "write":
+            raise SpecError(f"{where}.tool", f"{rule.tool} is a read tool; refusal rules restrict writes")
+        shown = tool(rule.shown_by, f"{where}.shown_by")
+        if "[]" in rule.path or not _path_exists(shown.output_schema, rule.path):
+            raise SpecError(f"{where}.path", f"{rule.path!r} is not one value of {rule.shown_by}'s output")
+        table = owners.get(rule.entity)
+        if table is None:
+            raise SpecError(f"{where}.entity", f"no table holds the entity {rule.entity!r}")
+        if table.column(rule.column) is None:
+            raise SpecError(f"{where}.column", f"table {table.name!r} has no column {rule.column!r}")
+    if rules.transfer is not None:
+        tool(rules.transfer.tool, f"{here}.transfer.tool")
+    for i, name in enumerate(rules.utilities):
+        tool(name, f"{here}.utilities[{i}]")
+    if rules.calculator is not None:
+        calc = tool(rules.calculator, f"{here}.calculator")
+        if list(calc.input_schema.get("properties", {})) != ["expression"]:
+            raise SpecError(f"{here}.calculator", f"{calc.name} must take exactly one 'expression' argument")
 
 
 def _check_unique(names: list[str], where: str, what: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,9 @@ from envfactory_mcp.graph.sample import Chain
 from envfactory_mcp.runtime import diff_states, dump_state, hash_state
 from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
 from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
+
+
+GoalFilter = Callable[[dict[str, Any]], bool]
 
 
 class Rejected(Exception):
@@ -121,17 +125,25 @@ class Oracle:
 
     # ---------------------------------------------------------------- running a chain
 
-    def run(self, chain: Chain, rng: random.Random, attempts: int = 4) -> OracleRun:
-        """Gold actions for ``chain``, trying up to ``attempts`` goal instantiations."""
+    def run(
+        self,
+        chain: Chain,
+        rng: random.Random,
+        attempts: int = 4,
+        goal_filters: dict[int, GoalFilter] | None = None,
+    ) -> OracleRun:
+        """Gold actions for ``chain``, trying up to ``attempts`` goal instantiations.
+        ``goal_filters`` (step index -> predicate on the goal's arguments) narrow the goal
+        calls drawn for those steps (an order that is *not* pending, for a refusal)."""
         for attempt in range(attempts):
             try:
-                return self._run_once(chain, rng)
+                return self._run_once(chain, rng, goal_filters or {})
             except Rejected as exc:
                 if exc.code in ("missing_param", "no_viable_goal") or attempt == attempts - 1:
                     raise
         raise AssertionError("unreachable")
 
-    def _run_once(self, chain: Chain, rng: random.Random) -> OracleRun:
+    def _run_once(self, chain: Chain, rng: random.Random, goal_filters: dict[int, GoalFilter]) -> OracleRun:
         for i, step in enumerate(chain.steps):
             for b in step.bindings:
                 if b.source == "missing":
@@ -150,6 +162,8 @@ class Oracle:
         for i in goals:
             _, tool = split_tool_id(chain.steps[i].tool)
             pool = self.viable(tool)
+            if i in goal_filters:
+                pool = [a for a in pool if goal_filters[i](a)]
             if persona_value is not None:
                 pool = [a for a in pool if self._belongs(tool, a, persona_value)]
             if not pool:
