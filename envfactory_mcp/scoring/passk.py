@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from envfactory_mcp.trajectories.record import TrajectoryRecord
+from envfactory_mcp.trajectories.record import RewardParts, TrajectoryRecord
 
 SUCCESS_THRESHOLD = 1.0 - 1e-6  # a reward this high is a success (tau2 counts reward 1)
 DIGITS = 6  # floats in the summary are rounded to this many decimals
@@ -66,8 +66,8 @@ def exclusion_reason(record: TrajectoryRecord) -> str | None:
 def summarize(records: list[TrajectoryRecord], ks: list[int] | None = None) -> dict[str, Any]:
     """The run summary, JSON-ready, keys in a fixed order (``summary.json``).
 
-    Scores (mean reward, pass^k / pass@k, reward parts, mean steps) are over scored
-    episodes only; counts, terminations, tool error rates and token usage/cost are over
+    Scores (mean reward, pass^k / pass@k, reward parts, grounding and policy checks,
+    mean steps) are over scored episodes only; counts, terminations, tool error rates and token usage/cost are over
     every episode (a failed episode still spent them). ``ks`` defaults to 1 up to the
     largest number of scored trials of any task; a task with fewer scored trials than
     ``k`` is left out of that row and counted in its ``tasks_left_out``; a row no task
@@ -120,10 +120,28 @@ def summarize(records: list[TrajectoryRecord], ks: list[int] | None = None) -> d
             "extra_calls": _mean([float(p.extra_calls) for p in with_parts]),
             "malformed_calls": _mean([float(p.malformed_calls) for p in with_parts]),
         },
+        "grounding": _grounding(with_parts),
         "mean_steps": _mean([float(r.steps) for r in scored]),
         "terminations": dict(sorted(Counter(r.termination for r in records).items())),
         "tools": _tool_rates(records),
         "usage": _usage(records),
+    }
+
+
+def _grounding(parts: list[RewardParts]) -> dict[str, Any]:
+    """How far the scored episodes are fit to imitate: the share with a call using an
+    ungrounded value, how many such calls, policy violations by kind (the part after
+    ``": "``, e.g. ``no confirmation``) and episodes missing a required call."""
+    by_kind = Counter(v.rsplit(": ", 1)[-1] for p in parts for v in p.policy_violations)
+    with_ungrounded = sum(1 for p in parts if p.ungrounded_calls)
+    return {
+        "episodes_with_ungrounded_calls": with_ungrounded,
+        "ungrounded_share": _round(with_ungrounded / len(parts)) if parts else None,
+        "ungrounded_calls": sum(p.ungrounded_calls for p in parts),
+        "episodes_with_policy_violations": sum(1 for p in parts if p.policy_violations),
+        "policy_violations": sum(by_kind.values()),
+        "policy_violations_by_kind": dict(sorted(by_kind.items())),
+        "episodes_missing_required_calls": sum(1 for p in parts if p.required_calls_missing),
     }
 
 

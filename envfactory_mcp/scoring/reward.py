@@ -10,6 +10,15 @@ Three signals, each kept in :class:`RewardParts` whichever of them decides the r
 * **actions**: the gold calls (name + arguments, any order) found among the agent's
   tool calls (:func:`action_match`), and the method's RL reward built on them
   (:func:`trace_state_reward`).
+* **grounded**: no tool call uses a value that no user or tool message said before
+  (:mod:`envfactory_mcp.scoring.grounding`). Given the environment's spec, the number
+  of ungrounded calls and the policy violations (:mod:`envfactory_mcp.scoring.policy`)
+  are always recorded; they change the reward only when ``grounded`` is in the basis.
+
+A task's ``gold.required_calls`` (tools the agent must call with any arguments, such as
+a transfer to a human) are part of the state: a hand-off changes the world outside the
+database, so the state part holds only when the final state matches *and* each
+required tool was called.
 
 The reward is the product of the parts named in ``basis`` (tau2-bench style); the
 default basis is state and claims.
@@ -23,10 +32,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, ungrounded_calls
+from envfactory_mcp.scoring.policy import policy_violations
+from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim, GoldAction, Task
 from envfactory_mcp.trajectories.record import RewardParts
 
-BASES = ("state", "claims", "actions", "trace_state")
+BASES = ("state", "claims", "actions", "trace_state", "grounded")
 DEFAULT_BASIS = ("state", "claims")
 PENALTY_PER_CALL = 0.05
 PENALTY_CAP = 0.5
@@ -239,21 +251,40 @@ def check_basis(basis: Iterable[str]) -> list[str]:
     return names
 
 
+def required_calls_missing(task: Task, messages: list[dict[str, Any]]) -> list[str]:
+    """The tools of ``task.gold.required_calls`` the agent never called with well-formed
+    arguments (any values), by plain or namespaced name (``retail__transfer_to_human_agents``)."""
+    called = {name for name, arguments in agent_calls(messages) if arguments is not None}
+    servers = {task.env, *task.servers}
+    return [
+        tool
+        for tool in task.gold.required_calls
+        if tool not in called and not any(f"{server}{NAMESPACE_SEPARATOR}{tool}" in called for server in servers)
+    ]
+
+
 def score_episode(
     task: Task,
     messages: list[dict[str, Any]],
     final_state_hash: str | None,
     gold_state_hash: str,
     basis: Sequence[str] = DEFAULT_BASIS,
+    spec: EnvSpec | None = None,
 ) -> RewardParts:
     """Every part of the reward of one episode; :func:`reward_from` turns it into a number.
 
     ``final_state_hash`` is None when the final state could not be read: no match.
+    ``spec`` is the environment's spec: with it, ungrounded calls and policy violations
+    are recorded; without it they keep their defaults (0, none), unless ``grounded`` is
+    in the basis, which then checks every argument value with no schema to excuse it.
     """
     names = check_basis(basis)
     found, missing = claims_communicated(task.gold.claims, messages)
     recall, actions_missing, extra, malformed = action_match(task.gold.actions, messages)
+    required_missing = required_calls_missing(task, messages)
     state_match = final_state_hash is not None and final_state_hash == gold_state_hash
+    ungrounded = ungrounded_calls(messages, spec) if spec is not None or "grounded" in names else []
+    violations = policy_violations(messages, spec) if spec is not None else []
     return RewardParts(
         basis=names,
         state_match=state_match,
@@ -264,18 +295,25 @@ def score_episode(
         actions_missing=actions_missing,
         extra_calls=extra,
         malformed_calls=malformed,
-        trace_state_reward=trace_state_reward(recall, state_match, extra, malformed),
+        trace_state_reward=trace_state_reward(recall, state_match and not required_missing, extra, malformed),
+        ungrounded_calls=len({u.call_index for u in ungrounded}),
+        ungrounded_values=[u.describe() for u in ungrounded],
+        policy_violations=violations,
+        required_calls_missing=required_missing,
     )
 
 
 def reward_from(parts: RewardParts) -> float:
-    """The product of the parts named in ``parts.basis``: ``state`` 1/0, ``claims`` 1 when
-    none is missing, ``actions`` 1 when every gold action was matched, ``trace_state``
-    the method's reward value."""
+    """The product of the parts named in ``parts.basis``: ``state`` 1 when the final state
+    matched and no required call is missing (a hand-off changes the world outside the
+    database), ``claims`` 1 when none is missing, ``actions`` 1 when every gold action was
+    matched, ``trace_state`` the method's reward value, ``grounded`` 1 when no call used
+    an ungrounded value."""
     values = {
-        "state": 1.0 if parts.state_match else 0.0,
+        "state": 1.0 if parts.state_match and not parts.required_calls_missing else 0.0,
         "claims": 0.0 if parts.claims_missing else 1.0,
         "actions": 1.0 if parts.action_recall >= 1.0 else 0.0,
         "trace_state": parts.trace_state_reward,
+        "grounded": 0.0 if parts.ungrounded_calls else 1.0,
     }
     return math.prod(values[name] for name in check_basis(parts.basis))

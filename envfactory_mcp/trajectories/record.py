@@ -47,6 +47,12 @@ class RewardParts(Model):
     extra_calls: int  # calls beyond the gold ones
     malformed_calls: int  # calls with arguments that were not a JSON object
     trace_state_reward: float  # the method's max(0, t*trace + (1-t)*state - penalties)
+    # Demonstration quality, reported whatever the basis (defaults: records scored before
+    # these checks, or without the environment's spec). See scoring/grounding.py, policy.py.
+    ungrounded_calls: int = 0  # calls with a value that no user or tool message said before
+    ungrounded_values: list[str] = Field(default_factory=list)  # "call 2 find_user_id_by_email: email=..."
+    policy_violations: list[str] = Field(default_factory=list)  # "call 3 cancel_pending_order: no confirmation"
+    required_calls_missing: list[str] = Field(default_factory=list)  # gold.required_calls never called
 
 
 class Usage(Model):

@@ -227,6 +227,7 @@ def test_summary_is_json_ready_and_deterministic():
         "success_rate",
         "pass_k",
         "reward_parts",
+        "grounding",
         "mean_steps",
         "terminations",
         "tools",

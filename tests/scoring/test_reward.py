@@ -272,3 +272,59 @@ def test_other_bases():
         score_episode(TASK, GOOD, "h1", "h1", basis=("state", "vibes"))
     with pytest.raises(ValueError, match="basis"):
         score_episode(TASK, GOOD, "h1", "h1", basis=())
+
+
+# ----------------------------------------------------------------------------- hand-offs and grounding
+
+
+def transfer_task() -> Task:
+    task = make_task([], [])
+    return task.model_copy(update={"gold": task.gold.model_copy(update={"required_calls": ["transfer_to_human_agents"]})})
+
+
+@pytest.mark.parametrize("name", ["transfer_to_human_agents", "retail__transfer_to_human_agents"])
+def test_a_required_call_is_part_of_the_state(name: str):
+    task = transfer_task()
+    handed_off = [*said("I want a human", role="user"), call(name, {"summary": "wants a human"})]
+    parts = score_episode(task, handed_off, "h1", "h1")
+    assert parts.required_calls_missing == [] and reward_from(parts) == 1.0
+    # The database is the same either way: only the call shows the hand-off happened.
+    kept = score_episode(task, said("I want a human", role="user"), "h1", "h1")
+    assert kept.state_match and kept.required_calls_missing == ["transfer_to_human_agents"]
+    assert reward_from(kept) == 0.0
+    assert kept.trace_state_reward == 0.5  # the state half of the method's reward is lost too
+    malformed = score_episode(task, [call(name, "{bad", raw=True)], "h1", "h1")
+    assert malformed.required_calls_missing == ["transfer_to_human_agents"]
+    other_server = score_episode(task, [call(f"airline__{name.split('__')[-1]}", {})], "h1", "h1")
+    assert other_server.required_calls_missing == ["transfer_to_human_agents"]
+
+
+def test_grounding_and_policy_are_reported_and_decide_the_reward_only_in_the_grounded_basis():
+    from envfactory_mcp.blueprints import load_blueprint
+
+    blueprint = load_blueprint("retail")
+    spec = blueprint.build_spec(blueprint.default_seed)
+    task = make_task([gold("cancel_pending_order", order_id="#W1")], [claim("cancelled")])
+    invented = [
+        *said("Hi, cancel my order please", role="user"),
+        call("find_user_id_by_email", {"email": "made.up@example.com"}),
+        call("cancel_pending_order", {"order_id": "#W1", "reason": "no longer needed"}),
+        *said("Done: the order is cancelled."),
+    ]
+    parts = score_episode(task, invented, "h1", "h1", spec=spec)
+    assert parts.ungrounded_calls == 2  # the email and the order id: nobody said either
+    assert parts.ungrounded_values == [
+        'call 0 find_user_id_by_email: email="made.up@example.com"',
+        'call 1 cancel_pending_order: order_id="#W1"',
+    ]
+    assert parts.policy_violations == [
+        "call 1 cancel_pending_order: not authenticated",
+        "call 1 cancel_pending_order: no confirmation",
+    ]
+    assert reward_from(parts) == 1.0  # report only under the default basis
+    grounded = score_episode(task, invented, "h1", "h1", basis=("state", "claims", "grounded"), spec=spec)
+    assert reward_from(grounded) == 0.0
+    # Without a spec nothing is checked under the default basis; "grounded" then checks every value.
+    assert score_episode(task, invented, "h1", "h1").ungrounded_calls == 0
+    strict = score_episode(task, invented, "h1", "h1", basis=("grounded",))
+    assert strict.ungrounded_calls == 2 and strict.policy_violations == []
