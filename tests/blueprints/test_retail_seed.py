@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import build_env
+from envfactory_mcp.tasks.addresses import is_possible_address
 
 STATUSES = ["pending", "processed", "delivered", "cancelled", "return_requested", "exchange_requested"]
 
@@ -144,3 +145,10 @@ def test_return_and_exchange_lines_match_their_orders(retail_env):
             assert "exchange_requested" in lines
         else:
             assert lines == {"ordered"}
+
+
+def test_every_address_could_really_exist(retail_env):
+    state = retail_env.seed_state
+    for row in [*state["users"], *state["orders"]]:
+        assert is_possible_address(row["city"], row["state"], row["zip"]), row
+        assert row["country"] == "USA"

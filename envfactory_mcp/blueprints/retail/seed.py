@@ -12,6 +12,8 @@ import json
 import random
 from typing import Any
 
+from envfactory_mcp.tasks.addresses import random_us_address
+
 Rows = dict[str, list[dict[str, Any]]]
 
 CLOCK_DAY = (2026, 6, 1)  # the environment clock is 2026-06-01T12:00:00Z
@@ -91,38 +93,6 @@ LAST_NAMES = [
     "Ferreira",
 ]
 EMAIL_DOMAINS = ["example.com", "mail.example", "inbox.example", "post.example"]
-STREETS = [
-    "Maple Ave",
-    "Oak St",
-    "Cedar Ln",
-    "Pine Rd",
-    "Elm St",
-    "Lakeview Dr",
-    "Hillcrest Blvd",
-    "River Rd",
-    "Sunset Ave",
-    "Park Pl",
-    "Willow Way",
-    "Chestnut St",
-    "Highland Ave",
-    "Meadow Ln",
-    "Bay St",
-    "Forest Dr",
-]
-CITIES = [  # (city, state, zip prefix)
-    ("Austin", "TX", "787"),
-    ("Denver", "CO", "802"),
-    ("Portland", "OR", "972"),
-    ("Columbus", "OH", "432"),
-    ("Raleigh", "NC", "276"),
-    ("Phoenix", "AZ", "850"),
-    ("Seattle", "WA", "981"),
-    ("Boston", "MA", "021"),
-    ("Chicago", "IL", "606"),
-    ("Atlanta", "GA", "303"),
-    ("Madison", "WI", "537"),
-    ("San Diego", "CA", "921"),
-]
 CARD_BRANDS = ["visa", "mastercard", "amex", "discover"]
 
 COLORS = ["black", "white", "red", "blue", "green", "gray"]
@@ -300,18 +270,8 @@ def _users(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any
 
 
 def _address(rng: random.Random) -> dict[str, str]:
-    city, state, prefix = rng.choice(CITIES)
-    address2 = rng.choice(
-        ["", "", "", f"Apt {rng.randint(1, 40)}{rng.choice('ABCD')}", f"Suite {rng.randint(100, 900)}"]
-    )
-    return {
-        "address1": f"{rng.randint(10, 9999)} {rng.choice(STREETS)}",
-        "address2": address2,
-        "city": city,
-        "state": state,
-        "country": "USA",
-        "zip": f"{prefix}{rng.randint(0, 99):02d}",
-    }
+    # City, state and zip come from the USPS table, so every address could really exist.
+    return random_us_address(rng).as_row()
 
 
 def _timestamp(rng: random.Random, status: str) -> str:
