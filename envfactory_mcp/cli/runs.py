@@ -13,6 +13,15 @@ import typer
 from envfactory_mcp.cli.app import ServersDir, app, fail, settings
 from envfactory_mcp.errors import EnvFactoryError
 
+MaxHarnessFailures = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Exit 1 when more than this share of a run's episodes are harness failures (not scored).",
+    ),
+]
+
 
 @app.command()
 def rollout(
@@ -39,6 +48,22 @@ def rollout(
         str,
         typer.Option(help="Reward parts multiplied: state, claims, actions, trace_state (comma-separated)."),
     ] = "state,claims",
+    episode_timeout: Annotated[
+        float, typer.Option(help="Seconds an episode may run; past it, it is a timeout (not scored).")
+    ] = 600.0,
+    temperature: Annotated[
+        float | None, typer.Option(min=0.0, help="Sampling temperature of the llm agent's model.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Max tokens per reply of the llm agent's model.")
+    ] = None,
+    user_temperature: Annotated[
+        float | None, typer.Option(min=0.0, help="Sampling temperature of the llm user's model.")
+    ] = None,
+    user_max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Max tokens per reply of the llm user's model.")
+    ] = None,
+    max_harness_failures: MaxHarnessFailures = 0.1,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable)."""
@@ -53,6 +78,16 @@ def rollout(
                 f"choose --agent from {AGENTS}, --user from {USERS}, --transport stdio|http|memory"
             )
         )
+    if episode_timeout <= 0:
+        raise fail(EnvFactoryError(f"--episode-timeout must be more than 0 seconds, got {episode_timeout:g}"))
+    # Sampling options of a participant without a model would be recorded as if they applied.
+    for side, kind, options in (
+        ("agent", agent, {"--temperature": temperature, "--max-tokens": max_tokens}),
+        ("user", user, {"--user-temperature": user_temperature, "--user-max-tokens": user_max_tokens}),
+    ):
+        given = [flag for flag, value in options.items() if value is not None]
+        if given and kind != "llm":
+            raise fail(EnvFactoryError(f"{', '.join(given)} apply to an llm {side} only (--{side} llm)"))
     urls = dict(item.split("=", 1) for item in (url or []) if "=" in item)
     basis = tuple(part.strip() for part in reward_basis.split(",") if part.strip())
     unknown = set(basis) - {"state", "claims", "actions", "trace_state"}
@@ -68,12 +103,17 @@ def rollout(
         agent=agent,
         agent_model=agent_model,
         agent_api_base=agent_api_base,
+        agent_temperature=temperature,
+        agent_max_tokens=max_tokens,
         user=user,
         user_model=user_model,
         user_api_base=user_api_base,
+        user_temperature=user_temperature,
+        user_max_tokens=user_max_tokens,
         trials=trials,
         concurrency=concurrency,
         max_steps=max_steps,
+        episode_timeout_s=episode_timeout,
         transport=transport,  # type: ignore[arg-type]
         servers_dir=str(servers_dir),
         urls=urls,
@@ -86,6 +126,7 @@ def rollout(
     except EnvFactoryError as exc:
         raise fail(exc) from None
     _print_summary(summary)
+    _judge_harness_failures({"rollout": summary}, max_harness_failures)
 
 
 @app.command()
@@ -115,6 +156,7 @@ def pipeline(
     seed: Annotated[int, typer.Option(help="Seed for tasks and rollouts.")] = 0,
     trials: Annotated[int, typer.Option(help="Trials per task.")] = 1,
     concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 8,
+    max_harness_failures: MaxHarnessFailures = 0.1,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Build + verify, synthesise tasks, roll out the scripted agents (oracle, noop), summarise."""
@@ -139,6 +181,7 @@ def pipeline(
         console.print(f"[bold]{agent}[/]")
         _print_summary(run)
     console.print(f"summary: {output / 'summary.json'}")
+    _judge_harness_failures(summary["runs"], max_harness_failures)
 
 
 @contextlib.contextmanager
@@ -160,9 +203,39 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
 def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
 
-    keys = ("episodes", "scored", "excluded", "mean_reward", "pass_k", "terminations")
+    keys = ("episodes", "scored", "harness_failures", "mean_reward", "pass_k", "terminations")
     shown = {k: summary[k] for k in keys if k in summary}
     Console().print_json(json.dumps(shown, default=str))
+
+
+def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> None:
+    """A warning line on stderr for each run with harness failures; exit 1 when any run's
+    share of them is above ``limit`` (its scores describe too few of its episodes)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True)
+    over = []
+    for name, summary in runs.items():
+        failures = summary.get("harness_failures") or {}
+        if not failures.get("total"):
+            continue
+        reasons = ", ".join(f"{k}: {v}" for k, v in failures["by_reason"].items() if v)
+        console.print(
+            f"[bold yellow]warning:[/] {escape(name)}: {failures['total']} of {summary['episodes']} episodes "
+            f"({failures['share']:.0%}) were harness failures ({escape(reasons)}); they are not scored, so "
+            "mean_reward and pass^k describe only the other episodes",
+            soft_wrap=True,
+        )
+        if failures["share"] > limit:
+            over.append(f"{name} {failures['share']:.0%}")
+    if over:
+        raise fail(
+            EnvFactoryError(
+                f"harness failures above --max-harness-failures {limit:g}: {', '.join(over)} "
+                "(see termination_detail in trajectories.jsonl)"
+            )
+        )
 
 
 @app.command()

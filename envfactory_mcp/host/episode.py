@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 
@@ -193,7 +193,7 @@ async def run_episode(
                 agent.start(task, tools, _system_prompt(offered))
                 opening = user.start(task)
             except LLMError as exc:
-                raise _Stop("user_error", str(exc)) from exc
+                raise _Stop(*model_failure(exc, "user")) from exc
             ep.messages.append({"role": "user", "content": opening})
             reason, detail = await _loop(ep, agent, user, config, on_turn)
     except _Stop as stop:
@@ -317,8 +317,7 @@ async def _loop(
         try:
             turn = await agent.act(list(ep.messages))
         except LLMError as exc:
-            reason = "context_window_exceeded" if exc.kind == "context_window" else "agent_error"
-            return reason, str(exc)
+            return model_failure(exc, "agent")
         finally:
             ep.timings["agent_s"] += time.perf_counter() - t0
         _add_usage(ep.usage["agent"], turn)
@@ -339,7 +338,7 @@ async def _loop(
         try:
             reply = await user.reply(list(ep.messages), view)
         except LLMError as exc:
-            return "user_error", str(exc)
+            return model_failure(exc, "user")
         finally:
             ep.timings["user_s"] += time.perf_counter() - t0
         if reply.usage is not None:
@@ -351,6 +350,23 @@ async def _loop(
         token = reply.stop_token
         if token is not None:
             return "user_stop", token
+
+
+def model_failure(exc: LLMError, who: Literal["agent", "user"]) -> tuple[str, str]:
+    """The termination reason and detail for a model that failed after its retries.
+
+    An endpoint that could not answer (down, overloaded, too slow, refusing access) is
+    the harness's failure, ``model_unavailable``, whoever's model it was: scoring it 0
+    would blame the agent for an outage. A model that did answer but unusably is the
+    agent's failure (``agent_error``, scored) or, for the simulated user, ``user_error``
+    (the user is part of the harness); the agent outgrowing its context window is
+    ``context_window_exceeded``."""
+    detail = f"{who}'s model: {exc}"
+    if exc.endpoint_failed:
+        return "model_unavailable", detail
+    if who == "agent":
+        return ("context_window_exceeded" if exc.kind == "context_window" else "agent_error"), detail
+    return "user_error", detail
 
 
 async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:

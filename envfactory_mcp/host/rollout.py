@@ -6,7 +6,9 @@ the tools of all of them (namespaced ``<server>__<tool>``, MCP-Atlas style): the
 own server holds the goal, the others are distractors whose state must stay untouched. Each finished episode is appended to
 ``runs/<run>/trajectories.jsonl`` at once, so a run killed at any point resumes with
 exactly the missing (task, trial) pairs. A server that dies ends the episodes using it
-with ``infrastructure_error``; the next episode starts a fresh server.
+with ``infrastructure_error``; the next episode starts a fresh server. A model endpoint
+that is down ends an episode with ``model_unavailable``. Harness failures are never
+scored; the summary counts them in ``harness_failures`` for the CLI to judge the run by.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode, score_record
 from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
-from envfactory_mcp.trajectories.record import Participant, TrajectoryRecord
+from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
 
 AGENTS = ("oracle", "noop", "random", "llm")
 USERS = ("scripted", "llm")
@@ -37,9 +39,13 @@ class RolloutConfig:
     agent: str = "oracle"
     agent_model: str | None = None
     agent_api_base: str | None = None
+    agent_temperature: float | None = None  # None: the endpoint's default
+    agent_max_tokens: int | None = None
     user: str = "scripted"
     user_model: str | None = None
     user_api_base: str | None = None
+    user_temperature: float | None = None
+    user_max_tokens: int | None = None
     trials: int = 1
     concurrency: int = 8
     max_steps: int = 30
@@ -77,7 +83,9 @@ def make_agent(config: RolloutConfig, task: Task) -> Agent:
         from envfactory_mcp.llm import LiteLLMClient
 
         return agents.LLMAgent(
-            LiteLLMClient(config.agent_model, api_base=config.agent_api_base, seed=config.seed)
+            LiteLLMClient(config.agent_model, api_base=config.agent_api_base, seed=config.seed),
+            temperature=config.agent_temperature,
+            max_tokens=config.agent_max_tokens,
         )
     raise EnvFactoryError(f"unknown agent {config.agent!r}: use one of {', '.join(AGENTS)}")
 
@@ -93,7 +101,9 @@ def make_user(config: RolloutConfig, task: Task) -> UserSimulator:
         from envfactory_mcp.llm import LiteLLMClient
 
         return users.LLMUser(
-            LiteLLMClient(config.user_model, api_base=config.user_api_base, seed=config.seed)
+            LiteLLMClient(config.user_model, api_base=config.user_api_base, seed=config.seed),
+            temperature=config.user_temperature,
+            max_tokens=config.user_max_tokens,
         )
     raise EnvFactoryError(f"unknown user {config.user!r}: use one of {', '.join(USERS)}")
 
@@ -201,10 +211,29 @@ async def _roll(
             with anyio.CancelScope(shield=True):
                 for conn in servers.conns.values():
                     await conn.shutdown()
-    summary = summarize(store.records())
+    records = store.records()
+    summary = summarize(records)
+    summary["harness_failures"] = harness_failures(records)
     summary["run_id"] = run_id
     store.write_summary(summary)
     return summary
+
+
+def harness_failures(records: list[TrajectoryRecord]) -> dict[str, Any]:
+    """Episodes the harness failed (server down, model endpoint down, simulated user broken,
+    time limit), which every score leaves out: their ``total``, ``share`` of all episodes
+    and count ``by_reason`` (every excluded reason listed, 0 included, so a reader sees
+    that timeouts were counted and not scored)."""
+    by_reason = dict.fromkeys(sorted(EXCLUDED_TERMINATIONS), 0)
+    for record in records:
+        if record.excluded:
+            by_reason[record.termination] += 1
+    total = sum(by_reason.values())
+    return {
+        "total": total,
+        "share": round(total / len(records), 6) if records else 0.0,
+        "by_reason": by_reason,
+    }
 
 
 def _failed(
@@ -250,6 +279,7 @@ def rescore(run_dir: Path, tasks_path: str | None = None) -> dict[str, Any]:
         rescored = [score_record(r, tasks[r.task_id], basis) for r in records]
         store.rewrite(rescored)
         summary = summarize(rescored)
+        summary["harness_failures"] = harness_failures(rescored)
         summary["run_id"] = run_dir.name
         store.write_summary(summary)
     return summary

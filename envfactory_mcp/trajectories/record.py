@@ -20,14 +20,15 @@ Termination = Literal[
     "agent_stop",  # the agent ended the conversation (transfer tool, or its own stop)
     "max_steps",
     "too_many_errors",  # too many tool errors in a row
-    "agent_error",  # the agent's model failed after its retries
-    "user_error",  # the simulated user's model failed after its retries
+    "agent_error",  # the agent's model answered but could not be used (bad request, no choices)
+    "user_error",  # the simulated user's model failed (not for an endpoint failure)
+    "model_unavailable",  # the agent's or user's model endpoint was down after retries (detail says whose)
     "infrastructure_error",  # the MCP server died or could not be reached
     "context_window_exceeded",
     "timeout",  # the whole episode ran past its time limit
 ]
 # Failures of the harness, not of the agent: excluded from scores, never counted as 0.
-EXCLUDED_TERMINATIONS = frozenset({"infrastructure_error", "user_error", "timeout"})
+EXCLUDED_TERMINATIONS = frozenset({"infrastructure_error", "model_unavailable", "user_error", "timeout"})
 
 
 class Model(BaseModel):

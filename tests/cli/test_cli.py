@@ -145,6 +145,8 @@ def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(
     assert summary["verification"]["passed"] is True and summary["tasks"]["tasks"] == 12
     assert summary["runs"]["oracle"]["mean_reward"] == 1.0
     assert summary["runs"]["noop"]["mean_reward"] == 0.0
+    assert [run["harness_failures"]["total"] for run in summary["runs"].values()] == [0, 0]
+    assert "warning:" not in result.output
     assert len((out / "runs" / "oracle" / "trajectories.jsonl").read_text().splitlines()) == 12
 
 

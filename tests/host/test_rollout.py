@@ -130,7 +130,7 @@ def test_llm_agent_and_llm_user_end_to_end(tasks: list[Task], tmp_path: Path):
     assert agent_requests[0]["tools"] and agent_requests[0]["messages"][0]["role"] == "system"
 
 
-def test_a_model_that_keeps_failing_ends_in_agent_error_and_nothing_is_lost(
+def test_a_model_endpoint_that_keeps_failing_is_a_harness_failure_and_nothing_is_lost(
     tasks: list[Task], tmp_path: Path
 ):
     path = tmp_path / "two.jsonl"
@@ -149,11 +149,12 @@ def test_a_model_that_keeps_failing_ends_in_agent_error_and_nothing_is_lost(
         cfg = config(path, agent="llm", transport="memory", concurrency=1)
         summary = anyio.run(rollout, cfg, tmp_path / "run", None, agent, make_user)
     done = records(tmp_path / "run")
-    assert sorted(r.termination for r in done) == ["agent_error", "agent_error"]
+    assert sorted(r.termination for r in done) == ["model_unavailable", "model_unavailable"]
     details = " ".join(r.termination_detail for r in done)
-    assert "server" in details and "timeout" in details
-    assert all(r.reward == 0.0 for r in done)  # the agent's failure: scored, not excluded
-    assert summary["episodes"] == 2
+    assert "agent's model" in details and "(server)" in details and "(timeout)" in details
+    assert all(r.reward is None for r in done)  # the endpoint's failure: excluded, never a 0
+    assert summary["episodes"] == 2 and summary["scored"] == 0 and summary["mean_reward"] is None
+    assert summary["harness_failures"]["by_reason"]["model_unavailable"] == 2
 
 
 def _server_pids() -> list[int]:
