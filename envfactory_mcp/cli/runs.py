@@ -46,7 +46,9 @@ def rollout(
     seed: Annotated[int, typer.Option(help="Seed for random agents and episode order.")] = 0,
     reward_basis: Annotated[
         str,
-        typer.Option(help="Reward parts multiplied: state, claims, actions, trace_state (comma-separated)."),
+        typer.Option(
+            help="Reward parts multiplied: state, claims, actions, trace_state, grounded (comma-separated)."
+        ),
     ] = "state,claims",
     episode_timeout: Annotated[
         float, typer.Option(help="Seconds an episode may run; past it, it is a timeout (not scored).")
@@ -90,13 +92,11 @@ def rollout(
             raise fail(EnvFactoryError(f"{', '.join(given)} apply to an llm {side} only (--{side} llm)"))
     urls = dict(item.split("=", 1) for item in (url or []) if "=" in item)
     basis = tuple(part.strip() for part in reward_basis.split(",") if part.strip())
-    unknown = set(basis) - {"state", "claims", "actions", "trace_state"}
+    from envfactory_mcp.scoring.reward import BASES
+
+    unknown = set(basis) - set(BASES)
     if unknown or not basis:
-        raise fail(
-            EnvFactoryError(
-                f"unknown reward basis {sorted(unknown)}: use state, claims, actions, trace_state"
-            )
-        )
+        raise fail(EnvFactoryError(f"unknown reward basis {sorted(unknown)}: use {', '.join(BASES)}"))
     config = RolloutConfig(
         envs=[e for e in envs.split(",") if e],
         tasks_path=str(tasks_file),
@@ -203,7 +203,7 @@ def _progress_bar() -> Iterator[Callable[[int, int], None]]:
 def _print_summary(summary: dict[str, Any]) -> None:
     from rich.console import Console
 
-    keys = ("episodes", "scored", "harness_failures", "mean_reward", "pass_k", "terminations")
+    keys = ("episodes", "scored", "harness_failures", "mean_reward", "pass_k", "grounding", "terminations")
     shown = {k: summary[k] for k in keys if k in summary}
     Console().print_json(json.dumps(shown, default=str))
 
@@ -269,6 +269,13 @@ def export(
     system_prompt: Annotated[
         bool, typer.Option("--system-prompt/--no-system-prompt", help="Put the environment's policy first.")
     ] = True,
+    allow_ungrounded: Annotated[
+        bool,
+        typer.Option(
+            "--allow-ungrounded",
+            help="Also export episodes whose tool calls use values nobody gave, or that break the policy.",
+        ),
+    ] = False,
 ) -> None:
     """Export a run's trajectories as a training dataset (SFT: openai, trl, sharegpt; RL prompts: verl)."""
     from envfactory_mcp.trajectories.export import FORMATS, export_run
@@ -282,15 +289,34 @@ def export(
             fmt,
             output,
             min_reward=None if min_reward is not None and min_reward < 0 else min_reward,
+            allow_ungrounded=allow_ungrounded,
+            specs=_run_specs(run_dir),
             system_prompt=policy,
         )
     except EnvFactoryError as exc:
         raise fail(exc) from None
+    left_out = (
+        "kept (--allow-ungrounded)"
+        if allow_ungrounded
+        else f"{stats.ungrounded} with ungrounded tool-call values, {stats.policy_violations} breaking the policy"
+    )
     typer.echo(
         f"wrote {stats.exported} {fmt} examples to {output} ({stats.seen} episodes: {stats.filtered_by_reward} below "
-        f"the reward bar, {stats.excluded} harness failures, {sum(stats.skipped.values())} skipped)",
+        f"the reward bar, {stats.excluded} harness failures, {left_out}, {sum(stats.skipped.values())} skipped)",
         err=True,
     )
+
+
+def _run_specs(run_dir: Path) -> list[Any]:
+    """The specs of the run's environments whose packages are here (for the grounding check)."""
+    from envfactory_mcp.host.launch import package_spec
+
+    try:
+        metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
+        envs, servers_dir = list(metadata["envs"]), Path(metadata["servers_dir"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [spec for env in envs if (spec := package_spec(servers_dir, env)) is not None]
 
 
 def _run_policy(run_dir: Path) -> str | None:

@@ -21,6 +21,7 @@ import anyio
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
+from envfactory_mcp.spec.models import EnvSpec
 
 Transport = Literal["stdio", "http", "memory"]
 logger = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ class ServerConnection:
         self.tools: list[ToolInfo] = []
         self.opened = 0  # how many times a connection was opened (1 + restarts)
         self.primary_keys: dict[str, tuple[str, ...]] = {}  # from the package's spec, when it is local
+        self.spec: EnvSpec | None = None  # the package's spec, when it is local (grounding, policy check)
         self.error: InfrastructureError | None = None  # why the last open failed
         self._wake = anyio.Event()
         self._done = anyio.Event()
@@ -122,6 +124,10 @@ class ServerConnection:
             )
         self.opened += 1
         self.primary_keys = self._local_primary_keys()
+        if self.transport != "http":
+            from envfactory_mcp.host.launch import package_spec
+
+            self.spec = package_spec(self.servers_dir, self.server)
 
     def _local_primary_keys(self) -> dict[str, tuple[str, ...]]:
         from envfactory_mcp.emit.render import package_name

@@ -23,6 +23,7 @@ from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.runtime import diff_states
 from envfactory_mcp.scoring.reward import claims_communicated, reward_from, score_episode
 from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, Agent, AgentTurn, Message, UserSimulator
+from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Task
 from envfactory_mcp.trajectories.record import Participant, ToolStats, TrajectoryRecord, Usage
 
@@ -249,23 +250,27 @@ async def run_episode(
         usage=ep.usage if ep else {},
         timings={**(ep.timings if ep else {}), "total_s": time.perf_counter() - started},
     )
-    return score_record(record, task, config.reward_basis)
+    return score_record(record, task, config.reward_basis, spec=conn.spec)
 
 
 def score_record(
-    record: TrajectoryRecord, task: Task, basis: tuple[str, ...] = ("state", "claims")
+    record: TrajectoryRecord,
+    task: Task,
+    basis: tuple[str, ...] = ("state", "claims"),
+    spec: EnvSpec | None = None,
 ) -> TrajectoryRecord:
     """The record with reward and parts filled in (None for harness failures).
 
     Calls to the task's own server are compared by their plain names; calls to other
     offered servers stay namespaced (extra calls), and a change to any other server's
-    state fails the state part."""
+    state fails the state part. ``spec`` (the task's environment) adds the grounding
+    and policy checks to the parts."""
     if record.excluded or record.final_state_hash is None:
         return record.model_copy(update={"reward": None, "reward_parts": None})
     messages = _plain_names(record.messages, task.env) if _is_namespaced(record) else record.messages
     # Changes on another offered server mean the world is not the gold world.
     final = None if record.collateral_changes else record.final_state_hash
-    parts = score_episode(task, messages, final, record.gold_state_hash, basis=basis)
+    parts = score_episode(task, messages, final, record.gold_state_hash, basis=basis, spec=spec)
     return record.model_copy(update={"reward": reward_from(parts), "reward_parts": parts})
 
 

@@ -24,6 +24,7 @@ import anyio
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode, score_record
+from envfactory_mcp.host.launch import package_spec
 from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
@@ -276,7 +277,11 @@ def rescore(run_dir: Path, tasks_path: str | None = None) -> dict[str, Any]:
         if missing:
             raise EnvFactoryError(f"the task file lacks tasks of this run: {', '.join(missing[:5])}")
         basis = tuple(config.get("reward_basis", ("state", "claims")))
-        rescored = [score_record(r, tasks[r.task_id], basis) for r in records]
+        # The environments' specs (for the grounding and policy checks), where the run's
+        # packages are still on this machine.
+        servers_dir = Path(config.get("servers_dir", "generated_servers"))
+        specs = {env: package_spec(servers_dir, env) for env in {r.env for r in records}}
+        rescored = [score_record(r, tasks[r.task_id], basis, spec=specs[r.env]) for r in records]
         store.rewrite(rescored)
         summary = summarize(rescored)
         summary["harness_failures"] = harness_failures(rescored)

@@ -44,6 +44,13 @@ Filtering is the same for all formats: an excluded episode (a harness failure) i
 never exported unless ``include_excluded``; otherwise a record needs a reward (an
 unscored record is filtered) of at least ``min_reward`` (``None``: any reward). With
 the default ``min_reward=1.0`` the verl export is the set of tasks solved at least once.
+Then, unless ``allow_ungrounded``, a record is left out when a tool call used a value
+that no user or tool message gave before it (the model would learn to invent identity
+data) or when it broke the policy (a write without the user's yes, a lookup before
+authentication): see :mod:`envfactory_mcp.scoring.grounding` and
+:mod:`envfactory_mcp.scoring.policy`. Given the environment's spec (``specs``), both checks are
+run afresh on the record's messages (so runs scored before them are covered); for a
+record of an environment whose spec is not given, what its reward parts say is used.
 
 ``system_prompt`` is the environment's policy, i.e. the MCP server's instructions: it
 is not in the recorded messages, so it is passed in; without it no system message is
@@ -55,13 +62,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.scoring.grounding import ungrounded_calls
+from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.sim.types import STOP_TOKENS, Message
+from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.trajectories.record import TrajectoryRecord
 from envfactory_mcp.trajectories.store import read_records, write_atomic
 
@@ -72,12 +82,14 @@ USER_INTERACTION = "envfactory_user"  # the verl interaction name of the simulat
 @dataclass
 class ExportStats:
     """What happened to every record: ``seen == exported + filtered_by_reward + excluded
-    + deduplicated + sum(skipped.values())``."""
+    + ungrounded + policy_violations + deduplicated + sum(skipped.values())``."""
 
     seen: int = 0
     exported: int = 0
     filtered_by_reward: int = 0  # below min_reward, or unscored
     excluded: int = 0  # harness failures left out (include_excluded=False)
+    ungrounded: int = 0  # a call used a value nobody gave (allow_ungrounded=False)
+    policy_violations: int = 0  # grounded, but broke the policy (allow_ungrounded=False)
     deduplicated: int = 0  # verl: a later record of a task already exported
     skipped: Counter[str] = field(default_factory=Counter)  # could not be expressed, by reason
 
@@ -92,6 +104,8 @@ def export_records(
     *,
     min_reward: float | None = 1.0,
     include_excluded: bool = False,
+    allow_ungrounded: bool = False,
+    specs: Sequence[EnvSpec] = (),
     system_prompt: str | None = None,
     stats: ExportStats | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -101,7 +115,26 @@ def export_records(
     if fmt not in FORMATS:
         raise EnvFactoryError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
     stats = stats if stats is not None else ExportStats()
-    return _export(records, fmt, min_reward, include_excluded, system_prompt, stats)
+    by_env = {spec.name: spec for spec in specs}
+    fit = None if allow_ungrounded else (lambda record: demonstration_problem(record, by_env.get(record.env)))
+    return _export(records, fmt, min_reward, include_excluded, fit, system_prompt, stats)
+
+
+def demonstration_problem(record: TrajectoryRecord, spec: EnvSpec | None = None) -> str | None:
+    """Why the record must not be imitated: ``"ungrounded"`` (a call used a value nobody
+    gave), ``"policy_violations"``, or None. Checked afresh on the messages when ``spec``
+    is the record's environment, else read from its reward parts."""
+    if spec is not None and spec.name == record.env:
+        messages = record.messages
+        if ungrounded_calls(messages, spec):
+            return "ungrounded"
+        return "policy_violations" if policy_violations(messages, spec) else None
+    parts = record.reward_parts
+    if parts is None:
+        return None
+    if parts.ungrounded_calls:
+        return "ungrounded"
+    return "policy_violations" if parts.policy_violations else None
 
 
 def _export(
@@ -109,6 +142,7 @@ def _export(
     fmt: str,
     min_reward: float | None,
     include_excluded: bool,
+    fit: Callable[[TrajectoryRecord], str | None] | None,
     system_prompt: str | None,
     stats: ExportStats,
 ) -> Iterator[dict[str, Any]]:
@@ -121,6 +155,13 @@ def _export(
                 continue
         elif record.reward is None or (min_reward is not None and record.reward < min_reward):
             stats.filtered_by_reward += 1
+            continue
+        problem = fit(record) if fit is not None else None
+        if problem == "ungrounded":
+            stats.ungrounded += 1
+            continue
+        if problem == "policy_violations":
+            stats.policy_violations += 1
             continue
         if fmt == "verl" and record.task_id in tasks_done:
             stats.deduplicated += 1
@@ -142,6 +183,8 @@ def export_run(
     *,
     min_reward: float | None = 1.0,
     include_excluded: bool = False,
+    allow_ungrounded: bool = False,
+    specs: Sequence[EnvSpec] = (),
     system_prompt: str | None = None,
 ) -> ExportStats:
     """Export ``run_dir/trajectories.jsonl`` to ``out`` (JSONL, written atomically).
@@ -157,6 +200,8 @@ def export_run(
         fmt,
         min_reward=min_reward,
         include_excluded=include_excluded,
+        allow_ungrounded=allow_ungrounded,
+        specs=specs,
         system_prompt=system_prompt,
         stats=stats,
     )

@@ -3,11 +3,13 @@
 :func:`render_run` reads ``metadata.json`` and ``trajectories.jsonl`` of a run directory
 and returns one page: the run configuration; summary figures computed afresh with
 :func:`~envfactory_mcp.scoring.passk.summarize` (``summary.json`` may be stale): mean
-reward, pass^k / pass@k, terminations, per-tool error rates and token usage; a table of
+reward, pass^k / pass@k, grounding and policy checks, terminations, per-tool error
+rates and token usage; a table of
 every episode, sortable by clicking a column and filterable by termination, outcome and
 task id; and per episode a collapsed ``<details>`` with the transcript (tool calls with
 pretty-printed arguments next to their results, errors highlighted, long outputs cut
-to :data:`MAX_CHARS`), the reward parts, the final state diff and collateral changes.
+to :data:`MAX_CHARS`), the reward parts (ungrounded tool-call values and policy
+violations listed one per line), the final state diff and collateral changes.
 
 The page has no external resources (inline CSS and a few lines of inline JS), escapes
 every value with :func:`html.escape`, and is deterministic: the same run always gives
@@ -178,7 +180,7 @@ def _outcome(record: TrajectoryRecord) -> str:
 
 
 def _summary_section(summary: dict[str, Any]) -> str:
-    parts = summary["reward_parts"]
+    parts, grounding = summary["reward_parts"], summary["grounding"]
     figures = [
         _figure("episodes", str(summary["episodes"])),
         _figure("tasks", str(summary["tasks"])),
@@ -193,7 +195,11 @@ def _summary_section(summary: dict[str, Any]) -> str:
         _figure("trace-state reward", _fmt(parts["trace_state_reward"])),
         _figure("extra calls / ep.", _fmt(parts["extra_calls"])),
         _figure("malformed calls / ep.", _fmt(parts["malformed_calls"])),
+        _figure("episodes w/ ungrounded calls", _pct(grounding["ungrounded_share"]), "ungrounded-share"),
+        _figure("ungrounded calls", str(grounding["ungrounded_calls"]), "ungrounded-calls"),
+        _figure("policy violations", str(grounding["policy_violations"]), "policy-violations"),
     ]
+    kinds = ", ".join(f"{k}: {v}" for k, v in grounding["policy_violations_by_kind"].items())
     passk = _table(
         ["k", "pass^k", "pass@k", "tasks", "tasks left out"],
         (
@@ -231,6 +237,8 @@ def _summary_section(summary: dict[str, Any]) -> str:
     )
     excluded = ", ".join(f"{k}: {v}" for k, v in summary["excluded"]["by_reason"].items())
     note = f'<p class="note">excluded from scores: {_e(excluded)}</p>' if excluded else ""
+    if kinds:
+        note += f'<p class="note">policy violations by kind: {_e(kinds)}</p>'
     return (
         f'<h2>Summary</h2><div class="figures">{"".join(figures)}</div>{note}<div class="cols">'
         f"<div><h4>pass^k</h4>{passk}</div><div><h4>Terminations</h4>{terminations}</div>"
@@ -269,6 +277,8 @@ def _episode_row(index: int, record: TrajectoryRecord) -> str:
         _td(errors, "bad num" if errors else "num"),
         _td(parts.state_match if parts else None, "" if parts is None or parts.state_match else "bad"),
         _td(missing, "bad" if missing else ""),
+        _td(parts.ungrounded_calls if parts else None, "bad num" if parts and parts.ungrounded_calls else "num"),
+        _td(len(parts.policy_violations) if parts else None, "bad num" if parts and parts.policy_violations else "num"),
     ]
     return f"<tr{_data_attrs(record)}>{''.join(cells)}</tr>"
 
@@ -373,14 +383,23 @@ def _diff(diff: dict[str, Any] | None) -> str:
     return "".join(out)
 
 
+# Reward parts shown in red when not empty (or not 0): what went wrong, value by value.
+_FLAGGED = (
+    "claims_missing",
+    "actions_missing",
+    "ungrounded_calls",
+    "ungrounded_values",
+    "policy_violations",
+    "required_calls_missing",
+)
+
+
 def _reward_parts(record: TrajectoryRecord) -> str:
     if record.reward_parts is None:
         return '<p class="note">not scored</p>'
     rows = []
     for name, value in record.reward_parts.model_dump().items():
-        flagged = (name in ("claims_missing", "actions_missing") and value) or (
-            name == "state_match" and not value
-        )
+        flagged = (name in _FLAGGED and value) or (name == "state_match" and not value)
         shown = "\n".join(value) if isinstance(value, list) and name != "basis" else value
         rows.append([f"<th>{_e(name)}</th>", _td(shown, "lines bad" if flagged else "lines")])
     return _table(["part", "value"], rows)
@@ -436,7 +455,7 @@ def _episodes_section(records: list[TrajectoryRecord]) -> str:
         '<button id="collapse" type="button">collapse all</button></div>'
     )
     header = ["task", "trial", "termination", "reward", "steps", "tool calls", "tool errors"]
-    header += ["state match", "claims missing"]
+    header += ["state match", "claims missing", "ungrounded calls", "policy violations"]
     table = _table(header, ([_episode_row(i, r)] for i, r in enumerate(records)), ' id="episodes"')
     details = "".join(_episode(i, r) for i, r in enumerate(records))
     return (

@@ -195,8 +195,12 @@ def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(tmp_p
         ).exit_code
         == 0
     )
+    # The scripted oracle replays gold calls without asking the user: its episodes are kept
+    # only with --allow-ungrounded (the filter itself: tests/trajectories/test_export.py).
     result = runner.invoke(
-        app, ["export", str(out / "runs" / "oracle"), "--format", "openai", "-o", str(tmp_path / "sft.jsonl")]
+        app,
+        ["export", str(out / "runs" / "oracle"), "--format", "openai", "-o", str(tmp_path / "sft.jsonl")]
+        + ["--allow-ungrounded"],
     )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -12,9 +12,12 @@ import anyio
 import pytest
 from paths import SERVERS_DIR
 
+from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.host.launch import package_spec
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.scoring.passk import summarize
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.trajectories.export import (
@@ -62,10 +65,15 @@ def runs(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> R
 
 
 def export(records: list[TrajectoryRecord], fmt: str, **kw: Any) -> tuple[list[dict[str, Any]], ExportStats]:
+    """Export with the stats checked. Ungrounded episodes are allowed unless ``kw`` says
+    otherwise: the scripted oracle replays gold calls without asking the user anything,
+    which is what the grounding filter (tested below) is for, not what the format tests are about."""
+    kw.setdefault("allow_ungrounded", True)
     stats = ExportStats()
     examples = list(export_records(records, fmt, stats=stats, **kw))
     skipped = sum(stats.skipped.values())
-    accounted = stats.exported + stats.filtered_by_reward + stats.excluded + stats.deduplicated + skipped
+    filtered = stats.filtered_by_reward + stats.excluded + stats.ungrounded + stats.policy_violations
+    accounted = stats.exported + filtered + stats.deduplicated + skipped
     assert stats.seen == len(records) == accounted
     assert stats.exported == len(examples)
     return examples, stats
@@ -229,8 +237,9 @@ def test_malformed_tool_call(runs: Runs):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_export_run_is_deterministic(runs: Runs, tmp_path: Path, fmt: str):
     first, second = tmp_path / "a" / "out.jsonl", tmp_path / "b.jsonl"
-    stats = export_run(runs.oracle_dir, fmt, first, system_prompt=POLICY)
-    assert stats.exported == 6 and stats == export_run(runs.oracle_dir, fmt, second, system_prompt=POLICY)
+    kw: dict[str, Any] = {"system_prompt": POLICY, "allow_ungrounded": True}
+    stats = export_run(runs.oracle_dir, fmt, first, **kw)
+    assert stats.exported == 6 and stats == export_run(runs.oracle_dir, fmt, second, **kw)
     assert first.read_bytes() == second.read_bytes()
     rows = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 6
@@ -258,3 +267,119 @@ def test_read_records_is_read_only_and_tolerates_a_partial_line(runs: Runs, tmp_
         read_records(tmp_path)
     with pytest.raises(EnvFactoryError, match="unknown export format"):
         export_records(runs.oracle, "alpaca")
+
+
+# ---------------------------------------------------------------------- grounding
+
+
+SPEC = load_blueprint("retail").build_spec(load_blueprint("retail").default_seed)
+
+
+def conversation(opening: str, *, confirmed: bool = True) -> list[dict[str, Any]]:
+    """Look the user up by email, then cancel an order from their account (after a yes)."""
+
+    def call(i: int, name: str, **arguments: Any) -> dict[str, Any]:
+        function = {"name": name, "arguments": json.dumps(arguments)}
+        return {"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function", "function": function}]}
+
+    def tool(i: int, name: str, output: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": f"c{i}", "name": name, "content": json.dumps(output)}
+
+    asking = [
+        {"role": "assistant", "content": "I will cancel #W0000007 (no longer needed). Shall I proceed?"},
+        {"role": "user", "content": "Yes, go ahead."},
+    ]
+    return [
+        {"role": "user", "content": opening},
+        call(0, "find_user_id_by_email", email="ann.lee@example.com"),
+        tool(0, "find_user_id_by_email", {"user_id": "user_000007"}),
+        call(1, "get_user_details", user_id="user_000007"),
+        tool(1, "get_user_details", {"user_id": "user_000007", "orders": ["#W0000007"]}),
+        *(asking if confirmed else []),
+        call(2, "cancel_pending_order", order_id="#W0000007", reason="no longer needed"),
+        tool(2, "cancel_pending_order", {"status": "cancelled"}),
+        {"role": "assistant", "content": "Done: the order is cancelled."},
+        {"role": "user", "content": "Thanks. ###STOP###"},
+    ]
+
+
+def demonstrations(runs: Runs) -> dict[str, TrajectoryRecord]:
+    """Three passing records: grounded and polite, with an invented email, and with a write
+    the user never confirmed (rewards and parts as recorded by the rollout: the filter
+    reads the messages when it has the spec)."""
+    base = runs.oracle[0]
+    cases = {
+        "grounded": conversation("Hi, I'm Ann, ANN.LEE@example.com. Please cancel my pending order."),
+        "invented": conversation("Hi, I'm Ann Lee. Please cancel my pending order."),
+        "unconfirmed": conversation("Hi, ann.lee@example.com here. Cancel my pending order.", confirmed=False),
+    }
+    return {
+        name: base.model_copy(update={"task_id": f"{base.task_id}-{name}", "messages": messages, "reward": 1.0})
+        for name, messages in cases.items()
+    }
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_ungrounded_or_impolite_episode_is_left_out_unless_allowed(runs: Runs, fmt: str):
+    records = demonstrations(runs)
+    examples, stats = export(list(records.values()), fmt, allow_ungrounded=False, specs=[SPEC])
+    assert (stats.exported, stats.ungrounded, stats.policy_violations) == (1, 1, 1)
+    if fmt == "verl":
+        assert [e["extra_info"]["task_id"] for e in examples] == [records["grounded"].task_id]
+    kept, stats = export(list(records.values()), fmt, allow_ungrounded=True, specs=[SPEC])
+    assert (len(kept), stats.ungrounded, stats.policy_violations) == (3, 0, 0)
+
+
+def test_without_the_spec_the_recorded_reward_parts_decide(runs: Runs):
+    records = demonstrations(runs)
+    parts = records["invented"].reward_parts
+    assert parts is not None
+    flagged = records["invented"].model_copy(
+        update={"reward_parts": parts.model_copy(update={"ungrounded_calls": 1})}
+    )
+    clean = records["invented"].model_copy(
+        update={"reward_parts": parts.model_copy(update={"ungrounded_calls": 0, "policy_violations": []})}
+    )
+    # The filter has no spec here: it believes the parts, even of a record it could catch.
+    examples, stats = export([flagged, clean], "openai", allow_ungrounded=False)
+    assert (len(examples), stats.ungrounded) == (1, 1)
+
+
+def test_the_rollout_records_grounding_and_policy_checks_with_the_package_spec(runs: Runs):
+    from envfactory_mcp.scoring.grounding import ungrounded_calls
+    from envfactory_mcp.scoring.policy import policy_violations
+
+    spec = package_spec(SERVERS_DIR, "retail")
+    assert spec is not None
+    for record in runs.oracle:
+        parts = record.reward_parts
+        assert parts is not None
+        assert parts.ungrounded_values == [u.describe() for u in ungrounded_calls(record.messages, spec)]
+        assert parts.ungrounded_calls == len({u.call_index for u in ungrounded_calls(record.messages, spec)})
+        assert parts.policy_violations == policy_violations(record.messages, spec)
+    summary = summarize(runs.oracle)["grounding"]
+    flagged = sum(1 for r in runs.oracle if r.reward_parts and r.reward_parts.ungrounded_calls)
+    assert summary["episodes_with_ungrounded_calls"] == flagged
+    assert summary["ungrounded_share"] == round(flagged / 6, 6)
+
+
+def test_export_command_drops_ungrounded_episodes_and_allow_ungrounded_keeps_them(runs: Runs, tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from envfactory_mcp.cli import app
+
+    run = tmp_path / "run"
+    run.mkdir()
+    metadata = {"run_id": "run", "envs": ["retail"], "servers_dir": str(SERVERS_DIR)}
+    (run / "metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
+    lines = "".join(r.model_dump_json() + "\n" for r in demonstrations(runs).values())
+    (run / "trajectories.jsonl").write_text(lines, encoding="utf-8")
+    out = tmp_path / "sft.jsonl"
+    strict = CliRunner().invoke(app, ["export", str(run), "-o", str(out)])
+    assert strict.exit_code == 0, strict.output
+    assert "1 with ungrounded tool-call values, 1 breaking the policy" in strict.output
+    (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert "ANN.LEE@example.com" in row["messages"][1]["content"]
+    allowed = CliRunner().invoke(app, ["export", str(run), "-o", str(out), "--allow-ungrounded"])
+    assert allowed.exit_code == 0, allowed.output
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3

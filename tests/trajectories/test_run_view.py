@@ -135,3 +135,20 @@ def test_reading_a_run(runs: tuple[list[Task], Path, Path], tmp_path: Path):
     assert [r.key for r in records] == sorted(r.key for r in records) and len(records) == 4
     with pytest.raises(RunStoreError, match="not a run directory"):
         render_run(tmp_path)
+
+
+def test_ungrounded_values_and_policy_violations_are_listed_per_episode(
+    runs: tuple[list[Task], Path, Path], tmp_path: Path
+):
+    def edit(record: dict[str, Any]) -> None:
+        record["reward_parts"]["ungrounded_calls"] = 1
+        record["reward_parts"]["ungrounded_values"] = ['call 0 find_user_id_by_email: email="made.up@example.com"']
+        record["reward_parts"]["policy_violations"] = ["call 1 cancel_pending_order: no confirmation"]
+
+    clean = runs[2]  # the noop never calls a tool: nothing to flag
+    page = render_run(edited_copy(clean, tmp_path / "flagged", edit))
+    assert 'id="ungrounded-share">25.0%<' in page and 'id="ungrounded-calls">1<' in page
+    assert 'id="policy-violations">1<' in page and "no confirmation: 1" in page
+    assert "email=&quot;made.up@example.com&quot;" in page
+    assert '<td class="lines bad">call 1 cancel_pending_order: no confirmation</td>' in page
+    assert 'id="ungrounded-share">0.0%<' in render_run(clean)
