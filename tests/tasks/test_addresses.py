@@ -18,7 +18,9 @@ from envfactory_mcp.tasks.addresses import (
     us_addresses,
 )
 
-LINE = re.compile(r"^\d+ [A-Z][a-z]+ [A-Z][a-z]+(, (Apt|Suite|Unit) \w+)?, [A-Z][A-Za-z .]+, [A-Z]{2} \d{5}, USA$")
+LINE = re.compile(
+    r"^\d+ [A-Z][a-z]+ [A-Z][a-z]+(, (Apt|Suite|Unit) \w+)?, [A-Z][A-Za-z .]+, [A-Z]{2} \d{5}, USA$"
+)
 
 
 def test_a_zip_must_belong_to_its_city_and_state():

@@ -1,0 +1,392 @@
+"""Word and phrase tables of the offline realiser (``tasks.realise``): data only, no logic.
+
+Placeholders: ``{do}`` a verb phrase built from the goal's intent ("cancel order #W0012345"),
+``{r}`` a reason clause ("it was ordered by mistake"), ``{ref}``/``{role}``/``{id}`` a
+reference, ``{items}``/``{order}``/``{old}``/``{new}`` items, ``{pay}`` a payment method,
+``{addr}`` an address line, ``{words}``/``{text}`` a plain detail, ``{first}``/``{full}`` the
+customer's name. The realiser capitalises sentence starts itself, so a template may begin
+with a placeholder. Nothing here may name a tool ("calculate" is one) or a parameter key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# fmt: off
+# The tables are packed several phrases to a line, to be read and extended as lists.
+
+
+@dataclass(frozen=True)
+class Voice:
+    """How one persona style talks: its own frames are mixed with the common ones."""
+
+    greetings: tuple[str, ...]  # "" = no greeting; a trailing comma runs into the next sentence
+    requests: tuple[str, ...]  # frames for doing something, with {do}
+    asks: tuple[str, ...]  # frames for asking something, with {do}
+    moods: tuple[str, ...]  # a sentence of tone, now and then
+    closers: tuple[str, ...]
+    signoffs: tuple[str, ...]  # with {first} / {full}
+    identity_rate: float  # how often this person says who they are up front
+    hedges: tuple[str, ...] = ()  # put before a reason ("I think it was ...")
+
+
+VOICES: dict[str, Voice] = {
+    "polite and patient": Voice(
+        greetings=(
+            "Hello,", "Hi there,", "Good morning,", "Good afternoon,", "Good evening,", "Hello there,",
+            "Hello, I hope you're having a good day.", "Hi, thank you for taking the time to help.",
+            "Hi, I hope you're well.",
+        ),
+        requests=(
+            "Could you please {do}?", "Would you kindly help me {do}?", "If it's no trouble, I'd like to {do}.",
+            "I'd be grateful if you could help me {do}.", "When you have a moment, could you {do}?",
+            "I wonder if you could help me {do}.", "May I ask you to help me {do}?",
+            "I would really appreciate your help to {do}.",
+        ),
+        asks=(
+            "Would you be so kind as to {do}?", "Could you please {do} and let me know what you see?",
+            "If you don't mind, I'd like to {do}.", "May I ask you to {do}?",
+        ),
+        moods=("I hope this is a simple one.", "There's no rush on my end.", "Take your time."),
+        closers=(
+            "Thank you so much.", "Thanks in advance for your help.", "I really appreciate it.", "Many thanks.",
+            "Thank you for your time.", "Have a lovely day.", "Thank you kindly.", "I'm grateful for your help.",
+        ),
+        signoffs=("Kind regards, {full}", "Best wishes, {first}", "Thank you, {first}", "Warmly, {full}"),
+        identity_rate=0.5,
+    ),
+    "brief and to the point": Voice(
+        greetings=("", "", "", "Hi.", "Hello.", "Hey."),
+        requests=(
+            "{do}, please.", "Need to {do}.", "{do}.", "Please {do}.", "Want to {do}.", "Looking to {do}.",
+            "Request: {do}.", "Just need to {do}.",
+        ),
+        asks=("{do}, please.", "Need to {do}.", "Can you {do}?", "Quick one: {do}?"),
+        moods=(),
+        closers=("", "", "Thanks.", "Thx.", "Ty.", "That's all.", "Cheers."),
+        signoffs=("{first}", "Thanks, {first}", "{full}"),
+        identity_rate=0.35,
+    ),
+    "a little impatient": Voice(
+        greetings=(
+            "Hi,", "", "Hello.", "Hi, I don't have much time, so let's be quick.", "Okay,", "Right,",
+            "Hi, let's make this fast.",
+        ),
+        requests=(
+            "I need to {do}, and I'd like it done quickly.", "Can you just {do}?", "I need you to {do} right away.",
+            "Please {do} as soon as possible.", "I've been trying to {do} for a while now.",
+            "I just want to {do}, nothing complicated.", "How fast can you {do}?",
+            "I need to {do} today, no delays.", "Let's just {do}.",
+        ),
+        asks=(
+            "Can you just {do}?", "I need to {do}, quickly please.", "Please {do} right now.",
+            "I'd like to {do} without waiting around.",
+        ),
+        moods=("I'm in a hurry.", "I've already spent too long on this.", "Let's keep this quick.",
+               "I really don't have time for a long back-and-forth."),
+        closers=(
+            "Please be quick.", "Thanks.", "I'd appreciate a fast answer.", "", "Let's get this done.",
+            "Hope this won't take long.", "Waiting on you.",
+        ),
+        signoffs=("{first}", "Thanks, {first}", "{full}"),
+        identity_rate=0.4,
+    ),
+    "chatty and friendly": Voice(
+        greetings=(
+            "Hey there!", "Hi! Hope your day is going well.", "Hello hello!", "Hi there! Thanks so much for being here.",
+            "Hey! Happy to reach someone.", "Good morning! Hope you're doing great.", "Hiya!",
+            "Hi friend!",
+        ),
+        requests=(
+            "So I've been meaning to {do} for a few days now.", "Okay, so I'd love to {do}.",
+            "I'm hoping you can help me {do} today!", "Long story short, I need to {do}.",
+            "So here's the thing: I want to {do}.", "Funny story, but I need to {do}.",
+            "I'd love a hand to {do}!",
+        ),
+        asks=(
+            "I'm super curious, could you {do}?", "So I was wondering if you could {do}!",
+            "Would you mind helping me {do}? I've been wondering about it.",
+            "Could you do me a favor and {do}?",
+        ),
+        moods=(
+            "It's been a busy week, so bear with me!", "I've been meaning to sort this out for a while.",
+            "You folks are always so helpful.", "I love shopping with you guys, by the way.",
+        ),
+        closers=(
+            "Thanks a bunch!", "You're a lifesaver!", "Thanks so much, have a great day!", "Cheers!",
+            "Appreciate you!", "Talk soon!", "You rock, thanks!",
+        ),
+        signoffs=("Cheers, {first}", "Thanks again, {first}!", "Best, {full}", "{first} :)"),
+        identity_rate=0.5,
+    ),
+    "careful and detail-oriented": Voice(
+        greetings=(
+            "Hello,", "Good afternoon.", "Hello. I'd like to make sure this is handled correctly.", "Hi,",
+            "Good morning.", "Dear support team,", "Hello, I have a specific request.",
+        ),
+        requests=(
+            "I would like to {do}.", "My request is to {do}.",
+            "I'd like to {do}, and I want to be sure it's done correctly.", "To be precise, I need to {do}.",
+            "Specifically, I want to {do}.", "I am writing to {do}.", "Exactly what I need is to {do}.",
+        ),
+        asks=(
+            "I would like to {do}, please.", "Could you {do} and give me the exact details?",
+            "Please {do} and tell me precisely what you find.", "I'd like to {do}, with the full details.",
+        ),
+        moods=("I want to get the details exactly right.", "Let me be precise about this.",
+               "I've checked my records carefully."),
+        closers=(
+            "Please confirm the details before making any changes.", "Please let me know once it's done.",
+            "Thank you.", "Let me know if anything needs verifying.",
+            "Please double-check everything before you go ahead.", "I'd appreciate a confirmation.",
+        ),
+        signoffs=("Regards, {full}", "Sincerely, {full}", "Thank you, {full}"),
+        identity_rate=0.7,
+    ),
+    "unsure and hesitant": Voice(
+        greetings=(
+            "Hi,", "Hello,", "Hi, I hope this is the right place.", "Hello... can you help?", "Um, hi.",
+            "Hi, sorry to bother you.", "Hello, I'm a bit lost.",
+        ),
+        requests=(
+            "I think I need to {do}?", "I'm not totally sure how this works, but I'd like to {do}.",
+            "Would it be possible to {do}? I'm not sure if that's allowed.", "Um, I was hoping to {do}.",
+            "Sorry, I'm not sure who to ask, but can I {do}?", "I might need to {do}, if that makes sense.",
+            "Is this where I can {do}?", "I'm sorry, but I'd like to {do}.",
+        ),
+        asks=(
+            "I'm not sure, but could you {do}?", "Maybe you can help me {do}?",
+            "I was hoping you could {do}, if that's okay.", "Sorry, is it possible to {do}?",
+        ),
+        moods=("I've never done this before.", "Sorry, I'm not great with these things.",
+               "Not sure I'm asking the right way.", "This is a bit confusing for me."),
+        closers=(
+            "Sorry if this is confusing.", "Thanks, and sorry for the trouble.", "Does that make sense?",
+            "Thank you, I think that's everything.", "Sorry, and thank you.", "Thanks for your patience.",
+        ),
+        signoffs=("Thanks, {first}", "{first}"),
+        identity_rate=0.3,
+        hedges=("I think ", "I guess ", "I believe "),
+    ),
+}
+DEFAULT_STYLE = "polite and patient"
+
+COMMON_REQUESTS = (
+    "I'd like to {do}.", "I need to {do}.", "I want to {do}.", "Can you help me {do}?", "Could you {do} for me?",
+    "I'm writing to {do}.", "I'm reaching out to {do}.", "Is it possible to {do}?", "Would you be able to {do}?",
+    "I'd appreciate it if you could {do}.", "Please {do}.", "I'm looking to {do}.", "Can I {do}?",
+    "I was hoping to {do}.", "What I need today is to {do}.", "I'm getting in touch to {do}.",
+    "Any chance you could {do}?", "I've got to {do}.", "Could I {do}?", "Help me {do}, please.",
+    "I'd like your help to {do}.", "Is there a way to {do}?", "I'm contacting you to {do}.",
+    "I've decided I want to {do}.", "Would it be okay to {do}?", "Are you able to {do}?",
+    "I'm trying to {do}.", "Can we {do}?", "Hoping you can help me {do}.", "I've made up my mind to {do}.",
+)
+COMMON_ASKS = (
+    "Could you {do} for me?", "Can you {do}?", "I'd like to {do}.", "I want to {do}. What can you see on your end?",
+    "I'm trying to {do}. Can you tell me what you find?", "Would you mind helping me {do}?",
+    "Can you help me {do}? I'd like to know where things stand.", "I'm wondering if you can help me {do}.",
+    "Quick question: can you {do}?", "I just need to {do}. What does it say?", "I'd like some help to {do}.",
+    "Is there any way you could {do}?", "Could you take a look and {do}?", "Can you {do}? Just curious.",
+    "I was hoping to {do}. Anything you can tell me helps.", "Are you able to {do}?",
+    "I've been meaning to {do}. Can you see anything?",
+)
+STYLE_SHARE = 0.5  # how often a frame comes from the style's own list rather than the common one
+
+# Other ways to say a known intent (the tool's user phrase); an intent not listed is used as it is.
+# Each keeps the nouns the realiser works references into ("my order", "items", "a different method").
+INTENT_PARAPHRASES: dict[str, tuple[str, ...]] = {
+    "cancel an order": ("cancel an order", "cancel my order", "get my order cancelled", "cancel this order"),
+    "check on my order": (
+        "check on my order", "find out what's happening with my order", "see where my order is",
+        "get an update on my order", "get the status of my order", "look into my order",
+    ),
+    "change my default address": (
+        "change my default address", "update the address on my account", "change the address on my account",
+        "update my home address", "put a new address on my account",
+    ),
+    "change the shipping address of my order": (
+        "change the shipping address of my order", "send my order to a different address",
+        "have my order shipped somewhere else", "update where my order is going",
+        "change where my order ships to",
+    ),
+    "return items I received": (
+        "return items I received", "send back items I received", "return some items",
+        "send some items back", "return items I got",
+    ),
+    "exchange items I received": (
+        "exchange items I received", "exchange some items", "exchange items I got",
+        "exchange items from a delivery",
+    ),
+    "change the items of my order": (
+        "change the items of my order", "change items in my order", "swap items in my order",
+        "switch items in my order",
+    ),
+    "pay for my order with a different method": (
+        "pay for my order with a different method", "pay for my order with another card",
+        "use a different payment method for my order", "switch my order to a different payment method",
+    ),
+    "work out an amount": ("work out an amount", "figure out an amount", "work out a total", "do a quick sum"),
+}
+
+# Later goals: a lead-in before the goal's first sentence, or a sentence of its own.
+CONNECTORS = (
+    "Also, ", "And ", "Oh, and ", "On top of that, ", "Separately, ", "While I have you, ", "Another thing: ",
+    "Besides that, ", "After that, ", "Plus, ", "One more thing: ", "Next, ", "Secondly, ", "Apart from that, ",
+)
+TRANSITIONS = ("One more thing.", "There's something else too.", "That's not all.", "Next thing.")
+ANNOUNCEMENTS = (
+    "I have {n} things to sort out.", "There are {n} things I need help with.", "I've got {n} requests today.",
+    "I need help with {n} things.", "So, {n} things, if that's okay.",
+)
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
+I_WORDS = ("I", "I'm", "I'd", "I've", "I'll")
+
+# Reasons: the clause by the shape of the value, then where it goes.
+REASON_NEGATIVE = ("it's {v}", "it is {v}", "it turns out it's {v}", "it's simply {v}", "it's just {v}")
+REASON_PARTICIPLE = ("it was {v}", "it turns out it was {v}", "it was actually {v}", "the whole thing was {v}",
+                     "it was simply {v}")
+REASON_OTHER = ("the reason is {v}", "my reason is {v}")
+REASON_AFTER = (" because {r}", ", since {r}", ", as {r}")
+REASON_BEFORE = ("{r}, so {s}", "since {r}, {s}", "because {r}, {s}")
+REASON_ALONE = ("{r}.", "{r}, that's why.", "basically, {r}.", "to explain, {r}.", "for context, {r}.",
+                "the short version: {r}.", "in case you need a reason, {r}.", "just so you know, {r}.")
+
+# References by what they are ("the order with the Desk Lamp") or by a number the user has.
+NUMBERED_ROLES = ("order", "reservation", "booking", "ticket", "account", "invoice", "confirmation", "tracking")
+REFERENCE = (
+    "it's about {ref}.", "this is about {ref}.", "I mean {ref}.", "it concerns {ref}.", "this is for {ref}.",
+    "I'm talking about {ref}.", "the {role} in question is {ref}.", "that's {ref}.", "it's {ref}, to be clear.",
+)
+RAW_REFERENCE = (
+    "the {role} is {id}.", "it's {role} {id}.", "for reference, the {role} is {id}.", "I have the {role} here: {id}.",
+)
+NUMBERED_REFERENCE = (
+    "the {role} number is {id}.", "my {role} number is {id}.", "it's {role} {id}.",
+    "I have the {role} number here: {id}.", "for reference, it's {role} number {id}.",
+)
+TOPICS = ("about {ref}: ", "regarding {ref}, ", "so, {ref}: ", "as for {ref}, ", "it's about {ref}. ",
+          "I have a question about {ref}. ", "this is about {ref}. ", "I'm writing about {ref}. ",
+          "there's {ref}. ", "concerning {ref}, ")
+# Other ways to say "the [status] order with the X [from May 10]" (every must string kept).
+DESCRIBED_OBJECT = (
+    "the {pre}{role} with the {contents}{date}", "my {pre}{role} with the {contents}{date}",
+    "the {pre}{role} containing the {contents}{date}", "the {pre}{role} that has the {contents} in it{date}",
+    "my {pre}{role}{date} with the {contents}", "the {pre}{role} I placed for the {contents}{date}",
+    "the {pre}{role} where I got the {contents}{date}", "that {pre}{role} with the {contents}{date}",
+    "the {pre}{role} that included the {contents}{date}", "my {pre}{role} for the {contents}{date}",
+)
+ITEMS_ALONE_ONE = ("it's {items}.", "the item is {items}.", "I mean {items}.", "this is about {items}.")
+ITEMS_ALONE_MANY = ("it's {items}.", "the items are {items}.", "I mean {items}.", "this is about {items}.")
+ITEMS_FROM_ONE = ("it came in {order}.", "it's from {order}.", "that's in {order}.", "it was part of {order}.",
+                  "I got it in {order}.", "it arrived with {order}.")
+ITEMS_FROM_MANY = ("they came in {order}.", "they're from {order}.", "they were part of {order}.",
+                   "both are in {order}.")
+
+# The new items of a swap: every frame says plainly which are the new ones.
+NEW_NO_OLD = (
+    "I'd like {new} instead.", "what I want instead is {new}.", "the new one should be {new}.",
+    "I'd rather have {new} instead.", "instead, I'd like {new}.", "I'd like to switch to {new}.",
+    "my new pick is {new}.", "I'd prefer {new} instead.", "the replacement should be {new}.",
+)
+NEW_WITH_OLD = ("please swap {old} for {new}.", "please replace {old} with {new}.",
+                "I'd like to switch {old} to {new}.", "could you swap {old} for {new}?")
+NEW_NAMED_OLD = ("I want {new} in place of {old}.", "can it be {new} instead of {old}?",
+                 "I'd like {new} instead of {old}.")
+NEW_INLINE = (" for {new} instead", " and get {new} instead", " so I can get {new} instead")
+NEW_PAIR = ("{new} instead of {old}", "{new} in place of {old}")
+NEW_PAIRS = ("I'd like {pairs}.", "what I want is {pairs}.", "so that's {pairs}.")
+SWAP_VERBS = ("exchange", "swap", "replace", "change", "switch", "modify")
+INLINE_SWAP_VERBS = ("exchange", "swap", "replace", "switch")  # "exchange X for Y instead"
+
+# Payment methods: how the describer's words read as a person says them.
+PAYMENT_KINDS = {
+    "credit card": "credit card", "debit card": "debit card", "gift card": "gift card",
+    "paypal": "PayPal account", "store credit": "store credit", "bank account": "bank account",
+}
+CARD_BRANDS = {
+    "visa": "Visa", "mastercard": "Mastercard", "amex": "Amex", "american express": "American Express",
+    "discover": "Discover",
+}
+PAY_REFUND = (
+    "please send the refund to {pay}.", "I'd like the refund to go to {pay}.", "refund it to {pay}, please.",
+    "the money can go back to {pay}.", "put the refund on {pay}, please.", "refund {pay}, if you can.",
+    "the refund should land on {pay}.", "credit the money back to {pay}.",
+)
+PAY_DIFFERENCE = (
+    "any price difference can go on {pay}.", "please use {pay} for any difference.",
+    "use {pay} to settle the difference.", "if the price changes, put it on {pay}.",
+    "charge or refund the difference through {pay}.", "whatever the difference is, use {pay}.",
+    "settle up any difference with {pay}.",
+)
+PAY_METHOD = ("please use {pay}.", "I'd like to use {pay} for it.", "put it on {pay}, please.",
+              "let's go with {pay}.", "{pay} is the one I want to use.", "charge {pay} for it.",
+              "I want it paid with {pay}.")
+
+# Addresses: shipping one order, or the address kept on file.
+ADDRESS_SHIP = (
+    "please send it to {addr} instead.", "it should go to {addr}.", "the new shipping address is {addr}.",
+    "I'd like it delivered to {addr}.", "ship it to {addr}, please.", "the right address is {addr}.",
+    "it needs to arrive at {addr}.", "have it sent to {addr}.",
+)
+ADDRESS_HOME = (
+    "the new address is {addr}.", "my new address is {addr}.", "I've moved to {addr}.",
+    "please update it to {addr}.", "it should be {addr} from now on.", "I live at {addr} now.",
+    "I'm now at {addr}.", "use {addr} going forward.",
+)
+ADDRESS_PARTS = ("address1", "address2", "city", "state", "zip", "country")
+
+DETAILS = ("the {words} is {text}.", "for the {words}, it's {text}.", "{words}: {text}.",
+           "the {words} should be {text}.", "use {text} for the {words}.")
+
+EMAIL = (
+    "my email is {email}.", "the account is under {email}.", "I'm registered with {email}.",
+    "you'll find me under {email}.", "my account email is {email}.", "you can look me up by {email}.",
+    "I signed up with {email}.", "my login is {email}.", "the email on file is {email}.",
+)
+NAME_ZIP = (
+    "I'm {first} {last}, and my zip code is {zip}.", "my name is {first} {last}, zip code {zip}.",
+    "the account is under {first} {last}, zip {zip}.", "{first} {last} here; my zip is {zip}.",
+    "name's {first} {last}, postal code {zip}.", "look me up as {first} {last}, zip {zip}.",
+    "I'm {first} {last}, zip {zip}.",
+)
+IDENTITY = ("my {words} is {text}.",)
+NAME_INTROS = ("this is {first}.", "{first} here.", "my name is {full}.")
+
+WITHHELD = (
+    "I can give you the details if you need them.", "I have the rest of the details here.",
+    "just ask if you need anything more specific.", "let me know what else you need and I'll tell you.",
+    "I can fill in the specifics when you ask.", "I'll share more once you tell me what you need.",
+    "there's more I can tell you, just ask.",
+)
+
+# "If it's still pending, cancel it; otherwise I'd like to return it."
+CONTINGENT = (
+    "if {obj} is still {cond}, please {then}; otherwise {other}.",
+    "could you check whether {obj} is still {cond}? If it is, please {then}. If not, {other}.",
+    "I'd like to {then_obj} if it's still {cond}. If it's not, {other}.",
+    "is {obj} still {cond}? If so, I want to {then}, and if not, {other}.",
+    "if {obj} hasn't moved past {cond} yet, I want to {then}. Otherwise, {other}.",
+    "I'm hoping {obj} is still {cond}, because then I'd like to {then}. If that's not the case, {other}.",
+    "as long as {obj} is still {cond}, I'd like to {then}. Should it be past that, {other}.",
+    "please look at {obj}: if it's still {cond}, I want to {then}; if it isn't, {other}.",
+)
+OTHERWISE_ASK = ("just {x}", "please {x}", "I'd like you to {x}", "could you at least {x}")  # "tell me its status"
+OTHERWISE_ACT = ("I'd like to {x} instead", "I'll {x} instead", "I'd want to {x}", "let's {x} instead",
+                 "I'd settle for being able to {x}")
+AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check")
+
+# Out of scope, or a person asked for outright.
+HUMAN = (
+    "can I speak to a real person, please?", "I'd like to talk to a human agent.", "please put me through to a human.",
+    "is there a person I can talk to?", "I want to speak with someone from your team, not a bot.",
+    "could you connect me with a human representative?", "I'd rather deal with an actual person.",
+    "get me a human, please.",
+)
+OUT_OF_SCOPE = (
+    "I'm looking for {request}.", "can you set me up with {request}?", "I'd like to ask about {request}.",
+    "is it possible to get {request}?", "could I get {request}?", "I want {request}.",
+    "I'm hoping to arrange {request}.", "what are my options for {request}?", "I'm asking for {request}.",
+)
+OUT_OF_SCOPE_TAIL = ("If that's not something you handle, please pass me to someone who can.",
+                     "If you can't do it, I'd like to talk to someone who can.")
+# fmt: on
