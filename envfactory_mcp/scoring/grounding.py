@@ -329,7 +329,7 @@ def content_text(content: Any) -> str:
         return "\n".join(
             part if isinstance(part, str) else str(part.get("text", ""))
             for part in content
-            if isinstance(part, str) or isinstance(part, dict)
+            if isinstance(part, str | dict)
         )
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 

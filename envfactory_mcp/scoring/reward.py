@@ -259,7 +259,8 @@ def required_calls_missing(task: Task, messages: list[dict[str, Any]]) -> list[s
     return [
         tool
         for tool in task.gold.required_calls
-        if tool not in called and not any(f"{server}{NAMESPACE_SEPARATOR}{tool}" in called for server in servers)
+        if tool not in called
+        and not any(f"{server}{NAMESPACE_SEPARATOR}{tool}" in called for server in servers)
     ]
 
 

@@ -51,8 +51,10 @@ class RewardParts(Model):
     # Demonstration quality, reported whatever the basis (defaults: records scored before
     # these checks, or without the environment's spec). See scoring/grounding.py, policy.py.
     ungrounded_calls: int = 0  # calls with a value that no user or tool message said before
-    ungrounded_values: list[str] = Field(default_factory=list)  # "call 2 find_user_id_by_email: email=..."
-    policy_violations: list[str] = Field(default_factory=list)  # "call 3 cancel_pending_order: no confirmation"
+    # One line per value: 'call 0 find_user_id_by_email: email="a@b.co"'
+    ungrounded_values: list[str] = Field(default_factory=list)
+    # One line per violation: "call 3 cancel_pending_order: no confirmation"
+    policy_violations: list[str] = Field(default_factory=list)
     required_calls_missing: list[str] = Field(default_factory=list)  # gold.required_calls never called
 
 

@@ -266,6 +266,8 @@ def _episode_row(index: int, record: TrajectoryRecord) -> str:
     calls = sum(s.calls for s in record.tool_stats.values())
     errors = sum(s.errors for s in record.tool_stats.values())
     missing = "; ".join(parts.claims_missing) if parts else None
+    ungrounded = parts.ungrounded_calls if parts else None
+    violations = len(parts.policy_violations) if parts else None
     reward_v = "-1" if record.reward is None else repr(record.reward)
     cells = [
         f'<td data-v="{_e(record.task_id)}"><a href="#ep-{index}">{_e(record.task_id)}</a></td>',
@@ -277,8 +279,8 @@ def _episode_row(index: int, record: TrajectoryRecord) -> str:
         _td(errors, "bad num" if errors else "num"),
         _td(parts.state_match if parts else None, "" if parts is None or parts.state_match else "bad"),
         _td(missing, "bad" if missing else ""),
-        _td(parts.ungrounded_calls if parts else None, "bad num" if parts and parts.ungrounded_calls else "num"),
-        _td(len(parts.policy_violations) if parts else None, "bad num" if parts and parts.policy_violations else "num"),
+        _td(ungrounded, "bad num" if ungrounded else "num"),
+        _td(violations, "bad num" if violations else "num"),
     ]
     return f"<tr{_data_attrs(record)}>{''.join(cells)}</tr>"
 

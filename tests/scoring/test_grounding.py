@@ -46,7 +46,12 @@ def result(turn: dict[str, Any], output: Any) -> dict[str, Any]:
     """The tool message answering the (single) call of ``turn``."""
     first = turn["tool_calls"][0]
     content = output if isinstance(output, str) else json.dumps(output)
-    return {"role": "tool", "tool_call_id": first["id"], "name": first["function"]["name"], "content": content}
+    return {
+        "role": "tool",
+        "tool_call_id": first["id"],
+        "name": first["function"]["name"],
+        "content": content,
+    }
 
 
 def exchange(name: str, output: Any, **arguments: Any) -> list[dict[str, Any]]:
@@ -106,7 +111,11 @@ def test_a_value_is_matched_as_a_whole_token_not_inside_another():
     messages = [
         user("My name is Joanna Smith, zip 178701."),
         *exchange(
-            "find_user_id_by_name_zip", {"user_id": "user_000042"}, first_name="Ann", last_name="Smith", zip="78701"
+            "find_user_id_by_name_zip",
+            {"user_id": "user_000042"},
+            first_name="Ann",
+            last_name="Smith",
+            zip="78701",
         ),
     ]
     assert [u.path for u in ungrounded_calls(messages, SPEC)] == ["first_name", "zip"]
@@ -124,7 +133,9 @@ def test_enum_values_of_the_schema_and_empty_values_are_always_grounded():
         say("Do you want me to cancel #W0012345? Please confirm."),
         user("yes"),
         # "no longer needed" is one of the schema's enum values: a choice, not data.
-        *exchange("cancel_pending_order", {"status": "cancelled"}, order_id="#W0012345", reason="no longer needed"),
+        *exchange(
+            "cancel_pending_order", {"status": "cancelled"}, order_id="#W0012345", reason="no longer needed"
+        ),
     ]
     assert ungrounded_calls(messages, SPEC) == []
     address = {
@@ -151,7 +162,10 @@ def test_numbers_are_matched_by_value():
         *exchange("calculate", {"result": 1165.3}, expression="1219.8 - 54.50"),
     ]
     assert ungrounded_calls(calculation, SPEC) == []
-    invented = [user("I paid $1,219.80."), *exchange("calculate", {"result": 1165.3}, expression="1219.8 - 54.5")]
+    invented = [
+        user("I paid $1,219.80."),
+        *exchange("calculate", {"result": 1165.3}, expression="1219.8 - 54.5"),
+    ]
     assert [u.value for u in ungrounded_calls(invented, SPEC)] == ["1219.8 - 54.5"]
 
 
@@ -170,7 +184,10 @@ def test_a_composed_summary_is_grounded_by_its_ids_and_numbers_not_its_wording()
 
 
 def test_arrays_and_objects_are_checked_leaf_by_leaf():
-    order = {"items": [{"item_id": "item_00042"}, {"item_id": "item_00043"}], "payment_method_id": "paypal_000001"}
+    order = {
+        "items": [{"item_id": "item_00042"}, {"item_id": "item_00043"}],
+        "payment_method_id": "paypal_000001",
+    }
     messages = [
         user("Return two items of #W0012345, my email is ann@example.com"),
         *exchange("find_user_id_by_email", {"user_id": "user_000042"}, email="ann@example.com"),
@@ -199,7 +216,9 @@ def test_namespaced_names_resolve_to_the_spec_and_unknown_tools_check_every_leaf
         # ... but a tool the spec does not know has no schema to excuse it.
         *exchange("airline__cancel_reservation", {}, reservation_id="#W0012345", reason="no longer needed"),
     ]
-    assert paths(ungrounded_calls(messages, SPEC)) == [(2, "airline__cancel_reservation", "reason", "no longer needed")]
+    assert paths(ungrounded_calls(messages, SPEC)) == [
+        (2, "airline__cancel_reservation", "reason", "no longer needed")
+    ]
 
 
 def test_malformed_arguments_are_not_checked_here():

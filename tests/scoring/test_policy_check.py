@@ -32,7 +32,11 @@ def calls(*named: tuple[str, dict[str, Any]]) -> dict[str, Any]:
         "role": "assistant",
         "content": None,
         "tool_calls": [
-            {"id": f"call_{next(_ids)}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            {
+                "id": f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": n, "arguments": json.dumps(a)},
+            }
             for n, a in named
         ],
     }
@@ -64,7 +68,12 @@ def test_a_write_without_a_yes_is_a_violation():
 
 
 def test_a_write_after_the_user_confirmed_is_not():
-    messages = [*AUTHENTICATED, ASK, user("Yes, please go ahead."), *exchange("cancel_pending_order", **CANCEL)]
+    messages = [
+        *AUTHENTICATED,
+        ASK,
+        user("Yes, please go ahead."),
+        *exchange("cancel_pending_order", **CANCEL),
+    ]
     assert policy_violations(messages, SPEC) == []
 
 

@@ -279,7 +279,9 @@ def test_other_bases():
 
 def transfer_task() -> Task:
     task = make_task([], [])
-    return task.model_copy(update={"gold": task.gold.model_copy(update={"required_calls": ["transfer_to_human_agents"]})})
+    return task.model_copy(
+        update={"gold": task.gold.model_copy(update={"required_calls": ["transfer_to_human_agents"]})}
+    )
 
 
 @pytest.mark.parametrize("name", ["transfer_to_human_agents", "retail__transfer_to_human_agents"])

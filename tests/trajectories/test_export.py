@@ -280,7 +280,11 @@ def conversation(opening: str, *, confirmed: bool = True) -> list[dict[str, Any]
 
     def call(i: int, name: str, **arguments: Any) -> dict[str, Any]:
         function = {"name": name, "arguments": json.dumps(arguments)}
-        return {"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function", "function": function}]}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": f"c{i}", "type": "function", "function": function}],
+        }
 
     def tool(i: int, name: str, output: dict[str, Any]) -> dict[str, Any]:
         return {"role": "tool", "tool_call_id": f"c{i}", "name": name, "content": json.dumps(output)}
@@ -311,10 +315,14 @@ def demonstrations(runs: Runs) -> dict[str, TrajectoryRecord]:
     cases = {
         "grounded": conversation("Hi, I'm Ann, ANN.LEE@example.com. Please cancel my pending order."),
         "invented": conversation("Hi, I'm Ann Lee. Please cancel my pending order."),
-        "unconfirmed": conversation("Hi, ann.lee@example.com here. Cancel my pending order.", confirmed=False),
+        "unconfirmed": conversation(
+            "Hi, ann.lee@example.com here. Cancel my pending order.", confirmed=False
+        ),
     }
     return {
-        name: base.model_copy(update={"task_id": f"{base.task_id}-{name}", "messages": messages, "reward": 1.0})
+        name: base.model_copy(
+            update={"task_id": f"{base.task_id}-{name}", "messages": messages, "reward": 1.0}
+        )
         for name, messages in cases.items()
     }
 

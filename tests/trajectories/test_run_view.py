@@ -142,7 +142,9 @@ def test_ungrounded_values_and_policy_violations_are_listed_per_episode(
 ):
     def edit(record: dict[str, Any]) -> None:
         record["reward_parts"]["ungrounded_calls"] = 1
-        record["reward_parts"]["ungrounded_values"] = ['call 0 find_user_id_by_email: email="made.up@example.com"']
+        record["reward_parts"]["ungrounded_values"] = [
+            'call 0 find_user_id_by_email: email="made.up@example.com"'
+        ]
         record["reward_parts"]["policy_violations"] = ["call 1 cancel_pending_order: no confirmation"]
 
     clean = runs[2]  # the noop never calls a tool: nothing to flag
