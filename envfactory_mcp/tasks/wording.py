@@ -1,0 +1,336 @@
+"""How one fact, or one sentence, of an opening message is worded (for ``tasks.realise``).
+
+A fact is said in one of several ways, each checked against the fact's ``must`` strings
+before it is used (``carrying``): an order as "order #W0012345", "my order with the Desk
+Lamp" or "the order containing the Desk Lamp"; an item as "the T-Shirt (color: blue)",
+"the blue T-Shirt"; the new item of a swap of the same product as "one in black"; a
+payment method as "my Mastercard credit card"; an address as one line in US order; a
+reason as a clause ("it was ordered by mistake"). ``Sentence`` keeps whether its first
+word may be lower-cased when it runs on after "Hi," or "Also,"; ``paragraph`` joins them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from envfactory_mcp.tasks import phrasings as P
+from envfactory_mcp.tasks.addresses import format_us_address
+from envfactory_mcp.tasks.model import Fact
+
+
+class Picker:
+    """``random.Random`` choices that avoid repeating a phrase within one message."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.used: set[str] = set()
+
+    def random(self) -> float:
+        return self.rng.random()
+
+    def choice(self, options: Sequence[str]) -> str:
+        fresh = [o for o in options if o not in self.used]
+        chosen = self.rng.choice(fresh or list(options))
+        self.used.add(chosen)
+        return chosen
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence; ``lower_ok``: its first word may be lower-cased after "Hi," or "Also,"."""
+
+    text: str
+    lower_ok: bool
+
+
+@dataclass
+class Roles:
+    """A goal's facts by the part they play in the message."""
+
+    objects: list[Fact] = field(default_factory=list)  # orders, reservations: what the goal acts on
+    items: list[Fact] = field(default_factory=list)
+    new_items: list[Fact] = field(default_factory=list)
+    payments: list[Fact] = field(default_factory=list)
+    reasons: list[Fact] = field(default_factory=list)
+    addresses: dict[str, dict[str, Fact]] = field(default_factory=dict)  # tool -> part -> fact
+    details: list[Fact] = field(default_factory=list)
+
+
+def sort_roles(facts: list[Fact]) -> Roles:
+    roles = Roles()
+    for fact in facts:
+        key = fact.key.lower()
+        if fact.kind == "reference":
+            role = role_of(key)
+            if key.startswith("new_"):
+                roles.new_items.append(fact)
+            elif role == "item":
+                roles.items.append(fact)
+            elif "payment" in key:
+                roles.payments.append(fact)
+            else:
+                roles.objects.append(fact)
+            continue
+        tool, _, param = key.rpartition(".")
+        if param in P.ADDRESS_PARTS and fact.kind == "detail":
+            roles.addresses.setdefault(tool, {})[param] = fact
+        elif "reason" in param and fact.kind == "detail":
+            roles.reasons.append(fact)
+        else:
+            roles.details.append(fact)
+    return roles
+
+
+def role_of(key: str) -> str:
+    return re.sub(r"_ids?$", "", key.rpartition(".")[2]).replace("_", " ")
+
+
+def say_intent(intent: str, rng: Picker) -> str:
+    """The goal's intent, or another way to say it."""
+    intent = intent.strip().rstrip(".")
+    return rng.choice(P.INTENT_PARAPHRASES.get(intent, (intent,)))
+
+
+def by_role(facts: list[Fact]) -> list[tuple[str, list[Fact]]]:
+    grouped: dict[str, list[Fact]] = {}
+    for fact in facts:
+        grouped.setdefault(role_of(fact.key), []).append(fact)
+    return list(grouped.items())
+
+
+def is_raw(fact: Fact) -> bool:
+    """The user quotes the value itself (an order number), not a description."""
+    return fact.text == str(fact.value)
+
+
+def carrying(phrase: str, fact: Fact) -> str:
+    """``phrase`` if it carries every must string of ``fact``, else the fact's own text."""
+    lowered = phrase.lower()
+    return phrase if all(m.lower() in lowered for m in fact.must) else fact.text
+
+
+def say_reference(fact: Fact, role: str, rng: Picker) -> str:
+    if is_raw(fact):
+        forms = [f"{role} {fact.text}", f"my {role} {fact.text}"]
+        if role in P.NUMBERED_ROLES:
+            forms.append(f"{role} number {fact.text}")
+        return rng.choice(forms)
+    described = re.match(
+        rf"^the (?P<pre>(?:[\w-]+ )*?){re.escape(role)} with the (?P<contents>.+?)(?P<date> from [A-Z][a-z]+ \d{{1,2}})?$",
+        fact.text,
+    )
+    if described is not None:
+        parts = {
+            "pre": described["pre"],
+            "role": role,
+            "contents": described["contents"],
+            "date": described["date"] or "",
+        }
+        return carrying(rng.choice(P.DESCRIBED_OBJECT).format(**parts), fact)
+    if fact.text.startswith("the ") and rng.random() < 0.4:
+        return carrying("my " + fact.text[4:], fact)
+    return fact.text
+
+
+def reference_sentence(facts: list[Fact], role: str, phrase: str, rng: Picker) -> Sentence:
+    if len(facts) == 1 and is_raw(facts[0]):
+        frames = P.NUMBERED_REFERENCE if role in P.NUMBERED_ROLES else P.RAW_REFERENCE
+        return sentence(rng.choice(frames), role=role, id=facts[0].text)
+    return sentence(rng.choice(P.REFERENCE), ref=phrase, role=role)
+
+
+def covers(order_facts: list[Fact], items_text: str) -> bool:
+    """Whether the items already say which order: every must string of the order's
+    description is in the items' text ('the order with the Skateboard' and 'the Skateboard')."""
+    lowered = items_text.lower()
+    return bool(items_text) and all(
+        not is_raw(f) and all(m.lower() in lowered for m in f.must) for f in order_facts
+    )
+
+
+_DESCRIBED_ITEM = re.compile(r"^the (?P<name>[^()]+?)(?: \((?P<options>[^()]+)\))?$")
+
+
+def parse_item(text: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """'the T-Shirt (color: blue, size: M)' -> ('T-Shirt', [('color', 'blue'), ('size', 'M')])."""
+    match = _DESCRIBED_ITEM.match(text)
+    if match is None:
+        return None
+    options = []
+    for part in (match["options"] or "").split(", ") if match["options"] else []:
+        key, sep, value = part.partition(": ")
+        if not sep:
+            return None
+        options.append((key, value))
+    return match["name"], options
+
+
+def say_item(fact: Fact, rng: Picker) -> str:
+    if is_raw(fact):
+        return f"item {fact.text}"
+    parsed = parse_item(fact.text)
+    if parsed is None or not parsed[1]:
+        return (
+            carrying("my " + fact.text[4:], fact)
+            if fact.text.startswith("the ") and rng.random() < 0.3
+            else fact.text
+        )
+    name, options = parsed
+    forms = [fact.text, f"the {name} with {say_options(options)}"]
+    colors = [v for k, v in options if k in ("color", "colour")]
+    if colors:
+        rest = [(k, v) for k, v in options if k not in ("color", "colour")]
+        forms.append(f"the {colors[0]} {name}" + (f" with {say_options(rest)}" if rest else ""))
+    return carrying(rng.choice(forms), fact)
+
+
+def say_new_item(fact: Fact, olds: list[Fact], rng: Picker) -> str:
+    """The new item; 'one in black' when it is another variant of the one item being swapped."""
+    parsed = parse_item(fact.text)
+    old_names = [p[0] for p in (parse_item(o.text) for o in olds) if p is not None]
+    if parsed is None or not parsed[1] or old_names != [parsed[0]] or rng.random() < 0.4:
+        return say_item(fact, rng)
+    name, options = parsed
+    if len(options) == 1 and options[0][0] in ("color", "colour"):
+        forms = [f"one in {options[0][1]}", f"the {options[0][1]} one"]
+    else:
+        forms = [f"one with {say_options(options)}", f"the one with {say_options(options)}"]
+    phrase = rng.choice(forms)
+    # The name is said with the old item; the option values must be said here.
+    return phrase if all(m.lower() in (phrase + " " + name).lower() for m in fact.must) else fact.text
+
+
+def say_options(options: list[tuple[str, str]]) -> str:
+    return join_words([f"{k} {v}" for k, v in options])
+
+
+def say_payment(fact: Fact, rng: Picker) -> str:
+    """'my Amex credit card' from must ['credit card', 'amex'], not 'the credit card amex payment method'."""
+    if is_raw(fact):
+        return f"payment method {fact.text}"
+    kind = brand = digits = None
+    for must in fact.must:
+        low = must.lower()
+        if low in P.PAYMENT_KINDS:
+            kind = low
+        elif low in P.CARD_BRANDS:
+            brand = low
+        elif re.fullmatch(r"\d{4}", must):
+            digits = must
+        else:
+            return fact.text
+    if kind is None:
+        return fact.text
+    words = ([P.CARD_BRANDS[brand]] if brand else []) + [P.PAYMENT_KINDS[kind]]
+    phrase = ("the " if rng.random() < 0.3 else "my ") + " ".join(words)
+    if digits:
+        phrase += rng.choice([" ending in ", " that ends in "]) + digits
+    return carrying(phrase, fact)
+
+
+def say_address(parts: dict[str, Fact]) -> str:
+    text = {k: f.text for k, f in parts.items()}
+    return format_us_address(**{k: text.get(k, "") for k in P.ADDRESS_PARTS})
+
+
+def say_reason(fact: Fact, voice: P.Voice, rng: Picker) -> str:
+    value = fact.text.strip().rstrip(".")
+    first = value.split(" ", 1)[0].lower()
+    if first in ("no", "not", "never") or value.lower().startswith("no longer"):
+        clause = rng.choice(P.REASON_NEGATIVE)
+    elif first.endswith("ed") or first in ("bought", "sent", "got", "made"):
+        clause = rng.choice(P.REASON_PARTICIPLE)
+    else:
+        return rng.choice(P.REASON_OTHER).format(v=value)
+    hedged = voice.hedges and clause.startswith(("it's {v}", "it is", "it was {v}")) and rng.random() < 0.5
+    return (rng.choice(voice.hedges) if hedged else "") + clause.format(v=value)
+
+
+def say_detail(fact: Fact, rng: Picker) -> Sentence:
+    words = fact.key.rpartition(".")[2].replace("_", " ")
+    return sentence(rng.choice(P.DETAILS), words=words, text=fact.text)
+
+
+def say_identity(facts: list[Fact], rng: Picker) -> Sentence:
+    by_key = {f.key: f.text for f in facts}
+    if set(by_key) == {"email"}:
+        return sentence(rng.choice(P.EMAIL), email=by_key["email"])
+    if set(by_key) == {"first_name", "last_name", "zip"}:
+        return sentence(
+            rng.choice(P.NAME_ZIP), first=by_key["first_name"], last=by_key["last_name"], zip=by_key["zip"]
+        )
+    sentences = [sentence(P.IDENTITY[0], words=f.key.replace("_", " "), text=f.text).text for f in facts]
+    return Sentence(" ".join(sentences), True)
+
+
+# ---------------------------------------------------------------- words and sentences
+
+
+def noun_pattern(role: str) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:an?|my|the|this|that|some)\s+{re.escape(role)}s?\b")
+
+
+def replace_first(pattern: re.Pattern[str], text: str, phrase: str) -> str:
+    """``text`` with the first match of ``pattern`` replaced by ``phrase`` taken literally."""
+    match = pattern.search(text)
+    return text if match is None else text[: match.start()] + phrase + text[match.end() :]
+
+
+def item_pattern() -> re.Pattern[str]:
+    return re.compile(r"\b(?:(?:the|my|some|an?)\s+)?items?\b")
+
+
+def join_words(words: list[str], last: str = " and ") -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + last + words[-1]
+
+
+def names_of(name: str | None) -> dict[str, str]:
+    if not name or not name.strip():
+        return {}
+    return {"first": name.split()[0], "full": name.strip()}
+
+
+def id_like(word: str) -> bool:
+    return any(c.isdigit() or c in "@_#" for c in word)
+
+
+def sentence(template: str, **fields: str) -> Sentence:
+    """A sentence from a frame, its first letter capitalised (unless it starts with a value
+    such as an email, which keeps its case)."""
+    text = template.format(**fields)
+    first = text.split(" ", 1)[0]
+    if template.startswith("{"):
+        lower_ok = text[:1].islower() and not id_like(first)
+    else:
+        lower_ok = first.strip(",.:;!?") not in P.I_WORDS
+    if text[:1].islower() and not id_like(first):
+        text = text[0].upper() + text[1:]
+    return Sentence(text, lower_ok)
+
+
+def is_thanks(text: str) -> bool:
+    return text.lower().startswith(("thank", "thx", "ty"))
+
+
+def run_on(piece: Sentence) -> str:
+    return piece.text[0].lower() + piece.text[1:] if piece.lower_ok else piece.text
+
+
+def paragraph(pieces: list[Sentence]) -> str:
+    """One paragraph; after a greeting that ends in a comma the next sentence runs on in
+    lower case ("Hi, could you ...") or the comma becomes a full stop."""
+    texts: list[str] = []
+    for piece in pieces:
+        if texts and texts[-1].endswith(","):
+            if piece.lower_ok:
+                texts.append(run_on(piece))
+                continue
+            if piece.text.split(" ", 1)[0].strip(",.:;!?") not in P.I_WORDS:
+                texts[-1] = texts[-1][:-1] + "."
+        texts.append(piece.text)
+    return " ".join(t for t in texts if t)
