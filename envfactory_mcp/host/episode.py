@@ -21,7 +21,7 @@ import anyio
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
 from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.runtime import diff_states
-from envfactory_mcp.scoring.reward import claims_communicated, reward_from, score_episode
+from envfactory_mcp.scoring.reward import agent_calls, claims_communicated, reward_from, score_episode
 from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, Agent, AgentTurn, Message, UserSimulator
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Task
@@ -82,8 +82,11 @@ class _View:
         state = await ep.conn.state_hash(ep.session)
         if state != ep.gold_hash:
             return False
-        if ep.task.kind == "write":
-            return True
+        # The user also wants to hear the outcome (claims) and to be handed over when
+        # that was the point (a transfer changes nothing in the database).
+        called = {name.rsplit("__", 1)[-1] for name, _ in agent_calls(ep.messages)}
+        if any(tool not in called for tool in ep.task.gold.required_calls):
+            return False
         missing = claims_communicated(ep.task.gold.claims, ep.messages)[1]
         return not missing
 

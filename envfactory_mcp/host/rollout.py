@@ -29,7 +29,7 @@ from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
 
-AGENTS = ("oracle", "noop", "random", "llm")
+AGENTS = ("demonstrator", "oracle", "noop", "random", "llm")
 USERS = ("scripted", "llm")
 
 
@@ -74,6 +74,10 @@ def make_agent(config: RolloutConfig, task: Task) -> Agent:
 
     if config.agent == "oracle":
         return agents.OracleAgent()
+    if config.agent == "demonstrator":
+        from envfactory_mcp.sim.demonstrator import DemonstratorAgent
+
+        return DemonstratorAgent(seed=config.seed)
     if config.agent == "noop":
         return agents.NoopAgent()
     if config.agent == "random":

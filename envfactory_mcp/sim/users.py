@@ -23,6 +23,7 @@ from envfactory_mcp.tasks.model import Fact, Task
 
 GOAL_MET_REPLY = f"Thanks, that's all. {STOP}"
 CONFIRM_REPLY = "Yes, please go ahead."
+ACKNOWLEDGE = "Okay, thank you."
 
 # Keyword cues, matched in the agent's lower-cased text.
 EMAIL_CUES = ("email", "e-mail")
@@ -89,18 +90,46 @@ def identity_sentence(facts: list[Fact]) -> str:
     return sentence[0].upper() + sentence[1:] + "."
 
 
+ADDRESS_ORDER = ("address1", "address2", "city", "state", "zip", "country")
+
+
 def facts_sentence(facts: list[Fact]) -> str:
-    """Facts restated by their text (never an internal id the user does not know):
-    "For the item, I mean the Electric Kettle and the Jigsaw Puzzle."."""
+    """Facts restated by their text (never an internal id the user does not know): the
+    parts of an address as one address, a reason as a reason, the rest by what they are
+    ("For the item, I mean the Electric Kettle and the Jigsaw Puzzle.")."""
     identity = [f for f in facts if f.kind == "identity"]
+    parts = {f.key.rsplit(".", 1)[-1]: f.text for f in facts if f.kind == "detail"}
+    address = [parts[k] for k in ADDRESS_ORDER if parts.get(k)]
     by_label: dict[str, list[str]] = {}
+    sentences: list[str] = []
     for fact in facts:
-        if fact.kind != "identity":
+        last = fact.key.rsplit(".", 1)[-1]
+        if fact.kind == "identity" or (fact.kind == "detail" and last in ADDRESS_ORDER):
+            continue
+        if fact.kind == "detail" and last == "reason":
+            sentences.append(f"The reason is that it's {fact.text}.")
+        else:
             by_label.setdefault(fact_label(fact), []).append(fact.text)
-    sentences = [f"For the {label}, I mean {' and '.join(texts)}." for label, texts in by_label.items()]
+    if len(address) > 1:
+        sentences.insert(0, f"The address is {', '.join(address)}.")
+    elif address:
+        by_label.setdefault("address", []).extend(address)
+    sentences += [f"For the {label}, I mean {' and '.join(texts)}." for label, texts in by_label.items()]
     if identity:
         sentences.insert(0, identity_sentence(identity))
     return " ".join(sentences)
+
+
+def _with_group(hits: list[Fact], facts: list[Fact]) -> list[Fact]:
+    """The hits plus the other details of the same call of the same goal (all the parts
+    of one address)."""
+    calls = {(f.goal, f.key.rsplit(".", 1)[0]) for f in hits if f.kind == "detail" and "." in f.key}
+    extra = [
+        f
+        for f in facts
+        if f.kind == "detail" and (f.goal, f.key.rsplit(".", 1)[0]) in calls and f not in hits
+    ]
+    return hits + extra
 
 
 def goal_phrase(task: Task) -> str:
@@ -128,13 +157,18 @@ class ScriptedUser:
 
     1. ``view.goal_met()`` -> thanks and ``###STOP###``;
     2. "transfer" mentioned -> ``###TRANSFER###``;
-    3. identity asked (email, name, zip, account, verify, ...) -> the identity facts
-       asked for and not yet given (email, or name and zip; all of them when the
-       request does not say which); asked again as a question -> restated;
-    4. an open question (which/what/...) about known facts -> those facts restated;
-    5. a yes/no or confirmation question -> "Yes, please go ahead.";
-    6. a question or request about known facts -> those facts restated;
-    7. otherwise -> a nudge repeating the goal.
+    3. identity asked (email, name, zip, account, verify, ... in the agent's question,
+       or anywhere in a text that asks nothing) -> the identity facts asked for and not
+       yet given (email, or name and zip; all of them when the request does not say
+       which); asked again as a question -> restated;
+    4. a question about a detail the user held back (``in_opening`` false: a payment
+       method, a new address, a reason) -> that detail, with the rest of its call's
+       details (a whole address);
+    5. no question or request at all -> "Okay, thank you.";
+    6. an open question (which/what/...) about known facts -> those facts restated;
+    7. a yes/no or confirmation question -> "Yes, please go ahead.";
+    8. a question or request about known facts -> those facts restated;
+    9. otherwise -> a nudge repeating the goal.
 
     A reply it already gave since the last progress becomes a nudge instead, so an agent
     cannot keep it confirming forever. Progress is a write done since the previous reply
@@ -148,13 +182,20 @@ class ScriptedUser:
         self.max_nudges = max_nudges
         self._task: Task | None = None
         self._revealed: set[int] = set()  # indices into known_info
+        self._told: set[tuple[int, str]] = set()  # (goal, key) of held-back facts already given
         self._given: set[str] = set()  # replies since the last progress
         self._nudges = 0
         self._writes = 0
 
     def start(self, task: Task) -> str:
         self._task = task
-        self._revealed = set()
+        opening = task.user_scenario.opening_message.casefold()
+        self._revealed = {  # identity already given in the opening message
+            i
+            for i, f in enumerate(task.user_scenario.known_info)
+            if f.kind == "identity" and all(m.casefold() in opening for m in f.must)
+        }
+        self._told = set()
         self._given = set()
         self._nudges = 0
         self._writes = 0
@@ -176,16 +217,28 @@ class ScriptedUser:
             self._progress()
         facts = task.user_scenario.known_info
         asks = "?" in text or any(cue in lowered for cue in REQUEST_CUES)
-        identity = self._identity_asked(facts, lowered)
+        focus = _focus(text)
+        # Identity is asked in the question itself; an agent restating an action that
+        # mentions a zip code or a name is not asking who the user is.
+        identity = self._identity_asked(facts, focus.lower() if asks else lowered)
         new = [i for i in identity if i not in self._revealed]
         if new:
             self._revealed.update(new)
             self._progress()
             return UserTurn(identity_sentence([facts[i] for i in new]))
-        focus = _focus(text)
-        hits = [f for f in facts if _words(f"{fact_label(f)} {f.text}") & _words(focus)] if asks else []
+        others = [f for f in facts if f.kind != "identity"]
+        hits = [f for f in others if _words(f"{fact_label(f)} {f.text}") & _words(focus)] if asks else []
+        held = [f for f in hits if not f.in_opening and (f.goal, f.key) not in self._told]
+        if held:  # a detail the user kept back, now asked for: the current goal's first
+            current = min(f.goal for f in held)
+            given = _with_group([f for f in held if f.goal == current], others)
+            self._told.update((f.goal, f.key) for f in given)
+            self._progress()
+            return UserTurn(facts_sentence(given))
         if identity and asks:
             answer: str | None = identity_sentence([facts[i] for i in identity])
+        elif not asks:
+            answer = ACKNOWLEDGE
         elif OPEN_QUESTION.search(focus.lower()):
             answer = facts_sentence(hits) if hits else None
         elif focus.rstrip().endswith("?") or any(cue in focus.lower() for cue in CONFIRM_CUES):

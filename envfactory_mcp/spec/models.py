@@ -100,8 +100,9 @@ class ToolSpec(_Model):
     )
     claims: list[str] = Field(
         default_factory=list,
-        description="Output paths (no []) whose values the agent must tell the user after this call, "
-        "e.g. 'totals.refunded' or 'status'. Task synthesis turns them into the claims scoring checks.",
+        description="Output paths whose values the agent must tell the user after this call, "
+        "e.g. 'totals.refunded' or 'status'; a path through one list ('variants[].price') is about the "
+        "element the user names by its entity. Task synthesis turns them into the claims scoring checks.",
     )
     destructive: bool | None = Field(
         default=None, description="MCP destructiveHint; defaults to True for writes."

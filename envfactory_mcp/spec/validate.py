@@ -149,8 +149,15 @@ def _check_tool(tool: ToolSpec, tables: dict[str, TableSpec]) -> None:
         if not _path_exists(tool.output_schema, path):
             raise SpecError(f"{here}.outputs[{path}]", "path does not exist in the output schema")
     for i, path in enumerate(tool.claims):
-        if "[]" in path or not _path_exists(tool.output_schema, path):
+        if path.count("[]") > 1 or not _path_exists(tool.output_schema, path):
             raise SpecError(f"{here}.claims[{i}]", f"{path!r} is not a path to one value of the output schema")
+        if "[]" in path and not any(
+            p.startswith(path.split("[]")[0] + "[].") for p in tool.outputs
+        ):
+            # A claim about one element of a list: the user names the element by its entity.
+            raise SpecError(
+                f"{here}.claims[{i}]", f"{path!r}: the list's elements carry no entity the user could name"
+            )
 
 
 def _check_json_schema(schema: dict[str, Any], where: str) -> None:

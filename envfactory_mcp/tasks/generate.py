@@ -1,9 +1,11 @@
-"""The task pipeline: sample a chain, run it through the oracle, write the scenario, calibrate.
+"""The task pipeline: draw goals, sample a chain per goal, run them through the oracle,
+complete the gold for the policy, write the scenario, realise the opening message.
 
 ``generate_tasks`` is deterministic: the same environment, count, seed and sampler give
 byte-identical ``tasks.jsonl``. Every emitted task is valid (its gold actions ran without
 error, a write task changes the state, every parameter was known to the user or returned
-by an earlier step, no duplicate gold action list); rejected chains are counted by reason.
+by an earlier step, the user knows whatever the policy makes the agent ask for, no two
+tasks share a gold outcome); rejected draws are counted by reason.
 """
 
 from __future__ import annotations
@@ -17,8 +19,17 @@ from typing import Literal
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.graph import build_graph
-from envfactory_mcp.graph.sample import RandomWalkSampler, SamplerConfig, TopologySampler
-from envfactory_mcp.tasks.calibrate import calibrate_offline, check_message, leak_rules_for
+from envfactory_mcp.graph.build import tool_id
+from envfactory_mcp.graph.sample import Chain, RandomWalkSampler, SamplerConfig, TopologySampler
+from envfactory_mcp.tasks.calibrate import check_message, leak_rules_for
+from envfactory_mcp.tasks.compose import (
+    ComposedGold,
+    GoalDraw,
+    GoalDrawer,
+    complete_for_policy,
+    concatenate,
+    state_filter,
+)
 from envfactory_mcp.tasks.model import (
     Calibration,
     Gold,
@@ -28,8 +39,10 @@ from envfactory_mcp.tasks.model import (
     Task,
     UserScenario,
 )
-from envfactory_mcp.tasks.oracle import Oracle, OracleRun, Rejected
-from envfactory_mcp.tasks.scenario import STYLES, Describer, Scenario, build_scenario
+from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected
+from envfactory_mcp.tasks.realise import OpeningPlan, realise_opening
+from envfactory_mcp.tasks.scenario import Describer, Scenario, build_scenario
+from envfactory_mcp.tasks.stats import outcome_key
 
 SamplerName = Literal["topology", "random_walk"]
 
@@ -54,61 +67,118 @@ def generate_tasks(
     max_draws: int | None = None,
     on_task: Callable[[Task], None] | None = None,
 ) -> tuple[list[Task], GenerationReport]:
-    """Up to ``n`` valid tasks (fewer only if ``max_draws`` chains run out first)."""
+    """Up to ``n`` valid tasks (fewer only if ``max_draws`` draws run out first)."""
     config = config or SamplerConfig(expected=n)
     graph = build_graph(env.spec)
-    chains = (
-        TopologySampler(graph, seed, config)
-        if sampler == "topology"
-        else RandomWalkSampler(graph, seed, config)
-    )
+    topology = TopologySampler(graph, seed, config)
+    walk = RandomWalkSampler(graph, seed, config)
+    drawer = GoalDrawer(env.spec, random.Random(f"goals:{seed}"))
     oracle = Oracle(env, seed)
     describer = Describer(env, oracle.data)
     rng = random.Random(f"tasks:{seed}:{sampler}")
     report = GenerationReport()
     tasks: list[Task] = []
-    seen: set[str] = set()
-    draws = 0
+    outcomes: set[str] = set()
+    draws_done = 0
     limit = max_draws if max_draws is not None else max(200, 40 * n)
-    while len(tasks) < n and draws < limit:
-        draws += 1
-        chain = chains.sample()
-        if chain is None:
+    while len(tasks) < n and draws_done < limit:
+        draws_done += 1
+        drawn = _draw(env, drawer, topology, walk, oracle, sampler)
+        if drawn is None:
             report.sampler_misses += 1
             continue
+        chain, goal_steps, chain_goal, goals, filters = drawn
         report.sampled += 1
         try:
-            run = oracle.run(chain, rng)
+            run = oracle.run(chain, rng, goal_filters=filters)
+            gold = complete_for_policy(oracle, run, goal_steps, chain_goal, goals, rng)
         except Rejected as exc:
             report.rejected[exc.code] += 1
             continue
-        scenario = build_scenario(run, env, describer, rng)
-        if not run.writes and not scenario.claims:
+        scenario = build_scenario(run, gold, goals, env, describer, rng)
+        writes = any(env.spec.tool(a.tool).effect == "write" for a in gold.actions)  # type: ignore[union-attr]
+        required = _required_calls(env, goals)
+        if not writes and not scenario.claims and not required:
             # Nothing changes and nothing needs telling: doing nothing would pass.
             report.rejected["no_effect"] += 1
             continue
-        key = json.dumps([[a.tool, a.arguments] for a in run.actions], sort_keys=True, default=str)
-        if key in seen:
-            report.duplicates += 1
-            continue
-        rules = leak_rules_for(env.spec, scenario.facts, [(a.tool, a.arguments) for a in run.actions])
-        style = scenario.persona.split(", ", 1)[1].rstrip(".") if ", " in scenario.persona else STYLES[0]
-        message, calibration = calibrate_offline(scenario.facts, scenario.goal_intents, style, rng)
+        rules = leak_rules_for(env.spec, scenario.facts, [(a.tool, a.arguments) for a in gold.actions])
+        identity = [f for f in scenario.facts if f.kind == "identity"]
+        plan = OpeningPlan(
+            style=scenario.style, name=scenario.name, identity=identity, goals=scenario.plans, withheld=scenario.withheld
+        )
+        message, operations = realise_opening(plan, rng)
         if check_message(message, scenario.facts, rules):
             report.calibration_failures += 1
             continue
-        seen.add(key)
-        task = _task(env, run, scenario, message, calibration, seed, sampler, len(tasks))
+        calibration = Calibration(method="offline", operations=operations)
+        task = _task(env, chain, gold, scenario, required, message, calibration, seed, sampler, len(tasks))
+        outcome = outcome_key(task)
+        if outcome in outcomes:  # no two tasks come to the same thing
+            report.duplicates += 1
+            continue
+        outcomes.add(outcome)
         tasks.append(task)
         if on_task is not None:
             on_task(task)
     return tasks, report
 
 
+Drawn = tuple[Chain, list[int], list[int], list[GoalDraw], dict[int, GoalFilter]]
+
+
+def _draw(
+    env: Environment,
+    drawer: GoalDrawer,
+    topology: TopologySampler,
+    walk: RandomWalkSampler,
+    oracle: Oracle,
+    sampler: SamplerName,
+) -> Drawn | None:
+    """A chain, its goal steps, the goal each serves, the goals and the goal filters; None
+    when the sampler missed."""
+    if sampler == "random_walk":
+        chain = walk.sample()
+        if chain is None:
+            return None
+        last = chain.steps[-1].tool.split("/", 1)[1]
+        kind = "act" if env.spec.tool(last).effect == "write" else "ask"  # type: ignore[union-attr]
+        return chain, [len(chain.steps) - 1], [0], [GoalDraw(kind, last)], {}
+    goals = drawer.draw()
+    chains: list[Chain] = []
+    chain_goal: list[int] = []
+    for index, goal in enumerate(goals):
+        if goal.kind == "transfer":
+            continue
+        for _ in range(2 if goal.total else 1):
+            sampled = topology.sample(goal=tool_id(env.spec.name, goal.tool))
+            if sampled is None:
+                return None
+            chains.append(sampled)
+            chain_goal.append(index)
+    if not chains:
+        return None
+    chain, goal_steps = concatenate(chains)
+    filters: dict[int, GoalFilter] = {}
+    for index, step in zip(chain_goal, goal_steps, strict=True):
+        goal = goals[index]
+        # A refusal, or a contingent goal whose fallback is to tell the state: the object
+        # must be in a state the rule does not allow.
+        if goal.rule is not None and goal.tool == goal.rule.shown_by:
+            filters[step] = state_filter(oracle, goal.tool, goal.rule, allowed=False)
+    return chain, goal_steps, chain_goal, goals, filters
+
+
+def _required_calls(env: Environment, goals: list[GoalDraw]) -> list[str]:
+    return [g.tool for g in goals if g.kind == "transfer"]
+
+
 def _task(
     env: Environment,
-    run: OracleRun,
+    chain: Chain,
+    gold: ComposedGold,
     scenario: Scenario,
+    required: list[str],
     message: str,
     calibration: Calibration,
     seed: int,
@@ -116,11 +186,13 @@ def _task(
     index: int,
 ) -> Task:
     name = env.spec.name
+    confirm = set(env.spec.policy_rules.confirm)
+    writes = any(env.spec.tool(a.tool).effect == "write" for a in gold.actions)  # type: ignore[union-attr]
     return Task(
         task_id=f"{name}-{sampler.replace('_', '-')}-s{seed}-{index:05d}",
         env=name,
         servers=[name],
-        kind="write" if run.writes else "read",
+        kind="write" if writes else "read",
         user_scenario=UserScenario(
             persona=scenario.persona,
             name=scenario.name,
@@ -131,21 +203,25 @@ def _task(
             opening_message=message,
             calibration=calibration,
         ),
-        initial_state=InitialState(state_hash=run.initial_hash),
+        initial_state=InitialState(state_hash=gold.initial_hash),
         gold=Gold(
             actions=[
-                GoldAction(server=a.server, name=a.tool, arguments=a.arguments, output=a.output)
-                for a in run.actions
+                GoldAction(
+                    server=a.server, name=a.tool, arguments=a.arguments, output=a.output, confirm=a.tool in confirm
+                )
+                for a in gold.actions
             ],
-            final_state_hash=run.final_hash,
-            diff=run.diff,
+            final_state_hash=gold.final_hash,
+            diff=gold.diff,
             claims=scenario.claims,
+            required_calls=required,
+            goals=scenario.goals,
         ),
         provenance=Provenance(
             sampler=sampler,
             seed=seed,
-            chain=list(run.chain.tools),
-            structure=run.chain.structure(),
+            chain=list(chain.tools),
+            structure=chain.structure(),
             index=index,
         ),
     )

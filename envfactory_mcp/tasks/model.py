@@ -63,6 +63,32 @@ class GoldAction(Model):
     name: str
     arguments: dict[str, Any]
     output: dict[str, Any]
+    confirm: bool = False  # the policy wants the user's explicit yes before this call
+
+
+GoalKind = Literal["act", "ask", "refuse", "transfer", "contingent"]
+
+
+class GoalOutcome(Model):
+    """One thing the user came for, and how the gold serves it.
+
+    ``act``: a change is made; ``ask``: a question is answered (claims); ``refuse``: the
+    user asks for ``requested`` and the policy says no (``reason``), the state stays as
+    it is and the state of the object is the claim; ``transfer``: the user wants what no
+    tool can do (``request``) and is handed to a human; ``contingent``: "if it is still
+    ``condition``, ``requested``; otherwise ``otherwise``": what the agent finds decides,
+    ``taken`` says which branch the gold took."""
+
+    kind: GoalKind
+    intent: str  # user phrase of what the gold does for this goal
+    tool: str  # the goal's tool in the gold
+    actions: list[int]  # indices into gold.actions that serve this goal (lookups included)
+    requested: str | None = None  # refuse / contingent: the user phrase of the restricted action
+    reason: str | None = None  # refuse / contingent: why the restricted action is not allowed
+    condition: str | None = None  # contingent: the state the user hopes for
+    otherwise: str | None = None  # contingent: the fallback, as the user puts it
+    taken: Literal["then", "otherwise"] | None = None  # contingent: the branch the gold took
+    request: str | None = None  # transfer: the out-of-scope request
 
 
 class Claim(Model):
@@ -72,6 +98,7 @@ class Claim(Model):
     path: str
     value: Any
     text: str
+    goal: int = 0  # which of the task's goals this claim reports on
 
 
 class Gold(Model):
@@ -80,14 +107,12 @@ class Gold(Model):
     diff: dict[str, Any]
     claims: list[Claim]
     required_calls: list[str] = Field(default_factory=list)  # tools that must be called, any arguments (a hand-off)
+    goals: list[GoalOutcome] = Field(default_factory=list)
 
 
 class InitialState(Model):
     kind: Literal["seed"] = "seed"
     state_hash: str
-
-
-GoalKind = Literal["act", "ask", "refuse", "transfer", "contingent"]
 
 
 class Provenance(Model):
@@ -96,7 +121,6 @@ class Provenance(Model):
     chain: list[str]
     structure: str
     index: int
-    goal_kinds: list[GoalKind] = Field(default_factory=list)  # one per goal of the task, in order
 
 
 class Task(Model):

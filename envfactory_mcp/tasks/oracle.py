@@ -139,7 +139,9 @@ class Oracle:
             try:
                 return self._run_once(chain, rng, goal_filters or {})
             except Rejected as exc:
-                if exc.code in ("missing_param", "no_viable_goal") or attempt == attempts - 1:
+                # Another draw of the first goal picks another user, who may have what the
+                # other goals need; a chain with a parameter nobody provides never will.
+                if exc.code == "missing_param" or attempt == attempts - 1:
                     raise
         raise AssertionError("unreachable")
 
@@ -153,6 +155,7 @@ class Oracle:
                     )
         goal_args: dict[int, dict[str, Any]] = {}
         persona_value: Any = None
+        taken: set[tuple[str, str]] = set()
         goals = [i for i, step in enumerate(chain.steps) if step.goal]
         # Goals that act on objects decide who the user is; goals with only typed values
         # (a log-in, a calculation) then take that user's own values.
@@ -166,11 +169,15 @@ class Oracle:
                 pool = [a for a in pool if goal_filters[i](a)]
             if persona_value is not None:
                 pool = [a for a in pool if self._belongs(tool, a, persona_value)]
+            # Each goal is about its own objects: two goals on one order would contradict
+            # each other (change its address, then cancel it) or ask the same thing twice.
+            pool = [a for a in pool if not self._objects(tool, a) & taken]
             if not pool:
                 raise Rejected(
                     "no_viable_goal", f"no call of {tool} succeeds on the seed state for this user"
                 )
             goal_args[i] = dict(rng.choice(pool))
+            taken |= self._objects(tool, goal_args[i])
             if persona_value is None:
                 persona_value = self._persona_of(tool, goal_args[i])
         persona_row = self._persona_row(persona_value)
@@ -239,6 +246,15 @@ class Oracle:
         )
 
     # ---------------------------------------------------------------- helpers
+
+    def _objects(self, tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
+        """What a call is about: its first object (an order, a product), the persona aside;
+        for a call on the persona alone (their own address), the tool itself."""
+        for param in self.params[tool]:  # objects the user can name come first
+            if param.entity and param.entity != self.persona_entity and param.name in args:
+                value = args[param.name]
+                return {(param.entity, repr(v)) for v in (value if isinstance(value, list) else [value])}
+        return {("tool", tool)}
 
     def _persona_of(self, tool: str, args: dict[str, Any]) -> Any:
         """The persona (e.g. the user) that owns the objects in ``args``: the nearest

@@ -20,8 +20,10 @@ from typing import Any
 from envfactory_mcp.env import Environment
 from envfactory_mcp.seeddata import SeedData
 from envfactory_mcp.spec import ToolSpec
-from envfactory_mcp.tasks.model import Claim, Fact, FactKind
+from envfactory_mcp.tasks.compose import TELL_STATE, TOTAL_INTENT, ComposedGold, GoalDraw
+from envfactory_mcp.tasks.model import Claim, Fact, FactKind, GoalOutcome
 from envfactory_mcp.tasks.oracle import OracleRun, persona_entity_of, values_at
+from envfactory_mcp.tasks.realise import GoalPlan
 
 NAME_COLUMNS = ("name", "title", "label")
 STYLES = (
@@ -47,14 +49,16 @@ class Describer:
         self.persona_entity = persona_entity_of(env.spec)
         self.persona_table = data.owner[self.persona_entity][0] if self.persona_entity in data.owner else None
 
-    def describe(self, entity: str, value: Any, persona_row: int | None) -> Description:
-        """A description of ``value`` unique among the persona's other objects of this kind."""
+    def describe(self, entity: str, value: Any, persona_row: int | None, variant: bool = False) -> Description:
+        """A description of ``value`` unique among the persona's other objects of this kind,
+        or, with ``variant``, among the other variants of the same thing (the new item of an
+        exchange must be told apart from the other sizes and colours of its product)."""
         row = self.data.owner_row(entity, value)
         words = entity.replace("_", " ")
         if row is None:
             return Description(f"the {words} {value}", [str(value)])
         attributes = self._attributes(row)
-        siblings = self._siblings(entity, value, persona_row)
+        siblings = self._variants(row) if variant else self._siblings(entity, value, persona_row)
         chosen: list[tuple[str, str, str]] = []
         for attribute in attributes:
             chosen.append(attribute)
@@ -129,6 +133,17 @@ class Describer:
                         others.append(index)
         return others
 
+    def _variants(self, row: int) -> list[int]:
+        """Other rows of the same table that reference the same things (same product)."""
+        table_name, values = self.data.rows[row]
+        table = self.tables[table_name]
+        refs = [c.name for c in table.columns if c.references and values.get(c.name) is not None]
+        return [
+            index
+            for index in self.data.by_table[table_name]
+            if index != row and refs and all(self.data.rows[index][1].get(c) == values[c] for c in refs)
+        ]
+
     def _matches(self, row: int, chosen: list[tuple[str, str, str]]) -> bool:
         """Whether another object shares every chosen attribute (the description is ambiguous)."""
         attributes = {(a[0], a[2]) for a in self._attributes(row)}
@@ -177,81 +192,87 @@ def _date_text(text: str) -> str:
 
 # ---------------------------------------------------------------- facts
 
+# Share of act goals whose details (a payment method, a new address, a reason) the user
+# keeps back until the agent asks for them.
+WITHHOLD_PROB = 0.45
+
 
 @dataclass
 class Scenario:
     name: str | None
     persona: str
+    style: str
     facts: list[Fact]
     unknown: list[str]
     reason: str
     overspecified: str
     claims: list[Claim]
-    goal_intents: list[str]
+    goals: list[GoalOutcome]
+    plans: list[GoalPlan]  # what the opening message says about each goal
+
+    @property
+    def withheld(self) -> bool:
+        return any(not f.in_opening and f.kind != "identity" for f in self.facts)
 
 
-def build_scenario(run: OracleRun, env: Environment, describer: Describer, rng: random.Random) -> Scenario:
+def build_scenario(
+    run: OracleRun,
+    gold: ComposedGold,
+    draws: list[GoalDraw],
+    env: Environment,
+    describer: Describer,
+    rng: random.Random,
+) -> Scenario:
+    """What the user knows and wants for a composed task (see ``tasks.compose``)."""
     tools: dict[str, ToolSpec] = {t.name: t for t in env.spec.tools}
+    rules = env.spec.policy_rules
+    auth_tools = set(rules.authentication.tools) if rules.authentication else set()
     persona_row = None
     if run.persona is not None and describer.persona_entity:
         pk = describer.data.owner[describer.persona_entity][1]
         persona_row = describer.data.owner_row(describer.persona_entity, run.persona[pk])
     name = _person_name(run.persona)
-    identity_steps = {
-        i
-        for i, a in enumerate(run.actions)
-        if describer.persona_entity and _is_login(tools[a.tool], describer.persona_entity)
-    }
     goal_steps = [i for i, s in enumerate(run.chain.steps) if s.goal]
-
-    def goal_of(step: int) -> int:
-        """The goal a step serves: the first goal at or after it (steps after the last goal
-        are checks on it)."""
-        return next((g for g, i in enumerate(goal_steps) if i >= step), max(len(goal_steps) - 1, 0))
 
     facts: list[Fact] = []
     seen: set[str] = set()
 
     def add(fact: Fact) -> None:
-        marker = json.dumps([fact.kind, fact.key, fact.value], sort_keys=True, default=str)
+        # The same value may serve two goals (both new addresses are in the USA): each goal
+        # keeps its own copy, so what the user says about one goal is complete.
+        goal = None if fact.kind == "identity" else fact.goal
+        marker = json.dumps([fact.kind, fact.key, fact.value, goal], sort_keys=True, default=str)
         if marker not in seen:
             seen.add(marker)
             facts.append(fact)
 
-    def typed(key: str, kind: FactKind, value: Any, step: int) -> None:
+    def typed(key: str, kind: FactKind, value: Any, goal: int) -> None:
         """A fact the user states as is: the value itself is what must appear."""
-        add(
-            Fact(
-                key=key,
-                kind=kind,
-                value=value,
-                text=str(value),
-                must=[str(value)],
-                in_opening=kind != "identity",
-                goal=goal_of(step),
-            )
-        )
+        text = str(value)
+        add(Fact(key=key, kind=kind, value=value, text=text, must=[text], in_opening=kind != "identity", goal=goal))
 
+    for key, value in (gold.auth_args or {}).items():
+        typed(key, "identity", value, 0)
     for uv in run.user_values:
         tool = tools[run.actions[uv.step].tool]
-        if uv.value in (None, "", []):
+        if uv.value in (None, "", []) or tool.name in auth_tools or uv.step in gold.dropped:
             continue
-        if uv.step in identity_steps:
-            typed(uv.param, "identity", uv.value, uv.step)
-        elif uv.entity:
+        goal = gold.step_goal[uv.step]
+        if uv.entity:
             for v in uv.value if isinstance(uv.value, list) else [uv.value]:
-                typed(uv.param, "reference", v, uv.step)
+                typed(uv.param, "reference", v, goal)
         else:
-            typed(f"{tool.name}.{uv.param}", "detail", uv.value, uv.step)
-    known_refs = {f.value for f in facts if f.kind == "reference"}
-    unknown: list[str] = []
+            typed(f"{tool.name}.{uv.param}", "detail", uv.value, goal)
+    known_refs = {(f.value, f.goal) for f in facts if f.kind == "reference"}
     for step, param, entity, value in run.looked_up:
         if step not in goal_steps:
             continue
+        tool = tools[run.actions[step].tool]
+        variant = _replaces(tool, param)
         for v in value if isinstance(value, list) else [value]:
-            if v in known_refs or entity == describer.persona_entity:
+            if (v, gold.step_goal[step]) in known_refs or entity == describer.persona_entity:
                 continue
-            description = describer.describe(entity, v, persona_row)
+            description = describer.describe(entity, v, persona_row, variant=variant)
             add(
                 Fact(
                     key=param,
@@ -260,44 +281,185 @@ def build_scenario(run: OracleRun, env: Environment, describer: Describer, rng: 
                     text=description.text,
                     must=description.must,
                     in_opening=True,
-                    goal=goal_of(step),
+                    goal=gold.step_goal[step],
                 )
             )
+    unknown: list[str] = []
     for _, _, entity, _ in run.looked_up:
         label = f"the internal {entity.replace('_', ' ')} id"
         if label not in unknown:
             unknown.append(label)
-    intents = [tools[run.actions[i].tool].intent for i in goal_steps]
-    claims = _claims(run, tools, goal_steps)
+    claims: list[Claim] = []
+    for g, _ in enumerate(draws):
+        action = gold.actions[gold.goal_index[g]]
+        for claim, element in _claims(action, tools[action.tool], rng):
+            claims.append(claim.model_copy(update={"goal": g}))
+            if element is not None and (element[1], g) not in known_refs:
+                entity, value = element
+                description = describer.describe(entity, value, persona_row, variant=True)
+                add(Fact(key=f"{entity}_id", kind="reference", value=value, text=description.text,
+                         must=description.must, in_opening=True, goal=g))
+    for g, entity, value in gold.named:  # what a total is about, by what the things are
+        description = describer.describe(entity, value, persona_row, variant=True)
+        add(Fact(key=f"{entity}_id", kind="reference", value=value, text=description.text,
+                 must=description.must, in_opening=True, goal=g))
+    facts = _withhold(facts, draws, gold, tools, rng)
+    goals, plans = _goals(gold, draws, facts, tools, describer)
     style = rng.choice(STYLES)
-    persona = f"{name or 'A customer'}, {style}."
     return Scenario(
         name=name,
-        persona=persona,
+        persona=f"{name or 'A customer'}, {style}.",
+        style=style,
         facts=facts,
         unknown=unknown,
-        reason="; ".join(intents),
-        overspecified=_overspecified(run),
+        reason="; ".join(g.intent if g.kind != "refuse" else g.requested or g.intent for g in goals),
+        overspecified=_overspecified(gold),
         claims=claims,
-        goal_intents=intents,
+        goals=goals,
+        plans=plans,
     )
 
 
-def _claims(run: OracleRun, tools: dict[str, ToolSpec], goal_steps: list[int]) -> list[Claim]:
-    steps = list(goal_steps)
-    last = len(run.actions) - 1
-    if tools[run.actions[last].tool].effect == "read" and last not in steps:
-        steps.append(last)
-    claims = []
-    for i in steps:
-        action = run.actions[i]
-        for path in tools[action.tool].claims:
+def _replaces(tool: ToolSpec, param: str) -> bool:
+    """Whether ``param`` is a second parameter of an entity in ``tool`` (new_item_ids
+    after item_ids): it names replacements, told apart among variants."""
+    names = list(tool.input_schema.get("properties", {}))
+    entity = tool.params[param].entity if param in tool.params else None
+    return entity is not None and any(
+        tool.params[n].entity == entity for n in names[: names.index(param)] if n in tool.params
+    )
+
+
+def _withhold(
+    facts: list[Fact], draws: list[GoalDraw], gold: ComposedGold, tools: dict[str, ToolSpec], rng: random.Random
+) -> list[Fact]:
+    """Hold back, for some act goals, every fact but the object the goal is about: the
+    agent will have to ask for the payment method, the new address, the reason."""
+    out = list(facts)
+    for goal, draw in enumerate(draws):
+        if draw.kind not in ("act", "contingent") or rng.random() >= WITHHOLD_PROB:
+            continue
+        action = gold.actions[gold.goal_index[goal]]
+        subject = _subject_value(tools[action.tool], action.arguments)
+        own = [i for i, f in enumerate(out) if f.goal == goal and f.kind != "identity"]
+        held = [i for i in own if out[i].value != subject]
+        if not held or len(held) == len(own):
+            continue
+        for i in held:
+            out[i] = out[i].model_copy(update={"in_opening": False})
+    return out
+
+
+def _subject_value(tool: ToolSpec, arguments: dict[str, Any]) -> Any:
+    """The object a call is about: its first entity argument the user could name."""
+    names = sorted(
+        (n for n in arguments if n in tool.params and tool.params[n].entity),
+        key=lambda n: not tool.params[n].user_provided,
+    )
+    return arguments[names[0]] if names else None
+
+
+def _goals(
+    gold: ComposedGold,
+    draws: list[GoalDraw],
+    facts: list[Fact],
+    tools: dict[str, ToolSpec],
+    describer: Describer,
+) -> tuple[list[GoalOutcome], list[GoalPlan]]:
+    goals: list[GoalOutcome] = []
+    plans: list[GoalPlan] = []
+    for g, draw in enumerate(draws):
+        opening = [f for f in facts if f.goal == g and f.in_opening and f.kind != "identity"]
+        tool = tools[draw.tool]
+        action = gold.actions[gold.goal_index[g]]
+        outcome = GoalOutcome(kind=draw.kind, intent=tool.intent, tool=draw.tool, actions=gold.goal_actions[g])
+        plan = GoalPlan(kind=draw.kind, intent=tool.intent, tool=draw.tool, facts=opening)
+        if draw.total:
+            outcome = outcome.model_copy(update={"intent": TOTAL_INTENT, "tool": action.tool})
+            plan = GoalPlan(kind="ask", intent=TOTAL_INTENT, tool=action.tool, facts=opening)
+        if draw.kind == "refuse":
+            assert draw.rule is not None
+            requested = tools[draw.rule.tool].intent
+            outcome = outcome.model_copy(update={"requested": requested, "reason": draw.rule.reason})
+            plan = GoalPlan(kind="refuse", intent=requested, tool=draw.rule.tool, facts=opening)
+        elif draw.kind == "contingent":
+            assert draw.rule is not None
+            then_intent = tools[draw.rule.tool].intent
+            otherwise = tools[draw.counter.tool].intent if draw.counter else TELL_STATE
+            if draw.taken == "then":
+                state = _state_of(describer, draw.rule, action.arguments, tools[draw.tool])
+                condition = str(state if state is not None else draw.rule.allowed[0])
+            else:
+                condition = str(draw.rule.allowed[0])
+            condition = condition.replace("_", " ")
+            outcome = outcome.model_copy(
+                update={
+                    "requested": then_intent,
+                    "reason": draw.rule.reason,
+                    "condition": condition,
+                    "otherwise": otherwise,
+                    "taken": draw.taken,
+                }
+            )
+            plan = GoalPlan(
+                kind="contingent",
+                intent=then_intent,
+                tool=draw.rule.tool,
+                facts=opening,
+                condition=condition,
+                otherwise=otherwise,
+            )
+        elif draw.kind == "transfer":
+            outcome = outcome.model_copy(update={"request": draw.request})
+            plan = GoalPlan(kind="transfer", intent=tool.intent, tool=draw.tool, facts=opening, request=draw.request)
+        goals.append(outcome)
+        plans.append(plan)
+    return goals, plans
+
+
+def _state_of(describer: Describer, rule: Any, arguments: dict[str, Any], tool: ToolSpec) -> Any:
+    for name, param in tool.params.items():
+        if param.entity == rule.entity and name in arguments:
+            row = describer.data.owner_row(rule.entity, arguments[name])
+            if row is not None:
+                return describer.data.rows[row][1].get(rule.column)
+    return None
+
+
+def _claims(
+    action: Any, tool: ToolSpec, rng: random.Random
+) -> list[tuple[Claim, tuple[str, Any] | None]]:
+    """The claims of one goal action, each with the list element it is about (entity,
+    value) when its path runs through a list: one element, drawn, that the user names."""
+    out: list[tuple[Claim, tuple[str, Any] | None]] = []
+    chosen: dict[str, int] = {}  # list path -> element index, shared by that list's claims
+    for path in tool.claims:
+        if "[]" not in path:
             values = values_at(action.output, path)
             if values:
-                claims.append(
-                    Claim(tool=action.tool, path=path, value=values[0], text=_claim_text(values[0]))
-                )
-    return claims
+                out.append((Claim(tool=tool.name, path=path, value=values[0], text=_claim_text(values[0])), None))
+            continue
+        prefix, rest = path.split("[].", 1)
+        elements = values_at_list(action.output, prefix)
+        ids = [(p.split("[].", 1)[1], e) for p, e in tool.outputs.items() if p.startswith(prefix + "[].")]
+        if not elements or not ids:
+            continue
+        index = chosen.setdefault(prefix, rng.randrange(len(elements)))
+        element = elements[index]
+        key, entity = ids[0]
+        value = values_at(element, rest)
+        if value and element.get(key) is not None:
+            claim = Claim(tool=tool.name, path=path, value=value[0], text=_claim_text(value[0]))
+            out.append((claim, (entity, element[key])))
+    return out
+
+
+def values_at_list(output: Any, path: str) -> list[dict[str, Any]]:
+    """The objects of the list at ``path`` ('variants', 'a.items')."""
+    node = output
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return [e for e in node if isinstance(e, dict)] if isinstance(node, list) else []
 
 
 def _claim_text(value: Any) -> str:
@@ -306,25 +468,13 @@ def _claim_text(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
-def _overspecified(run: OracleRun) -> str:
+def _overspecified(gold: ComposedGold) -> str:
     lines = ["Do exactly this, in order:"]
-    for i, action in enumerate(run.actions, 1):
+    for i, action in enumerate(gold.actions, 1):
         lines.append(
             f"{i}. call {action.tool} with {json.dumps(action.arguments, sort_keys=True, ensure_ascii=False)}"
         )
     return "\n".join(lines)
-
-
-def _is_login(tool: ToolSpec, persona_entity: str) -> bool:
-    inputs = tool.input_schema.get("properties", {})
-    return (
-        bool(inputs)
-        and all(
-            tool.params.get(n) is not None and tool.params[n].user_provided and not tool.params[n].entity
-            for n in inputs
-        )
-        and persona_entity in tool.outputs.values()
-    )
 
 
 def _person_name(row: dict[str, Any] | None) -> str | None:

@@ -156,9 +156,9 @@ CATALOG: list[tuple[str, int, dict[str, list[str]]]] = [
 
 N_USERS = 64
 STATUS_COUNTS = [
-    ("pending", 50),
-    ("processed", 28),
-    ("delivered", 54),
+    ("pending", 110),
+    ("processed", 40),
+    ("delivered", 110),
     ("cancelled", 26),
     ("return_requested", 23),
     ("exchange_requested", 23),

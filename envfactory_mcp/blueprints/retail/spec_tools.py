@@ -278,6 +278,7 @@ def build_tools() -> list[ToolSpec]:
             ),
             reads=["items", "products"],
             outputs={"product_id": "product", "variants[].item_id": "item"},
+            claims=["variants[].price"],
         ),
         _tool(
             "list_all_product_types",
