@@ -159,7 +159,7 @@ VOICES: dict[str, Voice] = {
             "I was hoping you could {do}, if that's okay.", "Sorry, is it possible to {do}?",
         ),
         moods=("I've never done this before.", "Sorry, I'm not great with these things.",
-               "Not sure I'm asking the right way.", "This is a bit confusing for me."),
+               "Not sure I'm asking the right way.", "I find all this a bit confusing."),
         closers=(
             "Sorry if this is confusing.", "Thanks, and sorry for the trouble.", "Does that make sense?",
             "Thank you, I think that's everything.", "Sorry, and thank you.", "Thanks for your patience.",
@@ -172,7 +172,8 @@ VOICES: dict[str, Voice] = {
 DEFAULT_STYLE = "polite and patient"
 
 COMMON_REQUESTS = (
-    "I'd like to {do}.", "I need to {do}.", "I want to {do}.", "Can you help me {do}?", "Could you {do} for me?",
+    "I'd like to {do}.", "I need to {do}.", "I want to {do}.", "I'm here to {do}.", "Can somebody help me {do}?",
+    "My goal today is to {do}.", "You'd be a big help if you could {do}.", "Is it doable to {do}?", "Can you help me {do}?", "Could you {do} for me?",
     "I'm writing to {do}.", "I'm reaching out to {do}.", "Is it possible to {do}?", "Would you be able to {do}?",
     "I'd appreciate it if you could {do}.", "Please {do}.", "I'm looking to {do}.", "Can I {do}?",
     "I was hoping to {do}.", "What I need today is to {do}.", "I'm getting in touch to {do}.",
@@ -188,7 +189,8 @@ COMMON_ASKS = (
     "Quick question: can you {do}?", "I just need to {do}. What does it say?", "I'd like some help to {do}.",
     "Is there any way you could {do}?", "Could you take a look and {do}?", "Can you {do}? Just curious.",
     "I was hoping to {do}. Anything you can tell me helps.", "Are you able to {do}?",
-    "I've been meaning to {do}. Can you see anything?",
+    "I've been meaning to {do}. Can you see anything?", "Can you please {do}? I'm curious what it shows.",
+    "Mind if I ask you to {do}?", "Help me {do}, would you?",
 )
 STYLE_SHARE = 0.5  # how often a frame comes from the style's own list rather than the common one
 
@@ -240,11 +242,15 @@ ANNOUNCEMENTS = (
 )
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 I_WORDS = ("I", "I'm", "I'd", "I've", "I'll")
+# Frames that only open a turn: after "Also," or "since ..., " they read badly.
+OPENING_ONLY = ("so ", "so, ", "okay", "long story", "funny story", "um,", "sorry,", "request:", "specifically",
+                "to be precise", "exactly", "quick one", "here's", "need to", "want to", "looking to", "just need")
 
 # Reasons: the clause by the shape of the value, then where it goes.
-REASON_NEGATIVE = ("it's {v}", "it is {v}", "it turns out it's {v}", "it's simply {v}", "it's just {v}")
+REASON_NEGATIVE = ("it's {v}", "it is {v}", "it turns out it's {v}", "it's simply {v}", "it's just {v}",
+                   "it's {v} now", "it's {v} after all", "I realised it's {v}", "that one is {v}")
 REASON_PARTICIPLE = ("it was {v}", "it turns out it was {v}", "it was actually {v}", "the whole thing was {v}",
-                     "it was simply {v}")
+                     "it was simply {v}", "I realised it was {v}", "that one was {v}", "it was all {v}")
 REASON_OTHER = ("the reason is {v}", "my reason is {v}")
 REASON_AFTER = (" because {r}", ", since {r}", ", as {r}")
 REASON_BEFORE = ("{r}, so {s}", "since {r}, {s}", "because {r}, {s}")
@@ -254,8 +260,9 @@ REASON_ALONE = ("{r}.", "{r}, that's why.", "basically, {r}.", "to explain, {r}.
 # References by what they are ("the order with the Desk Lamp") or by a number the user has.
 NUMBERED_ROLES = ("order", "reservation", "booking", "ticket", "account", "invoice", "confirmation", "tracking")
 REFERENCE = (
-    "it's about {ref}.", "this is about {ref}.", "I mean {ref}.", "it concerns {ref}.", "this is for {ref}.",
+    "it's about {ref}.", "this is about {ref}.", "I mean {ref}.", "it concerns {ref}.",
     "I'm talking about {ref}.", "the {role} in question is {ref}.", "that's {ref}.", "it's {ref}, to be clear.",
+    "the one I mean is {ref}.",
 )
 RAW_REFERENCE = (
     "the {role} is {id}.", "it's {role} {id}.", "for reference, the {role} is {id}.", "I have the {role} here: {id}.",
@@ -266,7 +273,7 @@ NUMBERED_REFERENCE = (
 )
 TOPICS = ("about {ref}: ", "regarding {ref}, ", "so, {ref}: ", "as for {ref}, ", "it's about {ref}. ",
           "I have a question about {ref}. ", "this is about {ref}. ", "I'm writing about {ref}. ",
-          "there's {ref}. ", "concerning {ref}, ")
+          "concerning {ref}, ")
 # Other ways to say "the [status] order with the X [from May 10]" (every must string kept).
 DESCRIBED_OBJECT = (
     "the {pre}{role} with the {contents}{date}", "my {pre}{role} with the {contents}{date}",
@@ -310,13 +317,14 @@ CARD_BRANDS = {
 PAY_REFUND = (
     "please send the refund to {pay}.", "I'd like the refund to go to {pay}.", "refund it to {pay}, please.",
     "the money can go back to {pay}.", "put the refund on {pay}, please.", "refund {pay}, if you can.",
-    "the refund should land on {pay}.", "credit the money back to {pay}.",
+    "the refund should land on {pay}.", "credit the money back to {pay}.", "I want my money back on {pay}.",
 )
 PAY_DIFFERENCE = (
     "any price difference can go on {pay}.", "please use {pay} for any difference.",
     "use {pay} to settle the difference.", "if the price changes, put it on {pay}.",
     "charge or refund the difference through {pay}.", "whatever the difference is, use {pay}.",
-    "settle up any difference with {pay}.",
+    "settle up any difference with {pay}.", "{pay} can cover any gap in price.",
+    "bill the price difference to {pay}, or refund it there.",
 )
 PAY_METHOD = ("please use {pay}.", "I'd like to use {pay} for it.", "put it on {pay}, please.",
               "let's go with {pay}.", "{pay} is the one I want to use.", "charge {pay} for it.",
@@ -361,6 +369,10 @@ WITHHELD = (
 
 # "If it's still pending, cancel it; otherwise I'd like to return it."
 CONTINGENT = (
+    "check {obj} for me: still {cond}? Then please {then}. If it's moved on, {other}.",
+    "I'd like to {then_obj}, but only if it's still {cond}; if it's too late for that, {other}.",
+    "assuming {obj} is still {cond}, I want to {then}. If it isn't, {other}.",
+    "{obj} should still be {cond}, I think. If so, I'd like to {then}; if not, {other}.",
     "if {obj} is still {cond}, please {then}; otherwise {other}.",
     "could you check whether {obj} is still {cond}? If it is, please {then}. If not, {other}.",
     "I'd like to {then_obj} if it's still {cond}. If it's not, {other}.",
@@ -370,9 +382,9 @@ CONTINGENT = (
     "as long as {obj} is still {cond}, I'd like to {then}. Should it be past that, {other}.",
     "please look at {obj}: if it's still {cond}, I want to {then}; if it isn't, {other}.",
 )
-OTHERWISE_ASK = ("just {x}", "please {x}", "I'd like you to {x}", "could you at least {x}")  # "tell me its status"
+OTHERWISE_ASK = ("just {x}", "please {x}", "I'd like you to {x}", "at least {x}")  # "tell me its status"
 OTHERWISE_ACT = ("I'd like to {x} instead", "I'll {x} instead", "I'd want to {x}", "let's {x} instead",
-                 "I'd settle for being able to {x}")
+                 "I'd settle for being able to {x}", "the plan B is to {x}", "then I'll just {x}")
 AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check")
 
 # Out of scope, or a person asked for outright.

@@ -139,6 +139,9 @@ def _realise_goal(goal: GoalPlan, voice: P.Voice, rng: Picker) -> list[Sentence]
     return _request(goal, roles, voice, rng)
 
 
+_TOPIC = "\x00"  # where the request says "it" for an order named up front
+
+
 def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[Sentence]:
     """act, refuse (asked like any request: the user does not know the answer) and ask."""
     do = say_intent(goal.intent, rng)
@@ -153,7 +156,7 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
         if pattern.search(do):
             if topic is None and rng.random() < 0.25:
                 topic = phrase  # "Regarding order #W1, I'd like to cancel it."
-                do = replace_first(pattern, do, "it")
+                do = replace_first(pattern, do, _TOPIC)
             else:
                 do = replace_first(pattern, do, phrase)
         elif items_said:
@@ -169,12 +172,17 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
     frames = voice.asks if goal.kind == "ask" else voice.requests
     common = P.COMMON_ASKS if goal.kind == "ask" else P.COMMON_REQUESTS
     frame = rng.choice(frames if rng.random() < P.STYLE_SHARE else common)
-    main = sentence(frame, do=re.sub(r"\bthe ([a-z ]+?) of it\b", r"its \1", do))  # "its shipping address"
+    main = sentence(frame, do=re.sub(r"\bthe ([a-z ]+?) of it\b", r"its \1", do.replace(_TOPIC, "it")))
     if topic is not None:
         lead = sentence(rng.choice(P.TOPICS), ref=topic)
-        # "About order #W1: could you ..." runs on; "It's about order #W1. Could you ..." does not.
-        main = Sentence(lead.text + (main.text if lead.text.endswith(". ") else run_on(main)), lead.lower_ok)
-    pieces = _with_reasons(main, roles.reasons, voice, rng, after)
+        if lead.text.endswith(". "):  # "It's about order #W1. Could you ..."
+            main = Sentence(lead.text + main.text, lead.lower_ok)
+        elif main.lower_ok or main.text.startswith(P.I_WORDS):  # "About order #W1: could you ..."
+            main = Sentence(lead.text + run_on(main), lead.lower_ok)
+        else:  # "So here's the thing" cannot follow a lead-in: name the order in the request
+            main = sentence(frame, do=do.replace(_TOPIC, topic))
+            topic = None
+    pieces = _with_reasons(main, roles.reasons, voice, rng, after, before=topic is None)
     if len(after) > 1 and rng.random() < 0.25:
         after = after[1:] + after[:1]  # people give details in no fixed order
     return pieces + after
@@ -205,8 +213,7 @@ def _contingent(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> li
     for role, facts in by_role(roles.objects):
         pattern = noun_pattern(role)
         phrase = join_words([say_reference(f, role, rng) for f in facts])
-        if covers(facts, old):
-            continue
+        # No merging with the items here: they belong to one branch, the order to both.
         if not obj and pattern.search(then):
             obj = phrase
             then_obj = replace_first(pattern, then, phrase)
@@ -214,8 +221,11 @@ def _contingent(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> li
         else:
             after.insert(0, reference_sentence(facts, role, phrase, rng))
     if not obj:
-        noun = re.search(r"\b(?:an?|my|the)\s+(\w+)", then)
+        noun = re.search(r"\b(?:an?|my|the|this)\s+(\w+)", then)
         obj = f"my {noun.group(1)}" if noun else "it"
+        then_obj = re.sub(r"\b(?:an?|this)\s+(?=\w)", "my ", then_obj, count=1)
+        if noun:
+            then = replace_first(noun_pattern(noun.group(1)), then, "it")
     agent_directed = other.split(" ", 1)[0].lower() in P.AGENT_VERBS
     other = rng.choice(P.OTHERWISE_ASK if agent_directed else P.OTHERWISE_ACT).format(x=other)
     condition = (goal.condition or "possible").strip()
@@ -273,6 +283,8 @@ def _work_in_items(do: str, roles: Roles, rng: Picker, after: list[Sentence]) ->
         return do, False, phrase  # the swap sentence names them
     rest = do[match.end() :]
     rest = re.sub(r"^ of ", " in ", rest)  # "the Desk Lamp in my order", not "of my order"
+    if re.search(r"\b(\w+) \1\b", phrase[-12:] + rest[:12]):  # "length 34 in in my order"
+        phrase = join_words([f.text for f in roles.items])
     return do[: match.start()] + phrase + rest, True, phrase
 
 
@@ -346,6 +358,7 @@ def _with_reasons(
     rng: Picker,
     after: list[Sentence],
     inline: bool = True,
+    before: bool = True,
 ) -> list[Sentence]:
     if not reasons:
         return [main]
@@ -358,7 +371,7 @@ def _with_reasons(
     if inline and plain and where < 0.35 and main.text[-1:] in ".?!" and not main.text.endswith(")."):
         tail = rng.choice(P.REASON_AFTER).format(r=clause)
         return [Sentence(main.text[:-1] + tail + main.text[-1], main.lower_ok)]
-    if inline and plain and where < 0.6 and main.lower_ok:
+    if inline and before and plain and where < 0.6 and (main.lower_ok or main.text.startswith(P.I_WORDS)):
         return [sentence(rng.choice(P.REASON_BEFORE), r=clause, s=run_on(main))]
     # Said on its own, a reason follows the request: "It was ordered by mistake." needs its "it".
     after.insert(0, sentence(rng.choice(P.REASON_ALONE if plain else ("{r}.",)), r=clause))

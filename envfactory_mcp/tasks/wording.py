@@ -184,6 +184,8 @@ def say_item(fact: Fact, rng: Picker) -> str:
     if colors:
         rest = [(k, v) for k, v in options if k not in ("color", "colour")]
         forms.append(f"the {colors[0]} {name}" + (f" with {say_options(rest)}" if rest else ""))
+    # "length 34 in" before "in place of" or "in my order" reads twice: keep the brackets then.
+    forms = [f for f in forms if not f.endswith(" in")] or [fact.text]
     return carrying(rng.choice(forms), fact)
 
 
@@ -308,6 +310,8 @@ def sentence(template: str, **fields: str) -> Sentence:
         lower_ok = text[:1].islower() and not id_like(first)
     else:
         lower_ok = first.strip(",.:;!?") not in P.I_WORDS
+    if text.lower().startswith(P.OPENING_ONLY):
+        lower_ok = False  # "So here's the thing" opens a message; "Also, so here's the thing" does not
     if text[:1].islower() and not id_like(first):
         text = text[0].upper() + text[1:]
     return Sentence(text, lower_ok)
