@@ -217,7 +217,6 @@ INTENT_PARAPHRASES: dict[str, tuple[str, ...]] = {
     ),
     "exchange items I received": (
         "exchange items I received", "exchange some items", "exchange items I got",
-        "exchange items from a delivery",
     ),
     "change the items of my order": (
         "change the items of my order", "change items in my order", "swap items in my order",
@@ -367,7 +366,17 @@ WITHHELD = (
     "there's more I can tell you, just ask.",
 )
 
-# "If it's still pending, cancel it; otherwise I'd like to return it."
+# "If it's still pending, cancel it; otherwise I'd like to return it." CONTINGENT is for a state
+# the object may have left ("pending"); CONTINGENT_REACHED for one it may not have reached yet
+# ("delivered": "if it has been delivered, ...").
+CONTINGENT_REACHED = (
+    "if {obj} has been {cond} already, please {then}; otherwise {other}.",
+    "could you check whether {obj} was {cond}? If it was, I'd like to {then}. If not, {other}.",
+    "I'd like to {then_obj} if it's been {cond}. If it hasn't, {other}.",
+    "has {obj} been {cond} yet? If so, I want to {then}, and if not, {other}.",
+    "assuming {obj} has been {cond} by now, I want to {then}. If it hasn't, {other}.",
+    "once {obj} is {cond}, I'd like to {then}; if it isn't {cond} yet, {other}.",
+)
 CONTINGENT = (
     "check {obj} for me: still {cond}? Then please {then}. If it's moved on, {other}.",
     "I'd like to {then_obj}, but only if it's still {cond}; if it's too late for that, {other}.",
@@ -384,7 +393,7 @@ CONTINGENT = (
 )
 OTHERWISE_ASK = ("just {x}", "please {x}", "I'd like you to {x}", "at least {x}")  # "tell me its status"
 OTHERWISE_ACT = ("I'd like to {x} instead", "I'll {x} instead", "I'd want to {x}", "let's {x} instead",
-                 "I'd settle for being able to {x}", "the plan B is to {x}", "then I'll just {x}")
+                 "I'd settle for being able to {x}", "plan B is to {x}", "then I'll just {x}")
 AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check")
 
 # Out of scope, or a person asked for outright.

@@ -172,7 +172,7 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
     frames = voice.asks if goal.kind == "ask" else voice.requests
     common = P.COMMON_ASKS if goal.kind == "ask" else P.COMMON_REQUESTS
     frame = rng.choice(frames if rng.random() < P.STYLE_SHARE else common)
-    main = sentence(frame, do=re.sub(r"\bthe ([a-z ]+?) of it\b", r"its \1", do.replace(_TOPIC, "it")))
+    main = sentence(frame, do=_its(do.replace(_TOPIC, "it")))
     if topic is not None:
         lead = sentence(rng.choice(P.TOPICS), ref=topic)
         if lead.text.endswith(". "):  # "It's about order #W1. Could you ..."
@@ -201,10 +201,13 @@ def _transfer(goal: GoalPlan, roles: Roles, rng: Picker) -> list[Sentence]:
 def _contingent(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[Sentence]:
     """'If it's still pending, cancel it; otherwise I'd like to return the Desk Lamp I received.'"""
     then = say_intent(goal.intent, rng)
-    other = (goal.otherwise or "tell me what you find").strip().rstrip(".")
+    other = re.sub(
+        r"^(?:just|please|simply) ", "", (goal.otherwise or "tell me what you find").strip().rstrip(".")
+    )
     after: list[Sentence] = []
     items_in_other = bool(item_pattern().search(other)) and not item_pattern().search(then)
     worked, items_said, old = _work_in_items(other if items_in_other else then, roles, rng, after)
+    bare_then = then  # before the items are worked in: its own noun says what "it" is
     if items_in_other:
         other = worked
     else:
@@ -214,32 +217,49 @@ def _contingent(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> li
         pattern = noun_pattern(role)
         phrase = join_words([say_reference(f, role, rng) for f in facts])
         # No merging with the items here: they belong to one branch, the order to both.
-        if not obj and pattern.search(then):
-            obj = phrase
+        if obj:
+            after.insert(0, reference_sentence(facts, role, phrase, rng))
+            continue
+        obj = phrase
+        if pattern.search(then):
             then_obj = replace_first(pattern, then, phrase)
             then = replace_first(pattern, then, "it")
-        else:
-            after.insert(0, reference_sentence(facts, role, phrase, rng))
+        other = replace_first(pattern, other, "it")  # "otherwise change the shipping address of it"
     if not obj:
-        noun = re.search(r"\b(?:an?|my|the|this)\s+(\w+)", then)
-        obj = f"my {noun.group(1)}" if noun else "it"
-        then_obj = re.sub(r"\b(?:an?|this)\s+(?=\w)", "my ", then_obj, count=1)
-        if noun:
+        noun = re.search(r"\b(?:an?|my|the|this)\s+(\w+)", bare_then)
+        obj = f"my {noun.group(1)}" if noun and not items_said else "it"
+        if noun and not items_said:
+            then_obj = re.sub(r"\b(?:an?|this)\s+(?=\w)", "my ", then, count=1)
             then = replace_first(noun_pattern(noun.group(1)), then, "it")
     agent_directed = other.split(" ", 1)[0].lower() in P.AGENT_VERBS
     other = rng.choice(P.OTHERWISE_ASK if agent_directed else P.OTHERWISE_ACT).format(x=other)
     condition = (goal.condition or "possible").strip()
+    reached = condition.split(" ")[-1].endswith("ed")  # "delivered": hoped to have happened already
+    frames = P.CONTINGENT_REACHED if reached else P.CONTINGENT
+    if obj not in then_obj:  # the frames that say the object only through {then_obj} would drop it
+        frames = tuple(f for f in frames if "{obj}" in f)
     main = sentence(
-        rng.choice(P.CONTINGENT), obj=obj, cond=condition, then=then, then_obj=then_obj, other=other
+        rng.choice(frames),
+        obj=obj,
+        cond=condition,
+        then=_its(then),
+        then_obj=_its(then_obj),
+        other=_its(other),
     )
     _work_in_new_items("", roles, items_said, old, rng, after)
+    _work_in_payment("", roles, goal, rng, after)  # "please send the refund to my gift card"
     after.extend(_plain(roles, rng, references=False))
     return _with_reasons(main, roles.reasons, voice, rng, after, inline=False) + after
 
 
+def _its(text: str) -> str:
+    """'change the shipping address of it' -> 'change its shipping address'."""
+    return re.sub(r"\bthe ([a-z ]+?) of it\b", r"its \1", text)
+
+
 def _plain(roles: Roles, rng: Picker, references: bool = True) -> list[Sentence]:
     """Sentences for facts that are not worked into a request: everything for a transfer;
-    payments, addresses and details only (``references=False``) for a contingent goal."""
+    addresses and details only (``references=False``) for a contingent goal."""
     pieces: list[Sentence] = []
     if references:
         for role, facts in by_role(roles.objects):
@@ -255,8 +275,8 @@ def _plain(roles: Roles, rng: Picker, references: bool = True) -> list[Sentence]
         if roles.new_items:
             phrase = join_words([say_item(f, rng) for f in roles.new_items])
             pieces.append(sentence(rng.choice(P.NEW_NO_OLD), new=phrase))
-    for fact in roles.payments:
-        pieces.append(sentence(rng.choice(P.PAY_METHOD), pay=say_payment(fact, rng)))
+        for fact in roles.payments:
+            pieces.append(sentence(rng.choice(P.PAY_METHOD), pay=say_payment(fact, rng)))
     for parts in roles.addresses.values():
         pieces.append(sentence(rng.choice(P.ADDRESS_HOME), addr=say_address(parts)))
     pieces.extend(say_detail(fact, rng) for fact in roles.details)
@@ -313,7 +333,10 @@ def _work_in_address(do: str, roles: Roles, goal: GoalPlan, rng: Picker, after: 
     shipping = bool(re.search(r"\b(ship|shipping|deliver|delivery|order)\b", goal.intent))
     for parts in roles.addresses.values():
         line = say_address(parts)
-        if do.endswith("address") and rng.random() < 0.5:
+        elsewhere = re.search(r"\b(?:a different|another|a new) address$", do)
+        if elsewhere is not None:  # "send my order to a different address" -> "... to 1743 Chestnut St, ..."
+            do = do[: elsewhere.start()] + line
+        elif do.endswith("address") and rng.random() < 0.5:
             do = f"{do} to {line}"
         else:
             after.append(sentence(rng.choice(P.ADDRESS_SHIP if shipping else P.ADDRESS_HOME), addr=line))

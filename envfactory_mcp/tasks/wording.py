@@ -318,7 +318,8 @@ def sentence(template: str, **fields: str) -> Sentence:
 
 
 def is_thanks(text: str) -> bool:
-    return text.lower().startswith(("thank", "thx", "ty"))
+    lowered = text.lower()
+    return "thank" in lowered or lowered.startswith(("thx", "ty"))
 
 
 def run_on(piece: Sentence) -> str:

@@ -123,6 +123,7 @@ def random_goal(rng: random.Random, kind_filter: str | None = None) -> GoalPlan:
             "transfer",
             "human",
             "contingent_return",
+            "contingent_delivered",
             "contingent_status",
             "refuse_cancel",
         ]
@@ -207,6 +208,15 @@ def random_goal(rng: random.Random, kind_filter: str | None = None) -> GoalPlan:
             [order, reason, *items],
             condition="pending",
             otherwise="return items I received",
+        )
+    if shape == "contingent_delivered":  # a state hoped to be reached: "if it has been delivered, ..."
+        return GoalPlan(
+            "contingent",
+            rng.choice(["return items I received", "exchange items I received"]),
+            "return_delivered_order_items",
+            [order, *items, _payment_fact(rng)],
+            condition="delivered",
+            otherwise=rng.choice(["change the shipping address of my order", "just tell me where it stands"]),
         )
     return GoalPlan(
         "contingent",
