@@ -235,7 +235,7 @@ def _contingent(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> li
     other = rng.choice(P.OTHERWISE_ASK if agent_directed else P.OTHERWISE_ACT).format(x=other)
     condition = (goal.condition or "possible").strip()
     reached = condition.split(" ")[-1].endswith("ed")  # "delivered": hoped to have happened already
-    frames = P.CONTINGENT_REACHED if reached else P.CONTINGENT
+    frames: tuple[str, ...] = P.CONTINGENT_REACHED if reached else P.CONTINGENT
     if obj not in then_obj:  # the frames that say the object only through {then_obj} would drop it
         frames = tuple(f for f in frames if "{obj}" in f)
     main = sentence(
