@@ -60,6 +60,9 @@ class Roles:
 
 
 def sort_roles(facts: list[Fact]) -> Roles:
+    """The facts of one goal by role: keys ``new_*`` are new items, ``item_ids`` items, ``*payment*``
+    payment methods, other references objects; ``<tool>.address1`` ... address parts,
+    ``<tool>.*reason*`` reasons, everything else details."""
     roles = Roles()
     for fact in facts:
         key = fact.key.lower()
@@ -85,6 +88,7 @@ def sort_roles(facts: list[Fact]) -> Roles:
 
 
 def role_of(key: str) -> str:
+    """'order_id' -> 'order', 'item_ids' -> 'item', 'tool.flight_number' -> 'flight number'."""
     return re.sub(r"_ids?$", "", key.rpartition(".")[2]).replace("_", " ")
 
 
@@ -95,6 +99,7 @@ def say_intent(intent: str, rng: Picker) -> str:
 
 
 def by_role(facts: list[Fact]) -> list[tuple[str, list[Fact]]]:
+    """The facts grouped by role, in first-seen order."""
     grouped: dict[str, list[Fact]] = {}
     for fact in facts:
         grouped.setdefault(role_of(fact.key), []).append(fact)
@@ -113,6 +118,8 @@ def carrying(phrase: str, fact: Fact) -> str:
 
 
 def say_reference(fact: Fact, role: str, rng: Picker) -> str:
+    """A noun phrase for a reference: 'order #W1', 'my order number #W1', 'the order containing
+    the Desk Lamp'."""
     if is_raw(fact):
         forms = [f"{role} {fact.text}", f"my {role} {fact.text}"]
         if role in P.NUMBERED_ROLES:
@@ -136,6 +143,8 @@ def say_reference(fact: Fact, role: str, rng: Picker) -> str:
 
 
 def reference_sentence(facts: list[Fact], role: str, phrase: str, rng: Picker) -> Sentence:
+    """A sentence of its own for references the request could not take in: 'The order number
+    is #W1.', 'It's about the order with the Desk Lamp.'."""
     if len(facts) == 1 and is_raw(facts[0]):
         frames = P.NUMBERED_REFERENCE if role in P.NUMBERED_ROLES else P.RAW_REFERENCE
         return sentence(rng.choice(frames), role=role, id=facts[0].text)
@@ -169,6 +178,8 @@ def parse_item(text: str) -> tuple[str, list[tuple[str, str]]] | None:
 
 
 def say_item(fact: Fact, rng: Picker) -> str:
+    """An item as 'the T-Shirt (color: blue, size: M)', 'the T-Shirt with color blue and size M'
+    or 'the blue T-Shirt with size M'."""
     if is_raw(fact):
         return f"item {fact.text}"
     parsed = parse_item(fact.text)
@@ -206,6 +217,7 @@ def say_new_item(fact: Fact, olds: list[Fact], rng: Picker) -> str:
 
 
 def say_options(options: list[tuple[str, str]]) -> str:
+    """[('color', 'blue'), ('size', 'M')] -> 'color blue and size M'."""
     return join_words([f"{k} {v}" for k, v in options])
 
 
@@ -234,11 +246,14 @@ def say_payment(fact: Fact, rng: Picker) -> str:
 
 
 def say_address(parts: dict[str, Fact]) -> str:
+    """The address parts of one call as one US-ordered line."""
     text = {k: f.text for k, f in parts.items()}
     return format_us_address(**{k: text.get(k, "") for k in P.ADDRESS_PARTS})
 
 
 def say_reason(fact: Fact, voice: P.Voice, rng: Picker) -> str:
+    """A reason as a clause: 'it was ordered by mistake', 'it's no longer needed'; a value of
+    another shape as 'the reason is ...'."""
     value = fact.text.strip().rstrip(".")
     first = value.split(" ", 1)[0].lower()
     if first in ("no", "not", "never") or value.lower().startswith("no longer"):
@@ -252,11 +267,13 @@ def say_reason(fact: Fact, voice: P.Voice, rng: Picker) -> str:
 
 
 def say_detail(fact: Fact, rng: Picker) -> Sentence:
+    """Any other detail, plainly: 'The expression is 54.04 + 12.5.'."""
     words = fact.key.rpartition(".")[2].replace("_", " ")
     return sentence(rng.choice(P.DETAILS), words=words, text=fact.text)
 
 
 def say_identity(facts: list[Fact], rng: Picker) -> Sentence:
+    """Who the user is: an email, or name and zip code, or any other identity facts plainly."""
     by_key = {f.key: f.text for f in facts}
     if set(by_key) == {"email"}:
         return sentence(rng.choice(P.EMAIL), email=by_key["email"])
@@ -272,6 +289,7 @@ def say_identity(facts: list[Fact], rng: Picker) -> Sentence:
 
 
 def noun_pattern(role: str) -> re.Pattern[str]:
+    """'an order', 'my order', 'the orders' in an intent: where a reference can be worked in."""
     return re.compile(rf"\b(?:an?|my|the|this|that|some)\s+{re.escape(role)}s?\b")
 
 
@@ -282,22 +300,26 @@ def replace_first(pattern: re.Pattern[str], text: str, phrase: str) -> str:
 
 
 def item_pattern() -> re.Pattern[str]:
+    """'items', 'the items', 'some items' in an intent."""
     return re.compile(r"\b(?:(?:the|my|some|an?)\s+)?items?\b")
 
 
 def join_words(words: list[str], last: str = " and ") -> str:
+    """'a', 'a and b', 'a, b and c'."""
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + last + words[-1]
 
 
 def names_of(name: str | None) -> dict[str, str]:
+    """{'first': 'Zoe', 'full': 'Zoe Xu'} for sign-offs, or {} without a name."""
     if not name or not name.strip():
         return {}
     return {"first": name.split()[0], "full": name.strip()}
 
 
 def id_like(word: str) -> bool:
+    """An email, id or number, whose case must be kept."""
     return any(c.isdigit() or c in "@_#" for c in word)
 
 
@@ -318,11 +340,13 @@ def sentence(template: str, **fields: str) -> Sentence:
 
 
 def is_thanks(text: str) -> bool:
+    """A closer or sign-off that thanks (two in a row read oddly)."""
     lowered = text.lower()
     return "thank" in lowered or lowered.startswith(("thx", "ty"))
 
 
 def run_on(piece: Sentence) -> str:
+    """The sentence as it reads after 'Hi,' or 'Also,': lower-cased first letter when allowed."""
     return piece.text[0].lower() + piece.text[1:] if piece.lower_ok else piece.text
 
 

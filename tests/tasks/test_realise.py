@@ -451,3 +451,14 @@ def test_messages_are_as_varied_as_human_written_ones(seed):
     sample = _within_budget(messages, 2000)
     assert sum(len(m.split()) for m in sample) > 1800
     assert distinct_n(sample, 2) >= 0.6
+
+
+def test_a_request_that_will_be_refused_reads_like_any_request():
+    """The user does not know the policy will say no: same words as the same request that goes through."""
+    for seed in range(50):
+        goal = random_goal(random.Random(seed), "refuse_cancel")
+        allowed = GoalPlan("act", goal.intent, goal.tool, goal.facts)
+        plans = [OpeningPlan("polite and patient", "Zoe Xu", [], [g], False) for g in (goal, allowed)]
+        assert realise_opening(plans[0], random.Random(seed)) == realise_opening(
+            plans[1], random.Random(seed)
+        )
