@@ -203,8 +203,9 @@ INTENT_PARAPHRASES: dict[str, tuple[str, ...]] = {
         "get an update on my order", "get the status of my order", "look into my order",
     ),
     "change my default address": (
-        "change my default address", "update the address on my account", "change the address on my account",
-        "update my home address", "put a new address on my account",
+        "change my default address", "update the address on my account", "change my saved address",
+        "update my home address", "put a new address on my account", "update the address on file",
+        "change my mailing address",
     ),
     "change the shipping address of my order": (
         "change the shipping address of my order", "send my order to a different address",
@@ -225,6 +226,10 @@ INTENT_PARAPHRASES: dict[str, tuple[str, ...]] = {
     "pay for my order with a different method": (
         "pay for my order with a different method", "pay for my order with another card",
         "use a different payment method for my order", "switch my order to a different payment method",
+    ),
+    "tell me where it stands": (
+        "tell me where it stands", "let me know its status", "tell me what state it's in",
+        "fill me in on where it is", "tell me how it's doing",
     ),
     "work out an amount": ("work out an amount", "figure out an amount", "work out a total", "do a quick sum"),
 }
@@ -361,9 +366,12 @@ NAME_INTROS = ("this is {first}.", "{first} here.", "my name is {full}.")
 
 WITHHELD = (
     "I can give you the details if you need them.", "I have the rest of the details here.",
-    "just ask if you need anything more specific.", "let me know what else you need and I'll tell you.",
+    "just ask if you need anything more specific.", "what else do you need from me?",
     "I can fill in the specifics when you ask.", "I'll share more once you tell me what you need.",
-    "there's more I can tell you, just ask.",
+    "there's more I can tell you, just ask.", "ask away if something's missing.",
+    "I've got the specifics handy for when you need them.", "tell me which details you need.",
+    "more info is available on request.", "I'll answer any questions you have.",
+    "happy to give more details as we go.", "I know the particulars, so just ask.",
 )
 
 # "If it's still pending, cancel it; otherwise I'd like to return it." CONTINGENT is for a state

@@ -201,8 +201,8 @@ def _transfer(goal: GoalPlan, roles: Roles, rng: Picker) -> list[Sentence]:
 def _contingent(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[Sentence]:
     """'If it's still pending, cancel it; otherwise I'd like to return the Desk Lamp I received.'"""
     then = say_intent(goal.intent, rng)
-    other = re.sub(
-        r"^(?:just|please|simply) ", "", (goal.otherwise or "tell me what you find").strip().rstrip(".")
+    other = say_intent(
+        re.sub(r"^(?:just|please|simply) ", "", (goal.otherwise or "tell me what you find")), rng
     )
     after: list[Sentence] = []
     items_in_other = bool(item_pattern().search(other)) and not item_pattern().search(then)
