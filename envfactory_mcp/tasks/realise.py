@@ -99,7 +99,9 @@ def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[st
     if plan.identity and identity is None:
         operations.append("omitted_parameters")  # the agent has to ask who the user is
     identity_first = identity is not None and pick.random() < 0.5
-    names = names_of(plan.name)
+    # A name that is part of the identity the user holds back stays out of intros and sign-offs too.
+    named = identity is None and any(f.key in ("first_name", "last_name") for f in plan.identity)
+    names = {} if named else names_of(plan.name)
     if identity_first and identity is not None:
         opening.append(identity)
     elif names and identity is None and pick.random() < 0.15:

@@ -462,3 +462,23 @@ def test_a_request_that_will_be_refused_reads_like_any_request():
         assert realise_opening(plans[0], random.Random(seed)) == realise_opening(
             plans[1], random.Random(seed)
         )
+
+
+def test_a_name_the_user_must_give_as_identity_is_not_dropped_in_a_sign_off():
+    """With name-and-zip identity held back, 'Thanks, Zoe' would half answer the agent's question."""
+    identity = [
+        fact("first_name", "identity", "Zoe"),
+        fact("last_name", "identity", "Xu"),
+        fact("zip", "identity", "02108"),
+    ]
+    goal = GoalPlan(
+        "ask", "check on my order", "get_order_details", [fact("order_id", "reference", "#W7654321")]
+    )
+    for seed in range(100):
+        message, operations = realise_opening(
+            OpeningPlan("chatty and friendly", "Zoe Xu", identity, [goal], False), random.Random(seed)
+        )
+        if "omitted_parameters" in operations:
+            assert "Zoe" not in message and "Xu" not in message, message
+        else:
+            assert "Zoe Xu" in message and "02108" in message, message
