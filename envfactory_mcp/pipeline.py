@@ -5,9 +5,11 @@ Output folder::
 
     <out>/tasks.jsonl            the tasks (offline calibration)
     <out>/task_stats.json        their quality figures
+    <out>/runs/demonstrator/     demonstrator + scripted user (the SFT source: asks, confirms,
+                                 grounded, reward 1.0)
     <out>/runs/oracle/           oracle agent + scripted user (the consistency check: reward 1.0)
-    <out>/runs/noop/             no-op agent + scripted user (the floor: 0 on write tasks)
-    <out>/summary.json           verification, task figures and both runs' summaries
+    <out>/runs/noop/             no-op agent + scripted user (the floor: 0 on every task)
+    <out>/summary.json           verification, task figures and every run's summary
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class PipelineOptions:
     seed: int = 0
     trials: int = 1
     concurrency: int = 8
-    agents: tuple[str, ...] = ("oracle", "noop")
+    agents: tuple[str, ...] = ("demonstrator", "oracle", "noop")
 
 
 def run_pipeline(

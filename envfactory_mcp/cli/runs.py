@@ -28,7 +28,13 @@ def rollout(
     envs: Annotated[str, typer.Argument(help="Environment(s) to serve, comma-separated, e.g. retail.")],
     tasks_file: Annotated[Path, typer.Option("--tasks", help="tasks.jsonl to roll out.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Run directory (resumed if it exists).")],
-    agent: Annotated[str, typer.Option(help="oracle, noop, random or llm.")] = "oracle",
+    agent: Annotated[
+        str,
+        typer.Option(
+            help="demonstrator (policy-following, grounded: the SFT source), oracle (replays the gold: a "
+            "consistency check), noop, random or llm."
+        ),
+    ] = "demonstrator",
     agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL for the agent's model.")] = None,
     user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
@@ -159,7 +165,7 @@ def pipeline(
     max_harness_failures: MaxHarnessFailures = 0.1,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Build + verify, synthesise tasks, roll out the scripted agents (oracle, noop), summarise."""
+    """Build + verify, synthesise tasks, roll out the scripted agents (demonstrator, oracle, noop), summarise."""
     from rich.console import Console
 
     from envfactory_mcp.pipeline import PipelineOptions, run_pipeline

@@ -93,9 +93,9 @@ def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str
             answered = pending.pop(str(message.get("tool_call_id")), None) or _by_name(pending, message)
             if answered is None:
                 continue
-            tool, held = answered
+            answered_tool, held = answered
             if not text.startswith(TOOL_ERROR_PREFIX):
-                authenticated = authenticated or tool in auth_tools
+                authenticated = authenticated or answered_tool in auth_tools
             elif held:
                 confirmed = True  # the write changed nothing: the yes still stands for the retry
             continue

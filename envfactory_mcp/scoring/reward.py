@@ -102,17 +102,33 @@ def claims_communicated(claims: list[Claim], messages: list[dict[str, Any]]) -> 
     """``(found, missing)`` claim texts, in the order of ``claims``.
 
     A claim counts when its text appears, as a whole token after :func:`normalize_text`,
-    in the content of any assistant message. What the user or a tool said never counts:
-    the agent has to say it. A claim whose text normalises to nothing is missing (it
-    cannot be communicated; a task holding one is defective).
+    in the content of an assistant message after the first tool result that holds it (any
+    assistant message when no tool result does). What the user or a tool said never
+    counts: the agent has to say it. Claims that read the same (two orders both ``cancelled``)
+    each need their own mention: the k-th such claim counts only when the text was said
+    at least k times. A claim whose text normalises to nothing is missing (it cannot be
+    communicated; a task holding one is defective).
     """
-    said = [normalize_text(message_text(m)) for m in messages if m.get("role") == "assistant"]
+    normal = [(m.get("role"), normalize_text(message_text(m))) for m in messages]
     found: list[str] = []
     missing: list[str] = []
+    needed: dict[str, int] = {}
     for claim in claims:
         wanted = normalize_text(claim.text)
+        needed[wanted] = needed.get(wanted, 0) + 1
         pattern = _claim_pattern(wanted) if wanted else None
-        if pattern is not None and any(pattern.search(text) for text in said):
+        if pattern is None:
+            missing.append(claim.text)
+            continue
+        # A value can only be told once a tool has shown it: mentions before the first tool
+        # result holding it ("it is not delivered", about another order) do not count.
+        shown = next(
+            (i for i, (role, text) in enumerate(normal) if role == "tool" and pattern.search(text)), -1
+        )
+        mentions = sum(
+            len(pattern.findall(text)) for i, (role, text) in enumerate(normal) if role == "assistant" and i > shown
+        )
+        if mentions >= needed[wanted]:
             found.append(claim.text)
         else:
             missing.append(claim.text)

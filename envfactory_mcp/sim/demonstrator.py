@@ -31,7 +31,13 @@ from envfactory_mcp.tasks.model import Claim, Fact, GoalOutcome, GoldAction, Tas
 
 ASK_LIMIT = 2  # times the same question is asked before going on without an answer
 
-OPENERS = ["I can help with that.", "Sure, I can help you with this.", "Happy to help.", "Of course.", "Certainly."]
+OPENERS = [
+    "I can help with that.",
+    "Sure, I can help you with this.",
+    "Happy to help.",
+    "Of course.",
+    "Certainly.",
+]
 IDENTITY_ASKS = [
     "First, I need to verify your identity. Could you give me {what}?",
     "Before I look into this, could you please share {what} so I can find your profile?",
@@ -51,10 +57,14 @@ CLOSINGS = [
     "Is there something else I can help with?",
 ]
 TRANSFER_DONE = [
-    "I'm not able to arrange {request} myself, so I've transferred you to a human agent; they will contact you "
-    "to follow up.",
-    "That request ({request}) is outside what I can do here. I've handed your case to a human agent, who will "
-    "get in touch with you.",
+    (
+        "I'm not able to arrange {request} myself, so I've transferred you to a human agent; they will contact "
+        "you to follow up."
+    ),
+    (
+        "That request ({request}) is outside what I can do here. I've handed your case to a human agent, who "
+        "will get in touch with you."
+    ),
 ]
 
 
@@ -102,6 +112,7 @@ class DemonstratorAgent:
         action = actions[self._next]
         missing = self._unstated(task, action, said)
         if missing:
+            missing = [f for f in missing if f.kind == "identity"] or _group(missing)[0]
             key = "|".join(f.key for f in missing)
             if self._asked.get(key, 0) < ASK_LIMIT:
                 self._asked[key] = self._asked.get(key, 0) + 1
@@ -155,7 +166,7 @@ class DemonstratorAgent:
         identity = [f for f in facts if f.kind == "identity"]
         if identity:
             return self._rng.choice(IDENTITY_ASKS).format(what=_identity_words(identity))
-        return " ".join(_ask_for(group, self._rng) for group in _group(facts))
+        return _ask_for(_group(facts)[0], self._rng)  # one question at a time
 
     # ---------------------------------------------------------------- what to tell
 
@@ -183,12 +194,20 @@ class DemonstratorAgent:
             return self._rng.choice(TRANSFER_DONE).format(request=goal.request or "this")
         lead = goal.kind not in ("refuse", "contingent") or goal.taken == "then"
         element = next(
-            (f.text for f in reversed(task.user_scenario.known_info) if f.goal == index and f.kind == "reference"),
+            (
+                f.text
+                for f in reversed(task.user_scenario.known_info)
+                if f.goal == index and f.kind == "reference"
+            ),
             None,
         )
         facts = _claim_sentence(claims, subject, main, self._rng, lead=lead, element=element)
-        if goal.kind == "refuse" or (goal.kind == "contingent" and goal.taken == "otherwise" and goal.otherwise
-                                     and not _is_write_goal(task, goal)):
+        if goal.kind == "refuse" or (
+            goal.kind == "contingent"
+            and goal.taken == "otherwise"
+            and goal.otherwise
+            and not _is_write_goal(task, goal)
+        ):
             requested = goal.requested or "do that"
             return (
                 f"{facts} I'm sorry, but I can't {_as_action(requested)}: {goal.reason}."
@@ -209,7 +228,7 @@ class DemonstratorAgent:
             return [_sentence(f"{_subject(action)} is still {goal.condition}, so I can go ahead with that")]
         return [
             _sentence(
-                f"{_subject(action)} is not {goal.condition} any more, so as you asked I'll "
+                f"{_subject(action)} does not qualify for that, so as you asked I'll "
                 f"{_as_action(goal.otherwise or '')} instead"
             )
         ]
@@ -220,7 +239,9 @@ class DemonstratorAgent:
 
 def _user_text(messages: list[Message]) -> str:
     return "\n".join(
-        str(m.get("content")) for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)
+        str(m.get("content"))
+        for m in messages
+        if m.get("role") == "user" and isinstance(m.get("content"), str)
     ).casefold()
 
 
@@ -285,7 +306,11 @@ def _ask_for(group: list[Fact], rng: random.Random) -> str:
         )
     if fact.kind == "reference":
         return rng.choice(
-            [f"Which {label} would you like to use?", f"Which {label} do you mean?", f"Could you tell me which {label}?"]
+            [
+                f"Which {label} would you like to use?",
+                f"Which {label} do you mean?",
+                f"Could you tell me which {label}?",
+            ]
         )
     return rng.choice([f"What should the {label} be?", f"Could you tell me the {label}?"])
 
@@ -328,14 +353,24 @@ def _claim_sentence(
         if action is None:
             return ""
         return _sentence(
-            rng.choice([f"{subject} has been updated", f"all set: {subject} is updated", f"the change to {subject} is done"])
+            rng.choice(
+                [
+                    f"{subject} has been updated",
+                    f"all set: {subject} is updated",
+                    f"the change to {subject} is done",
+                ]
+            )
         )
     bits: list[str] = []
     for claim in claims:
         label = claim.path.rsplit(".", 1)[-1].replace("[]", "").replace("_", " ")
         if claim.path == "status" or claim.path.endswith(".status"):
             now = "now " if action is not None and action.confirm else ""
-            bits.append(rng.choice([f"{subject} is {now}{claim.text}", f"the status of {subject} is {now}{claim.text}"]))
+            bits.append(
+                rng.choice(
+                    [f"{subject} is {now}{claim.text}", f"the status of {subject} is {now}{claim.text}"]
+                )
+            )
         elif isinstance(claim.value, float | int) and not isinstance(claim.value, bool):
             money = f"${claim.text}" if isinstance(claim.value, float) else claim.text
             if "[]" in claim.path and element:
@@ -343,7 +378,9 @@ def _claim_sentence(
             elif label == "result":
                 bits.append(f"that comes to {money} in total")
             else:
-                bits.append(f"the amount {label} is {money}" if label.endswith("ed") else f"the {label} is {money}")
+                bits.append(
+                    f"the amount {label} is {money}" if label.endswith("ed") else f"the {label} is {money}"
+                )
         else:
             bits.append(f"the {label} is {claim.text}")
     sentence = bits[0] if len(bits) == 1 else ", ".join(bits[:-1]) + " and " + bits[-1]

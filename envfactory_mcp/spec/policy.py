@@ -34,7 +34,8 @@ class Authentication(_Model):
     )
     entity: str = Field(description="The entity a user is, e.g. 'user'.")
     exempt: list[str] = Field(
-        default_factory=list, description="Tools allowed before authentication (catalog, calculator, transfer)."
+        default_factory=list,
+        description="Tools allowed before authentication (catalog, calculator, transfer).",
     )
 
 

@@ -61,7 +61,7 @@ def _check_policy_rules(spec: EnvSpec) -> None:
         if tool(rule.tool, f"{where}.tool").effect != "write":
             raise SpecError(f"{where}.tool", f"{rule.tool} is a read tool; refusal rules restrict writes")
         shown = tool(rule.shown_by, f"{where}.shown_by")
-        if "[]" in rule.path or not _path_exists(shown.output_schema, rule.path):
+        if "[]" in rule.path or not _path_exists(shown.output_schema, rule.path, leaf=True):
             raise SpecError(f"{where}.path", f"{rule.path!r} is not one value of {rule.shown_by}'s output")
         table = owners.get(rule.entity)
         if table is None:
@@ -168,8 +168,9 @@ def _check_json_schema(schema: dict[str, Any], where: str) -> None:
         raise SpecError(f"{where}{'/' + inner if inner else ''}", f"invalid JSON Schema: {exc.message}") from None
 
 
-def _path_exists(schema: dict[str, Any], path: str) -> bool:
-    """Follow 'a.b[].c' through object properties and array items."""
+def _path_exists(schema: dict[str, Any], path: str, leaf: bool = False) -> bool:
+    """Follow 'a.b[].c' through object properties and array items; with ``leaf``, the
+    path must end at one value (not an object or a list)."""
     node: dict[str, Any] | None = schema
     for part in path.split("."):
         is_array = part.endswith("[]")
@@ -183,4 +184,6 @@ def _path_exists(schema: dict[str, Any], path: str) -> bool:
             if node.get("type") != "array":
                 return False
             node = node.get("items")
+    if node is not None and leaf and node.get("type") in ("object", "array"):
+        return False
     return node is not None

@@ -38,13 +38,13 @@ Branch = Literal["then", "otherwise"]
 # How many goals a task has, and how often each kind of goal is drawn (when the
 # environment's rules allow it). Tuned so that, on retail, >= 35% of tasks write twice or
 # more and >= 10% are refusals or transfers, like tau2-bench's human-written tasks.
-GOAL_COUNTS = {1: 0.2, 2: 0.45, 3: 0.35}
+GOAL_COUNTS = {1: 0.15, 2: 0.45, 3: 0.40}
 KIND_WEIGHTS: dict[GoalKind, float] = {
-    "act": 0.68,
+    "act": 0.73,
     "contingent": 0.12,
-    "ask": 0.08,
-    "refuse": 0.06,
-    "transfer": 0.06,
+    "ask": 0.07,
+    "refuse": 0.04,
+    "transfer": 0.04,
 }
 TELL_STATE = "just tell me where it stands"
 TOTAL_SHARE = 0.3  # of ask goals, when a calculator and list amounts exist
@@ -155,7 +155,10 @@ class GoalDrawer:
 def _opposite(a: RefusalRule, b: RefusalRule) -> bool:
     """Rules on the same state whose allowed states do not overlap (cancel vs return)."""
     return (
-        a.entity == b.entity and a.column == b.column and a.tool != b.tool and not set(a.allowed) & set(b.allowed)
+        a.entity == b.entity
+        and a.column == b.column
+        and a.tool != b.tool
+        and not set(a.allowed) & set(b.allowed)
     )
 
 
@@ -250,7 +253,9 @@ def complete_for_policy(
             at = max(i for i, (_, g) in enumerate(kept) if g == goal) + 1
             goal_index = [i + 1 if i >= at else i for i in goal_index]
             goal_index[goal] = at
-            kept.insert(at, (GoalAction(oracle.server, rules.calculator, {"expression": expression}, {}), goal))
+            kept.insert(
+                at, (GoalAction(oracle.server, rules.calculator, {"expression": expression}, {}), goal)
+            )
     transfer_goals = [g for g, d in enumerate(draws) if d.kind == "transfer"]
     for goal in transfer_goals:
         goal_index[goal] = len(kept)
@@ -336,7 +341,9 @@ def _number_text(value: float) -> str:
 
 
 def _same_call(a: GoalAction, b: GoalAction) -> bool:
-    return a.tool == b.tool and json.dumps(a.arguments, sort_keys=True) == json.dumps(b.arguments, sort_keys=True)
+    return a.tool == b.tool and json.dumps(a.arguments, sort_keys=True) == json.dumps(
+        b.arguments, sort_keys=True
+    )
 
 
 def _entity_value(tool: ToolSpec, entity: str, arguments: dict[str, Any]) -> Any:
@@ -348,7 +355,10 @@ def _entity_value(tool: ToolSpec, entity: str, arguments: dict[str, Any]) -> Any
 
 
 def _shows(oracle: Oracle, action: GoalAction, rule: RefusalRule, value: Any) -> bool:
-    return action.tool == rule.shown_by and _entity_value(oracle.tools[action.tool], rule.entity, action.arguments) == value
+    return (
+        action.tool == rule.shown_by
+        and _entity_value(oracle.tools[action.tool], rule.entity, action.arguments) == value
+    )
 
 
 def _check_call(oracle: Oracle, rule: RefusalRule, value: Any) -> GoalAction | None:
@@ -396,9 +406,14 @@ def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction]
     oracle.session.reset()
     done: list[GoalAction] = []
     for action in actions:
+        before = oracle.session.hash()
         outcome = oracle.toolbox.call(oracle.session.db, action.tool, action.arguments)
         if not outcome.ok or outcome.output is None:
             raise Rejected("policy_completion", f"{action.tool} failed once completed: {outcome.error}")
+        if outcome.written:
+            oracle.session.mark_written(outcome.written)
+        if oracle.tools[action.tool].effect == "write" and oracle.session.hash() == before:
+            # Setting an address to the one it already has: the user would ask for nothing.
+            raise Rejected("no_change", f"{action.tool} leaves the state as it was")
         done.append(GoalAction(action.server, action.tool, action.arguments, outcome.output))
     return done, dump_state(oracle.session.db)
-

@@ -10,7 +10,6 @@ tasks share a gold outcome); rejected draws are counted by reason.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from envfactory_mcp.tasks.compose import (
 )
 from envfactory_mcp.tasks.model import (
     Calibration,
+    GoalKind,
     Gold,
     GoldAction,
     InitialState,
@@ -39,7 +39,7 @@ from envfactory_mcp.tasks.model import (
     Task,
     UserScenario,
 )
-from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected
+from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, Rejected
 from envfactory_mcp.tasks.realise import OpeningPlan, realise_opening
 from envfactory_mcp.tasks.scenario import Describer, Scenario, build_scenario
 from envfactory_mcp.tasks.stats import outcome_key
@@ -102,10 +102,15 @@ def generate_tasks(
             # Nothing changes and nothing needs telling: doing nothing would pass.
             report.rejected["no_effect"] += 1
             continue
+
         rules = leak_rules_for(env.spec, scenario.facts, [(a.tool, a.arguments) for a in gold.actions])
         identity = [f for f in scenario.facts if f.kind == "identity"]
         plan = OpeningPlan(
-            style=scenario.style, name=scenario.name, identity=identity, goals=scenario.plans, withheld=scenario.withheld
+            style=scenario.style,
+            name=scenario.name,
+            identity=identity,
+            goals=scenario.plans,
+            withheld=scenario.withheld,
         )
         message, operations = realise_opening(plan, rng)
         if check_message(message, scenario.facts, rules):
@@ -142,7 +147,7 @@ def _draw(
         if chain is None:
             return None
         last = chain.steps[-1].tool.split("/", 1)[1]
-        kind = "act" if env.spec.tool(last).effect == "write" else "ask"  # type: ignore[union-attr]
+        kind: GoalKind = "act" if env.spec.tool(last).effect == "write" else "ask"  # type: ignore[union-attr]
         return chain, [len(chain.steps) - 1], [0], [GoalDraw(kind, last)], {}
     goals = drawer.draw()
     chains: list[Chain] = []
@@ -207,7 +212,11 @@ def _task(
         gold=Gold(
             actions=[
                 GoldAction(
-                    server=a.server, name=a.tool, arguments=a.arguments, output=a.output, confirm=a.tool in confirm
+                    server=a.server,
+                    name=a.tool,
+                    arguments=a.arguments,
+                    output=a.output,
+                    confirm=a.tool in confirm,
                 )
                 for a in gold.actions
             ],

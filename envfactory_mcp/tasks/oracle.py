@@ -31,7 +31,6 @@ from envfactory_mcp.runtime import diff_states, dump_state, hash_state
 from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
 from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
 
-
 GoalFilter = Callable[[dict[str, Any]], bool]
 
 

@@ -49,7 +49,9 @@ class Describer:
         self.persona_entity = persona_entity_of(env.spec)
         self.persona_table = data.owner[self.persona_entity][0] if self.persona_entity in data.owner else None
 
-    def describe(self, entity: str, value: Any, persona_row: int | None, variant: bool = False) -> Description:
+    def describe(
+        self, entity: str, value: Any, persona_row: int | None, variant: bool = False
+    ) -> Description:
         """A description of ``value`` unique among the persona's other objects of this kind,
         or, with ``variant``, among the other variants of the same thing (the new item of an
         exchange must be told apart from the other sizes and colours of its product)."""
@@ -116,7 +118,7 @@ class Describer:
                 found.append(("category", column.name, text.replace("_", " ")))
             elif _parse_date(text) is not None:
                 found.append(("date", column.name, _date_text(text)))
-            elif len(text) <= 12:
+            elif 0 < len(text.strip()) <= 12:  # an empty second address line says nothing
                 found.append(("label", column.name, text))
         return found
 
@@ -249,7 +251,17 @@ def build_scenario(
     def typed(key: str, kind: FactKind, value: Any, goal: int) -> None:
         """A fact the user states as is: the value itself is what must appear."""
         text = str(value)
-        add(Fact(key=key, kind=kind, value=value, text=text, must=[text], in_opening=kind != "identity", goal=goal))
+        add(
+            Fact(
+                key=key,
+                kind=kind,
+                value=value,
+                text=text,
+                must=[text],
+                in_opening=kind != "identity",
+                goal=goal,
+            )
+        )
 
     for key, value in (gold.auth_args or {}).items():
         typed(key, "identity", value, 0)
@@ -297,12 +309,30 @@ def build_scenario(
             if element is not None and (element[1], g) not in known_refs:
                 entity, value = element
                 description = describer.describe(entity, value, persona_row, variant=True)
-                add(Fact(key=f"{entity}_id", kind="reference", value=value, text=description.text,
-                         must=description.must, in_opening=True, goal=g))
+                add(
+                    Fact(
+                        key=f"{entity}_id",
+                        kind="reference",
+                        value=value,
+                        text=description.text,
+                        must=description.must,
+                        in_opening=True,
+                        goal=g,
+                    )
+                )
     for g, entity, value in gold.named:  # what a total is about, by what the things are
         description = describer.describe(entity, value, persona_row, variant=True)
-        add(Fact(key=f"{entity}_id", kind="reference", value=value, text=description.text,
-                 must=description.must, in_opening=True, goal=g))
+        add(
+            Fact(
+                key=f"{entity}_id",
+                kind="reference",
+                value=value,
+                text=description.text,
+                must=description.must,
+                in_opening=True,
+                goal=g,
+            )
+        )
     facts = _withhold(facts, draws, gold, tools, rng)
     goals, plans = _goals(gold, draws, facts, tools, describer)
     style = rng.choice(STYLES)
@@ -331,7 +361,11 @@ def _replaces(tool: ToolSpec, param: str) -> bool:
 
 
 def _withhold(
-    facts: list[Fact], draws: list[GoalDraw], gold: ComposedGold, tools: dict[str, ToolSpec], rng: random.Random
+    facts: list[Fact],
+    draws: list[GoalDraw],
+    gold: ComposedGold,
+    tools: dict[str, ToolSpec],
+    rng: random.Random,
 ) -> list[Fact]:
     """Hold back, for some act goals, every fact but the object the goal is about: the
     agent will have to ask for the payment method, the new address, the reason."""
@@ -372,7 +406,9 @@ def _goals(
         opening = [f for f in facts if f.goal == g and f.in_opening and f.kind != "identity"]
         tool = tools[draw.tool]
         action = gold.actions[gold.goal_index[g]]
-        outcome = GoalOutcome(kind=draw.kind, intent=tool.intent, tool=draw.tool, actions=gold.goal_actions[g])
+        outcome = GoalOutcome(
+            kind=draw.kind, intent=tool.intent, tool=draw.tool, actions=gold.goal_actions[g]
+        )
         plan = GoalPlan(kind=draw.kind, intent=tool.intent, tool=draw.tool, facts=opening)
         if draw.total:
             outcome = outcome.model_copy(update={"intent": TOTAL_INTENT, "tool": action.tool})
@@ -411,7 +447,9 @@ def _goals(
             )
         elif draw.kind == "transfer":
             outcome = outcome.model_copy(update={"request": draw.request})
-            plan = GoalPlan(kind="transfer", intent=tool.intent, tool=draw.tool, facts=opening, request=draw.request)
+            plan = GoalPlan(
+                kind="transfer", intent=tool.intent, tool=draw.tool, facts=opening, request=draw.request
+            )
         goals.append(outcome)
         plans.append(plan)
     return goals, plans
@@ -426,9 +464,7 @@ def _state_of(describer: Describer, rule: Any, arguments: dict[str, Any], tool: 
     return None
 
 
-def _claims(
-    action: Any, tool: ToolSpec, rng: random.Random
-) -> list[tuple[Claim, tuple[str, Any] | None]]:
+def _claims(action: Any, tool: ToolSpec, rng: random.Random) -> list[tuple[Claim, tuple[str, Any] | None]]:
     """The claims of one goal action, each with the list element it is about (entity,
     value) when its path runs through a list: one element, drawn, that the user names."""
     out: list[tuple[Claim, tuple[str, Any] | None]] = []
@@ -437,7 +473,9 @@ def _claims(
         if "[]" not in path:
             values = values_at(action.output, path)
             if values:
-                out.append((Claim(tool=tool.name, path=path, value=values[0], text=_claim_text(values[0])), None))
+                out.append(
+                    (Claim(tool=tool.name, path=path, value=values[0], text=_claim_text(values[0])), None)
+                )
             continue
         prefix, rest = path.split("[].", 1)
         elements = values_at_list(action.output, prefix)

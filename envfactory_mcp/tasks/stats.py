@@ -57,12 +57,16 @@ def task_stats(tasks: list[Task], report: GenerationReport | None, spec: EnvSpec
         ),
         "calibration_operations": dict(sorted(operations.items())),
         "claims_per_task": round(sum(len(t.gold.claims) for t in tasks) / n, 3) if n else 0.0,
-        "distinct_2_at_2000_words": round(distinct_n_budget([t.user_scenario.opening_message for t in tasks], 2), 4),
+        "distinct_2_at_2000_words": round(
+            distinct_n_budget([t.user_scenario.opening_message for t in tasks], 2), 4
+        ),
         "policy_consistent": _rate(sum(1 for t in tasks if not policy_problems(t, spec)), n),
         "two_or_more_writes": _rate(sum(1 for t in tasks if _writes(t, spec) >= 2), n),
         "mean_gold_actions": round(sum(len(t.gold.actions) for t in tasks) / n, 3) if n else 0.0,
         "refusal_or_transfer": _rate(sum(1 for t in tasks if _has_kind(t, "refuse", "transfer")), n),
-        "contingent_or_withheld": _rate(sum(1 for t in tasks if _has_kind(t, "contingent") or _withheld(t)), n),
+        "contingent_or_withheld": _rate(
+            sum(1 for t in tasks if _has_kind(t, "contingent") or _withheld(t)), n
+        ),
         "duplicate_gold_outcomes": _rate(n - len({outcome_key(t) for t in tasks}), n),
         "impossible_addresses": sum(len(impossible_addresses(t)) for t in tasks),
         "tools_in_no_gold": sorted(
@@ -104,18 +108,26 @@ def policy_problems(task: Task, spec: EnvSpec) -> list[str]:
             problems.append(f"action {i}: {action.name} before the user is authenticated")
         for name, value in action.arguments.items():
             param = tool.params.get(name)
-            if param is None or not param.user_provided or param.composed or param.entity or value in ("", None):
+            if (
+                param is None
+                or not param.user_provided
+                or param.composed
+                or param.entity
+                or value in ("", None)
+            ):
                 continue
             text = json.dumps(value, sort_keys=True, default=str)
             if text not in known and text not in shown and not _offered(value, tool.input_schema, name):
-                problems.append(f"action {i}: {name}={value!r} is neither known to the user nor shown by a tool")
+                problems.append(
+                    f"action {i}: {name}={value!r} is neither known to the user nor shown by a tool"
+                )
         shown.update(json.dumps(v, sort_keys=True, default=str) for v in _leaves(action.output))
     for goal in task.gold.goals:
         if goal.kind == "transfer" and goal.tool not in task.gold.required_calls:
             problems.append(f"transfer goal without a required {goal.tool} call")
-    if rules.transfer and any(a.name == rules.transfer.tool for a in task.gold.actions):
-        if rules.transfer.tool not in task.gold.required_calls:
-            problems.append("a hand-off in the gold that the task does not require")
+    handed = rules.transfer is not None and any(a.name == rules.transfer.tool for a in task.gold.actions)
+    if handed and rules.transfer is not None and rules.transfer.tool not in task.gold.required_calls:
+        problems.append("a hand-off in the gold that the task does not require")
     return problems
 
 
@@ -148,9 +160,9 @@ def impossible_addresses(task: Task) -> list[str]:
             by_call.setdefault((fact.goal, call), {})[part] = fact.value
     groups.extend(by_call.values())
     for group in groups:
-        if all(isinstance(group.get(k), str) for k in ("city", "state", "zip")):
-            if not is_possible_address(group["city"], group["state"], group["zip"]):
-                found.append(f"{group['city']}, {group['state']} {group['zip']}")
+        parts = [group.get(k) for k in ("city", "state", "zip")]
+        if all(isinstance(p, str) for p in parts) and not is_possible_address(*parts):  # type: ignore[arg-type]
+            found.append(f"{group['city']}, {group['state']} {group['zip']}")
     return sorted(set(found))
 
 
@@ -175,7 +187,9 @@ def outcome_key(task: Task) -> str:
 
 
 def _writes(task: Task, spec: EnvSpec) -> int:
-    return sum(1 for a in task.gold.actions if (tool := spec.tool(a.name)) is not None and tool.effect == "write")
+    return sum(
+        1 for a in task.gold.actions if (tool := spec.tool(a.name)) is not None and tool.effect == "write"
+    )
 
 
 def _has_kind(task: Task, *kinds: str) -> bool:

@@ -143,9 +143,10 @@ def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["verification"]["passed"] is True and summary["tasks"]["tasks"] == 12
+    assert summary["runs"]["demonstrator"]["mean_reward"] == 1.0
     assert summary["runs"]["oracle"]["mean_reward"] == 1.0
     assert summary["runs"]["noop"]["mean_reward"] == 0.0
-    assert [run["harness_failures"]["total"] for run in summary["runs"].values()] == [0, 0]
+    assert [run["harness_failures"]["total"] for run in summary["runs"].values()] == [0, 0, 0]
     assert "warning:" not in result.output
     assert len((out / "runs" / "oracle" / "trajectories.jsonl").read_text().splitlines()) == 12
 
@@ -195,15 +196,17 @@ def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(tmp_p
         ).exit_code
         == 0
     )
-    # The scripted oracle replays gold calls without asking the user: its episodes are kept
-    # only with --allow-ungrounded (the filter itself: tests/trajectories/test_export.py).
+    # The demonstrator's episodes are grounded and follow the policy: all of them are kept.
     result = runner.invoke(
         app,
-        ["export", str(out / "runs" / "oracle"), "--format", "openai", "-o", str(tmp_path / "sft.jsonl")]
-        + ["--allow-ungrounded"],
+        ["export", str(out / "runs" / "demonstrator"), "--format", "openai", "-o", str(tmp_path / "sft.jsonl")],
     )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 4 and rows[0]["messages"][0]["role"] == "system" and rows[0]["tools"]
+    # The gold-replaying oracle types values nobody gave: its episodes are left out unless
+    # asked for (the filter itself: tests/trajectories/test_export.py).
+    oracle = runner.invoke(app, ["export", str(out / "runs" / "oracle"), "-o", str(tmp_path / "oracle.jsonl")])
+    assert oracle.exit_code == 0 and len((tmp_path / "oracle.jsonl").read_text(encoding="utf-8").splitlines()) < 4
     noop = runner.invoke(app, ["export", str(out / "runs" / "noop"), "-o", str(tmp_path / "none.jsonl")])
     assert noop.exit_code == 0 and (tmp_path / "none.jsonl").read_text(encoding="utf-8") == ""

@@ -25,7 +25,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 8, seed=21)
+    made, _ = generate_tasks(retail_env, 30, seed=21)
     return made
 
 

@@ -9,7 +9,7 @@ from llm_server import SCRIPTED_USAGE, openai_server
 from envfactory_mcp.env import Environment
 from envfactory_mcp.llm import LiteLLMClient, Usage
 from envfactory_mcp.sim.types import STOP, TRANSFER, Message
-from envfactory_mcp.sim.users import CONFIRM_REPLY, LLMUser, ScriptedUser
+from envfactory_mcp.sim.users import ACKNOWLEDGE, CONFIRM_REPLY, LLMUser, ScriptedUser
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Fact, Task
 
@@ -32,7 +32,7 @@ class FakeView:
 
 @pytest.fixture(scope="module")
 def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 24, seed=5)
+    made, _ = generate_tasks(retail_env, 40, seed=5)
     return made
 
 
@@ -106,7 +106,12 @@ async def test_scripted_user_reveals_only_what_was_asked_then_the_rest(tasks):
 
 
 async def test_scripted_user_gives_all_identity_when_the_request_is_generic(tasks):
-    task = next(t for t in tasks if identity_keys(t) == {"first_name", "last_name", "zip"})
+    task = next(
+        t
+        for t in tasks
+        if identity_keys(t) == {"first_name", "last_name", "zip"}
+        and fact(t, "last_name").text not in t.user_scenario.opening_message
+    )
     user = ScriptedUser()
     user.start(task)
     reply = await user.reply(said("Before anything else I need to verify who you are."), FakeView())
@@ -153,17 +158,20 @@ async def test_scripted_user_nudges_then_stops_after_max_nudges(tasks):
     user = ScriptedUser(max_nudges=2)
     user.start(task)
     view = FakeView()
-    replies = [(await user.reply(said("Thank you for your message."), view)).content for _ in range(3)]
+    replies = [(await user.reply(said("Thank you for your message."), view)).content for _ in range(4)]
     nudge = f"Could you please take care of it? I want to {task.user_scenario.reason_for_call.replace('; ', ' and ')}."
-    assert replies == [nudge, nudge, STOP]
+    # A statement that asks nothing is acknowledged once; said again, it gets nudges.
+    assert replies == [ACKNOWLEDGE, nudge, nudge, STOP]
 
 
 async def test_scripted_user_progress_resets_the_nudge_budget(tasks):
     user = ScriptedUser(max_nudges=1)
     user.start(tasks[0])
     view = FakeView()
-    assert (await user.reply(said("Okay."), view)).stop_token is None
-    view.writes = 1
+    assert (await user.reply(said("Okay."), view)).content == ACKNOWLEDGE
+    assert (await user.reply(said("Okay."), view)).stop_token is None  # the one nudge
+    view.writes = 1  # progress: acknowledged again, and the nudge budget is back
+    assert (await user.reply(said("Okay."), view)).content == ACKNOWLEDGE
     assert (await user.reply(said("Okay."), view)).stop_token is None
     assert (await user.reply(said("Okay."), view)).stop_token == STOP
 

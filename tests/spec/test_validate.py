@@ -78,3 +78,50 @@ def test_unreadable_files_are_spec_errors(tmp_path):
         load_spec(path)
     with pytest.raises(SpecError, match="no such file"):
         load_spec(tmp_path / "missing.json")
+
+
+# ---------------------------------------------------------------- policy rules
+
+
+def retail_with(rules_patch) -> dict:
+    from envfactory_mcp.blueprints import load_blueprint
+
+    data = json.loads(dump_spec(load_blueprint("retail").build_spec(7)))
+    rules_patch(data["policy_rules"])
+    return data
+
+
+@pytest.mark.parametrize(
+    ("patch", "where", "message"),
+    [
+        (
+            lambda r: r["authentication"]["tools"].append("get_product_details"),
+            "policy_rules.authentication.tools[2]",
+            "does not return a 'user' id",
+        ),
+        (lambda r: r["confirm"].append("get_order_details"), "policy_rules.confirm[7]", "is a read tool"),
+        (lambda r: r["confirm"].append("refund_everything"), "policy_rules.confirm[7]", "unknown tool"),
+        (lambda r: r["refusals"][0].__setitem__("path", "totals"), "policy_rules.refusals[0].path", "is not one value"),
+        (lambda r: r["refusals"][0].__setitem__("column", "colour"), "policy_rules.refusals[0].column", "no column"),
+        (lambda r: r["refusals"][0].__setitem__("entity", "parcel"), "policy_rules.refusals[0].entity", "no table"),
+        (lambda r: r["transfer"].__setitem__("tool", "call_a_human"), "policy_rules.transfer.tool", "unknown tool"),
+        (lambda r: r.__setitem__("calculator", "get_user_details"), "policy_rules.calculator", "'expression'"),
+    ],
+)
+def test_policy_rules_name_real_tools_tables_and_paths(patch, where, message):
+    with pytest.raises(SpecError) as caught:
+        parse_spec(retail_with(patch))
+    assert caught.value.where == where and message in str(caught.value)
+
+
+def test_the_retail_policy_rules_round_trip_and_say_what_the_policy_text_says():
+    from envfactory_mcp.blueprints import load_blueprint
+
+    spec = load_blueprint("retail").build_spec(7)
+    assert parse_spec(json.loads(dump_spec(spec))).policy_rules == spec.policy_rules
+    rules = spec.policy_rules
+    for tool in rules.confirm:  # every write the text says to confirm, and only writes
+        assert f"`{tool}`" in spec.policy and spec.tool(tool).effect == "write"
+    assert {t.name for t in spec.tools if t.effect == "write"} == set(rules.confirm)
+    assert rules.needs_authentication("get_order_details") and not rules.needs_authentication("list_all_product_types")
+

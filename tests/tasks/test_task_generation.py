@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -11,7 +10,15 @@ from envfactory_mcp.env import Environment
 from envfactory_mcp.tasks.calibrate import check_message, leak_rules_for
 from envfactory_mcp.tasks.generate import GenerationReport, generate_tasks
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
-from envfactory_mcp.tasks.stats import distinct_n, task_stats
+from envfactory_mcp.tasks.oracle import values_at
+from envfactory_mcp.tasks.stats import (
+    distinct_n,
+    distinct_n_budget,
+    impossible_addresses,
+    outcome_key,
+    policy_problems,
+    task_stats,
+)
 
 pytestmark = pytest.mark.slow
 N, SEED = 500, 11
@@ -70,7 +77,12 @@ def test_every_id_the_user_does_not_know_was_returned_by_an_earlier_step(retail_
                 if (action.name, name) not in entity_params:
                     continue
                 for v in value if isinstance(value, list) else [value]:
-                    assert json.dumps(v) in known or json.dumps(v) in seen_outputs, (task.task_id, action.name, name, v)
+                    assert json.dumps(v) in known or json.dumps(v) in seen_outputs, (
+                        task.task_id,
+                        action.name,
+                        name,
+                        v,
+                    )
             seen_outputs += json.dumps(action.output)
 
 
@@ -78,7 +90,9 @@ def test_offline_calibration_leaks_nothing_and_keeps_every_needed_fact(retail_en
     tasks, _ = generated
     for task in tasks:
         scenario = task.user_scenario
-        rules = leak_rules_for(retail_env.spec, scenario.known_info, [(a.name, a.arguments) for a in task.gold.actions])
+        rules = leak_rules_for(
+            retail_env.spec, scenario.known_info, [(a.name, a.arguments) for a in task.gold.actions]
+        )
         assert check_message(scenario.opening_message, scenario.known_info, rules) == [], task.task_id
         assert check_message(scenario.instructions_overspecified, scenario.known_info, rules) != []
         for tool in rules.tool_names:
@@ -91,7 +105,11 @@ def test_claims_come_from_declared_paths_of_gold_outputs(retail_env: Environment
     for task in tasks:
         for claim in task.gold.claims:
             assert claim.path in declared[claim.tool]
-            assert any(_at(a.output, claim.path) == claim.value for a in task.gold.actions if a.name == claim.tool)
+            assert any(
+                claim.value in values_at(a.output, claim.path)
+                for a in task.gold.actions
+                if a.name == claim.tool
+            )
 
 
 def test_stats_and_the_random_walk_baseline(retail_env: Environment, generated):
@@ -103,9 +121,10 @@ def test_stats_and_the_random_walk_baseline(retail_env: Environment, generated):
     assert sum(figures["chain_length"].values()) == N and figures["goals_per_task"].get(2, 0) > 0
     baseline, baseline_report = generate_tasks(retail_env, 100, seed=SEED, sampler="random_walk")
     walk = task_stats(baseline, baseline_report, retail_env.spec)
-    topology = task_stats(tasks[:100], report, retail_env.spec)
-    assert walk["valid_task_rate"] < topology["valid_task_rate"] / 2
+    assert walk["valid_task_rate"] < figures["valid_task_rate"] / 2
     assert baseline_report.rejected["missing_param"] > 0
+    # The baseline's chains are single goals: narrower than the composed tasks.
+    assert walk["two_or_more_writes"] < figures["two_or_more_writes"] and walk["refusal_or_transfer"] == 0
 
 
 def test_distinct_n_counts_unique_ngrams():
@@ -113,7 +132,116 @@ def test_distinct_n_counts_unique_ngrams():
     assert distinct_n([], 2) == 0.0
 
 
-def _at(output: Any, path: str) -> Any:
-    for part in path.split("."):
-        output = output[part]
-    return output
+# ---------------------------------------------------------------- what issue 10 holds tasks to
+
+
+def test_every_task_can_be_finished_by_an_agent_that_follows_the_policy(retail_env: Environment, generated):
+    tasks, _ = generated
+    rules = retail_env.spec.policy_rules
+    assert rules.authentication is not None
+    for task in tasks:
+        assert policy_problems(task, retail_env.spec) == [], task.task_id
+        names = [a.name for a in task.gold.actions]
+        if any(rules.needs_authentication(n) for n in names):
+            # Authenticated first, once, with values the user knows and will give when asked.
+            assert (
+                names[0] in rules.authentication.tools
+                and sum(n in rules.authentication.tools for n in names) == 1
+            )
+            identity = [f for f in task.user_scenario.known_info if f.kind == "identity"]
+            assert {f.key for f in identity} == set(task.gold.actions[0].arguments)
+            assert all(not f.in_opening for f in identity)
+        for action in task.gold.actions:
+            assert action.confirm == (action.name in rules.confirm)
+
+
+def test_a_restricted_write_is_preceded_by_the_read_that_shows_the_state(retail_env: Environment, generated):
+    tasks, _ = generated
+    for task in tasks:
+        for i, action in enumerate(task.gold.actions):
+            for rule in retail_env.spec.policy_rules.rules_for(action.name):
+                checks = [
+                    a
+                    for a in task.gold.actions[:i]
+                    if a.name == rule.shown_by and a.arguments.get("order_id") == action.arguments["order_id"]
+                ]
+                assert checks and checks[-1].output[rule.path] in rule.allowed, (task.task_id, action.name)
+
+
+def test_refusals_contingent_goals_and_transfers_follow_the_state_of_the_seed(
+    retail_env: Environment, generated
+):
+    tasks, _ = generated
+    spec = retail_env.spec
+    kinds = {k: 0 for k in ("refuse", "contingent", "transfer", "ask", "act")}
+    for task in tasks:
+        for goal in task.gold.goals:
+            kinds[goal.kind] += 1
+            own = [task.gold.actions[i] for i in goal.actions]
+            if goal.kind == "refuse":
+                # The restricted write never happens; the state that forbids it is what the agent says.
+                rule = next(
+                    r for r in spec.policy_rules.refusals if spec.tool(r.tool).intent == goal.requested
+                )
+                assert rule.tool not in [a.name for a in own] and goal.reason == rule.reason
+                state = [a for a in own if a.name == goal.tool][-1].output[rule.path]
+                assert state not in rule.allowed
+                assert any(
+                    c.value == state and c.goal == task.gold.goals.index(goal) for c in task.gold.claims
+                )
+            elif goal.kind == "contingent":
+                rule = next(
+                    r for r in spec.policy_rules.refusals if spec.tool(r.tool).intent == goal.requested
+                )
+                did = [a.name for a in own]
+                assert (rule.tool in did) == (goal.taken == "then"), task.task_id
+                assert goal.condition and goal.otherwise
+            elif goal.kind == "transfer":
+                assert goal.request and task.gold.actions[goal.actions[-1]].name == "transfer_to_human_agents"
+                assert task.gold.required_calls == ["transfer_to_human_agents"]
+    assert all(count > 0 for count in kinds.values()), kinds
+
+
+def test_the_distribution_is_wide_and_nothing_repeats(retail_env: Environment, generated):
+    tasks, report = generated
+    figures = task_stats(tasks, report, retail_env.spec)
+    assert figures["policy_consistent"] == 1.0
+    assert figures["two_or_more_writes"] >= 0.35
+    assert figures["mean_gold_actions"] >= 4.5
+    assert figures["refusal_or_transfer"] >= 0.10
+    assert figures["contingent_or_withheld"] >= 0.25
+    assert figures["duplicate_gold_outcomes"] == 0.0 and len({outcome_key(t) for t in tasks}) == N
+    assert figures["tools_in_no_gold"] == []
+    assert figures["distinct_2_at_2000_words"] >= 0.6
+
+
+def test_every_address_in_a_task_exists(generated):
+    tasks, _ = generated
+    addressed = 0
+    for task in tasks:
+        assert impossible_addresses(task) == [], task.task_id
+        addressed += any("city" in a.arguments for a in task.gold.actions)
+    assert addressed > N // 10
+
+
+def test_held_back_details_are_not_in_the_opening_message(generated):
+    tasks, _ = generated
+    held = [f for t in tasks for f in t.user_scenario.known_info if not f.in_opening and f.kind != "identity"]
+    assert held
+    for task in tasks:
+        message = task.user_scenario.opening_message.casefold()
+        said = {
+            f.text for f in task.user_scenario.known_info if f.in_opening
+        }  # another goal's may read the same
+        groups: dict[tuple[int, str], list[str]] = {}
+        for fact in task.user_scenario.known_info:
+            if not fact.in_opening and fact.kind == "detail" and fact.text and fact.text not in said:
+                groups.setdefault((fact.goal, fact.key.rsplit(".", 1)[0]), []).append(fact.text.casefold())
+        for key, texts in groups.items():  # a word may recur ("196 Madison Way"), the whole detail may not
+            assert not all(text in message for text in texts), (task.task_id, key)
+
+
+def test_distinct_n_at_a_budget_takes_whole_texts_until_the_budget():
+    texts = ["a b c d", "e f g h", "a b c d"]
+    assert distinct_n_budget(texts, 2, budget=4, seed=0) == 1.0  # one text: 3 bigrams, all distinct
+    assert distinct_n_budget(texts, 2, budget=100, seed=0) == distinct_n(texts, 2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import json
 import re
 import shutil
@@ -106,8 +108,8 @@ def test_a_noop_run_shows_reward_zero_and_missing_claims(runs: tuple[list[Task],
     for record in records:
         assert record.reward == 0.0 and record.reward_parts is not None
         assert record.reward_parts.claims_missing
-        for claim in record.reward_parts.claims_missing:
-            assert f'<td class="bad">{claim}</td>' in page  # the episodes table
+        missing = "; ".join(record.reward_parts.claims_missing)
+        assert f'<td class="bad">{html.escape(missing)}</td>' in page  # the episodes table
     assert page.count('data-outcome="failure"') == 2 * len(tasks)  # table row and details
     assert 'data-outcome="success"' not in page
 
