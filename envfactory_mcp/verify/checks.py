@@ -84,9 +84,14 @@ def _judge_tool(tool: dict[str, Any], results: list[dict[str, Any]], seed_hash: 
         difference = _repeat_difference(r)
         if difference:
             fail("deterministic", difference, r)
+        if r["kind"] == "refused" and r["ok"]:
+            fail("policy_refusals", "succeeded on an object in a state the policy's refusal rules forbid", r)
     _reachable(results, fail, failures)
+    restricted = any(r["kind"] == "refused" for r in results)
     for check in TOOL_CHECKS:
         if (check == "read_only" and effect != "read") or (check == "declared_writes" and effect != "write"):
+            continue
+        if check == "policy_refusals" and not restricted:
             continue
         if check in failures:
             reason, r = failures[check]

@@ -148,6 +148,26 @@ DEFECTS: tuple[Defect, ...] = (
         ),
     ),
     Defect(
+        "policy_not_enforced",
+        "a cancellation that forgets the policy's 'only pending orders' rule (delivered orders get cancelled too)",
+        _expect(("cancel_pending_order", "policy_refusals")),
+        _replace_tool(
+            """
+            def cancel_pending_order(ctx: ToolContext, *, order_id: str, reason: str) -> dict:
+                if reason not in CANCEL_REASONS:
+                    ctx.fail(f"Reason must be one of: {{', '.join(CANCEL_REASONS)}}.")
+                order = _order(ctx, order_id)
+                if order["status"] == "cancelled":
+                    ctx.fail(f"Order {{order_id}} is already cancelled.")
+                for method_id, cents in _net_paid(ctx, order_id).items():
+                    _record(ctx, order_id, method_id, "refund", cents, "cancellation")
+                ctx.execute("UPDATE orders SET status = 'cancelled', cancel_reason = ? WHERE order_id = ?",
+                            (reason, order_id))
+                return _order_view(ctx, order_id)
+            """
+        ),
+    ),
+    Defect(
         "attack_network",
         "a tool that opens a TCP connection to a listener on the host",
         _expect((None, "static_gate"), ("transfer_to_human_agents", "sandbox")),

@@ -13,6 +13,9 @@ Kinds of probe, and what the verifier expects of them:
 * ``unknown_id``: id-shaped values (a real id with its digits changed) that are in no row.
 * ``hostile``: SQL injection, control and bidirectional characters, format strings and
   very long strings in every free-text parameter.
+* ``refused``: for a write the spec's ``policy_rules.refusals`` restrict, calls on objects
+  in a state the rule does not allow (a delivered order, for a cancellation); the policy
+  says they are refused, so each must end in a tool error.
 
 Any probe may fail with a tool error; none may crash the tool, break its declared table
 access, leave a failed call half-applied or give a different answer on a second run.
@@ -122,6 +125,28 @@ class ToolProber:
                     self.probe("hostile", {**base, param.name: text.replace("{table}", self.first_table)})
                 )
             out.append(self.probe("hostile", {**base, param.name: "A" * LONG_STRING_CHARS}))
+        return out
+
+    def refused(self, rules: list[dict[str, Any]]) -> list[Probe]:
+        """Schema-valid calls on objects whose state ``rules`` (refusal rules of this
+        tool, as JSON) do not allow: the rest of each call drawn around the object."""
+        out: list[Probe] = []
+        for rule in rules:
+            owner = self.data.owner.get(rule["entity"])
+            names = [p.name for p in self.params if p.entity == rule["entity"]]
+            if owner is None or not names:
+                continue
+            table, pk = owner
+            anchors = [
+                i
+                for i in self.data.by_table.get(table, [])
+                if self.data.rows[i][1].get(rule["column"]) not in rule["allowed"]
+            ]
+            for anchor in self.rng.sample(anchors, min(len(anchors), self.budget.per_kind * 3)):
+                args = valid_arguments(self.params, self.data, self.rng, anchor=anchor)
+                args[names[0]] = self.data.rows[anchor][1][pk]
+                if self.validator.is_valid(args):
+                    out.append(self.probe("refused", args))
         return out
 
 

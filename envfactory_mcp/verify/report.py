@@ -36,6 +36,7 @@ TOOL_CHECKS: dict[str, str] = {
     "atomic": "a failing call leaves the state unchanged",
     "deterministic": "the same call on the same state gives the same result and state",
     "reachable": "at least one valid call succeeds from the seed state",
+    "policy_refusals": "a call the spec's refusal rules forbid (an object in a state they do not allow) is refused",
 }
 
 Status = Literal["passed", "failed", "not run"]

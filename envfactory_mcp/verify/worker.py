@@ -322,6 +322,12 @@ def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
             results.append(result)
             if result.get("timeout"):
                 break
+        rules = [r for r in job["spec"].get("policy_rules", {}).get("refusals", []) if r["tool"] == prober.name]
+        for probe in prober.refused(rules):
+            result = runner.run(probe)
+            results.append(result)
+            if result.get("timeout"):
+                break
     return {
         "stage": "done",
         "seed_hash": runner.seed_hash,

@@ -24,15 +24,19 @@ def retail_report(retail_env: Environment) -> VerificationReport:
     return verify_environment(retail_env)
 
 
-def test_retail_passes_every_check_including_stdio(retail_report: VerificationReport):
+def test_retail_passes_every_check_including_stdio(retail_env: Environment, retail_report: VerificationReport):
     assert retail_report.passed, retail_report.failures()
     assert [c.check for c in retail_report.environment] == list(ENVIRONMENT_CHECKS)
     assert all(c.status == "passed" for c in retail_report.environment)
     for tool in retail_report.tools:
         expected = [c for c in TOOL_CHECKS if not (c == "read_only" and tool.effect != "read")]
         expected = [c for c in expected if not (c == "declared_writes" and tool.effect != "write")]
+        restricted = any(r.tool == tool.tool for r in retail_env.spec.policy_rules.refusals)
+        expected = [c for c in expected if not (c == "policy_refusals" and not restricted)]
         assert [c.check for c in tool.checks] == expected
         assert tool.succeeded >= 1
+        # Every write the policy restricts by state met calls it must refuse, and refused them.
+        assert (tool.probe_kinds.get("refused", 0) >= 4) == restricted
 
 
 def test_every_retail_tool_met_valid_invalid_and_hostile_probes(retail_report: VerificationReport):
