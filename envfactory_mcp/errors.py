@@ -8,6 +8,7 @@
     ├── UnsafeCodeError    tool code that fails the static gate (verify.static_gate)
     ├── NotAPackageError   a folder that holds no emitted package (verify.verifier)
     ├── VerificationFailed an environment that failed verification; nothing emitted (build)
+    ├── UnverifiedPackageError a package without a passing, current report asked to run (packages)
     └── LLMError           a model call that failed after its retries, with its kind (llm)
 
 Tool failures inside a running server are not exceptions of this tree: they are MCP

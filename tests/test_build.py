@@ -34,4 +34,4 @@ def test_a_passing_environment_is_emitted_with_a_report_that_covers_it(
     result = emit_verified(retail_env, tmp_path / "retail")
     report = read_report(result.package_dir)
     assert report is not None and report.passed and report.probes == result.report.probes
-    assert report.subject == subject_digests(result.package_dir / "retail_mcp")
+    assert report.subject == subject_digests(result.package_dir)

@@ -12,6 +12,7 @@ from envfactory_mcp.settings import Settings
 
 if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
+    from envfactory_mcp.packages import RunPermission
 
 app = typer.Typer(
     name="envfactory-mcp",
@@ -29,6 +30,16 @@ ServersDir = Annotated[
 ]
 
 
+AllowUnverified = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unverified",
+        help="Run a package whose verification report is missing, failed or stale (development only; "
+        "its code was not checked in the sandbox). Prints a warning.",
+    ),
+]
+
+
 def settings(servers_dir: Path) -> Settings:
     return Settings(servers_dir=servers_dir)
 
@@ -42,17 +53,40 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(code=1)
 
 
-def load_environment(name: str, servers_dir: Path) -> Environment:
-    """The environment a rollout will serve: the verified package ``<servers_dir>/<name>/``
-    when there is one (tasks then match its seed, whatever ``build --seed`` made), else the
-    blueprint by that name."""
+def permit(folder: Path, allow_unverified: bool) -> None:
+    """Raise ``UnverifiedPackageError`` for the package in ``folder`` unless it has a
+    passing, current verification report or ``allow_unverified``; in that last case print
+    a loud warning on stderr."""
+    from envfactory_mcp.packages import check_runnable
+
+    warn_unverified([check_runnable(folder, allow_unverified=allow_unverified)])
+
+
+def warn_unverified(permissions: list[RunPermission]) -> None:
+    """One loud line on stderr for each package allowed to run unverified."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    for permission in permissions:
+        if permission.warning:
+            Console(stderr=True).print(f"[bold red]WARNING:[/] {escape(permission.warning)}", soft_wrap=True)
+
+
+def load_environment(name: str, servers_dir: Path, allow_unverified: bool = False) -> Environment:
+    """The environment a rollout will serve: the package ``<servers_dir>/<name>/`` when there
+    is one (tasks then match its seed, whatever ``build --seed`` made), which must be
+    verified (see ``permit``), else the blueprint by that name."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.env import build_env, load_package_env
+    from envfactory_mcp.packages import UnverifiedPackageError
 
     package = servers_dir / name
     if package.is_dir():
         try:
-            return load_package_env(package)
+            permit(package, allow_unverified)
+            return load_package_env(package, allow_unverified=allow_unverified)
+        except UnverifiedPackageError:
+            raise  # never quietly the blueprint instead: the package is what would be served
         except EnvFactoryError:
             if name not in blueprint_names():
                 raise

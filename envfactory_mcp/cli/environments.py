@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import ServersDir, app, fail, load_environment, settings
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, app, fail, load_environment, permit, settings
 from envfactory_mcp.errors import EnvFactoryError
 
 
@@ -178,13 +178,17 @@ def serve(
     db: Annotated[Path | None, typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
     control: Annotated[bool, typer.Option("--control", help="Expose the control.* tools for hosts.")] = False,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
+    allow_unverified: AllowUnverified = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Serve a generated environment over MCP (stdio by default). Logs go to stderr only."""
-    from envfactory_mcp.host.launch import import_server_module
+    """Serve a generated environment over MCP (stdio by default). Logs go to stderr only.
+
+    Only a package whose verification report passed and matches its files is served."""
+    from envfactory_mcp.host.launch import import_server_module, package_dir
 
     try:
-        module = import_server_module(servers_dir, name)
+        permit(package_dir(servers_dir, name), allow_unverified)
+        module = import_server_module(servers_dir, name, allow_unverified=allow_unverified)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     argv = ["--transport", transport, "--host", host, "--port", str(port), "--log-level", log_level]
@@ -232,6 +236,7 @@ def graph(
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")
     ] = None,
+    allow_unverified: AllowUnverified = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """The tool dependency graph: data-flow, state-flow and user-provided parameters."""
@@ -246,7 +251,7 @@ def graph(
     if fmt not in renderers:
         raise fail(EnvFactoryError(f"unknown format {fmt!r}: use json, dot or html"))
     try:
-        env = load_environment(name, servers_dir)
+        env = load_environment(name, servers_dir, allow_unverified)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     text = renderers[fmt](build_graph(env.spec))

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from envfactory_mcp.cli.app import ServersDir, app, fail, settings
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, app, fail, settings, warn_unverified
 from envfactory_mcp.errors import EnvFactoryError
 
 MaxHarnessFailures = Annotated[
@@ -72,9 +72,12 @@ def rollout(
         int | None, typer.Option(min=1, help="Max tokens per reply of the llm user's model.")
     ] = None,
     max_harness_failures: MaxHarnessFailures = 0.1,
+    allow_unverified: AllowUnverified = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable)."""
+    """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable).
+
+    Every package served from --servers-dir must have a passing, current verification report."""
     import anyio
 
     from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig
@@ -125,8 +128,12 @@ def rollout(
         urls=urls,
         seed=seed,
         reward_basis=basis,
+        allow_unverified=allow_unverified,
     )
     try:
+        from envfactory_mcp.packages import check_served
+
+        warn_unverified(check_served(servers_dir, config.envs, allow_unverified=allow_unverified))
         with _progress_bar() as advance:
             summary = anyio.run(run_rollout, config, output, advance)
     except EnvFactoryError as exc:

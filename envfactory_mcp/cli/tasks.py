@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import ServersDir, app, fail, load_environment
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, app, fail, load_environment
 from envfactory_mcp.errors import EnvFactoryError
 
 
@@ -31,6 +31,7 @@ def tasks(
         "tasks.jsonl"
     ),
     stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
+    allow_unverified: AllowUnverified = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
@@ -45,7 +46,7 @@ def tasks(
     if sampler not in samplers:
         raise fail(EnvFactoryError(f"unknown sampler {sampler!r}: use topology or random-walk"))
     try:
-        env = load_environment(name, servers_dir)
+        env = load_environment(name, servers_dir, allow_unverified)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]

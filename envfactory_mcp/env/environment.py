@@ -69,18 +69,17 @@ def assemble_env(spec: EnvSpec, tools_source: str, rows: SeedRows, load_code: bo
     )
 
 
-def load_package_env(package_root: Path) -> Environment:
+def load_package_env(package_root: Path, *, allow_unverified: bool = False) -> Environment:
     """The environment an emitted package holds (``generated_servers/<env>/``), with its
-    tool code loaded: only for a package whose stored verification report passed and
-    still matches its files (``list`` shows such a package as ``passed``)."""
+    tool code loaded in this process: only for a package whose stored verification report
+    passed and still matches its files (``list`` shows such a package as ``passed``), else
+    ``UnverifiedPackageError``; ``allow_unverified`` loads it anyway (development)."""
     from envfactory_mcp.emit.render import unvendor_tools_source
-    from envfactory_mcp.verify.verifier import locate_package, verification_status
+    from envfactory_mcp.packages import check_runnable
+    from envfactory_mcp.verify.verifier import locate_package
 
     root, pkg = locate_package(package_root)
-    if verification_status(root) != "passed":
-        raise BlueprintError(
-            f"{root} has no passing verification report for its current files; verify it first"
-        )
+    check_runnable(root, allow_unverified=allow_unverified)
     data = root / pkg / "data"
     spec = validate_spec(parse_spec(json.loads((data / "spec.json").read_text(encoding="utf-8"))))
     source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))

@@ -63,9 +63,11 @@ class ServerConnection:
         servers_dir: Path = Path("generated_servers"),
         url: str | None = None,
         call_timeout_s: float = 60.0,
+        allow_unverified: bool = False,
     ) -> None:
         self.server, self.transport, self.servers_dir, self.url = server, transport, servers_dir, url
         self.call_timeout_s = call_timeout_s
+        self.allow_unverified = allow_unverified  # start a package without a passing report (launch.py)
         self._stack: AsyncExitStack | None = None
         self._client: Any = None
         self.instructions = ""
@@ -184,7 +186,9 @@ class ServerConnection:
         if self.transport == "stdio":
             from envfactory_mcp.host.launch import stdio_params
 
-            return stdio_params(self.servers_dir, self.server, control=True)
+            return stdio_params(
+                self.servers_dir, self.server, control=True, allow_unverified=self.allow_unverified
+            )
         if self.transport == "http":
             if not self.url:
                 raise InfrastructureError(f"server {self.server!r}: the http transport needs a URL")
@@ -192,7 +196,7 @@ class ServerConnection:
         from envfactory_mcp.host.launch import import_server_module
         from envfactory_mcp.runtime import ServerOptions
 
-        module = import_server_module(self.servers_dir, self.server)
+        module = import_server_module(self.servers_dir, self.server, allow_unverified=self.allow_unverified)
         return module.build_server(ServerOptions(control=True))
 
     # ---------------------------------------------------------------- calls

@@ -25,6 +25,7 @@ from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode, score_record
 from envfactory_mcp.host.launch import package_spec
+from envfactory_mcp.packages import check_served
 from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
@@ -58,6 +59,9 @@ class RolloutConfig:
     seed: int = 0
     reward_basis: tuple[str, ...] = ("state", "claims")
     max_tasks: int | None = None
+    # Leave to start packages whose verification report is missing, failed or stale. A
+    # permission, not configuration: it is not in the metadata (a run resumes either way).
+    allow_unverified: bool = False
 
     def metadata(self, run_id: str) -> dict[str, Any]:
         """What a resumed run must match: the configuration and the exact task file."""
@@ -65,6 +69,7 @@ class RolloutConfig:
 
         data = asdict(self)
         data["reward_basis"] = list(self.reward_basis)
+        del data["allow_unverified"]
         digest = hashlib.sha256(Path(self.tasks_path).read_bytes()).hexdigest()
         return {"run_id": run_id, "tasks_sha256": digest, **data}
 
@@ -131,7 +136,13 @@ class _Servers:
 
     def __init__(self, config: RolloutConfig) -> None:
         self.conns = {
-            env: ServerConnection(env, config.transport, Path(config.servers_dir), url=config.urls.get(env))
+            env: ServerConnection(
+                env,
+                config.transport,
+                Path(config.servers_dir),
+                url=config.urls.get(env),
+                allow_unverified=config.allow_unverified,
+            )
             for env in config.envs
         }
 
@@ -152,6 +163,8 @@ async def rollout(
     from envfactory_mcp.trajectories.store import RunStore
 
     run_id = run_dir.name
+    # Refused before any run directory exists (the launchers refuse too, as a backstop).
+    check_served(Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified)
     tasks = load_tasks(config)
     with RunStore.open(run_dir, config.metadata(run_id)) as store:
         return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)

@@ -1,8 +1,12 @@
 """The verification report: every check, per environment and per tool, with reasons.
 
 Stored as ``<package>/data/verification.json`` next to what it verified. ``subject``
-holds the sha256 of each verified file, so a report that no longer matches its package
-(someone edited ``tools.py``) is recognisably stale.
+holds the sha256 of every file of the package folder (``generated_servers/<env>/``: code,
+runtime, data, ``pyproject.toml``; not the report itself, not Python's caches), so a
+report that no longer matches its package (someone edited ``tools.py``, ``server.py`` or
+``runtime/toolbox.py``) is recognisably stale, and a stale package does not run.
+Format 2 keys ``subject`` by path inside the package folder; format 1 covered only
+spec, schema, seed and tools, so its reports read as stale.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-REPORT_FORMAT = "envfactory-verification/1"
+REPORT_FORMAT = "envfactory-verification/2"
 
 # Checks about the environment as a whole, in the order they run.
 ENVIRONMENT_CHECKS: dict[str, str] = {
@@ -89,7 +93,7 @@ class VerificationReport(Model):
     env: str
     passed: bool
     envfactory_version: str
-    subject: dict[str, str] = Field(default_factory=dict)  # file -> sha256
+    subject: dict[str, str] = Field(default_factory=dict)  # path inside the package folder -> sha256
     sandbox: SandboxInfo
     environment: list[CheckResult]
     tools: list[ToolReport]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -29,6 +30,7 @@ from envfactory_mcp.verify.checks import environment_failure, judge_tools
 from envfactory_mcp.verify.probes import ProbeBudget
 from envfactory_mcp.verify.report import (
     ENVIRONMENT_CHECKS,
+    REPORT_FORMAT,
     CheckResult,
     SandboxInfo,
     ToolReport,
@@ -38,7 +40,9 @@ from envfactory_mcp.verify.sandbox import SandboxLimits
 from envfactory_mcp.verify.static_gate import check_tool_code
 
 REPORT_FILE = "verification.json"
-SUBJECT_FILES = ("data/spec.json", "data/schema.sql", "data/seed.sql", "tools.py")
+# Written by Python or pytest when the package runs, not part of what was verified: a
+# bytecode cache is only used while it matches its source, which the subject covers.
+UNVOUCHED_DIRS = frozenset({"__pycache__", ".pytest_cache"})
 NO_NETWORK_NAMESPACE = (
     "NO NETWORK NAMESPACE: 'unshare -n' does not work on this machine, so the code under test ran "
     "with the host's network; only the audit hook stood between it and the network"
@@ -80,13 +84,28 @@ def locate_package(folder: Path) -> tuple[Path, str]:
     return folder, candidates[0].name
 
 
-def subject_digests(package_dir: Path) -> dict[str, str]:
-    """sha256 of each file the report vouches for, keyed by its path inside the package."""
-    return {
-        name: hashlib.sha256((package_dir / name).read_bytes()).hexdigest()
-        for name in SUBJECT_FILES
-        if (package_dir / name).is_file()
-    }
+def subject_digests(folder: Path) -> dict[str, str]:
+    """sha256 of every file of the package in ``folder`` (``generated_servers/<env>/``),
+    keyed by its path inside that folder: the code (``runtime/``, ``server.py``, tools),
+    the data, ``pyproject.toml`` and its entry points, everything but the report itself
+    and Python's caches. Symlinks are followed (what runs is what they reach)."""
+    root, pkg = locate_package(folder)
+    report = f"{pkg}/data/{REPORT_FILE}"
+    digests: dict[str, str] = {}
+    seen: set[str] = set()
+    for top, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:  # a symlink loop, or a second way to reach a folder already read
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if d not in UNVOUCHED_DIRS)
+        for name in files:
+            path = Path(top) / name
+            rel = path.relative_to(root).as_posix()
+            if rel != report:
+                digests[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return dict(sorted(digests.items()))
 
 
 def verify_package(folder: Path, options: VerifyOptions | None = None) -> VerificationReport:
@@ -94,6 +113,9 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
     options = options or VerifyOptions()
     root, pkg = locate_package(folder)
     package_dir = root / pkg
+    # Taken before anything runs: the report vouches for the files as they were read, and
+    # a package that changes itself while being verified is then stale, not passed.
+    subject = subject_digests(root)
     timings: dict[str, float] = {}
     started = time.perf_counter()
     env_checks: dict[str, CheckResult] = {}
@@ -116,7 +138,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
             env=name,
             passed=passed,
             envfactory_version=__version__,
-            subject=subject_digests(package_dir),
+            subject=subject,
             sandbox=SandboxInfo(
                 network_isolated=isolated,
                 warning=None if isolated else NO_NETWORK_NAMESPACE,
@@ -273,16 +295,20 @@ def read_report(package_folder: Path) -> VerificationReport | None:
 
 
 def verification_status(package_folder: Path) -> str:
-    """``passed`` / ``failed`` / ``stale`` (the files changed since the report) /
-    ``not verified`` / ``unreadable report``, from the report stored with a package."""
+    """``passed`` / ``failed`` / ``stale`` (a file changed, appeared or went since the
+    report, or the report is of an older format) / ``not verified`` / ``unreadable report``
+    / ``unreadable package``, from the report stored with a package."""
     try:
         report = read_report(package_folder)
     except ValueError:  # pydantic's ValidationError included
         return "unreadable report"
     if report is None:
         return "not verified"
-    root, pkg = locate_package(package_folder)
-    if report.subject != subject_digests(root / pkg):
+    try:
+        current = subject_digests(package_folder)
+    except OSError:  # e.g. a dangling symlink or a file nobody may read
+        return "unreadable package"
+    if report.format != REPORT_FORMAT or report.subject != current:
         return "stale"
     return "passed" if report.passed else "failed"
 

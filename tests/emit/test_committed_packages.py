@@ -28,5 +28,7 @@ def test_committed_package_matches_a_fresh_render(name: str):
 def test_committed_report_passed_and_covers_the_committed_files(name: str):
     report = read_report(SERVERS_DIR / name)
     assert report is not None and report.passed and report.env == name
-    assert report.subject == subject_digests(SERVERS_DIR / name / package_name(name))
-    assert set(report.subject) == {"data/spec.json", "data/schema.sql", "data/seed.sql", "tools.py"}
+    assert report.subject == subject_digests(SERVERS_DIR / name)
+    # Every file the package ships, runtime, server.py and pyproject.toml included.
+    assert set(report.subject) == set(read_package(SERVERS_DIR / name)) - {report_relpath(name)}
+    assert {f"{package_name(name)}/runtime/toolbox.py", f"{package_name(name)}/server.py"} <= set(report.subject)
