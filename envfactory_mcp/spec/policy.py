@@ -55,8 +55,8 @@ class Transfer(_Model):
     tool: str = Field(description="The tool that hands the user over to a human.")
     out_of_scope: list[str] = Field(
         default_factory=list,
-        description="Requests nothing in the toolset can serve, as a user would put them "
-        "('a price match on my order').",
+        description="Requests nothing in the toolset can serve, as noun phrases a user would say "
+        "after 'I'd like' or 'could I get' ('a price match on my order').",
     )
 
 

@@ -342,12 +342,23 @@ def build_scenario(
         style=style,
         facts=facts,
         unknown=unknown,
-        reason="; ".join(g.intent if g.kind != "refuse" else g.requested or g.intent for g in goals),
+        reason="; ".join(_reason(g) for g in goals),
         overspecified=_overspecified(gold),
         claims=claims,
         goals=goals,
         plans=plans,
     )
+
+
+def _reason(goal: GoalOutcome) -> str:
+    """What the user came for, as the user sees it (a refused action is still what they want)."""
+    if goal.kind == "refuse" and goal.requested:
+        return goal.requested
+    if goal.kind == "transfer" and goal.request:
+        return f"get {goal.request}, or talk to a human who can arrange it"
+    if goal.kind == "contingent" and goal.requested:
+        return f"{goal.requested} if it is still {goal.condition}, otherwise {goal.otherwise}"
+    return goal.intent
 
 
 def _replaces(tool: ToolSpec, param: str) -> bool:
