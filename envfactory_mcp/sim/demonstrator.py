@@ -225,7 +225,7 @@ class DemonstratorAgent:
         if goal is None or goal.kind != "contingent" or action.name != goal.tool:
             return []
         if goal.taken == "then":
-            return [_sentence(f"{_subject(action)} is still {goal.condition}, so I can go ahead with that")]
+            return [_sentence(f"{_subject(action)} is {goal.condition}, so I can go ahead with that")]
         return [
             _sentence(
                 f"{_subject(action)} does not qualify for that, so as you asked I'll "
