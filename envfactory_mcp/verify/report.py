@@ -86,6 +86,8 @@ class SandboxInfo(Model):
     network_isolated: bool
     warning: str | None = None
     limits: dict[str, float] = Field(default_factory=dict)
+    jail: str | None = None  # bubblewrap's version and mode when the code ran jailed, else None
+    layers: dict[str, bool] = Field(default_factory=dict)  # every isolation layer, present or not
 
 
 class VerificationReport(Model):

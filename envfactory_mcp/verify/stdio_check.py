@@ -1,7 +1,8 @@
 """Last stage: start the emitted package over real stdio and use it as an MCP client would.
 
-The package runs under the same sandbox as the probes (worker ``serve_main``: limits,
-audit hook, empty network namespace, a private directory). The client lists the tools
+The package runs under the same sandbox as the probes (worker ``serve_main``: the jail
+where bubblewrap works, with the package folder bound read-only; limits, audit hook,
+empty network namespace, a private directory). The client lists the tools
 and compares them with the spec, then replays one successful probe per tool, each from a
 reset session, and requires the same structured output and the same canonical state hash
 the sandboxed probe produced: the package a user installs behaves as verified.
@@ -9,7 +10,6 @@ the sandboxed probe produced: the package a user installs behaves as verified.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from dataclasses import asdict
@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 
 from envfactory_mcp.verify.report import CheckResult, FailedProbe
-from envfactory_mcp.verify.sandbox import SandboxLimits, sandbox_environment, worker_command
+from envfactory_mcp.verify.sandbox import SandboxLimits, worker_launch
 
 
 class _Mismatch(Exception):
@@ -38,21 +38,14 @@ def check_over_stdio(
     """Run the stdio stage; never raises for what the package does."""
     workdir = tempfile.mkdtemp(prefix="envfactory-stdio-")
     try:
-        request = Path(workdir) / "request.json"
-        request.write_text(
-            json.dumps(
-                {
-                    "package_root": str(package_root),
-                    "package": package,
-                    "limits": asdict(limits),
-                    "workdir": workdir,
-                    "argv": ["--control"],
-                }
-            ),
-            encoding="utf-8",
-        )
+        request = {
+            "package_root": str(package_root),
+            "package": package,
+            "limits": asdict(limits),
+            "argv": ["--control"],
+        }
         try:
-            anyio.run(_drive, workdir, str(request), spec, replays, limits.wall_seconds)
+            anyio.run(_drive, workdir, request, spec, replays, limits)
         except _Mismatch as exc:
             probe = exc.probe
             failed = (
@@ -80,17 +73,30 @@ def _first_leaf(exc: BaseException) -> BaseException:
 
 
 async def _drive(
-    workdir: str, request: str, spec: dict[str, Any], replays: list[dict[str, Any]], timeout: float
+    workdir: str,
+    request: dict[str, Any],
+    spec: dict[str, Any],
+    replays: list[dict[str, Any]],
+    limits: SandboxLimits,
 ) -> None:
     from mcp import Client, StdioServerParameters
 
     from envfactory_mcp.runtime import CONTROL_PREFIX
 
-    command = worker_command(f"serve_main({request!r})")
-    params = StdioServerParameters(
-        command=command[0], args=command[1:], env=sandbox_environment(workdir), cwd=workdir
+    # The stdio client cannot pass a descriptor, so a jail is started through its launcher.
+    # Only the import package is bound: the folder above it may be private (write_package
+    # makes it with mkdtemp, mode 0700), and the jail's uid only needs what it imports.
+    launch = worker_launch(
+        "serve_main(sys.argv[1])",
+        workdir,
+        (f"{request['package_root']}/{request['package']}",),
+        launcher=True,
+        work_bytes=limits.work_bytes,
+        request=request,
     )
-    with anyio.fail_after(timeout):
+    command = launch.argv
+    params = StdioServerParameters(command=command[0], args=command[1:], env=launch.env, cwd=launch.cwd)
+    with anyio.fail_after(limits.wall_seconds):
         async with Client(params) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             served = {name for name in listed if not name.startswith(CONTROL_PREFIX)}

@@ -43,6 +43,11 @@ REPORT_FILE = "verification.json"
 # Written by Python or pytest when the package runs, not part of what was verified: a
 # bytecode cache is only used while it matches its source, which the subject covers.
 UNVOUCHED_DIRS = frozenset({"__pycache__", ".pytest_cache"})
+NO_JAIL = (
+    "NO JAIL: bubblewrap could not jail the code under test on this machine ({reason}), so it ran "
+    "as this process's user ({uid}) with only rlimits, the audit hook and time limits{network} between "
+    "it and the host; install bubblewrap (apt-get install -y bubblewrap)"
+)
 NO_NETWORK_NAMESPACE = (
     "NO NETWORK NAMESPACE: 'unshare -n' does not work on this machine, so the code under test ran "
     "with the host's network; only the audit hook stood between it and the network"
@@ -121,6 +126,8 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
     env_checks: dict[str, CheckResult] = {}
     tools: list[ToolReport] = []
     isolated = sandbox.network_namespace_available()  # replaced by what the sandboxed run reports
+    support = sandbox.jail_support()
+    jailed, layers = (support.reason if support.available else None), {}  # likewise
 
     def record(check: str, reason: str = "", failed: bool = False) -> None:
         env_checks[check] = CheckResult(check=check, status="failed" if failed else "passed", reason=reason)
@@ -141,7 +148,9 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
             subject=subject,
             sandbox=SandboxInfo(
                 network_isolated=isolated,
-                warning=None if isolated else NO_NETWORK_NAMESPACE,
+                jail=jailed,
+                layers=layers,
+                warning=_sandbox_warning(jailed, isolated),
                 limits={k: float(v) for k, v in vars(options.limits).items()}
                 | {"call_seconds": options.call_seconds},
             ),
@@ -209,7 +218,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         **options.extra_job,
     }
     result = sandbox.run_in_sandbox(job, options.limits)
-    isolated = result.network_isolated
+    isolated, jailed, layers = result.network_isolated, result.jail, result.layers
     timings["sandbox"] = time.perf_counter() - t0
     answer = result.answer
     if answer is None:
@@ -283,6 +292,15 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
             check="stdio", status="not run", reason="skipped on request (--no-stdio)"
         )
     return finish(name)
+
+
+def _sandbox_warning(jailed: str | None, isolated: bool) -> str | None:
+    """The report's loud line when the code under test ran with fewer layers than a jail."""
+    if jailed is not None:
+        return None
+    network = ", an empty network namespace" if isolated else ""
+    warning = NO_JAIL.format(reason=sandbox.jail_support().reason, uid=os.getuid(), network=network)
+    return warning if isolated else f"{warning}. {NO_NETWORK_NAMESPACE}"
 
 
 def read_report(package_folder: Path) -> VerificationReport | None:

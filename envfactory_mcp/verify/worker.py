@@ -1,10 +1,15 @@
-"""The sandboxed side: limit this process, guard it with an audit hook, then run the job.
+"""The sandboxed side: confine this process, limit it, guard it with an audit hook, then
+run the job.
 
-Reads ``{"job", "limits", "workdir"}`` as JSON on stdin and writes one JSON answer on
-stdout. Everything the code under test could use to reach outside (new processes,
-sockets, writes outside the work directory, native code) is refused by an audit hook
-installed before that code is loaded; audit hooks cannot be removed from Python. The
-rlimits and the parent's network namespace and timeout are the layers behind it.
+Reads ``{"job", "limits", "workdir", "jail"}`` as JSON on stdin and writes one JSON answer
+on stdout. In a jail (``runtime.jail``), the worker first calls ``confine_self()``: it
+becomes uid 65534 with no capabilities and stacks the seccomp filter that forbids
+``execve``; its answer carries what it then sees of its confinement (``"jail"``), which
+the parent records. The jail is the boundary. The audit hook, installed before the code
+under test is loaded, is the fast filter in front of it: it refuses new processes,
+sockets, writes outside the work directory and native code with a message that names
+the attempt, which is what a repair loop needs. The rlimits, the per-call timer and the
+parent's wall-clock kill bound time and memory.
 """
 
 from __future__ import annotations
@@ -36,9 +41,10 @@ _BLOCKED_EVENTS = (
     "socket.sendmsg",
     "socket.getaddrinfo",
     "socket.gethostbyname",
-    "ctypes.dlopen",
-    "ctypes.dlsym",
-    "ctypes.cdata",
+    "ctypes.",
+    "os.mkfifo",
+    "os.mknod",
+    "signal.pthread_kill",
     "os.remove",
     "os.rmdir",
     "os.rename",
@@ -80,6 +86,7 @@ def install_guard(workdir: str) -> list[str]:
     """Refuse escapes from now on; returns the (growing) list of refusals, newest last."""
     root = os.path.realpath(workdir) + os.sep
     refused: list[str] = []
+    socket_family_unix = 1  # AF_UNIX on Linux, without importing socket here
 
     def guard(event: str, args: tuple[Any, ...]) -> None:
         if event == "sqlite3.connect":  # in-memory databases only (a served package opens one per session)
@@ -87,6 +94,11 @@ def install_guard(workdir: str) -> list[str]:
                 return
             refused.append(event)
             raise SandboxViolation(f"sandbox: {event} to {args[0] if args else '?'!r} is not allowed")
+        if event == "socket.__new__":  # only AF_UNIX, for the event loop's own socketpair
+            if len(args) > 1 and args[1] not in (socket_family_unix, -1):
+                refused.append(event)
+                raise SandboxViolation(f"sandbox: {event} is not allowed (a network socket)")
+            return
         if event.startswith(_BLOCKED_EVENTS):
             refused.append(event)
             raise SandboxViolation(f"sandbox: {event} is not allowed")
@@ -322,7 +334,9 @@ def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
             results.append(result)
             if result.get("timeout"):
                 break
-        rules = [r for r in job["spec"].get("policy_rules", {}).get("refusals", []) if r["tool"] == prober.name]
+        rules = [
+            r for r in job["spec"].get("policy_rules", {}).get("refusals", []) if r["tool"] == prober.name
+        ]
         for probe in prober.refused(rules):
             result = runner.run(probe)
             results.append(result)
@@ -340,8 +354,18 @@ def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
 JOBS = {"probes": run_probes, "verify": run_verify}
 
 
+def _confine(request: dict[str, Any]) -> dict[str, Any] | None:
+    """In a jail: drop to the jail's uid and forbid execve, before anything else runs."""
+    if not request.get("jail"):
+        return None
+    from envfactory_mcp.runtime.jail import confine_self
+
+    return confine_self()
+
+
 def main() -> None:
     request = json.loads(sys.stdin.read())
+    seen = _confine(request)
     apply_limits(request["limits"])
     signal.signal(signal.SIGALRM, _on_alarm)
     job = request["job"]
@@ -350,29 +374,33 @@ def main() -> None:
         answer: dict[str, Any] = {"stage": "request", "error": f"unknown job kind {job.get('kind')!r}"}
     else:
         answer = runner(job, request["workdir"])
+    if seen is not None:
+        answer["jail"] = seen
     sys.stdout.write(json.dumps(answer))
     sys.stdout.flush()
 
 
-def serve_main(request_path: str) -> None:
-    """Serve an emitted package over stdio under the same limits and guard.
+def serve_main(request_json: str) -> None:
+    """Serve an emitted package over stdio under the same jail, limits and guard.
 
     Used by the verifier's last stage, which talks to the package as any MCP client would.
-    The package's own runtime and ``mcp`` load before the guard; its tool code after.
-    The process-count limit is left off: the stdio transport needs threads, which Linux
-    counts as processes. New processes are still refused by the audit hook.
+    ``request_json`` is the request itself (JSON text). The package's own runtime and
+    ``mcp`` load before the guard; its tool code after. The process-count limit is left
+    off: the stdio transport needs threads, which Linux counts as processes. New
+    processes are still refused by the jail's seccomp filter and the audit hook.
     """
     import importlib
 
     sys.dont_write_bytecode = True  # no __pycache__ next to the package: only the work directory is writable
-    with open(request_path, encoding="utf-8") as fh:
-        request = json.load(fh)
+    request = json.loads(request_json)
+    _confine(request)
     limits = dict(request["limits"], no_nproc=True)
     apply_limits(limits)
     sys.path.insert(0, request["package_root"])
     package = request["package"]
     importlib.import_module(f"{package}.runtime.cli")
     importlib.import_module("mcp.server.stdio")
+    importlib.import_module("ctypes")  # the runtime's forget_environment() uses it: loaded before the guard
     install_guard(request["workdir"])
     server = importlib.import_module(f"{package}.server")
     server.main(request.get("argv", []))

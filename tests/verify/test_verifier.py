@@ -11,6 +11,7 @@ from paths import SERVERS_DIR
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
+from envfactory_mcp.runtime.jail import JailSupport
 from envfactory_mcp.verify import sandbox, verifier
 from envfactory_mcp.verify.report import ENVIRONMENT_CHECKS, TOOL_CHECKS, VerificationReport
 from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
@@ -100,10 +101,13 @@ def test_a_package_that_serves_something_else_fails_the_stdio_stage(retail_env: 
 def test_without_a_network_namespace_the_report_says_so_loudly(
     mini_env: Environment, monkeypatch: pytest.MonkeyPatch
 ):
+    monkeypatch.setattr(sandbox, "jail_support", lambda: JailSupport(False, "no bubblewrap in this test"))
     monkeypatch.setattr(sandbox, "network_namespace_available", lambda: False)
     report = verify_environment(mini_env, NO_STDIO)
-    assert report.sandbox.network_isolated is False
+    assert report.sandbox.network_isolated is False and report.sandbox.jail is None
     assert report.sandbox.warning and "NO NETWORK NAMESPACE" in report.sandbox.warning
+    assert "NO JAIL" in report.sandbox.warning and "no bubblewrap in this test" in report.sandbox.warning
+    assert report.sandbox.layers["jail"] is False and report.sandbox.layers["seccomp"] is False
 
 
 def test_a_folder_without_a_package_is_a_clear_error(tmp_path: Path):
