@@ -48,6 +48,8 @@ async def test_results_are_structured_and_errors_are_tool_errors(mini_env: Envir
 async def test_explicit_session_keys_isolate_state_on_one_connection(mini_env: Environment):
     server = create_server(mini_env.bundle(), ServerOptions(control=True))
     async with Client(server) as client:
+        for name in ("a", "b"):
+            await client.call_tool("control.reset", {}, meta=key(name))
         await client.call_tool("transfer", TRANSFER, meta=key("a"))
         a = await client.call_tool("get_account", {"account_id": "acc_001"}, meta=key("a"))
         b = await client.call_tool("get_account", {"account_id": "acc_001"}, meta=key("b"))
@@ -81,6 +83,7 @@ async def test_control_plane_resets_reads_state_and_ends_sessions(mini_env: Envi
     async with Client(create_server(mini_env.bundle(), ServerOptions(control=True))) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert tools["control.state"].meta == {"envfactory/control": True}
+        await client.call_tool("control.reset", {}, meta=key("x"))
         await client.call_tool("transfer", TRANSFER, meta=key("x"))
         state = (await client.call_tool("control.state", {}, meta=key("x"))).structured_content
         assert state["state"]["transfers"][0]["amount_cents"] == 250
@@ -92,7 +95,9 @@ async def test_control_plane_resets_reads_state_and_ends_sessions(mini_env: Envi
         assert broken.is_error and "unknown tables in state: nope" in broken.content[0].text
         ended = await client.call_tool("control.end_session", {}, meta=key("x"))
         assert ended.structured_content == {"ended": True}
-        fresh = await client.call_tool("control.state_hash", {}, meta=key("x"))
+        gone = await client.call_tool("control.state_hash", {}, meta=key("x"))
+        assert gone.is_error and "is not open on this connection" in gone.content[0].text
+        fresh = await client.call_tool("control.reset", {}, meta=key("x"))
         assert fresh.structured_content["state_hash"] == mini_env.seed_hash
 
 
@@ -112,6 +117,7 @@ async def test_concurrent_sessions_never_interleave_writes(mini_env: Environment
     async with Client(create_server(mini_env.bundle(), ServerOptions(control=True))) as client:
 
         async def episode(i: int) -> None:
+            await client.call_tool("control.reset", {}, meta=key(f"e{i}"))
             for _ in range(i % 3 + 1):
                 await client.call_tool("transfer", {**TRANSFER, "amount_cents": i + 1}, meta=key(f"e{i}"))
 
