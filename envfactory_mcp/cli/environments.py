@@ -177,6 +177,15 @@ def serve(
     port: Annotated[int, typer.Option(help="HTTP port.")] = 8000,
     db: Annotated[Path | None, typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
     control: Annotated[bool, typer.Option("--control", help="Expose the control.* tools for hosts.")] = False,
+    auth_token: Annotated[
+        str | None,
+        typer.Option(
+            help="Bearer token for every HTTP request; needed beyond loopback (or ENVFACTORY_MCP_AUTH_TOKEN)."
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None, typer.Option(help="A Host name clients use beyond loopback (repeatable).")
+    ] = None,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
     allow_unverified: AllowUnverified = False,
     servers_dir: ServersDir = Path("generated_servers"),
@@ -196,6 +205,10 @@ def serve(
         argv += ["--db", str(db)]
     if control:
         argv.append("--control")
+    if auth_token is not None:
+        argv += ["--auth-token", auth_token]
+    for name_ in allowed_host or []:
+        argv += ["--allowed-host", name_]
     module.main(argv)
 
 
