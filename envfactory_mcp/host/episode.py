@@ -11,6 +11,7 @@ agent, the user or the server does: every outcome is a ``TrajectoryRecord``.
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ class GoldCache:
 
     async def _replay(self, task: Task, conn: ServerConnection, run_id: str) -> str:
         if task.task_id not in self.hashes:
-            session = f"{run_id}/gold/{task.task_id}"
+            session = f"{run_id}/gold/{task.task_id}/{secrets.token_urlsafe(16)}"  # unguessable key
             await conn.reset(session)
             for action in task.gold.actions:
                 result = await conn.call(action.name, action.arguments, session)
@@ -162,7 +163,7 @@ async def run_episode(
     well (MCP-Atlas style distractors): their tools are offered too, every name becomes
     ``<server>__<tool>``, and any change to their state counts against the episode."""
     started = time.perf_counter()
-    session = f"{config.run_id}/{task.task_id}/{trial}"
+    session = f"{config.run_id}/{task.task_id}/{trial}/{secrets.token_urlsafe(16)}"  # unguessable key
     offered = [conn, *(others or [])]
     namespaced = len(offered) > 1
     tools = openai_tools(offered)
