@@ -85,12 +85,13 @@ def rss_mb(pid: int) -> float:
 
 async def memory(env_name: str, tool: str, args: dict[str, Any], sessions: int) -> None:
     package_dir = ROOT / "generated_servers" / env_name
-    with http_server(package_dir, f"{env_name}_mcp") as server:
+    with http_server(package_dir, f"{env_name}_mcp", "--control") as server:
         pid = server.pid
         async with Client(server.url) as client:
             await client.call_tool(tool, args)
             before = rss_mb(pid)
             for i in range(sessions):
+                await client.call_tool("control.reset", {}, meta={SESSION_META_KEY: f"s{i}"})  # opens the key
                 result = await client.call_tool(tool, args, meta={SESSION_META_KEY: f"s{i}"})
                 assert not result.is_error
             after = rss_mb(pid)
