@@ -19,7 +19,9 @@ class EnvEntry:
     tables: int
     source: str  # "blueprint" or what generated it
     emitted: bool
-    verification: str  # "passed", "failed", "stale", "not verified", "unreadable report", "not built"
+    # "passed" (the only one that runs, see packages.py), "failed", "stale", "not verified",
+    # "unreadable report", "unreadable package", "not built"
+    verification: str
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
