@@ -32,7 +32,7 @@ from .toolbox import CallOutcome, Toolbox
 
 if TYPE_CHECKING:
     from .server import CONTROL_META_KEY, CONTROL_PREFIX, Bundle, ServerOptions, create_server
-    from .sessions import SESSION_META_KEY
+    from .sessions import SESSION_META_KEY, SessionLimits
 
 _LAZY = {
     "CONTROL_META_KEY": ".server",
@@ -41,6 +41,7 @@ _LAZY = {
     "ServerOptions": ".server",
     "create_server": ".server",
     "SESSION_META_KEY": ".sessions",
+    "SessionLimits": ".sessions",
 }
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "CallOutcome",
     "ServerOptions",
     "SessionDatabase",
+    "SessionLimits",
     "ToolContext",
     "ToolError",
     "Toolbox",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,57 +14,175 @@ from typing import Any
 
 import anyio
 
+from .network import (
+    TOKEN_ENV,
+    BearerAuth,
+    allowed_host_names,
+    exposure_warning,
+    is_loopback,
+    token_problem,
+    transport_security,
+)
 from .server import Bundle, ServerOptions, create_server
+from .sessions import SessionLimits
+from .stdio import DEFAULT_MAX_LINE_BYTES
 
 
 def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=prog, description="Serve this environment over MCP.")
+    limits = SessionLimits()
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
     parser.add_argument("--path", default="/mcp", help="HTTP endpoint path (default: /mcp)")
     parser.add_argument(
+        "--auth-token",
+        default=None,
+        help=f"bearer token every HTTP request must carry; required beyond loopback (or set {TOKEN_ENV}, "
+        "which other local users cannot read from the process list)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host/Origin name clients use to reach this server beyond loopback (repeatable)",
+    )
+    parser.add_argument(
         "--db", type=Path, default=None, help="keep state in this SQLite file across restarts"
     )
     parser.add_argument(
-        "--control", action="store_true", help="expose control.* tools (reset, state, state_hash) for hosts"
+        "--control",
+        action="store_true",
+        help="expose control.* tools (reset, state, state_hash, end_session) and accept "
+        "_meta session keys, for hosts",
+    )
+    parser.add_argument(
+        "--session-keys-per-connection",
+        type=int,
+        default=limits.keys_per_owner,
+        metavar="N",
+        help=f"session keys one connection may hold open (default: {limits.keys_per_owner})",
+    )
+    parser.add_argument(
+        "--max-session-keys",
+        type=int,
+        default=limits.max_keys,
+        metavar="N",
+        help=f"session keys open at once across all connections (default: {limits.max_keys})",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=limits.idle_seconds,
+        metavar="SECONDS",
+        help=f"a session key unused this long is released (default: {limits.idle_seconds:g})",
+    )
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help=f"largest request accepted, a stdio line or an HTTP body (default: {DEFAULT_MAX_LINE_BYTES})",
     )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    try:
+        args.session_limits = SessionLimits(
+            args.session_keys_per_connection, args.max_session_keys, args.session_idle_timeout
+        )
+    except ValueError:
+        parser.error("session limits must be positive numbers")
+    if args.max_request_bytes < 1024:
+        parser.error("--max-request-bytes must be at least 1024")
+    if args.transport == "streamable-http":
+        args.auth_token = args.auth_token or os.environ.get(TOKEN_ENV) or None
+        problem = token_problem(args.auth_token, args.host)
+        if problem is not None:
+            parser.error(problem)
+    return args
 
 
 def serve(bundle: Bundle, prog: str, argv: Sequence[str] | None = None, version: str = "0.1.0") -> None:
     """Parse ``argv`` and serve ``bundle`` until the client disconnects or the process is stopped."""
     args = parse_args(prog, argv)
+    forget_environment(args.auth_token)
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
     options = ServerOptions(
         control=args.control,
         db_path=args.db,
+        session_limits=args.session_limits,
         prefer_sessions=args.transport == "streamable-http",
         version=version,
     )
     server = create_server(bundle, options)
     try:
         if args.transport == "stdio":
-            anyio.run(_serve_stdio, server)
+            anyio.run(_serve_stdio, server, args.max_request_bytes)
         else:
-            anyio.run(_serve_http, server, args.host, args.port, args.path, args.log_level)
+            names = allowed_host_names(args.host, args.allowed_host)
+            if not is_loopback(args.host):
+                print(
+                    exposure_warning(prog, args.host, args.port, names, args.control),
+                    file=sys.stderr,
+                    flush=True,
+                )
+            anyio.run(_serve_http, server, args, names)
     except KeyboardInterrupt:
         pass
 
 
-async def _serve_stdio(server: Any) -> None:
-    from mcp.server.stdio import stdio_server
+def forget_environment(token: str | None = None) -> None:
+    """Drop this process's environment before serving: nothing a client can reach may read it.
 
-    async with stdio_server() as (read_stream, write_stream):
+    ``os.environ`` and ``posix.environ`` (the copy ``os`` was built from) are cleared, which
+    clears libc's ``environ`` too, and on Linux the original strings, which
+    ``/proc/self/environ`` shows, are overwritten with zeros (the area ``setproctitle``
+    reuses the same way). A token given with ``--auth-token`` is blanked in ``sys.argv``.
+    Only the serving process calls this; tool code imported before it saw the environment.
+    """
+    os.environ.clear()
+    posix = sys.modules.get(os.name)
+    if posix is not None and isinstance(getattr(posix, "environ", None), dict):
+        posix.environ.clear()
+    if token is not None:
+        sys.argv[:] = ["***" if arg == token else arg for arg in sys.argv]
+    if sys.platform != "linux":
+        return
+    try:
+        import ctypes
+
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read()
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end: proc(5) fields 50, 51
+    except (OSError, ValueError, IndexError, ImportError):
+        return
+    if 0 < start < end and end - start < 1 << 24:
+        ctypes.memset(start, 0, end - start)
+
+
+async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
+    from .stdio import stdio_streams
+
+    async with stdio_streams(max_request_bytes) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def _serve_http(server: Any, host: str, port: int, path: str, log_level: str) -> None:
+async def _serve_http(server: Any, args: argparse.Namespace, names: list[str]) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path=path, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level.lower(), lifespan="on")
+    app: Any = server.streamable_http_app(
+        streamable_http_path=args.path,
+        host=args.host,
+        transport_security=transport_security(names),
+        max_request_body_size=args.max_request_bytes,
+    )
+    if args.auth_token is not None:
+        app = BearerAuth(app, args.auth_token)
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level=args.log_level.lower(), lifespan="on"
+    )
     await uvicorn.Server(config).serve()

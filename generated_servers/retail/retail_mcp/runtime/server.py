@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -17,8 +17,8 @@ import mcp_types as types
 from mcp.server import Server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from .database import SessionDatabase, build_seed_image
-from .sessions import SessionStore
+from .database import build_seed_image
+from .sessions import Session, SessionLimits, SessionRefused, SessionStore
 from .state import hash_state
 from .toolbox import CallOutcome, Toolbox
 
@@ -49,9 +49,10 @@ class Bundle:
 
 @dataclass(frozen=True)
 class ServerOptions:
+    # Expose control.* and accept _meta session keys (sessions.py): both are for hosts.
     control: bool = False
     db_path: Path | None = None
-    max_keyed_sessions: int = 10_000
+    session_limits: SessionLimits = field(default_factory=SessionLimits)
     # Streamable HTTP carries sessions only on the handshake-era protocol, so an HTTP
     # server steers 'auto' clients there; on stdio one process is one connection anyway.
     prefer_sessions: bool = False
@@ -62,7 +63,10 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
     """Build the MCP server. The seed image is built once here; sessions copy it."""
     toolbox = Toolbox(bundle.spec, bundle.tools_module)
     store = SessionStore(
-        build_seed_image(bundle.schema_sql, bundle.seed_sql), options.db_path, options.max_keyed_sessions
+        build_seed_image(bundle.schema_sql, bundle.seed_sql),
+        options.db_path,
+        keys_allowed=options.control,
+        limits=options.session_limits,
     )
     tools = [_mcp_tool(t) for t in toolbox.tools.values()]
     if options.control:
@@ -74,19 +78,26 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         return listing
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        connection = _connection_of(ctx)
+        owner = _owner_of(ctx)
         if options.control and params.name.startswith(CONTROL_PREFIX):
-            return _control_call(store, params.name, params.arguments or {}, ctx.meta, connection)
-        session = store.for_request(ctx.meta, connection)
-        if session.file_backed:
-            # One shared file: calls take turns, off the event loop so disk waits block no one.
-            async with file_lock:
-                outcome = await anyio.to_thread.run_sync(
-                    toolbox.call, session.db, params.name, params.arguments
-                )
-        else:
-            outcome = toolbox.call(session.db, params.name, params.arguments)
-            session.mark_written(outcome.written)
+            return _control_call(store, params.name, params.arguments or {}, ctx.meta, owner)
+        tool = toolbox.tools.get(params.name)
+        try:
+            session = store.session(ctx.meta, owner, write=tool is not None and tool.effect == "write")
+        except SessionRefused as exc:
+            return _refused(exc)
+        try:
+            if store.file_backed:
+                # One shared file: calls take turns, off the event loop so disk waits block no one.
+                async with file_lock:
+                    outcome = await anyio.to_thread.run_sync(
+                        toolbox.call, session.db.db, params.name, params.arguments
+                    )
+            else:
+                outcome = toolbox.call(session.db.db, params.name, params.arguments)
+                session.db.mark_written(outcome.written)
+        finally:
+            session.release()
         return _result(outcome)
 
     instructions = str(bundle.spec.get("policy", ""))
@@ -139,16 +150,41 @@ def _result(outcome: CallOutcome) -> types.CallToolResult:
     )
 
 
-def _connection_of(ctx: Any) -> Any | None:
-    """The handshake-era connection a request arrived on, or None on the sessionless wire.
+def _refused(exc: SessionRefused) -> types.CallToolResult:
+    # A tool error, not a protocol error: hosts drop a connection on protocol errors, and
+    # one episode's lost session must not cost the others theirs.
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=f"Session refused: {exc}")], is_error=True
+    )
 
-    mcp 2.x exposes the connection only privately on ServerSession; the package pins
-    mcp<3 and a test guards this. Modern-era requests each get a throwaway connection,
-    so they are treated as sessionless.
+
+class _InProcess:
+    """The owner of requests made in-process on the 2026-07-28 path (see sessions.py)."""
+
+
+IN_PROCESS = _InProcess()
+
+
+def _owner_of(ctx: Any) -> Any | None:
+    """The transport session a request arrived on, or None when it has none.
+
+    Handshake era: the connection (a stdio process, an ``Mcp-Session-Id``, a legacy
+    in-memory client). 2026-07-28 on a duplex stream (stdio): each request gets a
+    throwaway ``Connection``, but they all share the stream's notification channel, made
+    once per stream. 2026-07-28 in-process: ``IN_PROCESS``. 2026-07-28 over HTTP: None,
+    each POST stands alone. mcp 2.x exposes the connection only privately on
+    ServerSession; the package pins mcp<3 and the session tests would catch a change.
     """
-    if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+    connection = getattr(ctx.session, "_connection", None)
+    if connection is None:
         return None
-    return getattr(ctx.session, "_connection", None)
+    if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return connection
+    if connection.has_standalone_channel:
+        return connection.outbound
+    if ctx.request is None:  # streamable HTTP always attaches its starlette Request
+        return IN_PROCESS
+    return None
 
 
 # --- control plane -------------------------------------------------------------------
@@ -199,24 +235,35 @@ def _control_tools() -> list[types.Tool]:
 
 
 def _control_call(
-    store: SessionStore, name: str, arguments: dict[str, Any], meta: Any, connection: Any
+    store: SessionStore, name: str, arguments: dict[str, Any], meta: Any, owner: Any | None
 ) -> types.CallToolResult:
     op = name.removeprefix(CONTROL_PREFIX)
-    if op == "end_session":
-        return _result(CallOutcome(ok=True, output={"ended": store.end(meta, connection)}))
-    session: SessionDatabase = store.for_request(meta, connection)
+    if op not in _CONTROL_SPECS:
+        return _result(CallOutcome(ok=False, error=f"Unknown control operation {name!r}."))
+    try:
+        if op == "end_session":
+            return _result(CallOutcome(ok=True, output={"ended": store.end(meta, owner)}))
+        # reset opens a session key; the other operations only use one that is open.
+        session = store.open(meta, owner) if op == "reset" else store.session(meta, owner, write=False)
+    except SessionRefused as exc:
+        return _refused(exc)
+    try:
+        return _control_op(session, op, arguments)
+    finally:
+        session.release()
+
+
+def _control_op(session: Session, op: str, arguments: dict[str, Any]) -> types.CallToolResult:
     if op == "reset":
         state = arguments.get("state")
         if state is not None and not isinstance(state, dict):
             return _result(CallOutcome(ok=False, error="'state' must be an object of table -> rows"))
         try:
-            session.reset(state)
+            session.db.reset(state)
         except ValueError as exc:
             return _result(CallOutcome(ok=False, error=f"Cannot restore that state: {exc}"))
-        return _result(CallOutcome(ok=True, output={"state_hash": session.hash()}))
+        return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash()}))
     if op == "state":
-        dumped = session.dump()
+        dumped = session.db.dump()
         return _result(CallOutcome(ok=True, output={"state_hash": hash_state(dumped), "state": dumped}))
-    if op == "state_hash":
-        return _result(CallOutcome(ok=True, output={"state_hash": session.hash()}))
-    return _result(CallOutcome(ok=False, error=f"Unknown control operation {name!r}."))
+    return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash()}))
