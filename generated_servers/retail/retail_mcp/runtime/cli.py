@@ -161,7 +161,10 @@ def forget_environment(token: str | None = None) -> None:
     except (OSError, ValueError, IndexError, ImportError):
         return
     if 0 < start < end and end - start < 1 << 24:
-        ctypes.memset(start, 0, end - start)
+        try:
+            ctypes.memset(start, 0, end - start)
+        except Exception:  # noqa: BLE001 - an audit hook may refuse ctypes calls; the rest is done
+            return
 
 
 async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
