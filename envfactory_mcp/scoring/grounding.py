@@ -98,7 +98,7 @@ def tool_calls(messages: list[dict[str, Any]]) -> Iterator[Call]:
             if name.startswith(CONTROL_PREFIX):
                 continue
             raw = function.get("arguments") if isinstance(function, dict) else None
-            yield Call(index, position, call.get("id") if isinstance(call, dict) else None, name, _parse(raw))
+            yield Call(index, position, call.get("id") if isinstance(call, dict) else None, name, parse_arguments(raw))
             index += 1
 
 
@@ -334,7 +334,9 @@ def content_text(content: Any) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
-def _parse(raw: Any) -> dict[str, Any] | None:
+def parse_arguments(raw: Any) -> dict[str, Any] | None:
+    """A tool call's arguments as an object: a dict as it is, a JSON string parsed (an
+    empty string is no arguments); None when they are not a JSON object (malformed)."""
     if isinstance(raw, dict):
         return raw
     if not isinstance(raw, str):

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, ungrounded_calls
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim, GoldAction, Task
@@ -158,22 +158,8 @@ def agent_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any
             name = str(function.get("name") or "")
             if name.startswith(CONTROL_PREFIX):
                 continue
-            calls.append((name, _parse_arguments(function.get("arguments"))))
+            calls.append((name, parse_arguments(function.get("arguments"))))
     return calls
-
-
-def _parse_arguments(raw: Any) -> dict[str, Any] | None:
-    if isinstance(raw, dict):
-        return raw
-    if not isinstance(raw, str):
-        return None
-    if not raw.strip():
-        return {}
-    try:
-        parsed = json.loads(raw)
-    except ValueError:
-        return None
-    return parsed if isinstance(parsed, dict) else None
 
 
 def same_value(a: Any, b: Any) -> bool:

@@ -28,6 +28,7 @@ from typing import Any
 from envfactory_mcp.llm import ToolCall
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.model import Claim, Fact, GoalOutcome, GoldAction, Task
+from envfactory_mcp.tasks.oracle import leaves
 
 ASK_LIMIT = 2  # times the same question is asked before going on without an answer
 
@@ -148,7 +149,7 @@ class DemonstratorAgent:
     def _unstated(self, task: Task, action: GoldAction, said: str) -> list[Fact]:
         """Facts the next call depends on that the user has not said: its own argument
         values, and, before a goal's first write, every detail of that goal."""
-        leaves = {json.dumps(v, default=str) for v in _leaves(action.arguments)}
+        values = {json.dumps(v, default=str) for v in leaves(action.arguments)}
         goal = self._goal_of(task, self._next)
         first_write = action.confirm and not any(
             task.gold.actions[i].confirm for i in (goal.actions if goal else []) if i < self._next
@@ -156,7 +157,7 @@ class DemonstratorAgent:
         missing: list[Fact] = []
         own = self._goal_index(task, goal) if goal is not None else None
         for fact in task.user_scenario.known_info:
-            uses = json.dumps(fact.value, default=str) in leaves
+            uses = json.dumps(fact.value, default=str) in values
             held = first_write and fact.goal == own and not fact.in_opening
             if (uses or held) and not _stated(fact, said):
                 missing.append(fact)
@@ -256,14 +257,6 @@ def _last_user_affirms(messages: list[Message]) -> bool:
 
 def _stated(fact: Fact, said: str) -> bool:
     return all(m.casefold() in said for m in fact.must)
-
-
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    return [value]
 
 
 def _label(fact: Fact) -> str:

@@ -377,6 +377,24 @@ def values_at(output: Any, path: str) -> list[Any]:
     return [n for n in nodes if n is not None and not isinstance(n, dict | list)]
 
 
+def leaves(value: Any) -> list[Any]:
+    """Every scalar in a JSON value (objects and lists walked)."""
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in leaves(v)]
+    return [value]
+
+
+def objects(value: Any) -> list[dict[str, Any]]:
+    """Every object in a JSON value, outermost first."""
+    if isinstance(value, dict):
+        return [value, *(o for v in value.values() for o in objects(v))]
+    if isinstance(value, list):
+        return [o for v in value for o in objects(v)]
+    return []
+
+
 def persona_entity_of(spec: EnvSpec) -> str | None:
     """The entity a person is: what a log-in tool (only typed, non-id inputs) returns."""
     for tool in spec.tools:

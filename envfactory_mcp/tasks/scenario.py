@@ -302,37 +302,20 @@ def build_scenario(
         if label not in unknown:
             unknown.append(label)
     claims: list[Claim] = []
+    def named(goal: int, entity: str, value: Any) -> None:
+        """One thing among its variants, named by what it is (a list claim's element)."""
+        description = describer.describe(entity, value, persona_row, variant=True)
+        text, must = description.text, description.must
+        add(Fact(key=f"{entity}_id", kind="reference", value=value, text=text, must=must, in_opening=True, goal=goal))
+
     for g, _ in enumerate(draws):
         action = gold.actions[gold.goal_index[g]]
         for claim, element in _claims(action, tools[action.tool], rng):
             claims.append(claim.model_copy(update={"goal": g}))
             if element is not None and (element[1], g) not in known_refs:
-                entity, value = element
-                description = describer.describe(entity, value, persona_row, variant=True)
-                add(
-                    Fact(
-                        key=f"{entity}_id",
-                        kind="reference",
-                        value=value,
-                        text=description.text,
-                        must=description.must,
-                        in_opening=True,
-                        goal=g,
-                    )
-                )
+                named(g, *element)
     for g, entity, value in gold.named:  # what a total is about, by what the things are
-        description = describer.describe(entity, value, persona_row, variant=True)
-        add(
-            Fact(
-                key=f"{entity}_id",
-                kind="reference",
-                value=value,
-                text=description.text,
-                must=description.must,
-                in_opening=True,
-                goal=g,
-            )
-        )
+        named(g, entity, value)
     facts = _withhold(facts, draws, gold, tools, rng)
     goals, plans = _goals(gold, draws, facts, tools, describer)
     style = rng.choice(STYLES)

@@ -17,6 +17,7 @@ from envfactory_mcp.spec import EnvSpec
 from envfactory_mcp.tasks.addresses import is_possible_address
 from envfactory_mcp.tasks.calibrate import leak_problems, leak_rules_for, missing_facts
 from envfactory_mcp.tasks.model import Task
+from envfactory_mcp.tasks.oracle import leaves, objects
 
 if TYPE_CHECKING:
     from envfactory_mcp.tasks.generate import GenerationReport
@@ -121,7 +122,7 @@ def policy_problems(task: Task, spec: EnvSpec) -> list[str]:
                 problems.append(
                     f"action {i}: {name}={value!r} is neither known to the user nor shown by a tool"
                 )
-        shown.update(json.dumps(v, sort_keys=True, default=str) for v in _leaves(action.output))
+        shown.update(json.dumps(v, sort_keys=True, default=str) for v in leaves(action.output))
     for goal in task.gold.goals:
         if goal.kind == "transfer" and goal.tool not in task.gold.required_calls:
             problems.append(f"transfer goal without a required {goal.tool} call")
@@ -137,14 +138,6 @@ def _offered(value: Any, schema: dict[str, Any], name: str) -> bool:
     return value in prop.get("enum", [])
 
 
-def _leaves(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    if isinstance(value, list):
-        return [leaf for v in value for leaf in _leaves(v)]
-    return [value]
-
-
 def impossible_addresses(task: Task) -> list[str]:
     """Addresses in the task (gold arguments and outputs, the user's facts) whose city,
     state and zip do not belong together."""
@@ -152,7 +145,7 @@ def impossible_addresses(task: Task) -> list[str]:
     groups: list[dict[str, Any]] = []
     for action in task.gold.actions:
         groups.append(action.arguments)
-        groups.extend(node for node in _objects(action.output))
+        groups.extend(node for node in objects(action.output))
     by_call: dict[tuple[int, str], dict[str, Any]] = {}
     for fact in task.user_scenario.known_info:
         if "." in fact.key:
@@ -164,14 +157,6 @@ def impossible_addresses(task: Task) -> list[str]:
         if all(isinstance(p, str) for p in parts) and not is_possible_address(*parts):  # type: ignore[arg-type]
             found.append(f"{group['city']}, {group['state']} {group['zip']}")
     return sorted(set(found))
-
-
-def _objects(node: Any) -> list[dict[str, Any]]:
-    if isinstance(node, dict):
-        return [node, *(o for v in node.values() for o in _objects(v))]
-    if isinstance(node, list):
-        return [o for v in node for o in _objects(v)]
-    return []
 
 
 def outcome_key(task: Task) -> str:
