@@ -1,33 +1,56 @@
-"""Verification benchmark: time per environment, and the verifier's catch rate on injected defects.
+"""Verification benchmark: time per environment, the jail's overhead, and the catch rates
+on injected defects and on malicious tool code.
 
-    python bench/bench_verify.py [--rounds 5] [--no-defects]
+    python bench/bench_verify.py [--rounds 5] [--no-defects] [--no-malicious]
 
 Times are medians over several rounds, with the stages broken out, next to a baseline
 measured in the same run: starting an empty sandboxed worker (a fresh interpreter in its
-own network namespace that answers at once), which is the floor any sandboxed check pays.
-Target (issue 3): retail verified in <= 3 s on this 2-core machine, stdio stage included.
-The catch rate runs every defect of ``envfactory_mcp.verify.defects`` once (target: all).
+jail, or its own network namespace without one, that answers at once), which is the
+floor any sandboxed check pays. Target (issue 3): retail verified in <= 3 s on this
+2-core machine, stdio stage included.
+
+The jail's overhead (issue 11): retail verified jailed and unjailed, interleaved, median
+of each; per call, the median of the tools' mean call time in the sandbox, jailed and
+not (target: a jailed call <= 2x an unjailed one).
+
+Catch rates: every defect of ``envfactory_mcp.verify.defects`` once (target: all), and
+every malicious variant of ``tests/verify/malicious/malicious_tools.py`` once, jailed only
+(those are real attacks): caught = verify rejected it, by any check; caught past the gate
+= a check other than the static gate rejected it (the jail or the sandbox saw it);
+contained = no file outside, no socket reached, the canary alive, no secret in the report.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "verify" / "malicious"))
 
 import mini_env
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment, build_env
+from envfactory_mcp.runtime.jail import NOBODY, JailSupport
+from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.defects import DEFECTS, inject
-from envfactory_mcp.verify.sandbox import run_in_sandbox
+from envfactory_mcp.verify.probes import ProbeBudget
+from envfactory_mcp.verify.report import VerificationReport
+from envfactory_mcp.verify.sandbox import SandboxLimits, run_in_sandbox
 from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
 
 
@@ -96,16 +119,158 @@ def catch_rate(env: Environment) -> None:
     )
 
 
+@contextmanager
+def unjailed() -> Iterator[None]:
+    """Verify as if bubblewrap were missing: today's sandbox, for comparison."""
+    original = sandbox.jail_support
+    sandbox.jail_support = lambda: JailSupport(False, "switched off by the benchmark")  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sandbox.jail_support = original  # type: ignore[assignment]
+
+
+def mean_call_seconds(report: VerificationReport) -> float:
+    """The median over tools of a tool's mean call time in the sandbox."""
+    return statistics.median(t.seconds / t.probes for t in report.tools if t.probes)
+
+
+def jail_overhead(env: Environment, rounds: int) -> None:
+    if not sandbox.jail_support().available:
+        print(f"jail overhead: no jail on this machine ({sandbox.jail_support().reason})")
+        return
+    runs: dict[str, list[VerificationReport]] = {"jailed": [], "unjailed": []}
+    totals: dict[str, list[float]] = {"jailed": [], "unjailed": []}
+    floors: dict[str, list[float]] = {"jailed": [], "unjailed": []}
+    for _ in range(rounds):  # interleaved, so drift on a shared machine hits both alike
+        for mode in ("jailed", "unjailed"):
+            with unjailed() if mode == "unjailed" else _nothing():
+                floors[mode].append(empty_sandbox_seconds())
+                started = time.perf_counter()
+                report = verify_environment(env)
+                totals[mode].append(time.perf_counter() - started)
+                assert report.passed and (report.sandbox.jail is not None) == (mode == "jailed"), (
+                    report.failures()
+                )
+                runs[mode].append(report)
+    med = {mode: statistics.median(values) for mode, values in totals.items()}
+    call = {mode: statistics.median(mean_call_seconds(r) for r in reports) for mode, reports in runs.items()}
+    stage = {
+        mode: {k: statistics.median(r.timings.get(k, 0.0) for r in reports) for k in ("sandbox", "stdio")}
+        for mode, reports in runs.items()
+    }
+    print(
+        f"jail overhead, retail verify median of {rounds}: jailed {med['jailed']:.2f} s "
+        f"(sandbox {stage['jailed']['sandbox']:.2f}, stdio {stage['jailed']['stdio']:.2f}), unjailed "
+        f"{med['unjailed']:.2f} s (sandbox {stage['unjailed']['sandbox']:.2f}, stdio {stage['unjailed']['stdio']:.2f}); "
+        f"+{med['jailed'] - med['unjailed']:.2f} s = {med['jailed'] / med['unjailed']:.2f}x (target: jailed <= 3 s)"
+    )
+    print(
+        f"          empty worker: jailed {statistics.median(floors['jailed']):.3f} s, unjailed "
+        f"{statistics.median(floors['unjailed']):.3f} s; one call (median over tools of the mean): "
+        f"jailed {call['jailed'] * 1e6:.0f} us, unjailed {call['unjailed'] * 1e6:.0f} us = "
+        f"{call['jailed'] / call['unjailed']:.2f}x (target <= 2x)"
+    )
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+MALICIOUS_OPTIONS = VerifyOptions(
+    call_seconds=0.5,
+    limits=SandboxLimits(cpu_seconds=4, wall_seconds=20),
+    budget=ProbeBudget(valid_attempts=24, enough_successes=1, attempts_before_dead=100, per_kind=1),
+)
+
+
+def malicious_catch_rate(env: Environment) -> None:
+    """Every malicious variant through verify, in the jail (never without: they are real)."""
+    if not sandbox.jail_support().available:
+        print(f"malicious catalogue skipped: no jail on this machine ({sandbox.jail_support().reason})")
+        return
+    from malicious_tools import VARIANTS
+
+    files = render_package(env)
+    caught = dynamic = contained = 0
+    started = time.perf_counter()
+    as_nobody = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    canary = subprocess.Popen(["sleep", "3600"], **as_nobody)  # type: ignore[call-overload]
+    secret = f"bench-secret-{uuid.uuid4().hex}"
+    os.environ["ENVFACTORY_CANARY_SECRET"] = secret
+    try:
+        for variant in VARIANTS:
+            world = Path(tempfile.mkdtemp(prefix="envfactory-bench-malicious-"))
+            world.chmod(0o777)
+            (world / "outside").mkdir(mode=0o777)
+            secret_file = world / "secret.txt"
+            secret_file.write_text(secret)
+            with socket.socket() as tcp:
+                tcp.bind(("127.0.0.1", 0))
+                tcp.listen()
+                tcp.setblocking(False)
+                markers = {
+                    "marker": str(world / "outside" / "escaped"), "outside": str(world / "outside"),
+                    "port": str(tcp.getsockname()[1]), "udp_port": "9", "unix_path": str(world / "none.sock"),
+                    "abstract": "envfactory-bench-none", "canary": str(canary.pid), "secret_file": str(secret_file),
+                    "env_name": "ENVFACTORY_CANARY_SECRET", "token": f"envfactory-attack-{uuid.uuid4().hex}",
+                }  # fmt: skip
+                files_v = dict(files)
+                files_v["retail_mcp/tools.py"] += variant.source(markers)
+                t0 = time.perf_counter()
+                report = verify_package(write_package(files_v, world / "pkg" / "retail"), MALICIOUS_OPTIONS)
+                try:
+                    tcp.accept()
+                    reached = True
+                except BlockingIOError:
+                    reached = False
+            failed = report.failed_checks()
+            hit = not report.passed
+            past_gate = any(check != "static_gate" for _, check in failed)
+            clean = (
+                not os.listdir(world / "outside")
+                and not reached
+                and canary.poll() is None
+                and secret not in report.to_json()
+                and secret_file.read_text() == secret
+            )
+            caught += hit
+            dynamic += past_gate
+            contained += clean
+            first = next((line for line in report.failures() if not line.startswith("static_gate")), "")
+            print(
+                f"  {'caught' if hit else 'MISSED'}{'' if clean else ' ESCAPED'} {variant.kind:<10} "
+                f"{variant.name:<30} {time.perf_counter() - t0:5.2f} s  {first[:90]}"
+            )
+            shutil.rmtree(world, ignore_errors=True)
+    finally:
+        canary.kill()
+        canary.wait()
+        os.environ.pop("ENVFACTORY_CANARY_SECRET", None)
+    n = len(VARIANTS)
+    print(
+        f"malicious catch rate {caught}/{n} = {caught / n:.0%}; caught past the static gate {dynamic}/{n} = "
+        f"{dynamic / n:.0%}; contained {contained}/{n} = {contained / n:.0%}, in {time.perf_counter() - started:.1f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-defects", action="store_true")
+    parser.add_argument("--no-malicious", action="store_true")
     args = parser.parse_args()
     retail = build_env(load_blueprint("retail"))
+    support = sandbox.jail_support()
+    print(f"jail: {support.reason}" if support.available else f"NO JAIL: {support.reason}")
     time_env("retail", retail, args.rounds)
     time_env("minibank", build_env(mini_env.BLUEPRINT), args.rounds)
+    jail_overhead(retail, args.rounds)
     if not args.no_defects:
         catch_rate(retail)
+    if not args.no_malicious:
+        malicious_catch_rate(retail)
 
 
 if __name__ == "__main__":

@@ -39,8 +39,14 @@ def _judge_tool(tool: dict[str, Any], results: list[dict[str, Any]], seed_hash: 
         probe_kinds=dict(sorted(Counter(r["kind"] for r in results).items())),
         seconds=round(sum(r.get("seconds", 0.0) for r in results), 6),
     )
-    if not results:
-        report.checks = [CheckResult(check=c, status="not run", reason="no probe ran") for c in TOOL_CHECKS]
+    if not results:  # every declared tool is probed: an answer without it was cut short or forged
+        reason = "no probe of this tool came back from the sandbox (its answer was incomplete or forged)"
+        report.checks = [
+            CheckResult(check=c, status="failed", reason=reason)
+            if c == "sandbox"
+            else CheckResult(check=c, status="not run", reason="no probe ran")
+            for c in TOOL_CHECKS
+        ]
         return report
     failures: dict[str, tuple[str, dict[str, Any]]] = {}
 

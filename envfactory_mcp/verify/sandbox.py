@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -128,9 +129,11 @@ def run_in_sandbox(job: dict[str, Any], limits: SandboxLimits = SandboxLimits())
     host_workdir = tempfile.mkdtemp(prefix="envfactory-sandbox-")
     launch = worker_launch("main()", host_workdir, work_bytes=limits.work_bytes)
     isolated = launch.jailed or network_namespace_available()
-    payload = json.dumps(
-        {"job": job, "limits": asdict(limits), "workdir": launch.workdir, "jail": launch.jailed}
-    )
+    # The worker echoes the nonce: an answer printed by the code under test without it is
+    # refused (a bar to raise, not a proof: that code shares the worker's process).
+    nonce = secrets.token_hex(16)
+    request = {"job": job, "limits": asdict(limits), "workdir": launch.workdir, "jail": launch.jailed}
+    payload = json.dumps(request | {"nonce": nonce})
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -170,6 +173,12 @@ def run_in_sandbox(job: dict[str, Any], limits: SandboxLimits = SandboxLimits())
                 answer = json.loads(out)
             except json.JSONDecodeError:
                 failure = "worker did not answer with JSON"
+            else:
+                if not isinstance(answer, dict) or answer.pop("nonce", None) != nonce:
+                    answer = None
+                    failure = (
+                        "the answer did not come from the worker (no nonce): forged by the code under test"
+                    )
     seen = answer.pop("jail", None) if isinstance(answer, dict) else None
     support = jail_support()
     layers = _layers(launch.jailed, isolated, seen if isinstance(seen, dict) else None, support)

@@ -365,6 +365,7 @@ def _confine(request: dict[str, Any]) -> dict[str, Any] | None:
 
 def main() -> None:
     request = json.loads(sys.stdin.read())
+    nonce = request.pop("nonce", None)  # kept out of the request the job can reach
     seen = _confine(request)
     apply_limits(request["limits"])
     signal.signal(signal.SIGALRM, _on_alarm)
@@ -376,6 +377,7 @@ def main() -> None:
         answer = runner(job, request["workdir"])
     if seen is not None:
         answer["jail"] = seen
+    answer["nonce"] = nonce
     sys.stdout.write(json.dumps(answer))
     sys.stdout.flush()
 
