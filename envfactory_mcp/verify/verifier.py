@@ -127,7 +127,8 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
     tools: list[ToolReport] = []
     isolated = sandbox.network_namespace_available()  # replaced by what the sandboxed run reports
     support = sandbox.jail_support()
-    jailed, layers = (support.reason if support.available else None), {}  # likewise
+    jailed: str | None = support.reason if support.available else None  # likewise
+    layers: dict[str, bool] = {}
 
     def record(check: str, reason: str = "", failed: bool = False) -> None:
         env_checks[check] = CheckResult(check=check, status="failed" if failed else "passed", reason=reason)

@@ -18,16 +18,14 @@ from pathlib import Path
 import pytest
 
 from envfactory_mcp.runtime import jail
-from envfactory_mcp.runtime.jail import (
+from envfactory_mcp.runtime.jail import NOBODY, WORKDIR, JailSpec
+from envfactory_mcp.runtime.seccomp import (
     CLONE_THREAD,
     DENIED,
     JAIL_PID,
-    NOBODY,
     RET_ALLOW,
     RET_ERRNO,
     RET_KILL_PROCESS,
-    WORKDIR,
-    JailSpec,
     seccomp_filter,
     syscall_numbers,
 )
@@ -203,7 +201,7 @@ BOOT = (
 
 
 def jailed(code: str, *, spec: JailSpec | None = None) -> subprocess.CompletedProcess[bytes]:
-    spec = spec or JailSpec(read_only=(HERE,))
+    spec = spec or JailSpec(read_only=jail.OWN_FILES)
     return jail.run_jailed(spec, [sys.executable, "-I", "-S", "-B", "-c", BOOT + code], timeout=30)
 
 
@@ -295,7 +293,7 @@ for path in ({str(tmp_path / "x")!r}, {sys.base_prefix + "/x"!r}, "/x"):
         print(type(exc).__name__)
 print(os.getcwd(), os.environ.get("HOME"), sorted(os.environ))
 """
-    proc = jailed(code, spec=JailSpec(read_only=(HERE, str(tmp_path))))
+    proc = jailed(code, spec=JailSpec(read_only=(*jail.OWN_FILES, str(tmp_path))))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().splitlines()
     assert set(ast.literal_eval(lines[0])) <= ROOT_ENTRIES
@@ -309,7 +307,7 @@ print(os.getcwd(), os.environ.get("HOME"), sorted(os.environ))
 @needs_jail
 def test_the_launcher_starts_the_same_jail_without_passing_a_descriptor():
     argv = jail.launcher_argv(
-        JailSpec(read_only=(HERE,)),
+        JailSpec(read_only=jail.OWN_FILES),
         [sys.executable, "-I", "-S", "-B", "-c", BOOT + "print(json.dumps(seen))"],
     )
     proc = subprocess.run(argv, capture_output=True, timeout=30, check=False, env={"PATH": os.defpath})
@@ -322,7 +320,7 @@ def test_the_launcher_starts_the_same_jail_without_passing_a_descriptor():
 def test_the_jail_dies_with_its_parent():
     """bwrap killed (as verify does at its wall-clock limit): the jailed program goes too."""
     command, fds = jail.popen_args(
-        JailSpec(read_only=(HERE,)),
+        JailSpec(read_only=jail.OWN_FILES),
         [
             sys.executable,
             "-I",
