@@ -17,8 +17,13 @@ Rules, with the ``code`` of their violations and why they exist:
 * ``name``: builtins that run code, do I/O or reflect by string (``eval``, ``open``,
   ``getattr``, ``attrgetter``, ``get_type_hints``...), and exceptions that would bypass
   the runtime's error handling (``raise SystemExit``).
-* ``dunder``: ``.__x__`` attributes, ``__x__`` names and strings holding a dunder: the road
-  from any object to ``object.__subclasses__()`` and from there to every loaded module.
+* ``dunder``: ``.__x__`` attributes, ``__x__`` names, strings holding a dunder and
+  ``case C(__x__=...)`` patterns: the road from any object to ``object.__subclasses__()``
+  and from there to every loaded module.
+* ``format``: ``.format()`` / ``.format_map()`` on anything but a string literal, and
+  ``string.Formatter``: a format string built at run time (``"{0." + "_" * 2 + ...``)
+  reaches attributes by name, past the dunder rule. Literal format strings and f-strings
+  are fine: the gate reads their fields.
 * ``internals``: frame and code attributes (``gen.gi_frame.f_back.f_globals``), private
   standard-library attributes, and connection management on ``ctx.db`` (``commit`` would
   defeat the runtime's per-call rollback, ``load_extension`` loads native code).
@@ -68,9 +73,11 @@ FORBIDDEN_NAMES: dict[str, str] = {
     ),
     **dict.fromkeys(_words("__builtins__ __loader__ __spec__"), "exposes the interpreter's internals"),
     **dict.fromkeys(_words("get_type_hints ForwardRef"), "evaluates strings as code"),
+    **dict.fromkeys(_words("Formatter"), "reaches attributes named by a string built at run time"),
     **dict.fromkeys(EXIT_EXCEPTIONS, "escapes the runtime's error handling"),
 }
-FORBIDDEN_ATTRIBUTES = _words("attrgetter methodcaller get_type_hints ForwardRef")
+FORBIDDEN_ATTRIBUTES = _words("attrgetter methodcaller get_type_hints ForwardRef Formatter")
+FORMAT_METHODS = _words("format format_map")
 FRAME_ATTRIBUTES = _words(
     "gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await cr_origin ag_frame ag_code ag_await f_back "
     "f_globals f_locals f_builtins f_code f_trace tb_frame tb_next co_code co_consts co_names"
@@ -260,8 +267,34 @@ class _Gate(ast.NodeVisitor):
         return None
 
     def visit_Call(self, node: ast.Call) -> None:
-        if isinstance(node.func, ast.Attribute) and node.func.attr in CLOCK_METHODS:
-            self.report(node, "determinism", f".{node.func.attr}() reads the real clock; use ctx.now")
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in CLOCK_METHODS:
+            self.report(node, "determinism", f".{func.attr}() reads the real clock; use ctx.now")
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in FORMAT_METHODS
+            and not (isinstance(func.value, ast.Constant) and isinstance(func.value.value, str))
+        ):
+            self.report(
+                node,
+                "format",
+                f".{func.attr}() on a string built at run time can reach any attribute; "
+                "use an f-string or a literal format string",
+            )
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for attr in node.kwd_attrs:  # case C(name=...) reads the attribute ``name``
+            if _DUNDER.fullmatch(attr):
+                self.report(
+                    node,
+                    "dunder",
+                    f"pattern attribute {attr}= is not allowed: dunder access reaches internals",
+                )
+            elif attr in FRAME_ATTRIBUTES:
+                self.report(node, "internals", f"pattern attribute {attr}= reaches frames or code objects")
+            elif attr in CONNECTION_ATTRIBUTES:
+                self.report(node, "internals", f"pattern attribute {attr}= manages the database connection")
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:

@@ -90,6 +90,13 @@ HOSTILE = [
     ("def t(ctx, f):\n    return f.__globals__", "dunder", 2),
     ("def t(ctx):\n    return __name__", "dunder", 2),
     ("def t(ctx, f):\n    return '{0.__globals__}'.format(f)", "dunder", 2),
+    # the issue's bypasses: a match pattern reads attributes, a run-time format string too
+    ("def t(ctx):\n    match t:\n        case object(__builtins__=b):\n            return b", "dunder", 3),
+    ("def t(ctx, g):\n    match g:\n        case object(gi_frame=f):\n            return f", "internals", 3),
+    ("def t(ctx, f):\n    return ('{0.' + '_' * 2 + 'globals' + '_' * 2 + '}').format(f)", "format", 2),
+    ("def t(ctx, f):\n    spec = '{0.x}'\n    return spec.format_map({'0': f})", "format", 3),
+    ("import string\n\ndef t(ctx, f):\n    return string.Formatter().get_field('0.x', (f,), {})", "name", 4),
+    ("from string import Formatter", "name", 1),
     # frames, private attributes, the connection
     ("def t(ctx):\n    g = (x for x in ())\n    return g.gi_frame.f_back", "internals", 3),
     ("def t(ctx):\n    ctx.db.commit()", "internals", 2),
@@ -272,6 +279,17 @@ BENIGN = [
         except json.decoder.JSONDecodeError:
             pass
         return {"c": dict(Counter(m)), "d": dict(defaultdict(list)), "sep": "a__b", "rule": "_____"}
+    """,
+    """
+    def t(ctx, *, order: dict) -> dict:
+        match order:
+            case {"status": "pending", "id": order_id}:
+                label = "Order {} is pending".format(order_id)
+            case Point(x=0):
+                label = "at the origin"
+            case _:
+                label = f"{order['id']}"
+        return {"label": label}
     """,
     """
     def t(ctx, *, item_id: str) -> dict:
