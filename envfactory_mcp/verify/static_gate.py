@@ -1,10 +1,12 @@
 """Static gate: refuse tool code that is unsafe or nondeterministic before it ever runs.
 
-Code written by a language model passes this gate before it is executed. The gate is one
-layer; the sandboxed worker (rlimits, audit hook, no network) is the other and catches
-what no static check can (``"__gl" + "obals__"``, runaway loops, huge allocations). The
-gate matters because a generated server later runs the same code *outside* the sandbox,
-and because a precise ``tools.py:LINE:COL: message`` is something a repair loop can fix.
+Code written by a language model passes this gate before it is executed. The gate is a
+fast first filter, not the boundary: the boundary is the jail the sandboxed worker runs
+in (``runtime/jail.py``: namespaces, uid 65534, no capabilities, seccomp), behind which
+the worker's rlimits and audit hook catch what no static check can (runaway loops,
+huge allocations, names built at run time). The gate matters because a precise
+``tools.py:LINE:COL: message`` is something a repair loop can fix, and because a
+generated server still runs the same code unjailed when it is served.
 
 Rules, with the ``code`` of their violations and why they exist:
 
