@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from envfactory_mcp.env import Environment
+from envfactory_mcp.runtime.jail import JailSupport
 from envfactory_mcp.spec import dump_spec
+from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.sandbox import SandboxLimits, network_namespace_available, run_in_sandbox
 
 pytestmark = pytest.mark.slow
@@ -53,7 +55,7 @@ def gone(pid: int) -> bool:
 
 def test_well_behaved_code_runs_and_reports_state_hashes(mini_env: Environment):
     result = run_in_sandbox(job(mini_env, "return {}"), FAST)
-    assert result.ok and network_namespace_available() == result.network_isolated
+    assert result.ok and result.network_isolated == (result.jail is not None or network_namespace_available())
     answer = result.answer
     assert answer["seed_state_hash"] == mini_env.seed_hash
     assert only_result(answer)["ok"] is True and gone(result.pid)
@@ -161,3 +163,43 @@ def test_a_seed_that_breaks_a_foreign_key_is_reported(mini_env: Environment):
     bad["seed_sql"] += "INSERT INTO transfers VALUES ('t', 'acc_404', 'acc_001', 1);\n"
     result = run_in_sandbox(bad, FAST)
     assert result.answer["stage"] == "seed" and "FOREIGN KEY constraint failed" in result.answer["error"]
+
+
+needs_jail = pytest.mark.skipif(
+    not sandbox.jail_support().available, reason=f"no working jail here: {sandbox.jail_support().reason}"
+)
+
+
+@needs_jail
+def test_a_jailed_run_records_every_layer_it_saw(mini_env: Environment):
+    result = run_in_sandbox(job(mini_env, "return {}"), FAST)
+    assert result.ok and result.jail and "bubblewrap" in result.jail
+    assert result.layers == dict.fromkeys(result.layers, True)
+    assert "jail" not in result.answer  # taken out of the answer, into the result
+
+
+@needs_jail
+def test_what_the_audit_hook_cannot_see_the_jail_kills(mini_env: Environment, tmp_path: Path):
+    tmp_path.chmod(0o777)
+    target = tmp_path / "fifo"
+    result = run_in_sandbox(job(mini_env, f"import os\nos.mkfifo({str(target)!r})\nreturn {{}}"), FAST)
+    assert not target.exists()
+    assert result.failure and "SIGSYS" in result.failure and "seccomp" in result.failure
+    assert gone(result.pid)
+
+
+def test_without_bubblewrap_the_old_sandbox_runs_and_says_so(
+    mini_env: Environment, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(sandbox, "jail_support", lambda: JailSupport(False, "not here"))
+    result = run_in_sandbox(job(mini_env, "return {}"), FAST)
+    assert result.ok and result.jail is None
+    assert (
+        result.layers["jail"] is False and result.layers["seccomp"] is False and result.layers["audit_hook"]
+    )
+
+
+def test_an_answer_without_the_nonce_is_refused(mini_env: Environment):
+    body = "import json, os, sys\nsys.stdout.write(json.dumps({'stage': 'done', 'results': []}))\nsys.stdout.flush()\nos._exit(0)"
+    result = run_in_sandbox(job(mini_env, body), FAST)
+    assert result.answer is None and result.failure and "forged" in result.failure
