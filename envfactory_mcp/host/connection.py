@@ -6,6 +6,12 @@ in its own session, chosen with ``_meta["envfactory/session"]`` on every call, s
 server process serves many isolated episodes at once. Anything that goes wrong with the
 server or the transport surfaces as ``InfrastructureError``; the connection can then be
 reopened (a new subprocess) for the next episode.
+
+What one episode sends must not cost the others their connection: arguments are checked
+before they are sent (``host.arguments``), and a server that answers one request with a
+protocol error has answered, so only that request fails. A session belongs to the
+server process it was reset on: after a reopen its database is gone, and any further
+request for it raises ``SessionLost`` instead of reaching a fresh database.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any, Literal, Self
 import anyio
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
 from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
 from envfactory_mcp.spec.models import EnvSpec
 
@@ -29,6 +36,11 @@ logger = logging.getLogger(__name__)
 
 class InfrastructureError(EnvFactoryError):
     """The server died, hung or could not be reached: a harness failure, not the agent's."""
+
+
+class SessionLost(InfrastructureError):
+    """A request for a session whose server is gone: the connection was reopened since the
+    session was reset, so the session's database (and every write in it) no longer exists."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +92,9 @@ class ServerConnection:
         self._done = anyio.Event()
         self._lock = anyio.Lock()
         self._closing = False
+        self.argument_limits: ArgumentLimits = DEFAULT_LIMITS
+        # session -> the generation (``opened``) of the connection it was reset on
+        self._sessions: dict[str, int] = {}
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -202,7 +217,13 @@ class ServerConnection:
     # ---------------------------------------------------------------- calls
 
     async def call(self, tool: str, arguments: dict[str, Any], session: str) -> CallResult:
-        """Call a tool in ``session``; a tool error is a result, a broken server raises."""
+        """Call a tool in ``session``; a tool error is a result, a broken server raises.
+
+        Arguments that ``check_arguments`` rejects are not sent: the result is a tool
+        error saying why, as for any other invalid arguments."""
+        problem = check_arguments(arguments, self.argument_limits)
+        if problem is not None:
+            return CallResult(True, f"Invalid arguments for {tool}: {problem} (not sent).", None)
         result = await self._request(tool, arguments, session)
         structured = result.structured_content
         if result.is_error:
@@ -216,7 +237,9 @@ class ServerConnection:
         return CallResult(False, json.dumps(structured, ensure_ascii=False, sort_keys=True), structured)
 
     async def reset(self, session: str) -> str:
-        return str((await self._control("reset", session))["state_hash"])
+        """Start (or restart) ``session`` from the seed, pinned to the current server process;
+        returns the initial state hash."""
+        return str((await self._control("reset", session, starts_session=True))["state_hash"])
 
     async def state_hash(self, session: str) -> str:
         return str((await self._control("state_hash", session))["state_hash"])
@@ -229,26 +252,56 @@ class ServerConnection:
             await self._control("end_session", session)
         except InfrastructureError:
             pass  # the session dies with the server anyway
+        finally:
+            self._sessions.pop(session, None)
 
-    async def _control(self, op: str, session: str) -> dict[str, Any]:
-        result = await self._request(f"{CONTROL_PREFIX}{op}", {}, session)
+    async def _control(self, op: str, session: str, starts_session: bool = False) -> dict[str, Any]:
+        result = await self._request(f"{CONTROL_PREFIX}{op}", {}, session, starts_session)
         if result.is_error or result.structured_content is None:
             text = " ".join(getattr(block, "text", "") for block in result.content)
             raise InfrastructureError(f"server {self.server!r}: control.{op} failed: {text}")
         return dict(result.structured_content)
 
-    async def _request(self, tool: str, arguments: dict[str, Any], session: str) -> Any:
-        client = self._client
+    async def _request(
+        self, tool: str, arguments: dict[str, Any], session: str, starts_session: bool = False
+    ) -> Any:
+        client, generation = self._client, self.opened
+        pinned = self._sessions.get(session)
+        if not starts_session and pinned is not None and pinned != generation:
+            raise SessionLost(
+                f"server {self.server!r}: session {session!r} was lost: the connection was reopened"
+                f" (connection {pinned}, now {generation}) and the fresh server does not have its"
+                " database, so the episode cannot be scored"
+            )
         if client is None:
             raise InfrastructureError(f"server {self.server!r} is not connected")
         try:
             with anyio.fail_after(self.call_timeout_s):
-                return await client.call_tool(tool, arguments, meta={SESSION_META_KEY: session})
+                result = await client.call_tool(tool, arguments, meta={SESSION_META_KEY: session})
         except Exception as exc:
-            self._client = None  # broken: the next episode reopens
+            if _peer_answered(exc):
+                # The server is alive and said no to this one request: it fails, the
+                # connection (and every other session on it) stays.
+                raise InfrastructureError(
+                    f"server {self.server!r} answered {tool} with a protocol error: {_describe(exc)}"
+                ) from exc
+            if self._client is client:  # a late failure of an old client must not drop a new one
+                self._client = None  # broken: the next episode reopens
             raise InfrastructureError(
                 f"server {self.server!r} failed during {tool}: {_describe(exc)}"
             ) from exc
+        if starts_session:
+            self._sessions[session] = generation
+        return result
+
+
+def _peer_answered(exc: Exception) -> bool:
+    """Whether ``exc`` is the server's error answer to a request, not a failed transport
+    (the MCP client reports a closed connection and a timeout as errors too)."""
+    from mcp import MCPError
+    from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+    return isinstance(exc, MCPError) and exc.code not in (CONNECTION_CLOSED, REQUEST_TIMEOUT)
 
 
 def _describe(exc: BaseException) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic_core import PydanticSerializationError
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
@@ -213,7 +214,13 @@ async def _roll(
                 record = await run_episode(
                     task, trial, agent, user, conn, episode_config, gold, others=others
                 )
-            await store.aappend(record)
+            try:
+                await store.aappend(record)
+            except PydanticSerializationError as exc:
+                # Something in the episode (a model's lone surrogate, decoded by a later
+                # stage) cannot be written as JSON: this episode is lost, not the run.
+                detail = f"the episode's record cannot be written as JSON: {exc}"
+                await store.aappend(_failed(task, trial, run_id, config, agent, user, detail))
             finished += 1
             if progress is not None:
                 progress(finished, len(todo))
