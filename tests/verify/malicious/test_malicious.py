@@ -203,9 +203,9 @@ def processes_mentioning(text: str) -> list[int]:
     return found
 
 
-def descendants(exclude: int) -> list[str]:
-    """Command lines of this process's live children (the canary excepted)."""
-    return [" ".join(argv) for pid, argv in child_processes().items() if pid != exclude]
+def new_children(before: set[int]) -> list[str]:
+    """Command lines of this process's live children that were not there ``before``."""
+    return [" ".join(argv) for pid, argv in child_processes().items() if pid not in before]
 
 
 def shadow_line() -> str | None:
@@ -229,6 +229,7 @@ def test_a_malicious_variant_has_no_effect_outside_the_jail_and_is_rejected(
     files = dict(retail_files)
     files["retail_mcp/tools.py"] += variant.source(markers)
     secret_stat = host.secret_file.stat()
+    children_before = set(child_processes())  # the canary, and whatever other fixtures keep running
     report = verify_package(write_package(files, tmp_path / "pkg" / "retail"), OPTIONS)
 
     assert report.sandbox.jail is not None and all(report.sandbox.layers.values()), report.sandbox
@@ -250,7 +251,7 @@ def test_a_malicious_variant_has_no_effect_outside_the_jail_and_is_rejected(
     if (line := shadow_line()) is not None:
         assert line not in text
     assert processes_mentioning(markers["token"]) == [], "a process it started is still alive"
-    assert descendants(canary.proc.pid) == [], "a sandbox process outlived verify"
+    assert new_children(children_before) == [], "a sandbox process outlived verify"
     for folder in ("/tmp", "/dev/shm", "/var/tmp"):
         assert not Path(folder, markers["token"]).exists()
 
