@@ -9,6 +9,7 @@ and gold state hashes with the final diff, token usage and cost, and timings.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -74,6 +75,23 @@ class Participant(Model):
     model: str | None = None
 
 
+def storable(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD: a model can
+    emit one (a JSON ``"\\ud800"`` escape), and UTF-8 cannot store it, which would turn the
+    model's own mistake into an unwritable record (a harness failure) instead of a score."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+        return value
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [storable(v) for v in value]
+    return value
+
+
 class TrajectoryRecord(Model):
     schema_version: int = TRAJECTORY_SCHEMA_VERSION
     run_id: str
@@ -107,3 +125,8 @@ class TrajectoryRecord(Model):
     @property
     def key(self) -> tuple[str, int]:
         return (self.task_id, self.trial)
+
+    def to_line(self) -> bytes:
+        """The record as one UTF-8 JSON line, lone surrogates made storable."""
+        data = storable(self.model_dump(mode="json"))
+        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

@@ -253,7 +253,7 @@ class RunStore:
 
         An episode already recorded is refused with :class:`RunStoreError`.
         """
-        line = (record.model_dump_json() + "\n").encode("utf-8")
+        line = record.to_line()
         with self._lock:
             fh = self._open_fh()
             if record.key in self._keys:
@@ -300,7 +300,7 @@ class RunStore:
             if record.key in seen:
                 raise RunStoreError(f"rewrite: episode {record.key} appears twice")
             seen.add(record.key)
-        data = b"".join((r.model_dump_json() + "\n").encode("utf-8") for r in records)
+        data = b"".join(r.to_line() for r in records)
         with self._lock:
             self._open_fh()
             write_atomic(self.trajectories_path, data)

@@ -241,16 +241,11 @@ def test_one_hostile_model_reply_fails_only_its_own_call_and_the_other_episodes_
             record.termination_detail,
         )
     hostile_record = by_task[victim.task_id]
-    if hostile == "a lone surrogate":
-        # Answered as a tool error like the other, but the grounding check later decodes the
-        # raw arguments into its parts, which JSON cannot store: that episode alone is lost.
-        assert hostile_record.termination == "infrastructure_error"
-        assert "cannot be written as JSON" in hostile_record.termination_detail
-        assert summary["harness_failures"]["total"] == 1
-        return
+    assert hostile_record.termination != "infrastructure_error", hostile_record.termination_detail
     first_tool = next(m for m in hostile_record.messages if m["role"] == "tool")
     assert first_tool["content"].startswith("Error: Invalid arguments for get_order_details:")
-    assert "nested more than 32 levels deep (not sent)" in first_tool["content"]
+    reason = "lone surrogate" if hostile == "a lone surrogate" else "nested more than 32 levels deep"
+    assert reason in first_tool["content"] and "(not sent)" in first_tool["content"]
     # The agent's mistake: answered, counted, scored (here it went on to solve the task).
     assert hostile_record.tool_stats["get_order_details"].errors == 1
     assert hostile_record.termination == "user_stop" and hostile_record.reward == 1.0, (
