@@ -53,6 +53,10 @@ class ToolCall:
             parsed = json.loads(arguments_json) if arguments_json.strip() else {}
         except json.JSONDecodeError as exc:
             return cls(id, name, arguments_json, None, f"arguments are not valid JSON: {exc}")
+        except (RecursionError, ValueError) as exc:
+            # Nested too deep for the parser, or an integer over Python's digit limit: the
+            # model's malformed call, answered as such (never an error of the harness).
+            return cls(id, name, arguments_json, None, f"arguments cannot be read: {type(exc).__name__}")
         if not isinstance(parsed, dict):
             return cls(
                 id,

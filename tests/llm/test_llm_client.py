@@ -257,6 +257,12 @@ def test_tool_call_parse() -> None:
     assert ToolCall.parse("c1", "f", "  ").arguments == {}
     bad = ToolCall.parse("c1", "f", "{nope")
     assert bad.arguments is None and bad.error and "not valid JSON" in bad.error
+    # Hostile but well-formed JSON the parser cannot take: the model's malformed call, not a crash.
+    deep = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    too_deep = ToolCall.parse("c1", "f", deep)
+    assert too_deep.arguments is None and too_deep.error and "RecursionError" in too_deep.error
+    huge = ToolCall.parse("c1", "f", '{"n": ' + "9" * 5000 + "}")
+    assert huge.arguments is None and huge.error and "ValueError" in huge.error
 
 
 async def test_scripted_llm_plays_back_and_records() -> None:
