@@ -187,6 +187,12 @@ def serve(
         list[str] | None, typer.Option(help="A Host name clients use beyond loopback (repeatable).")
     ] = None,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
+    call_timeout: Annotated[
+        float | None, typer.Option(help="Time limit of one tool call in seconds, 0 for none (default 5).")
+    ] = None,
+    max_memory_mb: Annotated[
+        int | None, typer.Option(help="Address-space limit of the server in MiB, 0 for none (default 4096).")
+    ] = None,
     allow_unverified: AllowUnverified = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
@@ -209,6 +215,10 @@ def serve(
         argv += ["--auth-token", auth_token]
     for name_ in allowed_host or []:
         argv += ["--allowed-host", name_]
+    if call_timeout is not None:
+        argv += ["--call-timeout", str(call_timeout)]
+    if max_memory_mb is not None:
+        argv += ["--max-memory-mb", str(max_memory_mb)]
     module.main(argv)
 
 

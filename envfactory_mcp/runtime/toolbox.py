@@ -3,8 +3,9 @@
 A call is: validate the arguments against the input schema, open a transaction, run the
 tool under an SQLite authorizer that only lets it touch the tables it declares, validate
 its output against the output schema, then commit (writes) or roll back (reads, and any
-failure). Every failure comes back as a ``CallOutcome`` with a message for the agent;
-nothing here raises into the MCP layer.
+failure). With ``call_seconds`` a call also has a time limit (``limits.CallWatch``).
+Every failure comes back as a ``CallOutcome`` with a message for the agent; nothing here
+raises into the MCP layer but ``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import jsonschema_rs
 
 from .context import ToolContext, ToolError
+from .limits import CallTimeout, CallWatch
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +47,8 @@ class CallOutcome:
     output: dict[str, Any] | None = None
     error: str | None = None
     internal: bool = False  # True when the tool itself is broken, not the request
-    # What broke, when ``internal``: "exception" (the tool raised), "output" (not an object,
+    # What broke, when ``internal``: "exception" (the tool raised, ran out of memory or
+    # recursed too deep), "timeout" (past its time limit), "output" (not an object,
     # not JSON, or not matching the output schema), or the authorizer's "read" (an
     # undeclared table), "write" (a table it does not declare writing) or "forbidden"
     # (transaction control, PRAGMA, DDL, ATTACH).
@@ -73,8 +76,13 @@ class BoundTool:
 class Toolbox:
     """The tools of one environment, ready to call against any session database."""
 
-    def __init__(self, spec: Mapping[str, Any], module: ModuleType) -> None:
+    def __init__(
+        self, spec: Mapping[str, Any], module: ModuleType, call_seconds: float | None = None
+    ) -> None:
+        """Bind the spec's tools to ``module``'s functions; ``call_seconds`` is each call's
+        time limit (None: none here, the caller bounds time itself)."""
         self.clock: str = spec["clock"]
+        self.call_seconds = call_seconds
         self.tools: dict[str, BoundTool] = {}
         for decl in spec["tools"]:
             fn = getattr(module, decl["name"], None)
@@ -112,23 +120,28 @@ class Toolbox:
             return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {problem}")
         ctx = ToolContext(db=db, now=self.clock)
         guard = _Guard(tool)
+        watch = CallWatch(db, self.call_seconds)
         db.execute("BEGIN")
         db.set_authorizer(guard)
         try:
-            output = tool.fn(ctx, **args)
-            db.set_authorizer(None)
-            if not isinstance(output, dict):
-                raise _BrokenTool(f"returned {type(output).__name__}, not an object")
-            try:  # plain JSON only: tuples become lists; NaN and Infinity are not JSON
-                output = json.loads(json.dumps(output, allow_nan=False))
-            except (TypeError, ValueError) as exc:
-                raise _BrokenTool(f"output is not JSON: {exc}") from None
-            bad = _first_error(tool.output_validator, output)
-            if bad is not None:
-                raise _BrokenTool(f"output does not match its output schema: {bad}")
+            with watch:
+                output = tool.fn(ctx, **args)
+                db.set_authorizer(None)
+                if not isinstance(output, dict):
+                    raise _BrokenTool(f"returned {type(output).__name__}, not an object")
+                try:  # plain JSON only: tuples become lists; NaN and Infinity are not JSON
+                    output = json.loads(json.dumps(output, allow_nan=False))
+                except (TypeError, ValueError) as exc:
+                    raise _BrokenTool(f"output is not JSON: {exc}") from None
+                bad = _first_error(tool.output_validator, output)
+                if bad is not None:
+                    raise _BrokenTool(f"output does not match its output schema: {bad}")
+        except CallTimeout:
+            return self._timed_out(db, name, watch)
         except ToolError as exc:
-            db.set_authorizer(None)
-            db.execute("ROLLBACK")
+            if watch.expired:
+                return self._timed_out(db, name, watch)
+            _undo(db)
             if guard.denied is not None:  # the tool swallowed a denied statement
                 return CallOutcome(
                     ok=False,
@@ -137,21 +150,47 @@ class Toolbox:
                     fault=guard.kind,
                 )
             return CallOutcome(ok=False, error=_clip(str(exc) or "The request was refused."))
-        except Exception as exc:  # a defect in the tool, not in the request
-            db.set_authorizer(None)
-            db.execute("ROLLBACK")
+        except (Exception, SystemExit) as exc:  # a defect in the tool, not in the request
+            if watch.expired:  # an interrupted statement, seen by the tool or not
+                return self._timed_out(db, name, watch)
+            _undo(db)
             if guard.denied is not None:
                 reason, fault = guard.denied, guard.kind
             elif isinstance(exc, _BrokenTool):
                 reason, fault = str(exc), "output"
+            elif isinstance(exc, MemoryError):  # the allocation failed, so its memory is free again
+                reason, fault = "MemoryError: ran out of memory (the server's memory limit)", "exception"
             else:
                 reason, fault = f"{type(exc).__name__}: {exc}", "exception"
             logger.error("tool %s failed: %s", name, reason, exc_info=fault == "exception")
             return CallOutcome(
                 ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True, fault=fault
             )
+        except BaseException:  # KeyboardInterrupt: stop serving, with the call undone
+            _undo(db)
+            raise
+        if watch.expired:  # the deadline passed in the toolbox's own checks, or the tool
+            return self._timed_out(db, name, watch)  # caught an interrupted statement
         db.execute("COMMIT" if tool.effect == "write" else "ROLLBACK")
         return CallOutcome(ok=True, output=output, written=frozenset(guard.written))
+
+    def _timed_out(self, db: sqlite3.Connection, name: str, watch: CallWatch) -> CallOutcome:
+        watch.close()  # may have been left half-way by the CallTimeout
+        _undo(db)
+        logger.error("tool %s exceeded its time limit of %g s", name, self.call_seconds)
+        return CallOutcome(
+            ok=False,
+            error=f"Tool {name} exceeded its time limit of {self.call_seconds:g} s; its changes were undone.",
+            internal=True,
+            fault="timeout",
+        )
+
+
+def _undo(db: sqlite3.Connection) -> None:
+    """Roll the call back. An interrupted write may have ended the transaction already."""
+    db.set_authorizer(None)
+    if db.in_transaction:
+        db.execute("ROLLBACK")
 
 
 class _BrokenTool(Exception):

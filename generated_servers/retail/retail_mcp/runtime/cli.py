@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import os
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from .limits import DEFAULT_CALL_SECONDS, DEFAULT_MAX_MEMORY_MB, limit_address_space
 from .network import (
     TOKEN_ENV,
     BearerAuth,
@@ -85,6 +87,22 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="N",
         help=f"largest request accepted, a stdio line or an HTTP body (default: {DEFAULT_MAX_LINE_BYTES})",
     )
+    parser.add_argument(
+        "--call-timeout",
+        type=float,
+        default=DEFAULT_CALL_SECONDS,
+        metavar="SECONDS",
+        help=f"time limit of one tool call, 0 for none (default: {DEFAULT_CALL_SECONDS:g}; with --db "
+        "only its SQL is bounded)",
+    )
+    parser.add_argument(
+        "--max-memory-mb",
+        type=int,
+        default=DEFAULT_MAX_MEMORY_MB,
+        metavar="N",
+        help=f"address-space limit of the server process in MiB, 0 for none (default: {DEFAULT_MAX_MEMORY_MB}); "
+        "a tool call allocating past it gets a tool error",
+    )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = parser.parse_args(argv)
     try:
@@ -95,6 +113,10 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("session limits must be positive numbers")
     if args.max_request_bytes < 1024:
         parser.error("--max-request-bytes must be at least 1024")
+    if not 0 <= args.call_timeout <= 86_400:  # also refuses NaN and infinity
+        parser.error("--call-timeout must be 0 (none) or a positive number of seconds")
+    if args.max_memory_mb < 0 or 0 < args.max_memory_mb < 256:
+        parser.error("--max-memory-mb must be 0 (none) or at least 256")
     if args.transport == "streamable-http":
         args.auth_token = args.auth_token or os.environ.get(TOKEN_ENV) or None
         problem = token_problem(args.auth_token, args.host)
@@ -110,7 +132,12 @@ def serve(bundle: Bundle, prog: str, argv: Sequence[str] | None = None, version:
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
+    # A crash in C (deep C recursion, say) cannot be caught in-process: the process dies and
+    # its clients see the connection close. faulthandler at least logs where, on stderr.
+    faulthandler.enable()
+    limit_address_space(args.max_memory_mb)
     options = ServerOptions(
+        call_seconds=args.call_timeout or None,
         control=args.control,
         db_path=args.db,
         session_limits=args.session_limits,

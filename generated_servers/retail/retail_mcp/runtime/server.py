@@ -18,6 +18,7 @@ from mcp.server import Server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .database import build_seed_image
+from .limits import DEFAULT_CALL_SECONDS
 from .sessions import Session, SessionLimits, SessionRefused, SessionStore
 from .state import hash_state
 from .toolbox import CallOutcome, Toolbox
@@ -57,11 +58,13 @@ class ServerOptions:
     # server steers 'auto' clients there; on stdio one process is one connection anyway.
     prefer_sessions: bool = False
     version: str = "0.1.0"
+    # Each tool call's time limit (limits.py); None for none.
+    call_seconds: float | None = DEFAULT_CALL_SECONDS
 
 
 def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> Server[Any]:
     """Build the MCP server. The seed image is built once here; sessions copy it."""
-    toolbox = Toolbox(bundle.spec, bundle.tools_module)
+    toolbox = Toolbox(bundle.spec, bundle.tools_module, call_seconds=options.call_seconds)
     store = SessionStore(
         build_seed_image(bundle.schema_sql, bundle.seed_sql),
         options.db_path,
@@ -89,6 +92,7 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         try:
             if store.file_backed:
                 # One shared file: calls take turns, off the event loop so disk waits block no one.
+                # In that thread only SQL is bounded by the time limit (limits.py).
                 async with file_lock:
                     outcome = await anyio.to_thread.run_sync(
                         toolbox.call, session.db.db, params.name, params.arguments
