@@ -236,3 +236,33 @@ async def test_over_http_a_spinning_call_stalls_other_connections_only_until_its
     assert results["spin"].is_error and "exceeded its time limit" in text(results["spin"])
     assert not results["other"].is_error
     assert waited < 3.0
+
+
+# ------------------------------------------------------------------ options
+
+
+def test_limit_options_are_checked():
+    from envfactory_mcp.runtime.cli import parse_args
+
+    args = parse_args("srv", [])
+    assert args.call_timeout == 5.0 and args.max_memory_mb == 4096
+    assert parse_args("srv", ["--call-timeout", "0", "--max-memory-mb", "0"]).call_timeout == 0
+    for bad in (["--call-timeout", "-1"], ["--call-timeout", "nan"], ["--max-memory-mb", "100"]):
+        with pytest.raises(SystemExit):
+            parse_args("srv", bad)
+
+
+def test_the_address_space_limit_only_ever_goes_down():
+    import subprocess
+
+    script = (
+        "import resource\n"
+        "from envfactory_mcp.runtime.limits import limit_address_space\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, resource.RLIM_INFINITY))\n"
+        "print(limit_address_space(4096) == 2 << 30)\n"  # a lower limit in force stays
+        "print(limit_address_space(1024) == 1 << 30)\n"
+        "print(resource.getrlimit(resource.RLIMIT_AS) == (1 << 30, 1 << 30))\n"  # hard too: tools cannot raise it
+        "print(limit_address_space(0) == 1 << 30)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["True"] * 4
