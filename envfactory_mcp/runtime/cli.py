@@ -91,7 +91,7 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         default=DEFAULT_CALL_SECONDS,
         metavar="SECONDS",
         help=f"time limit of one tool call, 0 for none (default: {DEFAULT_CALL_SECONDS:g}; with --db "
-        "only its SQL is bounded)",
+        "a loop that runs no SQL is not interrupted)",
     )
     parser.add_argument(
         "--max-memory-mb",

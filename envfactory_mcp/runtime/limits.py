@@ -9,9 +9,10 @@ sessions) or in a worker thread (``--db``). ``CallWatch`` bounds one call:
   swallow it, and the signal interrupts a sleeping system call too.
 - On any thread, an SQLite progress handler interrupts a statement running past the
   deadline (a runaway recursive CTE), and ``expired`` tells the toolbox the call is over
-  even if the tool caught the ``OperationalError``. In a worker thread this is the only
-  bound: signals reach the main thread alone, so a pure-Python loop there is not
-  interrupted (see ARCHITECTURE.md).
+  even if the tool caught the ``OperationalError``; ``ToolContext`` checks the deadline
+  before every statement. In a worker thread these are the only bounds: signals reach
+  the main thread alone, so a loop there that runs no SQL is not interrupted (see
+  ARCHITECTURE.md).
 - The recursion limit is set to ``SAFE_RECURSION_LIMIT`` for the call and restored
   afterwards, so a limit raised by an earlier call cannot let deep C recursion overflow
   the C stack and kill the process.
@@ -65,6 +66,7 @@ class CallWatch:
 
     __slots__ = (
         "_armed",
+        "_closed",
         "_deadline",
         "_installed",
         "_previous",
@@ -80,6 +82,7 @@ class CallWatch:
         self.db, self.seconds = db, seconds
         self.expired = False
         self._armed = False
+        self._closed = False
         self._installed = False
         self._deadline = float("inf")
         self._previous: Any = None
@@ -109,7 +112,7 @@ class CallWatch:
     def close(self) -> None:
         """Disarm everything; safe to call more than once. Never raises CallTimeout: an
         alarm handled in this module's frames only sets ``expired``."""
-        self._armed = False
+        self._armed, self._closed = False, True
         if self._installed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._previous)
@@ -122,6 +125,16 @@ class CallWatch:
         if self._recursion:
             sys.setrecursionlimit(self._recursion)
             self._recursion = 0
+
+    def check(self) -> None:
+        """Raise ``CallTimeout`` if the deadline has passed (``ToolContext`` asks before
+        each statement: the bound on a tool looping over SQL in a worker thread)."""
+        if self._armed_deadline() < time.monotonic():
+            self.expired = True
+            raise CallTimeout()
+
+    def _armed_deadline(self) -> float:
+        return self._deadline if self.seconds is not None and not self._closed else float("inf")
 
     def _alarm(self, signum: int, frame: FrameType | None) -> None:
         if not self._armed:

@@ -90,7 +90,7 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         try:
             if store.file_backed:
                 # One shared file: calls take turns, off the event loop so disk waits block no one.
-                # In that thread only SQL is bounded by the time limit (limits.py).
+                # No alarm reaches that thread: the time limit bounds the call's SQL (limits.py).
                 async with file_lock:
                     outcome = await anyio.to_thread.run_sync(
                         toolbox.call, session.db.db, params.name, params.arguments

@@ -129,6 +129,16 @@ def test_in_a_worker_thread_runaway_sql_is_still_bounded(mini_env, session):
     assert outcomes[0].fault == "timeout"
 
 
+def test_in_a_worker_thread_a_tool_looping_over_sql_is_stopped_at_its_next_statement(mini_env, session):
+    toolbox = hostile_toolbox(mini_env, call_seconds=0.3)
+    outcomes = []
+    worker = threading.Thread(target=lambda: outcomes.append(toolbox.call(session.db, "sneaky_read", ACC)))
+    worker.start()
+    worker.join(timeout=5)
+    assert not worker.is_alive()
+    assert outcomes[0].fault == "timeout"
+
+
 def test_without_a_time_limit_no_signal_handler_is_touched(mini_env, session):
     import signal
 
@@ -194,6 +204,17 @@ async def test_runaway_sql_over_stdio_is_a_time_limit_error(package):
     assert runaway.is_error and "Tool sneaky_read exceeded its time limit of 1 s" in text(runaway)
     assert elapsed < 3.0
     assert not after.is_error
+
+
+@pytest.mark.slow
+async def test_with_a_database_file_runaway_sql_is_bounded_too(package, tmp_path):
+    with anyio.fail_after(60):
+        async with Client(stdio(package, "--call-timeout", "1", "--db", str(tmp_path / "bank.db"))) as client:
+            runaway = await client.call_tool("sneaky_read", ACC)
+            write = await client.call_tool("transfer", TRANSFER)
+            after = await client.call_tool("get_account", ACC)
+    assert runaway.is_error and "exceeded its time limit of 1 s" in text(runaway)
+    assert not write.is_error and after.structured_content["balance_cents"] == 50_000 - 250
 
 
 @pytest.mark.slow

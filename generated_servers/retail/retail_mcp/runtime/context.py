@@ -11,8 +11,8 @@ call in a transaction, so a tool that fails half-way leaves no trace.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 SqlParams = Sequence[Any] | dict[str, Any]
@@ -32,13 +32,16 @@ class ToolContext:
 
     db: sqlite3.Connection
     now: str
+    # Raises limits.CallTimeout once the call's deadline has passed: checked before every
+    # statement, which bounds a tool looping over SQL even where no alarm reaches it.
+    _check_time: Callable[[], None] | None = field(default=None, repr=False)
 
     def fail(self, message: str) -> NoReturn:
         raise ToolError(message)
 
     def one(self, sql: str, params: SqlParams = ()) -> dict[str, Any] | None:
         """First row of a query as a dict, or None."""
-        cursor = self.db.execute(sql, params)
+        cursor = self._execute(sql, params)
         row = cursor.fetchone()
         if row is None:
             return None
@@ -46,18 +49,18 @@ class ToolContext:
 
     def all(self, sql: str, params: SqlParams = ()) -> list[dict[str, Any]]:
         """Every row of a query as dicts."""
-        cursor = self.db.execute(sql, params)
+        cursor = self._execute(sql, params)
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def scalar(self, sql: str, params: SqlParams = ()) -> Any:
         """The first column of the first row, or None."""
-        row = self.db.execute(sql, params).fetchone()
+        row = self._execute(sql, params).fetchone()
         return None if row is None else row[0]
 
     def execute(self, sql: str, params: SqlParams = ()) -> int:
         """Run one write statement; returns the number of rows it changed."""
-        return self.db.execute(sql, params).rowcount
+        return self._execute(sql, params).rowcount
 
     def next_id(self, table: str, column: str, prefix: str, width: int = 7) -> str:
         """The next id of the form ``<prefix><zero-padded number>`` after the largest in use.
@@ -70,3 +73,8 @@ class ToolContext:
             (start, len(prefix), prefix),
         )
         return f"{prefix}{(largest or 0) + 1:0{width}d}"
+
+    def _execute(self, sql: str, params: SqlParams) -> sqlite3.Cursor:
+        if self._check_time is not None:
+            self._check_time()
+        return self.db.execute(sql, params)

@@ -120,9 +120,9 @@ class Toolbox:
         problem = _first_error(tool.input_validator, args)
         if problem is not None:
             return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {problem}")
-        ctx = ToolContext(db=db, now=self.clock)
         guard = _Guard(tool)
         watch = CallWatch(db, self.call_seconds)
+        ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         db.execute("BEGIN")
         db.set_authorizer(guard)
         try:
