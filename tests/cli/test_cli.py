@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from paths import SERVERS_DIR
 from typer.testing import CliRunner
 
@@ -135,19 +136,26 @@ def test_tasks_writes_jsonl_and_prints_stats(tmp_path: Path):
     assert '"leakage_after_calibration": 0.0' in result.output
 
 
-def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(tmp_path: Path):
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def pipeline_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One pipeline run (12 tasks) shared by the tests that read its output."""
+    root = tmp_path_factory.mktemp("pipeline")
     result = runner.invoke(
-        app, ["pipeline", "retail", "-o", str(out), "--n", "12", "--servers-dir", str(tmp_path / "servers")]
+        app, ["pipeline", "retail", "-o", str(root / "out"), "--n", "12", "--servers-dir", str(root / "servers")]
     )
     assert result.exit_code == 0, result.output
+    return root / "out", result.output
+
+
+def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(pipeline_out: tuple[Path, str]):
+    out, output = pipeline_out
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["verification"]["passed"] is True and summary["tasks"]["tasks"] == 12
     assert summary["runs"]["demonstrator"]["mean_reward"] == 1.0
     assert summary["runs"]["oracle"]["mean_reward"] == 1.0
     assert summary["runs"]["noop"]["mean_reward"] == 0.0
     assert [run["harness_failures"]["total"] for run in summary["runs"].values()] == [0, 0, 0]
-    assert "warning:" not in result.output
+    assert "warning:" not in output
     assert len((out / "runs" / "oracle" / "trajectories.jsonl").read_text().splitlines()) == 12
 
 
@@ -172,14 +180,10 @@ def test_synthesize_from_a_description_needs_a_model(tmp_path: Path):
     assert result.exit_code == 1 and "needs a model" in result.output
 
 
-def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(tmp_path: Path):
-    out = tmp_path / "out"
-    assert (
-        runner.invoke(
-            app, ["pipeline", "retail", "-o", str(out), "--n", "3", "--servers-dir", str(tmp_path / "s")]
-        ).exit_code
-        == 0
-    )
+def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(
+    pipeline_out: tuple[Path, str], tmp_path: Path
+):
+    out, _ = pipeline_out
     result = runner.invoke(app, ["view", str(out / "runs" / "oracle"), "-o", str(tmp_path / "run.html")])
     assert result.exit_code == 0, result.output
     page = (tmp_path / "run.html").read_text(encoding="utf-8")
@@ -188,14 +192,10 @@ def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(tmp_p
     assert bad.exit_code == 1 and "not a run directory" in bad.output
 
 
-def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(tmp_path: Path):
-    out = tmp_path / "out"
-    assert (
-        runner.invoke(
-            app, ["pipeline", "retail", "-o", str(out), "--n", "4", "--servers-dir", str(tmp_path / "s")]
-        ).exit_code
-        == 0
-    )
+def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(
+    pipeline_out: tuple[Path, str], tmp_path: Path
+):
+    out, _ = pipeline_out
     # The demonstrator's episodes are grounded and follow the policy: all of them are kept.
     result = runner.invoke(
         app,
@@ -203,10 +203,10 @@ def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(tmp_p
     )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 4 and rows[0]["messages"][0]["role"] == "system" and rows[0]["tools"]
+    assert len(rows) == 12 and rows[0]["messages"][0]["role"] == "system" and rows[0]["tools"]
     # The gold-replaying oracle types values nobody gave: its episodes are left out unless
     # asked for (the filter itself: tests/trajectories/test_export.py).
     oracle = runner.invoke(app, ["export", str(out / "runs" / "oracle"), "-o", str(tmp_path / "oracle.jsonl")])
-    assert oracle.exit_code == 0 and len((tmp_path / "oracle.jsonl").read_text(encoding="utf-8").splitlines()) < 4
+    assert oracle.exit_code == 0 and len((tmp_path / "oracle.jsonl").read_text(encoding="utf-8").splitlines()) < 12
     noop = runner.invoke(app, ["export", str(out / "runs" / "noop"), "-o", str(tmp_path / "none.jsonl")])
     assert noop.exit_code == 0 and (tmp_path / "none.jsonl").read_text(encoding="utf-8") == ""

@@ -33,11 +33,11 @@ def test_tasks_are_byte_identical_across_runs(retail_env: Environment, generated
     tasks, _ = generated
     assert len(tasks) == N
     # A shorter run from the same seed gives exactly the first tasks of the longer one.
-    again, _ = generate_tasks(retail_env, 150, seed=SEED)
-    write_tasks(tasks[:150], tmp_path / "a.jsonl")
+    again, _ = generate_tasks(retail_env, 60, seed=SEED)
+    write_tasks(tasks[:60], tmp_path / "a.jsonl")
     write_tasks(again, tmp_path / "b.jsonl")
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
-    assert read_tasks(tmp_path / "a.jsonl") == tasks[:150]
+    assert read_tasks(tmp_path / "a.jsonl") == tasks[:60]
     other, _ = generate_tasks(retail_env, 20, seed=SEED + 1)
     assert [t.to_line() for t in other] != [t.to_line() for t in tasks[:20]]
 
@@ -120,7 +120,7 @@ def test_stats_and_the_random_walk_baseline(retail_env: Environment, generated):
     assert figures["leakage_before_calibration"] == 1.0 and figures["missing_facts_after_calibration"] == 0.0
     assert figures["distinct_chains"] >= 50 and figures["distinct_tool_bigrams"] >= 30
     assert sum(figures["chain_length"].values()) == N and figures["goals_per_task"].get(2, 0) > 0
-    baseline, baseline_report = generate_tasks(retail_env, 100, seed=SEED, sampler="random_walk")
+    baseline, baseline_report = generate_tasks(retail_env, 60, seed=SEED, sampler="random_walk")
     walk = task_stats(baseline, baseline_report, retail_env.spec)
     assert walk["valid_task_rate"] < figures["valid_task_rate"] / 2
     assert baseline_report.rejected["missing_param"] > 0
