@@ -49,6 +49,14 @@ def rollout(
     url: Annotated[
         list[str] | None, typer.Option(help="env=URL of a server started with --control (http).")
     ] = None,
+    http_token: Annotated[
+        str | None,
+        typer.Option(
+            help="Bearer token for the http servers (their serve --auth-token); never stored in the run.",
+            envvar="ENVFACTORY_MCP_AUTH_TOKEN",
+            show_envvar=True,
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed for random agents and episode order.")] = 0,
     reward_basis: Annotated[
         str,
@@ -129,6 +137,7 @@ def rollout(
         seed=seed,
         reward_basis=basis,
         allow_unverified=allow_unverified,
+        http_token=http_token,
     )
     try:
         from envfactory_mcp.packages import check_served

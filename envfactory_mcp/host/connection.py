@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import logging
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Self
@@ -76,8 +77,10 @@ class ServerConnection:
         url: str | None = None,
         call_timeout_s: float = 60.0,
         allow_unverified: bool = False,
+        http_token: str | None = None,
     ) -> None:
         self.server, self.transport, self.servers_dir, self.url = server, transport, servers_dir, url
+        self.http_token = http_token  # sent as "Authorization: Bearer" over HTTP
         self.call_timeout_s = call_timeout_s
         self.allow_unverified = allow_unverified  # start a package without a passing report (launch.py)
         self._stack: AsyncExitStack | None = None
@@ -207,7 +210,7 @@ class ServerConnection:
         if self.transport == "http":
             if not self.url:
                 raise InfrastructureError(f"server {self.server!r}: the http transport needs a URL")
-            return self.url
+            return _http_transport(self.url, self.http_token) if self.http_token else self.url
         from envfactory_mcp.host.launch import import_server_module
         from envfactory_mcp.runtime import ServerOptions
 
@@ -308,3 +311,14 @@ def _describe(exc: BaseException) -> str:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return f"{type(exc).__name__}: {exc}"[:300]
+
+
+@asynccontextmanager
+async def _http_transport(url: str, token: str) -> AsyncIterator[Any]:
+    """Streamable HTTP to ``url`` with ``Authorization: Bearer <token>`` on every request
+    (a server bound beyond loopback requires it); the HTTP client is closed with it."""
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with client, streamable_http_client(url, http_client=client) as streams:
+        yield streams

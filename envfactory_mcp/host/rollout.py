@@ -63,6 +63,9 @@ class RolloutConfig:
     # Leave to start packages whose verification report is missing, failed or stale. A
     # permission, not configuration: it is not in the metadata (a run resumes either way).
     allow_unverified: bool = False
+    # Bearer token for servers reached over HTTP beyond loopback (``serve --auth-token``).
+    # A secret, not configuration: never written to the metadata.
+    http_token: str | None = field(default=None, repr=False)
 
     def metadata(self, run_id: str) -> dict[str, Any]:
         """What a resumed run must match: the configuration and the exact task file."""
@@ -70,7 +73,7 @@ class RolloutConfig:
 
         data = asdict(self)
         data["reward_basis"] = list(self.reward_basis)
-        del data["allow_unverified"]
+        del data["allow_unverified"], data["http_token"]
         digest = hashlib.sha256(Path(self.tasks_path).read_bytes()).hexdigest()
         return {"run_id": run_id, "tasks_sha256": digest, **data}
 
@@ -143,6 +146,7 @@ class _Servers:
                 Path(config.servers_dir),
                 url=config.urls.get(env),
                 allow_unverified=config.allow_unverified,
+                http_token=config.http_token,
             )
             for env in config.envs
         }

@@ -274,6 +274,25 @@ def test_a_server_reached_over_streamable_http_serves_the_rollout(tasks: list[Ta
     assert summary["episodes"] == 10 and summary["mean_reward"] == 1.0
 
 
+def test_a_token_protected_http_server_is_reached_with_the_token_and_the_token_is_not_stored(
+    tasks: list[Task], tmp_path: Path
+):
+    from servers import http_server
+
+    path = tmp_path / "two.jsonl"
+    write_tasks(tasks[:2], path)
+    token = "s3cret-" + "x" * 24
+    with http_server(SERVERS_DIR / "retail", "retail_mcp", "--control", "--auth-token", token) as server:
+        urls = {"retail": server.url}
+        refused = anyio.run(rollout, config(path, agent="oracle", transport="http", urls=urls), tmp_path / "bare")
+        cfg = config(path, agent="oracle", transport="http", urls=urls, http_token=token)
+        summary = anyio.run(rollout, cfg, tmp_path / "run")
+    assert refused["harness_failures"]["total"] == 2  # 401 without the token: a harness failure, not a 0
+    assert summary["episodes"] == 2 and summary["mean_reward"] == 1.0
+    assert token not in (tmp_path / "run" / "metadata.json").read_text(encoding="utf-8")
+    assert token not in repr(cfg)
+
+
 class DistractedOracle(OracleAgent):
     """The oracle, plus one write to another server first (a collateral change)."""
 
