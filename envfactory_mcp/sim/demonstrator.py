@@ -27,6 +27,7 @@ from typing import Any
 
 from envfactory_mcp.llm import ToolCall
 from envfactory_mcp.sim.types import AgentTurn, Message
+from envfactory_mcp.tasks.addresses import ADDRESS_PARTS, format_us_address
 from envfactory_mcp.tasks.model import Claim, Fact, GoalOutcome, GoldAction, Task
 from envfactory_mcp.tasks.oracle import leaves
 
@@ -265,9 +266,6 @@ def _label(fact: Fact) -> str:
     return " ".join(words) or last
 
 
-ADDRESS_PARTS = ("address1", "address2", "city", "state", "country", "zip")
-
-
 def _group(facts: list[Fact]) -> list[list[Fact]]:
     """Facts asked together: the parts of one address, else one by one."""
     groups: list[list[Fact]] = []
@@ -419,7 +417,7 @@ def describe_action(action: GoldAction, messages: list[Message], intent: str | N
     parts: list[str] = []
     address = {k: str(v) for k, v in args.items() if k in ADDRESS_PARTS and v not in ("", None)}
     if len(address) > 1:
-        parts.append("to " + format_address(address))
+        parts.append("to " + format_us_address(**address))
     for key, value in args.items():
         if key == subject_key or key in address or value in ("", None, []):
             continue
@@ -435,13 +433,6 @@ def describe_action(action: GoldAction, messages: list[Message], intent: str | N
     head = parts[0] if parts[0].startswith("to ") else ""
     rest = [p for p in parts if p != head]
     return f"{verb} {head}".rstrip() + (f" ({'; '.join(rest)})" if rest else "")
-
-
-def format_address(parts: dict[str, str]) -> str:
-    """'1 Main St, Apt 2, Austin, TX 78701, USA'."""
-    street = ", ".join(p for p in (parts.get("address1"), parts.get("address2")) if p)
-    region = " ".join(p for p in (parts.get("state"), parts.get("zip")) if p)
-    return ", ".join(p for p in (street, parts.get("city"), region, parts.get("country")) if p)
 
 
 def _outputs(messages: list[Message]) -> list[Any]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from envfactory_mcp.llm import LLMClient
 from envfactory_mcp.sim.types import STOP, TRANSFER, EpisodeView, Message, UserTurn
+from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
 from envfactory_mcp.tasks.model import Fact, Task
 
 GOAL_MET_REPLY = f"Thanks, that's all. {STOP}"
@@ -90,21 +91,18 @@ def identity_sentence(facts: list[Fact]) -> str:
     return sentence[0].upper() + sentence[1:] + "."
 
 
-ADDRESS_ORDER = ("address1", "address2", "city", "state", "zip", "country")
-
-
 def facts_sentence(facts: list[Fact]) -> str:
     """Facts restated by their text (never an internal id the user does not know): the
     parts of an address as one address, a reason as a reason, the rest by what they are
     ("For the item, I mean the Electric Kettle and the Jigsaw Puzzle.")."""
     identity = [f for f in facts if f.kind == "identity"]
     parts = {f.key.rsplit(".", 1)[-1]: f.text for f in facts if f.kind == "detail"}
-    address = [parts[k] for k in ADDRESS_ORDER if parts.get(k)]
+    address = [parts[k] for k in ADDRESS_PARTS if parts.get(k)]
     by_label: dict[str, list[str]] = {}
     sentences: list[str] = []
     for fact in facts:
         last = fact.key.rsplit(".", 1)[-1]
-        if fact.kind == "identity" or (fact.kind == "detail" and last in ADDRESS_ORDER):
+        if fact.kind == "identity" or (fact.kind == "detail" and last in ADDRESS_PARTS):
             continue
         if fact.kind == "detail" and last == "reason":
             sentences.append(f"The reason is that it's {fact.text}.")

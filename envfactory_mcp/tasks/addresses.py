@@ -125,6 +125,10 @@ class USAddress:
         return format_us_address(self.address1, self.address2, self.city, self.state, self.zip, self.country)
 
 
+# The parts of an address as tools name them, in the order a US address is written.
+ADDRESS_PARTS: tuple[str, ...] = ("address1", "address2", "city", "state", "zip", "country")
+
+
 def format_us_address(
     address1: str = "", address2: str = "", city: str = "", state: str = "", zip: str = "", country: str = ""
 ) -> str:

@@ -3,9 +3,9 @@
 The over-specified instruction names every tool and argument (kept for audit). A real
 user states a goal in their own words, refers to things by what they are ("the desk lamp
 I ordered", not an item id), leaves out what the agent can look up, never lists steps,
-and often asks for two things at once. ``calibrate_offline`` writes such a message from
-templates with real variety, recording the operations it applied; ``calibrate_llm``
-asks any model (through ``envfactory_mcp.llm``) for the same, with the same rules.
+and often asks for two things at once. Offline, ``tasks.realise`` writes such a message
+from a plan; ``calibrate_llm`` asks any model (through ``envfactory_mcp.llm``) for the
+same, with the same rules.
 
 Both are held to ``check_message``: a message is rejected if it leaks a tool name, an
 identifier-like parameter key, an internal id the user does not know, or a numbered step
@@ -15,104 +15,11 @@ list, or if it drops a fact the opening message must carry.
 from __future__ import annotations
 
 import json
-import random
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from envfactory_mcp.tasks.model import Calibration, Fact, Task
-
-GREETINGS = {
-    "polite and patient": ["Hello,", "Hi there,", "Good afternoon,"],
-    "brief and to the point": ["", "Hi.", "Quick one:"],
-    "a little impatient": [
-        "Hi, I need this sorted quickly.",
-        "Hello, this is taking too long already.",
-        "Hi,",
-    ],
-    "chatty and friendly": [
-        "Hey there! Hope your day is going well.",
-        "Hi! Thanks for being here.",
-        "Hello hello!",
-    ],
-    "careful and detail-oriented": [
-        "Hello, I want to get this exactly right.",
-        "Hi, I have a precise request.",
-        "Hello,",
-    ],
-    "unsure and hesitant": [
-        "Hi, um, I'm not sure this is the right place, but",
-        "Hello, I hope you can help.",
-        "Hi,",
-    ],
-}
-GOAL_OPENERS = [
-    "I'd like to {intent}",
-    "I want to {intent}",
-    "I need to {intent}",
-    "Could you help me {intent}?",
-    "Can you {intent} for me?",
-    "I'm hoping to {intent}",
-    "I'm writing because I want to {intent}",
-    "Is it possible to {intent}?",
-    "I was wondering if you could help me {intent}",
-    "Please help me {intent}",
-    "I'd appreciate some help to {intent}",
-    "So, I need to {intent}",
-]
-SECOND_GOAL = [
-    "Also, while you're at it, I'd like to {intent}",
-    "And one more thing: I also need to {intent}",
-    "Oh, and I'd like to {intent} too",
-    "Besides that, can you {intent}?",
-    "Once that's done, I also want to {intent}",
-    "There's something else as well: I need to {intent}",
-    "After that, could you {intent}?",
-]
-REFERENCE = [
-    "The {role} is {text}.",
-    "For the {role}, I mean {text}.",
-    "{Role}: {text}.",
-    "It's about {text}.",
-    "I'm talking about {text}.",
-    "The one I mean is {text}.",
-    "That's {text}, to be clear.",
-    "It concerns {text}.",
-]
-KNOWN_ID = [
-    "The {role} number is {text}.",
-    "My {role} number is {text}.",
-    "I have the {role} number here: {text}.",
-    "It's {role} {text}.",
-    "For reference, the {role} is {text}.",
-]
-DETAILS = [
-    "Here are the details: {values}.",
-    "Use this: {values}.",
-    "It should be {values}.",
-    "Details: {values}.",
-    "The new details are {values}.",
-    "Please make it {values}.",
-    "What I need is {values}.",
-]
-IDENTITY = [
-    "My {what} is {value}.",
-    "You can find me under {value}.",
-    "For reference, my {what} is {value}.",
-    "In case you need it, my {what} is {value}.",
-    "I'm registered with {value}.",
-]
-CLOSERS = [
-    "Thanks!",
-    "Thank you.",
-    "",
-    "Appreciate it.",
-    "Let me know what you need from me.",
-    "Thanks in advance.",
-    "Let me know if you need anything else.",
-    "Cheers.",
-]
-_ARTICLE = re.compile(r"^(\w+) (?:a|an) ")
 
 _NUMBERED = re.compile(r"(?m)^\s*(?:\d+\s*[.)]|step\s+\d+\b|[-*•]\s)", re.IGNORECASE)
 
@@ -182,90 +89,6 @@ def missing_facts(message: str, facts: list[Fact]) -> list[str]:
 
 def check_message(message: str, facts: list[Fact], rules: LeakRules) -> list[str]:
     return leak_problems(message, rules) + missing_facts(message, facts)
-
-
-def calibrate_offline(
-    facts: list[Fact], goal_intents: list[str], style: str, rng: random.Random
-) -> tuple[str, Calibration]:
-    """A natural opening message from templates, and the calibration operations it used."""
-    operations = ["implied_steps"]
-    parts: list[str] = []
-    greeting = rng.choice(GREETINGS.get(style, GREETINGS["polite and patient"]))
-    if greeting:
-        parts.append(greeting)
-    identity = [f for f in facts if f.kind == "identity"]
-    intro = _introduction(identity, rng) if identity and rng.random() < 0.4 else None
-    intro_first = intro is not None and rng.random() < 0.5  # some people say who they are first
-    if intro is not None and intro_first:
-        parts.append(intro)
-    by_goal = _facts_by_goal(facts, goal_intents)
-    for index, (intent, goal_facts) in enumerate(by_goal):
-        opener = rng.choice(GOAL_OPENERS if index == 0 else SECOND_GOAL).format(intent=_first_person(intent, rng))
-        sentences = [opener if opener.endswith("?") else opener + "."]
-        body: list[str] = []
-        for role, texts, implicit in _references(goal_facts):
-            template = rng.choice(REFERENCE if implicit else KNOWN_ID)
-            body.append(template.format(role=role, Role=role.capitalize(), text=" and ".join(texts)))
-            if implicit:
-                _add(operations, "implicit_reference")
-        details = [f.text for f in goal_facts if f.kind == "detail" and f.text]
-        if details:
-            body.append(rng.choice(DETAILS).format(values=", ".join(details)))
-        if len(body) > 1 and rng.random() < 0.3:  # the order people give details in varies
-            body.reverse()
-        parts.extend(sentences + body)
-    if len(by_goal) > 1:
-        _add(operations, "woven_goals")
-    if intro is not None and not intro_first:
-        parts.append(intro)
-    elif identity and intro is None:
-        _add(operations, "omitted_parameters")  # the agent has to ask who the user is
-    closer = rng.choice(CLOSERS)
-    if closer:
-        parts.append(closer)
-    for i in range(1, len(parts)):  # "Hello, is it possible...", not "Hello, Is it possible..."
-        if parts[i - 1].endswith(",") and parts[i][:1].isupper() and not re.match(r"I\b", parts[i]):
-            parts[i] = parts[i][0].lower() + parts[i][1:]
-    return " ".join(parts), Calibration(method="offline", operations=operations)
-
-
-def _facts_by_goal(facts: list[Fact], intents: list[str]) -> list[tuple[str, list[Fact]]]:
-    """The opening facts of each goal, in goal order."""
-    intents = intents or ["get some help"]
-    groups: list[list[Fact]] = [[] for _ in intents]
-    for fact in facts:
-        if fact.in_opening:
-            groups[min(fact.goal, len(intents) - 1)].append(fact)
-    return list(zip(intents, groups, strict=True))
-
-
-def _references(facts: list[Fact]) -> list[tuple[str, list[str], bool]]:
-    """(role, texts, implicit) per parameter: 'item' for item_ids, 'payment method' for
-    payment_method_id; implicit when the user describes the thing instead of quoting an id."""
-    grouped: dict[tuple[str, bool], list[str]] = {}
-    for fact in facts:
-        if fact.kind != "reference":
-            continue
-        role = re.sub(r"(_ids?|_id)$", "", fact.key).replace("_", " ")
-        grouped.setdefault((role, fact.text != str(fact.value)), []).append(fact.text)
-    return [(role, texts, implicit) for (role, implicit), texts in grouped.items()]
-
-
-def _first_person(intent: str, rng: random.Random) -> str:
-    """Intents are already user phrasing ('cancel an order'); half the time the article
-    becomes possessive ('cancel my order'), as people say it."""
-    intent = intent.rstrip(".")
-    return _ARTICLE.sub(r"\1 my ", intent) if rng.random() < 0.5 else intent
-
-
-def _introduction(identity: list[Fact], rng: random.Random) -> str:
-    fact = identity[0]
-    return rng.choice(IDENTITY).format(what=fact.key.replace("_", " "), value=fact.text)
-
-
-def _add(operations: list[str], name: str) -> None:
-    if name not in operations:
-        operations.append(name)
 
 
 # ---------------------------------------------------------------- the LLM path

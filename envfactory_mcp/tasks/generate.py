@@ -97,7 +97,7 @@ def generate_tasks(
             continue
         scenario = build_scenario(run, gold, goals, env, describer, rng)
         writes = any(env.spec.tool(a.tool).effect == "write" for a in gold.actions)  # type: ignore[union-attr]
-        required = _required_calls(env, goals)
+        required = _required_calls(goals)
         if not writes and not scenario.claims and not required:
             # Nothing changes and nothing needs telling: doing nothing would pass.
             report.rejected["no_effect"] += 1
@@ -174,7 +174,7 @@ def _draw(
     return chain, goal_steps, chain_goal, goals, filters
 
 
-def _required_calls(env: Environment, goals: list[GoalDraw]) -> list[str]:
+def _required_calls(goals: list[GoalDraw]) -> list[str]:
     return [g.tool for g in goals if g.kind == "transfer"]
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from envfactory_mcp.tasks.addresses import ADDRESS_PARTS as _ADDRESS_PARTS
+
 # fmt: off
 # The tables are packed several phrases to a line, to be read and extended as lists.
 
@@ -345,7 +347,7 @@ ADDRESS_HOME = (
     "please update it to {addr}.", "it should be {addr} from now on.", "I live at {addr} now.",
     "I'm now at {addr}.", "use {addr} going forward.",
 )
-ADDRESS_PARTS = ("address1", "address2", "city", "state", "zip", "country")
+ADDRESS_PARTS = _ADDRESS_PARTS  # one definition, in tasks/addresses.py
 
 DETAILS = ("the {words} is {text}.", "for the {words}, it's {text}.", "{words}: {text}.",
            "the {words} should be {text}.", "use {text} for the {words}.")

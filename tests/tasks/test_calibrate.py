@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 from envfactory_mcp.tasks.calibrate import (
     LeakRules,
-    calibrate_offline,
     check_message,
     leak_problems,
     missing_facts,
@@ -40,13 +37,3 @@ def test_a_dropped_fact_is_reported_but_identity_may_wait():
     assert missing_facts("Cancel the Desk Lamp order, it's no longer needed.", FACTS) == []
     assert missing_facts("Cancel the Desk Lamp order.", FACTS) == ["drops 'no longer needed' (needs 'no longer needed')"]
     assert check_message("Cancel the Desk Lamp order please, no longer needed.", FACTS, RULES) == []
-
-
-def test_offline_calibration_varies_and_passes_its_own_checks():
-    messages = set()
-    for seed in range(40):
-        message, calibration = calibrate_offline(FACTS, ["cancel an order"], "chatty and friendly", random.Random(seed))
-        assert check_message(message, FACTS, RULES) == [], message
-        assert "implicit_reference" in calibration.operations and "implied_steps" in calibration.operations
-        messages.add(message)
-    assert len(messages) >= 20
