@@ -12,25 +12,10 @@ import gc
 
 import anyio
 from mcp import Client
+from minibank_calls import ACC, TRANSFER, balance, key, text
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, SessionLimits, create_server
-
-TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
-ACC = {"account_id": "acc_001"}
-
-
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
-
-
-def text(result) -> str:
-    return " ".join(block.text for block in result.content)
-
-
-async def balance(client: Client, **kw) -> int | None:
-    result = await client.call_tool("get_account", ACC, **kw)
-    return None if result.is_error else result.structured_content["balance_cents"]
 
 
 async def test_without_control_a_session_key_is_refused_and_changes_nothing(mini_env: Environment):

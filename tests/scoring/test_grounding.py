@@ -4,10 +4,10 @@ Conversations are built by hand in OpenAI chat format against the real retail sp
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
+from chat import call, exchange, results, say, user
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.scoring.grounding import UngroundedValue, ungrounded_calls
@@ -15,48 +15,6 @@ from envfactory_mcp.spec import EnvSpec
 
 BLUEPRINT = load_blueprint("retail")
 SPEC: EnvSpec = BLUEPRINT.build_spec(BLUEPRINT.default_seed)
-
-_ids = iter(range(10_000))
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def say(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    """An assistant turn with one tool call (arguments as a JSON string, as recorded)."""
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": f"call_{next(_ids)}",
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(arguments)},
-            }
-        ],
-    }
-
-
-def result(turn: dict[str, Any], output: Any) -> dict[str, Any]:
-    """The tool message answering the (single) call of ``turn``."""
-    first = turn["tool_calls"][0]
-    content = output if isinstance(output, str) else json.dumps(output)
-    return {
-        "role": "tool",
-        "tool_call_id": first["id"],
-        "name": first["function"]["name"],
-        "content": content,
-    }
-
-
-def exchange(name: str, output: Any, **arguments: Any) -> list[dict[str, Any]]:
-    turn = call(name, **arguments)
-    return [turn, result(turn, output)]
 
 
 def paths(found: list[UngroundedValue]) -> list[tuple[int, str, str, Any]]:
@@ -123,7 +81,7 @@ def test_a_value_is_matched_as_a_whole_token_not_inside_another():
 
 def test_a_value_said_only_after_the_call_does_not_ground_it():
     turn = call("find_user_id_by_email", email="ann@example.com")
-    messages = [user("Hello"), turn, result(turn, "Error: no user has that email"), user("ann@example.com")]
+    messages = [user("Hello"), turn, *results(turn, "Error: no user has that email"), user("ann@example.com")]
     assert [u.value for u in ungrounded_calls(messages, SPEC)] == ["ann@example.com"]
 
 

@@ -3,10 +3,8 @@ authentication before account tools, an explicit yes before each confirmed write
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
+from chat import calls, exchange, results, say, user
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.scoring.policy import affirms, policy_violations
@@ -15,44 +13,6 @@ from envfactory_mcp.spec import EnvSpec
 BLUEPRINT = load_blueprint("retail")
 SPEC: EnvSpec = BLUEPRINT.build_spec(BLUEPRINT.default_seed)
 CANCEL = {"order_id": "#W0012345", "reason": "no longer needed"}
-
-_ids = iter(range(10_000))
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def say(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
-
-
-def calls(*named: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": f"call_{next(_ids)}",
-                "type": "function",
-                "function": {"name": n, "arguments": json.dumps(a)},
-            }
-            for n, a in named
-        ],
-    }
-
-
-def results(turn: dict[str, Any], *outputs: str) -> list[dict[str, Any]]:
-    return [
-        {"role": "tool", "tool_call_id": c["id"], "name": c["function"]["name"], "content": out}
-        for c, out in zip(turn["tool_calls"], outputs, strict=True)
-    ]
-
-
-def exchange(name: str, output: str = '{"ok": true}', **arguments: Any) -> list[dict[str, Any]]:
-    turn = calls((name, arguments))
-    return [turn, *results(turn, output)]
-
 
 AUTHENTICATED = [
     user("Hi, I want to cancel order #W0012345. My email is ann@example.com."),

@@ -1,0 +1,58 @@
+"""Hand-built OpenAI chat-format conversations for the scoring tests."""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+from typing import Any
+
+Message = dict[str, Any]
+_ids = count()
+
+
+def user(text: str) -> Message:
+    return {"role": "user", "content": text}
+
+
+def say(text: str) -> Message:
+    return {"role": "assistant", "content": text}
+
+
+def calls(*named: tuple[str, dict[str, Any]]) -> Message:
+    """An assistant turn with these tool calls (arguments as a JSON string, as recorded)."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": n, "arguments": json.dumps(a)},
+            }
+            for n, a in named
+        ],
+    }
+
+
+def call(name: str, **arguments: Any) -> Message:
+    """An assistant turn with one tool call."""
+    return calls((name, arguments))
+
+
+def results(turn: Message, *outputs: Any) -> list[Message]:
+    """The tool messages answering the calls of ``turn``, in order (non-text outputs as JSON)."""
+    return [
+        {
+            "role": "tool",
+            "tool_call_id": c["id"],
+            "name": c["function"]["name"],
+            "content": out if isinstance(out, str) else json.dumps(out),
+        }
+        for c, out in zip(turn["tool_calls"], outputs, strict=True)
+    ]
+
+
+def exchange(name: str, output: Any = '{"ok": true}', **arguments: Any) -> list[Message]:
+    """One call and its answer."""
+    turn = call(name, **arguments)
+    return [turn, *results(turn, output)]
