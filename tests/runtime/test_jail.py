@@ -12,6 +12,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -188,8 +189,25 @@ def test_the_command_line_unshares_drops_and_binds_read_only(tmp_path: Path):
 
 # ----------------------------------------------------------------------------- in the kernel
 
-# Folders a jail's root may hold: the work dir, /dev, /proc and the binds' first levels.
-ROOT_ENTRIES = {"dev", "etc", "jail", "lib", "lib32", "lib64", "libx32", "proc", "root", "tmp", "usr", "work"}
+
+# Folders a jail's root may hold: the work dir, /dev, /proc and the binds' first levels
+# (the interpreter's, the checkout's and the test's own folder, wherever those live).
+def _first_levels(path: str) -> set[str]:
+    return {p.lstrip("/").split("/", 1)[0] for p in (path, os.path.realpath(path))}
+
+
+ROOT_ENTRIES = {"dev", "jail", "proc"}.union(
+    *(
+        _first_levels(p)
+        for p in (
+            *jail.LIBRARY_DIRS,
+            *jail.LIBRARY_FILES,
+            *jail.interpreter_paths(),
+            *jail.OWN_FILES,
+            tempfile.gettempdir(),
+        )
+    )
+)
 needs_jail = pytest.mark.skipif(
     not jail.jail_support().available, reason=f"no working jail here: {jail.jail_support().reason}"
 )
