@@ -10,6 +10,14 @@ it as ``passed``). A report that is missing, failed, stale or unreadable refuses
 an :class:`UnverifiedPackageError` saying how to fix that, unless the caller allows
 unverified code (``--allow-unverified``, for development), in which case the answer
 carries a warning for the command to print.
+
+And *how* it runs: a verification report is written by whoever made the package, so it
+says nothing about intent. Tool code runs in this process only when it is byte for byte
+the code of a blueprint shipped with this installation of envfactory-mcp, or when the
+user says ``--trust``; anything else (synthesised, imported, edited, received) runs in
+jailed worker processes (``runtime/isolation.py``), and where no jail works it does not
+run at all (:class:`JailUnavailableError`). Either way only the package's data files and
+``tools.py`` are used: envfactory-mcp's own runtime serves them, never the package's copy.
 """
 
 from __future__ import annotations
@@ -39,13 +47,31 @@ class UnverifiedPackageError(EnvFactoryError):
         super().__init__(message)
 
 
+class JailUnavailableError(EnvFactoryError):
+    """A package's tool code must run jailed and this machine has no working jail."""
+
+
 @dataclass(frozen=True)
 class RunPermission:
-    """A package allowed to run: verified, or unverified with the caller's explicit leave."""
+    """A package allowed to run: verified, or unverified with the caller's explicit leave;
+    ``jailed``: its tool code runs in jailed workers (it is not shipped code, or the
+    caller asked for the jail)."""
 
     env: str
     folder: Path
     status: str  # verification_status(): "passed", or why it is not
+    jailed: bool = True
+
+    @property
+    def package_dir(self) -> Path:
+        """The ``<name>_mcp`` folder: ``tools.py`` and ``data/``."""
+        from envfactory_mcp.emit.render import package_name
+
+        return self.folder / package_name(self.env)
+
+    def server_args(self) -> list[str]:
+        """The runtime's command-line options that run the tool code as decided here."""
+        return ["--jail"] if self.jailed else []
 
     @property
     def verified(self) -> bool:
@@ -56,27 +82,35 @@ class RunPermission:
         """What to tell the user when unverified code runs (None for a verified package)."""
         if self.verified:
             return None
+        where = "runs jailed" if self.jailed else "runs with this process's rights"
         return (
             f"running UNVERIFIED package {self.env} ({self.status}: {_WHY.get(self.status, self.status)}) "
-            f"because --allow-unverified was given: its code was not checked in the sandbox and runs "
-            f"with this process's rights"
+            f"because --allow-unverified was given: its code was not checked in the sandbox and {where}"
         )
 
 
-def check_runnable(folder: Path, *, allow_unverified: bool = False) -> RunPermission:
-    """May the package in ``folder`` (``<servers_dir>/<env>/``) run?
+def check_runnable(
+    folder: Path, *, allow_unverified: bool = False, trust: bool = False, jail: bool = False
+) -> RunPermission:
+    """May the package in ``folder`` (``<servers_dir>/<env>/``) run, and how?
 
-    Returns the permission (read ``warning`` when unverified code was allowed); raises
-    :class:`UnverifiedPackageError` (one line: the package, its status and the fix) when
-    its report is not a passing one for its current files and ``allow_unverified`` is
-    false, and ``NotAPackageError`` when ``folder`` holds no package.
+    Returns the permission (read ``warning`` when unverified code was allowed, ``jailed``
+    for how its tool code runs: in-process only for shipped blueprint code or with
+    ``trust``; ``jail`` jails even shipped code). Raises :class:`UnverifiedPackageError`
+    (one line: the package, its status and the fix) when its report is not a passing
+    one for its current files and ``allow_unverified`` is false,
+    :class:`JailUnavailableError` when it must run jailed and no jail works here, and
+    ``NotAPackageError`` when ``folder`` holds no package.
     """
     from envfactory_mcp.verify.verifier import locate_package, verification_status
 
-    root, _ = locate_package(folder)
+    root, pkg = locate_package(folder)
     status = verification_status(root)
-    permission = RunPermission(env=root.name, folder=root, status=status)
+    jailed = jail or not (trust or is_shipped_code(root, pkg))
+    permission = RunPermission(env=root.name, folder=root, status=status, jailed=jailed)
     if permission.verified or allow_unverified:
+        if jailed:
+            _require_jail(root.name, asked=jail)
         return permission
     raise UnverifiedPackageError(
         root.name,
@@ -87,17 +121,46 @@ def check_runnable(folder: Path, *, allow_unverified: bool = False) -> RunPermis
 
 
 def check_served(
-    servers_dir: Path, envs: list[str], *, allow_unverified: bool = False
+    servers_dir: Path, envs: list[str], *, allow_unverified: bool = False, trust: bool = False
 ) -> list[RunPermission]:
     """The permissions of the packages in ``servers_dir`` that a rollout serves, whatever
     the transport (stdio, http, memory). A package that is not here is left to the
     launcher, which says it was never built; over HTTP that is the normal case: the code
     runs in a ``serve`` process, which asked here itself."""
     return [
-        check_runnable(servers_dir / env, allow_unverified=allow_unverified)
+        check_runnable(servers_dir / env, allow_unverified=allow_unverified, trust=trust)
         for env in envs
         if (servers_dir / env).is_dir()
     ]
+
+
+def is_shipped_code(root: Path, pkg: str) -> bool:
+    """Whether the package's ``tools.py`` is exactly what this installation emits for
+    the blueprint of the same name (code shipped with envfactory-mcp, trusted as it is)."""
+    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
+    from envfactory_mcp.emit.render import vendor_tools_source
+
+    if root.name not in blueprint_names():
+        return False
+    try:
+        actual = (root / pkg / "tools.py").read_bytes()
+    except OSError:
+        return False
+    shipped = vendor_tools_source(load_blueprint(root.name).code())
+    return actual == shipped.encode("utf-8")
+
+
+def _require_jail(env: str, asked: bool) -> None:
+    from envfactory_mcp.runtime.isolation import jail_problem
+
+    problem = jail_problem()
+    if problem is None:
+        return
+    why = "--jail was given" if asked else "its tool code was not shipped with envfactory-mcp"
+    raise JailUnavailableError(
+        f"refusing to run package {env}: {why}, so it runs jailed, and there is no jail here ({problem}); "
+        "install bubblewrap (apt-get install bubblewrap), or pass --trust to run its code with this process's rights"
+    )
 
 
 def _fix(root: Path, status: str) -> str:

@@ -34,6 +34,12 @@ class Blueprint:
     # state; the quick-start demo replays it against the emitted server.
     demo_calls: Callable[[dict[str, list[dict[str, Any]]]], list[tuple[str, dict[str, Any]]]] | None = None
 
+    def code(self) -> str:
+        """The source text of the tool code, as shipped."""
+        import inspect
+
+        return self.tools_source or inspect.getsource(self.tools_module)
+
 
 def blueprint_names() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)

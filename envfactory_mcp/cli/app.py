@@ -40,6 +40,16 @@ AllowUnverified = Annotated[
 ]
 
 
+Trust = Annotated[
+    bool,
+    typer.Option(
+        "--trust",
+        help="Run a package's tool code in this process although it was not shipped with envfactory-mcp "
+        "(synthesised, imported or edited code runs jailed otherwise). Only for code you have read.",
+    ),
+]
+
+
 def settings(servers_dir: Path) -> Settings:
     return Settings(servers_dir=servers_dir)
 
@@ -53,13 +63,16 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(code=1)
 
 
-def permit(folder: Path, allow_unverified: bool) -> None:
-    """Raise ``UnverifiedPackageError`` for the package in ``folder`` unless it has a
-    passing, current verification report or ``allow_unverified``; in that last case print
-    a loud warning on stderr."""
+def permit(folder: Path, allow_unverified: bool, trust: bool = False, jail: bool = False) -> RunPermission:
+    """The package in ``folder`` may run, and how (``packages.check_runnable``): raises
+    ``UnverifiedPackageError`` unless it has a passing, current verification report or
+    ``allow_unverified`` (then a loud warning goes to stderr), and
+    ``JailUnavailableError`` when it must run jailed and cannot."""
     from envfactory_mcp.packages import check_runnable
 
-    warn_unverified([check_runnable(folder, allow_unverified=allow_unverified)])
+    permission = check_runnable(folder, allow_unverified=allow_unverified, trust=trust, jail=jail)
+    warn_unverified([permission])
+    return permission
 
 
 def warn_unverified(permissions: list[RunPermission]) -> None:
@@ -72,20 +85,22 @@ def warn_unverified(permissions: list[RunPermission]) -> None:
             Console(stderr=True).print(f"[bold red]WARNING:[/] {escape(permission.warning)}", soft_wrap=True)
 
 
-def load_environment(name: str, servers_dir: Path, allow_unverified: bool = False) -> Environment:
+def load_environment(
+    name: str, servers_dir: Path, allow_unverified: bool = False, trust: bool = False
+) -> Environment:
     """The environment a rollout will serve: the package ``<servers_dir>/<name>/`` when there
     is one (tasks then match its seed, whatever ``build --seed`` made), which must be
     verified (see ``permit``), else the blueprint by that name."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.env import build_env, load_package_env
-    from envfactory_mcp.packages import UnverifiedPackageError
+    from envfactory_mcp.packages import JailUnavailableError, UnverifiedPackageError
 
     package = servers_dir / name
     if package.is_dir():
         try:
-            permit(package, allow_unverified)
-            return load_package_env(package, allow_unverified=allow_unverified)
-        except UnverifiedPackageError:
+            permit(package, allow_unverified, trust)
+            return load_package_env(package, allow_unverified=allow_unverified, trust=trust)
+        except (UnverifiedPackageError, JailUnavailableError):
             raise  # never quietly the blueprint instead: the package is what would be served
         except EnvFactoryError:
             if name not in blueprint_names():

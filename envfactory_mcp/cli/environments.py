@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, app, fail, load_environment, permit, settings
+from envfactory_mcp.cli.app import (
+    AllowUnverified,
+    ServersDir,
+    Trust,
+    app,
+    fail,
+    load_environment,
+    permit,
+    settings,
+)
 from envfactory_mcp.errors import EnvFactoryError
 
 
@@ -194,19 +203,27 @@ def serve(
         int | None, typer.Option(help="Address-space limit of the server in MiB, 0 for none (default 4096).")
     ] = None,
     allow_unverified: AllowUnverified = False,
+    trust: Trust = False,
+    jail: Annotated[
+        bool, typer.Option("--jail", help="Run the tool code jailed even when it is shipped with envfactory-mcp.")
+    ] = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Serve a generated environment over MCP (stdio by default). Logs go to stderr only.
 
-    Only a package whose verification report passed and matches its files is served."""
-    from envfactory_mcp.host.launch import import_server_module, package_dir
+    Only a package whose verification report passed and matches its files is served. Its
+    tool code runs jailed (bubblewrap) unless it is a blueprint shipped with envfactory-mcp
+    or --trust is given; the package's data and tools.py are served by envfactory-mcp's
+    own runtime."""
+    from envfactory_mcp import __version__
+    from envfactory_mcp.host.launch import package_dir
+    from envfactory_mcp.runtime.cli import serve as serve_package
 
     try:
-        permit(package_dir(servers_dir, name), allow_unverified)
-        module = import_server_module(servers_dir, name, allow_unverified=allow_unverified)
+        permission = permit(package_dir(servers_dir, name), allow_unverified, trust, jail)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    argv = ["--transport", transport, "--host", host, "--port", str(port), "--log-level", log_level]
+    argv = [*permission.server_args(), "--transport", transport, "--host", host, "--port", str(port), "--log-level", log_level]
     if db is not None:
         argv += ["--db", str(db)]
     if control:
@@ -219,7 +236,7 @@ def serve(
         argv += ["--call-timeout", str(call_timeout)]
     if max_memory_mb is not None:
         argv += ["--max-memory-mb", str(max_memory_mb)]
-    module.main(argv)
+    serve_package(permission.package_dir, prog="envfactory-mcp serve", argv=argv, version=__version__)
 
 
 @app.command()

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, app, fail, settings, warn_unverified
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, settings, warn_unverified
 from envfactory_mcp.errors import EnvFactoryError
 
 MaxHarnessFailures = Annotated[
@@ -81,6 +81,7 @@ def rollout(
     ] = None,
     max_harness_failures: MaxHarnessFailures = 0.1,
     allow_unverified: AllowUnverified = False,
+    trust: Trust = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable).
@@ -137,12 +138,13 @@ def rollout(
         seed=seed,
         reward_basis=basis,
         allow_unverified=allow_unverified,
+        trust=trust,
         http_token=http_token,
     )
     try:
         from envfactory_mcp.packages import check_served
 
-        warn_unverified(check_served(servers_dir, config.envs, allow_unverified=allow_unverified))
+        warn_unverified(check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust))
         with _progress_bar() as advance:
             summary = anyio.run(run_rollout, config, output, advance)
     except EnvFactoryError as exc:

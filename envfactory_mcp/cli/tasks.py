@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, app, fail, load_environment
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, load_environment
 from envfactory_mcp.errors import EnvFactoryError
 
 
@@ -32,6 +32,7 @@ def tasks(
     ),
     stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
     allow_unverified: AllowUnverified = False,
+    trust: Trust = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
@@ -46,7 +47,7 @@ def tasks(
     if sampler not in samplers:
         raise fail(EnvFactoryError(f"unknown sampler {sampler!r}: use topology or random-walk"))
     try:
-        env = load_environment(name, servers_dir, allow_unverified)
+        env = load_environment(name, servers_dir, allow_unverified, trust)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]

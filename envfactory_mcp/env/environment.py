@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import random
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from envfactory_mcp.env.seed import SeedRows, seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
 from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, hash_state
 from envfactory_mcp.runtime.database import SeedLoadError
+from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.runtime.state import State, primary_keys_of
 from envfactory_mcp.spec import EnvSpec, dump_spec, parse_spec, validate_spec
 
@@ -23,7 +23,7 @@ from envfactory_mcp.spec import EnvSpec, dump_spec, parse_spec, validate_spec
 class Environment:
     spec: EnvSpec
     tools_source: str
-    tools_module: ModuleType
+    tools_module: ModuleType | JailedTools  # JailedTools: untrusted code, run in jailed workers
     schema_sql: str
     seed_sql: str
     seed_image: bytes
@@ -69,25 +69,30 @@ def assemble_env(spec: EnvSpec, tools_source: str, rows: SeedRows, load_code: bo
     )
 
 
-def load_package_env(package_root: Path, *, allow_unverified: bool = False) -> Environment:
+def load_package_env(package_root: Path, *, allow_unverified: bool = False, trust: bool = False) -> Environment:
     """The environment an emitted package holds (``generated_servers/<env>/``), with its
-    tool code loaded in this process: only for a package whose stored verification report
-    passed and still matches its files (``list`` shows such a package as ``passed``), else
-    ``UnverifiedPackageError``; ``allow_unverified`` loads it anyway (development)."""
+    tool code ready to call: only for a package whose stored verification report passed
+    and still matches its files (``list`` shows such a package as ``passed``), else
+    ``UnverifiedPackageError``; ``allow_unverified`` loads it anyway (development). The
+    code is loaded in this process when it is shipped blueprint code or ``trust``, and
+    otherwise runs in jailed workers (``runtime/isolation.py``)."""
     from envfactory_mcp.emit.render import unvendor_tools_source
     from envfactory_mcp.packages import check_runnable
     from envfactory_mcp.verify.verifier import locate_package
 
     root, pkg = locate_package(package_root)
-    check_runnable(root, allow_unverified=allow_unverified)
+    permission = check_runnable(root, allow_unverified=allow_unverified, trust=trust)
     data = root / pkg / "data"
     spec = validate_spec(parse_spec(json.loads((data / "spec.json").read_text(encoding="utf-8"))))
     source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))
     ddl = (data / "schema.sql").read_text(encoding="utf-8")
     inserts = (data / "seed.sql").read_text(encoding="utf-8")
-    return _environment(
-        spec, source, _verified_code(source, spec.name, f"{pkg}/tools.py"), ddl, inserts, check_tools=True
-    )
+    if permission.jailed:
+        names = [tool.name for tool in spec.tools]
+        module: ModuleType | JailedTools = JailedTools(root / pkg / "tools.py", names)
+    else:
+        module = _verified_code(source, spec.name, f"{pkg}/tools.py")
+    return _environment(spec, source, module, ddl, inserts, check_tools=True)
 
 
 def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
@@ -101,7 +106,7 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
     # package holds (same key order everywhere), so tasks made from either are the same.
     spec = validate_spec(parse_spec(json.loads(dump_spec(validate_spec(blueprint.build_spec(seed))))))
     rows = blueprint.generate_seed(random.Random(seed))
-    source = blueprint.tools_source or inspect.getsource(blueprint.tools_module)
+    source = blueprint.code()
     return _environment(
         spec, source, blueprint.tools_module, schema_sql(spec), seed_sql(spec, rows), check_tools=True
     )
@@ -115,7 +120,7 @@ def _verified_code(source: str, env_name: str, filename: str) -> ModuleType:
 
 
 def _environment(
-    spec: EnvSpec, tools_source: str, module: ModuleType, ddl: str, inserts: str, check_tools: bool
+    spec: EnvSpec, tools_source: str, module: ModuleType | JailedTools, ddl: str, inserts: str, check_tools: bool
 ) -> Environment:
     """Load and check the seed, then put the environment together (and, with
     ``check_tools``, check that the module defines every declared tool)."""

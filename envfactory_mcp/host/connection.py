@@ -78,11 +78,13 @@ class ServerConnection:
         call_timeout_s: float = 60.0,
         allow_unverified: bool = False,
         http_token: str | None = None,
+        trust: bool = False,
     ) -> None:
         self.server, self.transport, self.servers_dir, self.url = server, transport, servers_dir, url
         self.http_token = http_token  # sent as "Authorization: Bearer" over HTTP
         self.call_timeout_s = call_timeout_s
         self.allow_unverified = allow_unverified  # start a package without a passing report (launch.py)
+        self.trust = trust  # run a package's tool code unjailed though it is not shipped code (launch.py)
         self._stack: AsyncExitStack | None = None
         self._client: Any = None
         self.instructions = ""
@@ -205,17 +207,26 @@ class ServerConnection:
             from envfactory_mcp.host.launch import stdio_params
 
             return stdio_params(
-                self.servers_dir, self.server, control=True, allow_unverified=self.allow_unverified
+                self.servers_dir,
+                self.server,
+                control=True,
+                allow_unverified=self.allow_unverified,
+                trust=self.trust,
             )
         if self.transport == "http":
             if not self.url:
                 raise InfrastructureError(f"server {self.server!r}: the http transport needs a URL")
             return _http_transport(self.url, self.http_token) if self.http_token else self.url
-        from envfactory_mcp.host.launch import import_server_module
+        from envfactory_mcp.host.launch import build_server
         from envfactory_mcp.runtime import ServerOptions
 
-        module = import_server_module(self.servers_dir, self.server, allow_unverified=self.allow_unverified)
-        return module.build_server(ServerOptions(control=True))
+        return build_server(
+            self.servers_dir,
+            self.server,
+            ServerOptions(control=True),
+            allow_unverified=self.allow_unverified,
+            trust=self.trust,
+        )
 
     # ---------------------------------------------------------------- calls
 

@@ -1,17 +1,16 @@
 """How to start an emitted server package: as a subprocess over stdio, or in-process.
 
 Both ask ``packages.check_runnable`` first: a package whose verification report is
-missing, failed or stale does not start unless the caller passes ``allow_unverified``.
+missing, failed or stale does not start unless the caller passes ``allow_unverified``,
+and its tool code runs jailed unless it is code shipped with envfactory-mcp or the
+caller passes ``trust``. Both serve the package's data and ``tools.py`` with
+envfactory-mcp's own runtime; nothing else of the package runs.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from envfactory_mcp.emit.render import package_name
@@ -53,58 +52,42 @@ def stdio_params(
     control: bool = False,
     extra_args: list[str] | None = None,
     allow_unverified: bool = False,
+    trust: bool = False,
 ) -> Any:
-    """``StdioServerParameters`` that run the emitted package with this interpreter; raises
-    ``UnverifiedPackageError`` for a package without a passing, current report unless
-    ``allow_unverified``."""
+    """``StdioServerParameters`` that serve the emitted package with envfactory-mcp's own
+    runtime (``python -m envfactory_mcp.runtime <package>``), its tool code jailed unless
+    it is shipped code or ``trust``; raises ``UnverifiedPackageError`` for a package
+    without a passing, current report unless ``allow_unverified``, and
+    ``JailUnavailableError`` when it must run jailed and cannot."""
     from mcp import StdioServerParameters
 
     from envfactory_mcp.packages import check_runnable
 
-    folder = package_dir(servers_dir, env_name)
-    check_runnable(folder, allow_unverified=allow_unverified)
-    args = ["-m", package_name(env_name)] + (["--control"] if control else []) + (extra_args or [])
-    # The SDK merges this over its safe default environment; only the package path is added.
-    return StdioServerParameters(
-        command=sys.executable, args=args, env={"PYTHONPATH": str(folder)}, cwd=str(folder)
+    permission = check_runnable(
+        package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust
     )
+    args = ["-m", "envfactory_mcp.runtime", str(permission.package_dir)]
+    args += (["--control"] if control else []) + permission.server_args() + (extra_args or [])
+    # The SDK merges this over its safe default environment; nothing of ours is added.
+    return StdioServerParameters(command=sys.executable, args=args, env={}, cwd=str(permission.folder))
 
 
-def import_server_module(servers_dir: Path, env_name: str, *, allow_unverified: bool = False) -> ModuleType:
-    """Import ``<env>_mcp.server`` from the emitted package (for in-process serving); raises
-    ``UnverifiedPackageError`` for a package without a passing, current report unless
-    ``allow_unverified``.
-
-    The package is imported from exactly this folder: a package of the same name already
-    imported from another folder (another servers dir, a copy) is not reused, since that
-    would run code other than what was just checked. Within one folder it is imported once
-    per process."""
+def build_server(
+    servers_dir: Path,
+    env_name: str,
+    options: Any = None,
+    *,
+    allow_unverified: bool = False,
+    trust: bool = False,
+) -> Any:
+    """An in-process MCP server for the emitted package, served by envfactory-mcp's own
+    runtime, its tool code jailed unless it is shipped code or ``trust``; the same
+    refusals as ``stdio_params``."""
     from envfactory_mcp.packages import check_runnable
+    from envfactory_mcp.runtime import Bundle, ServerOptions, create_server
 
-    folder = package_dir(servers_dir, env_name)
-    check_runnable(folder, allow_unverified=allow_unverified)
-    pkg = package_name(env_name)
-    name = pkg  # the real name for the first folder (log names, messages)
-    loaded = sys.modules.get(pkg)
-    if loaded is not None and not _loaded_from(loaded, folder / pkg):
-        name = f"{pkg}_{hashlib.sha256(str(folder).encode()).hexdigest()[:12]}"  # never shared
-    if name not in sys.modules:
-        init = folder / pkg / "__init__.py"
-        spec = importlib.util.spec_from_file_location(
-            name, init, submodule_search_locations=[str(folder / pkg)]
-        )
-        if spec is None or spec.loader is None:
-            raise ServerNotBuiltError(f"{init} cannot be imported")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    return importlib.import_module(f"{name}.server")
-
-
-def _loaded_from(module: ModuleType, package: Path) -> bool:
-    """Whether ``module`` is the package in folder ``package``."""
-    return [str(Path(p).resolve()) for p in getattr(module, "__path__", [])] == [str(package.resolve())]
+    permission = check_runnable(
+        package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust
+    )
+    bundle = Bundle.from_package(permission.package_dir, jailed=permission.jailed)
+    return create_server(bundle, options or ServerOptions())

@@ -63,6 +63,9 @@ class RolloutConfig:
     # Leave to start packages whose verification report is missing, failed or stale. A
     # permission, not configuration: it is not in the metadata (a run resumes either way).
     allow_unverified: bool = False
+    # Leave to run a package's tool code in this process though it is not shipped with
+    # envfactory-mcp (otherwise it runs jailed). A permission too: not in the metadata.
+    trust: bool = False
     # Bearer token for servers reached over HTTP beyond loopback (``serve --auth-token``).
     # A secret, not configuration: never written to the metadata.
     http_token: str | None = field(default=None, repr=False)
@@ -73,7 +76,7 @@ class RolloutConfig:
 
         data = asdict(self)
         data["reward_basis"] = list(self.reward_basis)
-        del data["allow_unverified"], data["http_token"]
+        del data["allow_unverified"], data["trust"], data["http_token"]
         digest = hashlib.sha256(Path(self.tasks_path).read_bytes()).hexdigest()
         return {"run_id": run_id, "tasks_sha256": digest, **data}
 
@@ -146,6 +149,7 @@ class _Servers:
                 Path(config.servers_dir),
                 url=config.urls.get(env),
                 allow_unverified=config.allow_unverified,
+                trust=config.trust,
                 http_token=config.http_token,
             )
             for env in config.envs
@@ -169,7 +173,9 @@ async def rollout(
 
     run_id = run_dir.name
     # Refused before any run directory exists (the launchers refuse too, as a backstop).
-    check_served(Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified)
+    check_served(
+        Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified, trust=config.trust
+    )
     tasks = load_tasks(config)
     with RunStore.open(run_dir, config.metadata(run_id)) as store:
         return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)

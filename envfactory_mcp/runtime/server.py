@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -15,7 +16,8 @@ import mcp_types as types
 from mcp.server import Server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from .database import build_seed_image
+from .database import SessionDatabase, build_seed_image
+from .isolation import IsolationLimits, JailedTools, load_tools
 from .limits import DEFAULT_CALL_SECONDS
 from .sessions import Session, SessionLimits, SessionRefused, SessionStore
 from .state import hash_state
@@ -32,18 +34,31 @@ class Bundle:
     """Everything a server needs: the spec (as plain JSON data), tool code, schema and seed."""
 
     spec: Mapping[str, Any]
-    tools_module: ModuleType
+    tools_module: ModuleType | JailedTools  # JailedTools: the functions run in jailed workers
     schema_sql: str
     seed_sql: str
 
     @classmethod
-    def from_directory(cls, data_dir: Path, tools_module: ModuleType) -> Bundle:
+    def from_directory(cls, data_dir: Path, tools_module: ModuleType | JailedTools) -> Bundle:
         return cls(
             spec=json.loads((data_dir / "spec.json").read_text(encoding="utf-8")),
             tools_module=tools_module,
             schema_sql=(data_dir / "schema.sql").read_text(encoding="utf-8"),
             seed_sql=(data_dir / "seed.sql").read_text(encoding="utf-8"),
         )
+
+    @classmethod
+    def from_package(
+        cls, package_dir: Path, *, jailed: bool, limits: IsolationLimits | None = None
+    ) -> Bundle:
+        """The bundle of the package folder ``<root>/<name>_mcp``: its data files, and its
+        ``tools.py`` in jailed workers (or, ``jailed=False``, for trusted code only, in
+        this process). Nothing else of the package runs: this runtime serves it."""
+        data = package_dir / "data"
+        spec = json.loads((data / "spec.json").read_text(encoding="utf-8"))
+        names = [str(t.get("name")) for t in spec.get("tools", []) if isinstance(t, dict)]
+        tools = load_tools(package_dir / "tools.py", names, jailed=jailed, limits=limits or IsolationLimits())
+        return cls.from_directory(data, tools)
 
 
 @dataclass(frozen=True)
@@ -74,6 +89,16 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         tools += _control_tools()
     listing = types.ListToolsResult(tools=tools)
     file_lock = anyio.Lock()
+    # Jailed tool code runs in a worker thread, so a slow call waits in its own thread and
+    # never on the event loop; one session's calls (and control operations) take turns.
+    jailed = isinstance(bundle.tools_module, JailedTools)
+    session_locks: weakref.WeakKeyDictionary[SessionDatabase, anyio.Lock] = weakref.WeakKeyDictionary()
+
+    def turn_of(db: SessionDatabase) -> anyio.Lock:
+        lock = session_locks.get(db)
+        if lock is None:
+            lock = session_locks[db] = anyio.Lock()
+        return lock
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return listing
@@ -81,7 +106,7 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         owner = _owner_of(ctx)
         if options.control and params.name.startswith(CONTROL_PREFIX):
-            return _control_call(store, params.name, params.arguments or {}, ctx.meta, owner)
+            return await _control_call(store, params.name, params.arguments or {}, ctx.meta, owner, turn_of)
         tool = toolbox.tools.get(params.name)
         try:
             session = store.session(ctx.meta, owner, write=tool is not None and tool.effect == "write")
@@ -95,6 +120,12 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
                     outcome = await anyio.to_thread.run_sync(
                         toolbox.call, session.db.db, params.name, params.arguments
                     )
+            elif jailed:
+                async with turn_of(session.db):
+                    outcome = await anyio.to_thread.run_sync(
+                        toolbox.call, session.db.db, params.name, params.arguments
+                    )
+                session.db.mark_written(outcome.written)
             else:
                 outcome = toolbox.call(session.db.db, params.name, params.arguments)
                 session.db.mark_written(outcome.written)
@@ -236,8 +267,13 @@ def _control_tools() -> list[types.Tool]:
     ]
 
 
-def _control_call(
-    store: SessionStore, name: str, arguments: dict[str, Any], meta: Any, owner: Any | None
+async def _control_call(
+    store: SessionStore,
+    name: str,
+    arguments: dict[str, Any],
+    meta: Any,
+    owner: Any | None,
+    turn_of: Callable[[SessionDatabase], anyio.Lock],
 ) -> types.CallToolResult:
     op = name.removeprefix(CONTROL_PREFIX)
     if op not in _CONTROL_SPECS:
@@ -250,7 +286,8 @@ def _control_call(
     except SessionRefused as exc:
         return _refused(exc)
     try:
-        return _control_op(session, op, arguments)
+        async with turn_of(session.db):
+            return _control_op(session, op, arguments)
     finally:
         session.release()
 

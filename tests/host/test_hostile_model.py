@@ -258,7 +258,7 @@ def test_one_hostile_model_reply_fails_only_its_own_call_and_the_other_episodes_
 
 
 def _server_pids() -> list[int]:
-    return [pid for pid, argv in child_processes().items() if "retail_mcp" in argv]
+    return [pid for pid, argv in child_processes().items() if "envfactory_mcp.runtime" in argv]
 
 
 class ReconnectingOracle(OracleAgent):

@@ -159,7 +159,7 @@ def test_a_model_endpoint_that_keeps_failing_is_a_harness_failure_and_nothing_is
 
 def _server_pids() -> list[int]:
     """Live processes serving the retail package (children of this test)."""
-    return [pid for pid, argv in child_processes().items() if "retail_mcp" in argv]
+    return [pid for pid, argv in child_processes().items() if "envfactory_mcp.runtime" in argv]
 
 
 class KillingOracle(OracleAgent):

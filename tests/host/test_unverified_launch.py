@@ -1,6 +1,7 @@
 """The host's launchers ask the same question as the CLI: a package whose report does not
-vouch for its current files starts neither as a subprocess nor in this process, and an
-in-process server is the package from exactly the folder that was checked."""
+vouch for its current files starts neither as a subprocess nor in this process; tool code
+not shipped with envfactory-mcp runs jailed; and only the package's data and tools.py
+are used, never its own copy of the runtime."""
 
 from __future__ import annotations
 
@@ -9,14 +10,18 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import Client
 from paths import SERVERS_DIR
 
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
-from envfactory_mcp.host.launch import import_server_module, stdio_params
+from envfactory_mcp.host.launch import build_server, stdio_params
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
-from envfactory_mcp.packages import UnverifiedPackageError
+from envfactory_mcp.packages import JailUnavailableError, UnverifiedPackageError, check_runnable
+from envfactory_mcp.runtime import isolation
+from envfactory_mcp.runtime.isolation import jail_problem
 
 PKG = "retail_mcp"
+needs_jail = pytest.mark.skipif(jail_problem() is not None, reason=f"no working jail here: {jail_problem()}")
 
 
 @pytest.fixture
@@ -32,25 +37,68 @@ def remove_authorizer(servers: Path) -> None:
     toolbox.write_text(text.replace("        db.set_authorizer(guard)\n", "", 1), encoding="utf-8")
 
 
+def edit_tools(servers: Path, extra: str) -> None:
+    tools = servers / "retail" / PKG / "tools.py"
+    tools.write_text(tools.read_text(encoding="utf-8") + extra, encoding="utf-8")
+
+
 def test_launchers_refuse_a_stale_package_unless_allowed(servers: Path):
     remove_authorizer(servers)
-    for launch in (stdio_params, import_server_module):
+    for launch in (stdio_params, build_server):
         with pytest.raises(UnverifiedPackageError) as caught:
             launch(servers, "retail")
         assert caught.value.env == "retail" and caught.value.status == "stale"
         assert "envfactory-mcp verify retail --save" in str(caught.value)
-    assert stdio_params(servers, "retail", allow_unverified=True).args[:2] == ["-m", PKG]
-    module = import_server_module(servers, "retail", allow_unverified=True)
-    assert Path(module.__file__).is_relative_to(servers / "retail" / PKG)
+    params = stdio_params(servers, "retail", allow_unverified=True)
+    assert params.args[:3] == ["-m", "envfactory_mcp.runtime", str(servers.resolve() / "retail" / PKG)]
+    assert "--jail" not in params.args  # its tools.py is still the shipped one
 
 
-def test_the_in_process_server_comes_from_the_folder_that_was_checked(servers: Path):
-    committed = import_server_module(SERVERS_DIR, "retail")
-    assert Path(committed.__file__).is_relative_to(SERVERS_DIR / "retail" / PKG)
-    copy = import_server_module(servers, "retail")
-    assert Path(copy.__file__).is_relative_to(servers / "retail" / PKG)
-    assert copy is not committed and copy.tools is not committed.tools
-    assert import_server_module(SERVERS_DIR, "retail") is committed
+def test_shipped_code_runs_in_process_and_anything_else_jailed_unless_trusted(servers: Path):
+    assert check_runnable(SERVERS_DIR / "retail").jailed is False
+    assert check_runnable(SERVERS_DIR / "retail", jail=True).jailed is True
+    edit_tools(servers, "\n# one comment more than the shipped code\n")
+    assert check_runnable(servers / "retail", allow_unverified=True).jailed is True
+    assert "--jail" in stdio_params(servers, "retail", allow_unverified=True).args
+    assert check_runnable(servers / "retail", allow_unverified=True, trust=True).jailed is False
+
+
+def test_foreign_code_does_not_run_where_no_jail_works(servers: Path, monkeypatch: pytest.MonkeyPatch):
+    edit_tools(servers, "\n# not the shipped code\n")
+    monkeypatch.setattr(isolation, "jail_problem", lambda: "bubblewrap is not installed")
+    with pytest.raises(
+        JailUnavailableError, match="there is no jail here .bubblewrap is not installed.*--trust"
+    ):
+        check_runnable(servers / "retail", allow_unverified=True)
+    assert check_runnable(SERVERS_DIR / "retail").jailed is False  # shipped code still runs
+
+
+@needs_jail
+async def test_an_in_process_server_of_edited_code_runs_it_jailed(servers: Path):
+    edit_tools(
+        servers,
+        "\n\ndef transfer_to_human_agents(ctx, *, summary):\n"
+        "    import os\n"
+        "    return {'transferred': True, 'message': f'uid {os.getuid()}', 'summary': summary}\n",
+    )
+    with anyio.fail_after(30):
+        async with Client(build_server(servers, "retail", allow_unverified=True)) as client:
+            result = await client.call_tool("transfer_to_human_agents", {"summary": "help"})
+    assert not result.is_error and result.structured_content["message"] == "uid 65534"
+
+
+async def test_the_package_runtime_copy_never_runs(servers: Path):
+    """A package's runtime/ is not what serves it: breaking it changes nothing."""
+    for name in ("server.py", "toolbox.py", "__init__.py"):
+        (servers / "retail" / PKG / "runtime" / name).write_text(
+            "raise SystemExit('the package runtime ran')\n"
+        )
+    with anyio.fail_after(30):
+        async with Client(build_server(servers, "retail", allow_unverified=True)) as client:
+            listed = await client.list_tools()
+        async with Client(stdio_params(servers, "retail", allow_unverified=True)) as client:
+            served = await client.list_tools()
+    assert len(listed.tools) == len(served.tools) == 15
 
 
 def test_a_library_rollout_refuses_before_making_a_run_directory(servers: Path, tmp_path: Path):

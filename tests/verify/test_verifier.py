@@ -89,9 +89,16 @@ def test_a_tampered_runtime_is_noticed(retail_env: Environment, tmp_path: Path):
 
 def test_a_package_that_serves_something_else_fails_the_stdio_stage(retail_env: Environment, tmp_path: Path):
     files = render_package(retail_env)
+    main = "def main(argv: Sequence[str] | None = None) -> None:\n"
+    assert main in files["retail_mcp/server.py"]
     files["retail_mcp/server.py"] = files["retail_mcp/server.py"].replace(
-        "return Bundle.from_directory(DATA_DIR, tools)",
-        "bundle = Bundle.from_directory(DATA_DIR, tools)\n    bundle.spec['tools'].pop()\n    return bundle",
+        main,
+        main + "    load = Bundle.from_package\n\n"
+        "    def drop_one(*args: Any, **kwargs: Any) -> Bundle:\n"
+        "        bundle = load(*args, **kwargs)\n"
+        "        bundle.spec['tools'].pop()\n"
+        "        return bundle\n\n"
+        "    Bundle.from_package = drop_one\n",
     )
     report = verify_package(write_package(files, tmp_path / "retail"))
     stdio = next(c for c in report.environment if c.check == "stdio")

@@ -6,16 +6,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, tools
+from . import __version__
 from .runtime import Bundle, ServerOptions, create_server
 from .runtime.cli import serve
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def load_bundle() -> Bundle:
-    """The spec, schema, seed and tool code this package ships."""
-    return Bundle.from_directory(DATA_DIR, tools)
+def load_bundle(jailed: bool = False) -> Bundle:
+    """The spec, schema, seed and tool code this package ships; ``jailed``: the tool code
+    runs in jailed worker processes (bubblewrap) instead of this one."""
+    return Bundle.from_package(PACKAGE_DIR, jailed=jailed)
 
 
 def build_server(options: ServerOptions | None = None) -> Any:
@@ -24,4 +25,4 @@ def build_server(options: ServerOptions | None = None) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    serve(load_bundle(), prog="retail-mcp", argv=argv, version=__version__)
+    serve(PACKAGE_DIR, prog="retail-mcp", argv=argv, version=__version__)

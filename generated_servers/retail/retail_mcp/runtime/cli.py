@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from .isolation import IsolationError, IsolationLimits
 from .limits import DEFAULT_CALL_SECONDS, DEFAULT_MAX_MEMORY_MB, limit_address_space
 from .network import (
     TOKEN_ENV,
@@ -103,8 +104,34 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"address-space limit of the server process in MiB, 0 for none (default: {DEFAULT_MAX_MEMORY_MB}); "
         "a tool call allocating past it gets a tool error",
     )
+    isolation = IsolationLimits()
+    parser.add_argument(
+        "--jail",
+        action="store_true",
+        help="run the tool code (tools.py) in jailed worker processes: own namespaces, uid 65534, "
+        "no capabilities, a seccomp filter (needs bubblewrap); envfactory-mcp serve turns this on "
+        "for every package not shipped with envfactory-mcp",
+    )
+    parser.add_argument(
+        "--jail-workers",
+        type=int,
+        default=isolation.workers,
+        metavar="N",
+        help=f"jailed worker processes running calls at once (default: {isolation.workers})",
+    )
+    parser.add_argument(
+        "--call-memory-mb",
+        type=int,
+        default=isolation.memory_mb,
+        metavar="N",
+        help=f"address-space limit of each jailed worker in MiB (default: {isolation.memory_mb})",
+    )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = parser.parse_args(argv)
+    if not 1 <= args.jail_workers <= 64:
+        parser.error("--jail-workers must be between 1 and 64")
+    if args.call_memory_mb < 64:
+        parser.error("--call-memory-mb must be at least 64")
     try:
         args.session_limits = SessionLimits(
             args.session_keys_per_connection, args.max_session_keys, args.session_idle_timeout
@@ -125,9 +152,17 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def serve(bundle: Bundle, prog: str, argv: Sequence[str] | None = None, version: str = "0.1.0") -> None:
-    """Parse ``argv`` and serve ``bundle`` until the client disconnects or the process is stopped."""
+def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, version: str = "0.1.0") -> None:
+    """Parse ``argv`` and serve the package in ``package_dir`` (``<root>/<name>_mcp``)
+    until the client disconnects or the process is stopped. Its tool code is imported
+    here, or with ``--jail`` runs in jailed workers; nothing else of that folder runs."""
     args = parse_args(prog, argv)
+    limits = IsolationLimits(memory_mb=args.call_memory_mb, workers=args.jail_workers)
+    try:
+        bundle = Bundle.from_package(package_dir, jailed=args.jail, limits=limits)
+    except (IsolationError, OSError, ValueError) as exc:
+        print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     forget_environment(args.auth_token)
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"

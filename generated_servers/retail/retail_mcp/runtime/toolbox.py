@@ -79,9 +79,10 @@ class Toolbox:
     """The tools of one environment, ready to call against any session database."""
 
     def __init__(
-        self, spec: Mapping[str, Any], module: ModuleType, call_seconds: float | None = None
+        self, spec: Mapping[str, Any], module: ModuleType | Any, call_seconds: float | None = None
     ) -> None:
-        """Bind the spec's tools to ``module``'s functions; ``call_seconds`` is each call's
+        """Bind the spec's tools to ``module``'s functions (a module, or anything holding them as
+        attributes: ``isolation.JailedTools``); ``call_seconds`` is each call's
         time limit (None: none here, the caller bounds time itself)."""
         self.clock: str = spec["clock"]
         self.call_seconds = call_seconds
@@ -160,11 +161,15 @@ class Toolbox:
                 reason, fault = guard.denied, guard.kind
             elif isinstance(exc, _BrokenTool):
                 reason, fault = str(exc), "output"
+            elif isinstance(exc, ForeignFault):
+                reason, fault = str(exc), exc.fault
             elif isinstance(exc, MemoryError):  # the allocation failed, so its memory is free again
                 reason, fault = "MemoryError: ran out of memory (the server's memory limit)", "exception"
             else:
                 reason, fault = f"{type(exc).__name__}: {exc}", "exception"
-            logger.error("tool %s failed: %s", name, reason, exc_info=fault == "exception")
+            logger.error(
+                "tool %s failed: %s", name, reason, exc_info=fault == "exception" and not isinstance(exc, ForeignFault)
+            )
             return CallOutcome(
                 ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True, fault=fault
             )
@@ -197,6 +202,16 @@ def _undo(db: sqlite3.Connection) -> None:
 
 class _BrokenTool(Exception):
     pass
+
+
+class ForeignFault(Exception):
+    """The tool failed where it ran, outside this process (a jailed worker,
+    ``isolation.py``): ``str()`` is the reason, ``fault`` the kind ("exception" or
+    "output", as in ``CallOutcome.fault``)."""
+
+    def __init__(self, reason: str, fault: str) -> None:
+        super().__init__(reason)
+        self.fault = fault
 
 
 class _Guard:
