@@ -28,12 +28,21 @@ def free_port() -> int:
 @contextmanager
 def http_server(package_dir: Path, package: str, *extra: str, timeout: float = 30.0) -> Iterator[HttpServer]:
     """Run ``python -m <package> --transport streamable-http`` on a free port."""
+    with http_module(package, *extra, pythonpath=package_dir, timeout=timeout) as server:
+        yield server
+
+
+@contextmanager
+def http_module(
+    module: str, *args: str, pythonpath: Path | None = None, timeout: float = 30.0
+) -> Iterator[HttpServer]:
+    """Run ``python -m <module> <args> --transport streamable-http --port <free port>``."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(package_dir)}
+    env = {**os.environ, **({"PYTHONPATH": str(pythonpath)} if pythonpath else {})}
     proc = subprocess.Popen(
-        [sys.executable, "-m", package, "--transport", "streamable-http", "--port", str(port), *extra],
+        [sys.executable, "-m", module, *args, "--transport", "streamable-http", "--port", str(port)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -1,0 +1,268 @@
+"""Jailed tool code (issue 11, items 1 and 3): the tools of an untrusted package run in
+jailed worker processes while the server keeps the sessions, the databases and the
+authorizer.
+
+Same results as in-process: retail's scripted demo session gives the same outputs and the
+same final state jailed and not, and the mini bank's deliberately broken tools fail the
+same way. Bounded per call, in the worker's process: a segfault, a seccomp kill, a loop
+that catches ``BaseException``, a loop without SQL in ``--db`` mode, a forged frame each
+cost that call only; the server answers the next one. Served over real stdio and HTTP
+with ``python -m envfactory_mcp.runtime <package> --jail``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from servers import http_module
+
+from envfactory_mcp.blueprints import load_blueprint
+from envfactory_mcp.emit import render_package, write_package
+from envfactory_mcp.env import Environment
+from envfactory_mcp.runtime import SESSION_META_KEY, SessionDatabase, Toolbox
+from envfactory_mcp.runtime.isolation import IsolationError, IsolationLimits, JailedTools, jail_problem
+
+pytestmark = pytest.mark.skipif(jail_problem() is not None, reason=f"no working jail here: {jail_problem()}")
+
+ACC = {"account_id": "acc_001"}
+TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
+SECRET = "ENVFACTORY_ISOLATION_SECRET"
+
+# Replaces tools the mini bank declares (a later def wins).
+HOSTILE = """
+
+def noop(ctx):
+    while True:  # catches even the exceptions a time limit would raise in-process
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+
+def crash(ctx, account_id):
+    if account_id == "acc_001":
+        import ctypes
+        ctypes.string_at(0)  # SIGSEGV
+    if account_id == "acc_002":
+        import os
+        os.fork()  # refused by the seccomp filter: SIGSYS
+    import os
+    print("noise on stdout that must not reach the protocol")
+    os.write(1, b"\\x00\\x00\\x00\\x05fake!")
+    return {"account_id": account_id, "owner": repr(sorted(os.environ)), "balance_cents": os.getuid()}
+
+def bad_output(ctx, account_id):
+    import os
+    os.write(4, b"\\x00\\x00\\x00\\x03{{{")  # a forged frame on the worker's channel
+    return {"account_id": account_id, "owner": "x", "balance_cents": 0}
+"""
+
+
+@pytest.fixture(scope="module")
+def package(mini_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The mini bank package with hostile tools swapped in: the ``<name>_mcp`` folder."""
+    folder = write_package(render_package(mini_env), tmp_path_factory.mktemp("isolation") / "minibank")
+    tools = folder / "minibank_mcp" / "tools.py"
+    tools.write_text(tools.read_text(encoding="utf-8") + HOSTILE, encoding="utf-8")
+    return folder / "minibank_mcp"
+
+
+def served(package: Path, *args: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "envfactory_mcp.runtime", str(package), "--jail", *args],
+        env={SECRET: "server-side secret"},
+    )
+
+
+def text(result: object) -> str:
+    return " ".join(getattr(block, "text", "") for block in getattr(result, "content", []))
+
+
+def key(name: str) -> dict[str, str]:
+    return {SESSION_META_KEY: name}
+
+
+# ------------------------------------------------------------------ same results as in-process
+
+
+def test_retail_demo_session_is_the_same_jailed(retail_env: Environment):
+    spec = retail_env.bundle().spec
+    calls = load_blueprint("retail").demo_calls(retail_env.seed_state)
+    assert len(calls) >= 5
+    source = Path(__file__).resolve().parents[2] / "generated_servers" / "retail" / "retail_mcp" / "tools.py"
+    jailed = JailedTools(source, [t["name"] for t in spec["tools"]])
+    try:
+        results = []
+        for toolbox in (Toolbox(spec, retail_env.tools_module, 5), Toolbox(spec, jailed, 5)):
+            session = SessionDatabase(retail_env.seed_image)
+            outcomes = [toolbox.call(session.db, name, args) for name, args in calls]
+            results.append(([(o.ok, o.output, o.error, o.written) for o in outcomes], session.hash()))
+    finally:
+        jailed.close()
+    assert results[0] == results[1]
+    assert results[0][1] != retail_env.seed_hash  # the session wrote something
+
+
+def test_the_mini_banks_broken_tools_fail_the_same_way_jailed(mini_env: Environment, tmp_path: Path):
+    spec = mini_env.bundle().spec
+    folder = write_package(render_package(mini_env), tmp_path / "minibank")
+    jailed = JailedTools(folder / "minibank_mcp" / "tools.py", [t["name"] for t in spec["tools"]])
+    try:
+        outcomes = []
+        for toolbox in (Toolbox(spec, mini_env.tools_module, 5), Toolbox(spec, jailed, 5)):
+            db = SessionDatabase(mini_env.seed_image)
+            calls = [
+                ("transfer", TRANSFER),
+                ("transfer", {**TRANSFER, "amount_cents": 10**9}),  # refused: its first write is undone
+                ("sneaky_read", ACC),  # a read tool writing: the authorizer says no
+                ("undeclared_write", TRANSFER),
+                ("bad_output", ACC),
+                ("crash", ACC),
+                ("get_account", {"account_id": "acc_404"}),
+            ]
+            outcomes.append(
+                (
+                    [
+                        (o.ok, o.output, o.error, o.fault)
+                        for o in (toolbox.call(db.db, n, a) for n, a in calls)
+                    ],
+                    db.hash(),
+                )
+            )
+    finally:
+        jailed.close()
+    assert outcomes[0] == outcomes[1]
+    faults = [fault for _, _, _, fault in outcomes[1][0]]
+    assert faults == [None, None, "write", "write", "output", "exception", None]
+
+
+def test_sql_errors_reach_the_tool_as_the_same_exception_classes(tmp_path: Path):
+    tools = tmp_path / "tools.py"
+    tools.write_text(
+        "import sqlite3\n"
+        "def probe(ctx):\n"
+        "    caught = []\n"
+        "    for sql in ('INSERT INTO t VALUES (1)', 'SELECT nope FROM t', 'DROP TABLE t'):\n"
+        "        try:\n"
+        "            ctx.execute(sql)\n"
+        "        except sqlite3.Error as exc:\n"
+        "            caught.append(type(exc).__name__)\n"
+        "    blob = ctx.scalar('SELECT ?', (bytes([0, 255]),))\n"
+        "    return {'caught': caught, 'blob': list(blob), 'rows': ctx.all('SELECT x FROM t')}\n",
+        encoding="utf-8",
+    )
+    spec = {"clock": "2026-01-01T00:00:00Z", "tools": [_decl("probe", "write", ["t"])]}
+    jailed = JailedTools(tools, ["probe"])
+    try:
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+        db.execute("INSERT INTO t VALUES (1)")
+        outcome = Toolbox(spec, jailed, 5).call(db, "probe", {})
+    finally:
+        jailed.close()
+    assert outcome.ok, outcome.error
+    # A duplicate key, a bad column, and the authorizer's refusal (DDL), as in-process.
+    caught = ["IntegrityError", "OperationalError", "DatabaseError"]
+    assert outcome.output == {"caught": caught, "blob": [0, 255], "rows": [{"x": 1}]}
+    assert db.execute("SELECT count(*) FROM t").fetchone() == (1,)
+
+
+def _decl(name: str, effect: str, tables: list[str]) -> dict[str, object]:
+    return {
+        "name": name,
+        "description": name,
+        "effect": effect,
+        "input_schema": {"type": "object"},
+        "output_schema": {"type": "object"},
+        "reads": tables,
+        "writes": tables if effect == "write" else [],
+    }
+
+
+def test_a_module_that_fails_to_load_is_one_clear_error(tmp_path: Path):
+    (tmp_path / "tools.py").write_text("import os\nos.fork()\n", encoding="utf-8")
+    with pytest.raises(IsolationError, match=r"jailed tools: .*tools.py: .*SIGSYS"):
+        JailedTools(tmp_path / "tools.py", ["x"])
+    (tmp_path / "tools.py").write_text("raise ValueError('no thanks')\n", encoding="utf-8")
+    with pytest.raises(IsolationError, match="failed to load: ValueError: no thanks"):
+        JailedTools(tmp_path / "tools.py", ["x"])
+    (tmp_path / "tools.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    started = time.monotonic()
+    with pytest.raises(IsolationError, match="did not finish loading"):
+        JailedTools(tmp_path / "tools.py", ["x"], IsolationLimits(start_seconds=1))
+    assert time.monotonic() - started < 10
+
+
+# ------------------------------------------------------------------ served over stdio
+
+
+@pytest.mark.slow
+async def test_over_stdio_a_hostile_call_costs_that_call_and_nothing_else(package: Path):
+    with anyio.fail_after(90):
+        async with Client(served(package, "--control", "--call-timeout", "1")) as client:
+            for name in ("a", "b"):
+                await client.call_tool("control.reset", {}, meta=key(name))
+            wrote = await client.call_tool("transfer", TRANSFER, meta=key("a"))
+            started = time.monotonic()
+            spun = await client.call_tool("noop", {}, meta=key("a"))
+            spun_for = time.monotonic() - started
+            segv = await client.call_tool("crash", ACC, meta=key("a"))
+            sigsys = await client.call_tool("crash", {"account_id": "acc_002"}, meta=key("a"))
+            noisy = await client.call_tool("crash", {"account_id": "acc_003"}, meta=key("a"))
+            forged = await client.call_tool("bad_output", ACC, meta=key("a"))
+            mine = await client.call_tool("get_account", ACC, meta=key("a"))
+            other = await client.call_tool("get_account", ACC, meta=key("b"))
+    assert not wrote.is_error
+    assert spun.is_error and "Tool noop exceeded its time limit of 1 s" in text(spun) and spun_for < 5
+    assert segv.is_error and "killed by SIGSEGV" in text(segv)
+    assert sigsys.is_error and "SIGSYS (refused by the jail's seccomp filter)" in text(sigsys)
+    # stdout noise went to stderr: the protocol is intact and the output is the tool's.
+    assert not noisy.is_error, text(noisy)
+    assert noisy.structured_content["balance_cents"] == 65534  # the jail's uid
+    assert SECRET not in noisy.structured_content["owner"]  # the server's environment is not there
+    assert forged.is_error and "malformed message" in text(forged)
+    assert mine.structured_content["balance_cents"] == 50_000 - 250  # its session kept its write
+    assert other.structured_content["balance_cents"] == 50_000
+
+
+@pytest.mark.slow
+async def test_with_a_database_file_a_loop_without_sql_is_stopped_too(package: Path, tmp_path: Path):
+    with anyio.fail_after(60):
+        async with Client(
+            served(package, "--call-timeout", "1", "--db", str(tmp_path / "bank.db"))
+        ) as client:
+            started = time.monotonic()
+            spun = await client.call_tool("noop", {})
+            spun_for = time.monotonic() - started
+            wrote = await client.call_tool("transfer", TRANSFER)
+            after = await client.call_tool("get_account", ACC)
+    assert spun.is_error and "exceeded its time limit of 1 s" in text(spun) and spun_for < 5
+    assert not wrote.is_error and after.structured_content["balance_cents"] == 50_000 - 250
+
+
+@pytest.mark.slow
+async def test_over_http_a_spinning_jailed_call_stalls_no_other_connection(package: Path):
+    with http_module("envfactory_mcp.runtime", str(package), "--jail", "--call-timeout", "3") as server:
+        with anyio.fail_after(60):
+            async with Client(server.url) as spinner, Client(server.url) as other:
+                results: dict[str, object] = {}
+
+                async def spin() -> None:
+                    results["spin"] = await spinner.call_tool("noop", {})
+
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(spin)
+                    await anyio.sleep(0.3)
+                    started = time.monotonic()
+                    results["other"] = await other.call_tool("get_account", ACC)
+                    waited = time.monotonic() - started
+    assert not getattr(results["other"], "is_error", True)
+    assert waited < 1.5, f"another connection waited {waited:.2f} s behind a spinning call"
+    assert "exceeded its time limit of 3 s" in text(results["spin"])
