@@ -11,7 +11,9 @@ floor any sandboxed check pays. Target (issue 3): retail verified in <= 3 s on t
 
 The jail's overhead (issue 11): retail verified jailed and unjailed, interleaved, median
 of each; per call, the median of the tools' mean call time in the sandbox, jailed and
-not (target: a jailed call <= 2x an unjailed one).
+not; and a *served* call with the tool code in a jailed worker (``serve --jail``, how
+every package not shipped with envfactory-mcp is served) against the same call
+in-process, through the MCP server (target: a jailed call <= 2x an unjailed one).
 
 Catch rates: every defect of ``envfactory_mcp.verify.defects`` once (target: all), and
 every malicious variant of ``tests/verify/malicious/malicious_tools.py`` once, jailed only
@@ -178,6 +180,52 @@ def _nothing() -> Iterator[None]:
     yield
 
 
+def served_call_overhead(env: Environment, rounds: int) -> None:
+    """A served call with the tool code jailed (``--jail``: a worker process, every SQL
+    statement sent back) against the same call in-process, through the real MCP server
+    and an in-memory client: retail's demo session, median per call, interleaved rounds."""
+    import anyio
+    from mcp import Client
+
+    from envfactory_mcp.runtime import Bundle, ServerOptions, create_server
+    from envfactory_mcp.runtime.isolation import jail_problem
+
+    if jail_problem() is not None:
+        print(f"served call: no jail on this machine ({jail_problem()})")
+        return
+    package = ROOT / "generated_servers" / "retail" / "retail_mcp"
+    calls = load_blueprint("retail").demo_calls(env.seed_state)
+    bundles = {
+        "jailed": Bundle.from_package(package, jailed=True),
+        "in-process": Bundle.from_package(package, jailed=False),
+    }
+    per_call: dict[str, list[float]] = {mode: [] for mode in bundles}
+
+    async def session(bundle: Bundle) -> list[float]:
+        times = []
+        async with Client(create_server(bundle, ServerOptions())) as client:
+            for name, arguments in calls:
+                started = time.perf_counter()
+                result = await client.call_tool(name, arguments)
+                times.append(time.perf_counter() - started)
+                assert not result.is_error, (name, result.content)
+        return times
+
+    try:
+        for _ in range(rounds):
+            for mode, bundle in bundles.items():
+                for _ in range(5):
+                    per_call[mode].extend(anyio.run(session, bundle))
+    finally:
+        bundles["jailed"].tools_module.close()  # type: ignore[union-attr]
+    med = {mode: statistics.median(values) for mode, values in per_call.items()}
+    print(
+        f"served call (retail demo session, {len(calls)} calls x 5 sessions x {rounds} rounds, in-memory MCP): "
+        f"jailed {med['jailed'] * 1e3:.2f} ms, in-process {med['in-process'] * 1e3:.2f} ms per call = "
+        f"{med['jailed'] / med['in-process']:.2f}x (target: a jailed call <= 2x an unjailed one)"
+    )
+
+
 MALICIOUS_OPTIONS = VerifyOptions(
     call_seconds=0.5,
     limits=SandboxLimits(cpu_seconds=4, wall_seconds=20),
@@ -267,6 +315,7 @@ def main() -> None:
     time_env("retail", retail, args.rounds)
     time_env("minibank", build_env(mini_env.BLUEPRINT), args.rounds)
     jail_overhead(retail, args.rounds)
+    served_call_overhead(retail, args.rounds)
     if not args.no_defects:
         catch_rate(retail)
     if not args.no_malicious:
