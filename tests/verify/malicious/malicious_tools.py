@@ -6,8 +6,10 @@ Every attack aims at something the test can observe from the host: a marker file
 folder outside the jail, a process that outlives verify, a canary process signalled, a
 listening socket connected to, a secret (an environment variable of the verifying
 process, a host file, ``/etc/shadow``) visible in the report. ``test_malicious.py`` runs
-each through ``verify`` and asserts none of those effects; ``bench/bench_verify.py``
-prints the catch rate.
+each through ``verify``, ``test_malicious_serve.py`` serves each (its tool code in
+jailed workers, as envfactory-mcp serves any package it did not ship) and calls it, and
+both assert none of those effects (``witnesses.py``); ``bench/bench_verify.py`` prints
+the catch rate.
 
 Placeholders (``string.Template``): ``$marker`` (a file path outside the jail),
 ``$outside`` (its folder), ``$port`` / ``$udp_port`` (listeners on 127.0.0.1),

@@ -39,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +119,8 @@ class _Worker:
             for fd in fds:
                 os.close(fd)
         assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.memory_mb = limits.memory_mb
+        self.on_kill: Callable[[_Worker], None] = lambda worker: None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         deadline = time.monotonic() + limits.start_seconds
         try:
@@ -143,7 +146,10 @@ class _Worker:
             elif op == "fail":
                 raise ToolError(str(message.get("message", "")))
             elif op == "error" and message.get("type") == "MemoryError":
-                raise MemoryError()
+                raise ForeignFault(
+                    f"MemoryError: ran out of memory (its worker's limit of {self.memory_mb} MiB)",
+                    "exception",
+                )
             elif op == "error":
                 raise ForeignFault(
                     f"{message.get('type', 'Exception')}: {message.get('message', '')}", "exception"
@@ -198,6 +204,7 @@ class _Worker:
         return f"the tool's process exited with status {code}"
 
     def kill(self) -> None:
+        self.on_kill(self)
         if self.proc.poll() is None:
             self.proc.kill()
         try:
@@ -230,7 +237,11 @@ class JailedTools:
         self._idle: list[_Worker] = []
         self._count = 0
         self._closed = False
-        first = _Worker(self.tools_path, self.names, limits)
+        # Every live worker, so that dropping this object (a server built and forgotten by
+        # a library caller) or ending the process kills them too.
+        self._live: set[_Worker] = set()
+        weakref.finalize(self, _kill_all, self._live)
+        first = self._start()
         self.defined = first.tools
         self._count = 1
         self._idle.append(first)
@@ -245,7 +256,7 @@ class JailedTools:
         worker = self._checkout(check)
         try:
             output = worker.run(name, ctx, args, check)
-        except (ToolError, MemoryError) as exc:
+        except ToolError as exc:
             self._checkin(worker)  # the worker answered: it is fine
             raise exc from None
         except ForeignFault as exc:
@@ -284,10 +295,16 @@ class JailedTools:
                 self._lock.wait(_POLL_SECONDS)
                 check()
         try:
-            return _Worker(self.tools_path, self.names, self.limits)
+            return self._start()
         except BaseException:
             self._forget()
             raise
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self.tools_path, self.names, self.limits)
+        self._live.add(worker)
+        worker.on_kill = self._live.discard
+        return worker
 
     def _checkin(self, worker: _Worker) -> None:
         with self._lock:
@@ -358,6 +375,11 @@ def _run_sql(ctx: ToolContext, message: dict[str, Any]) -> dict[str, Any]:
         return {"columns": columns, "rows": rows, "rowcount": cursor.rowcount, "lastrowid": cursor.lastrowid}
     except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
         return {"error": str(exc), "error_type": type(exc).__name__}
+
+
+def _kill_all(workers: set[_Worker]) -> None:
+    for worker in list(workers):
+        worker.kill()
 
 
 def _fallback(seconds: float) -> Callable[[], None]:
