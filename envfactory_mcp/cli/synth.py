@@ -85,13 +85,13 @@ def _resource(
                 client, task, output, name=imported.spec.name, seed=seed, base_spec=imported.spec
             )
         )
-        return _summary(result.name, result.status, result.package_dir, result.failures, imported.ignored)
+        return _summary(result.name, result.status, result.package_dir, result.failures, imported.notes())
     env = assemble_env(imported.spec, imported.tools_source, imported.rows)
     try:
         built = emit_verified(env, output / imported.spec.name)
     except VerificationFailed as exc:
-        return _summary(imported.spec.name, "failed", None, exc.report.failures(), imported.ignored)
-    return _summary(imported.spec.name, "emitted", built.package_dir, [], imported.ignored)
+        return _summary(imported.spec.name, "failed", None, exc.report.failures(), imported.notes())
+    return _summary(imported.spec.name, "emitted", built.package_dir, [], imported.notes())
 
 
 async def _describe(

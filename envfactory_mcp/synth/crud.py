@@ -154,6 +154,42 @@ class Operation:
     pagination: Literal["none", "offset", "page"] = "none"
 
 
+IgnoredKind = Literal[
+    "operation", "parameter", "field", "schema", "content", "security", "statement", "document"
+]
+
+
+@dataclass(frozen=True, order=True)
+class Ignored:
+    """One part of a resource that is not (or not fully) in the environment, and why.
+
+    ``where`` is a JSON pointer (``#/paths/~1pets/get``) or ``line 12``; ``kind`` says
+    what sort of part it is, so a fidelity report can count operations, parameters,
+    fields and statements apart."""
+
+    where: str
+    kind: IgnoredKind
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a resource became the environment: the fidelity report's figures.
+
+    ``operations``: the document's operations (OpenAPI: one per path and method) or
+    state-defining statements (SQL: ``CREATE TABLE``); ``served``: of those, the ones
+    the environment serves (a tool, or a table); ``fields`` / ``fields_kept``: the
+    properties or columns seen, and those kept as columns."""
+
+    operations: int = 0
+    served: int = 0
+    fields: int = 0
+    fields_kept: int = 0
+
+
 @dataclass(frozen=True)
 class ImportedEnv:
     """What an importer produces: the parts ``assemble_env`` takes, and what it left out, with why."""
@@ -161,7 +197,12 @@ class ImportedEnv:
     spec: EnvSpec
     tools_source: str
     rows: Rows
-    ignored: list[str] = field(default_factory=list)
+    ignored: list[Ignored] = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)
+
+    def notes(self) -> list[str]:
+        """``ignored`` as one line each: ``<where>: <reason>``."""
+        return [str(item) for item in self.ignored]
 
 
 def snake(name: str) -> str:
@@ -194,7 +235,8 @@ def build_imported(
     seed: int,
     resources: list[Resource],
     operations: list[Operation],
-    ignored: list[str],
+    ignored: list[Ignored],
+    coverage: Coverage | None = None,
 ) -> ImportedEnv:
     """The spec, tool source and seed rows of ``resources`` served by ``operations``."""
     by_name = {r.name: r for r in resources}
@@ -213,7 +255,9 @@ def build_imported(
     source_text = render_tools(title, source, resources, operations)
     from envfactory_mcp.synth.seed_rows import generate_rows  # it builds on this module's types
 
-    return ImportedEnv(spec, source_text, generate_rows(resources, seed), sorted(ignored))
+    return ImportedEnv(
+        spec, source_text, generate_rows(resources, seed), sorted(set(ignored)), coverage or Coverage()
+    )
 
 
 def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:

@@ -34,6 +34,7 @@ import yaml  # type: ignore[import-untyped]
 
 from envfactory_mcp.synth.crud import (
     Field,
+    Ignored,
     ImportedEnv,
     Operation,
     OpKind,
@@ -101,7 +102,7 @@ def _pointer(*parts: str) -> str:
 class _Importer:
     def __init__(self, doc: Node) -> None:
         self.doc = doc
-        self.ignored: list[str] = []
+        self.ignored: list[Ignored] = []
         self.resources: dict[str, Resource] = {}
         self.schema_names: dict[str, str] = {}  # component schema name -> resource name
         self.used_schemas: set[str] = set()
@@ -300,7 +301,7 @@ class _Importer:
         content = holder.get("content") or {}
         json_types = [t for t in content if t == "application/json" or t.endswith("+json")]
         for other in sorted(set(content) - set(json_types)):
-            self.ignored.append(f"{where}: content type {other} (only JSON is served)")
+            self.ignored.append(Ignored(where, "content", f"content type {other} (only JSON is served)"))
         return content[json_types[0]].get("schema") if json_types else None
 
     # ------------------------------------------------------------------ resources
@@ -317,7 +318,9 @@ class _Importer:
         if key is None:
             fields.insert(0, Field(name="id", kind="integer", read_only=True, description=f"{entity} id."))
             key = "id"
-            self.ignored.append(f"{where}: {collection} has no id property; an integer id column was added")
+            self.ignored.append(
+                Ignored(where, "schema", f"{collection} has no id property; an integer id column was added")
+            )
         key_field = next(f for f in fields if f.name == key)
         fields = [f for f in fields if f.name != key]
         style = (
@@ -364,7 +367,9 @@ class _Importer:
                 items = self.flat(node.get("items", {}), f"{here}/items")
                 if self.schema_names.get(self.ref_name(node.get("items")) or ""):
                     self.ignored.append(
-                        f"{here}: array of another resource; served by that resource's own paths"
+                        Ignored(
+                            here, "field", "array of another resource; served by that resource's own paths"
+                        )
                     )
                 elif _kind(items) in ("object", "array", None):
                     raise ResourceImportError(
@@ -381,12 +386,12 @@ class _Importer:
         if kind not in ("string", "integer", "number", "boolean", "array"):
             raise ResourceImportError(where, f"type {node.get('type')!r} has no column form")
         for keyword in sorted(UNSUPPORTED_VALIDATION & node.keys()):
-            self.ignored.append(f"{where}: validation keyword {keyword!r} is not enforced")
+            self.ignored.append(Ignored(where, "field", f"validation keyword {keyword!r} is not enforced"))
         enum = node.get("enum")
         if enum is not None:
             enum = [v for v in enum if v is not None]
             if kind not in ("string", "integer"):
-                self.ignored.append(f"{where}: enum on a {kind} is not enforced")
+                self.ignored.append(Ignored(where, "field", f"enum on a {kind} is not enforced"))
                 enum = None
         fmt = node.get("format")
         read_only = bool(node.get("readOnly"))
@@ -471,7 +476,11 @@ class _Importer:
             if method in ("parameters", "summary", "description"):
                 continue
             if method not in METHODS:
-                self.ignored.append(f"{where}: {method} is not served (only GET, POST, PUT, PATCH, DELETE)")
+                self.ignored.append(
+                    Ignored(
+                        where, "operation", f"{method} is not served (only GET, POST, PUT, PATCH, DELETE)"
+                    )
+                )
                 continue
             kind = _KINDS.get((method, item_param is not None))
             if kind is None:
@@ -495,28 +504,42 @@ class _Importer:
             column = snake(pname)
             if place in ("header", "cookie"):
                 self.ignored.append(
-                    f"{where}: {place} parameter {pname!r} (authentication/transport, not state)"
+                    Ignored(
+                        where,
+                        "parameter",
+                        f"{place} parameter {pname!r} (authentication/transport, not state)",
+                    )
                 )
             elif place == "path":
                 continue
             elif column in PAGINATION and kind == "list":
                 pagination = PAGINATION[column]
                 if column == "page_size":
-                    self.ignored.append(f"{where}: query parameter {pname!r} is served as 'per_page'")
+                    self.ignored.append(
+                        Ignored(where, "parameter", f"query parameter {pname!r} is served as 'per_page'")
+                    )
             elif column in SEARCH and kind == "list":
                 search = column
             elif column in columns and kind == "list":
                 filters.append(column)
             else:
-                self.ignored.append(f"{where}: query parameter {pname!r} matches no column and is not served")
+                self.ignored.append(
+                    Ignored(
+                        where, "parameter", f"query parameter {pname!r} matches no column and is not served"
+                    )
+                )
         if "security" in op:
-            self.ignored.append(f"{where}: security requirement (authentication is not modelled)")
+            self.ignored.append(
+                Ignored(where, "security", "security requirement (authentication is not modelled)")
+            )
         if kind in ("create", "update") and (body := self._body(op, where)) is not None:
             served = {f.name for f in resource.fields}
             for prop in self.flat(body, f"{where}/requestBody").get("properties") or {}:
                 column = snake(prop)
                 if not any(name == column or name.startswith(f"{column}_") for name in served):
-                    self.ignored.append(f"{where}: request field {prop!r} is not a column of {resource.name}")
+                    self.ignored.append(
+                        Ignored(where, "field", f"request field {prop!r} is not a column of {resource.name}")
+                    )
         default = f"{kind}_{resource.entity}" if kind != "list" else f"list_{resource.name}"
         text = " ".join(str(op.get(k) or "").strip() for k in ("summary", "description")).strip()
         return Operation(
@@ -536,15 +559,25 @@ class _Importer:
         for scheme, node in (components.get("securitySchemes") or {}).items():
             kind = node.get("type", "?") if isinstance(node, dict) else "?"
             self.ignored.append(
-                f"#/components/securitySchemes/{scheme}: security scheme ({kind}) not modelled"
+                Ignored(
+                    f"#/components/securitySchemes/{scheme}",
+                    "security",
+                    f"security scheme ({kind}) not modelled",
+                )
             )
         if "security" in self.doc:
-            self.ignored.append("#/security: global security requirement (authentication is not modelled)")
+            self.ignored.append(
+                Ignored(
+                    "#/security", "security", "global security requirement (authentication is not modelled)"
+                )
+            )
         for key in ("servers", "webhooks", "callbacks"):
             if key in self.doc:
-                self.ignored.append(f"#/{key}: not part of the state")
+                self.ignored.append(Ignored(f"#/{key}", "document", "not part of the state"))
         for schema in sorted(set(components.get("schemas") or {}) - self.used_schemas):
-            self.ignored.append(f"#/components/schemas/{schema}: not used by any served operation")
+            self.ignored.append(
+                Ignored(f"#/components/schemas/{schema}", "schema", "not used by any served operation")
+            )
 
 
 _KINDS: dict[tuple[str, bool], OpKind] = {

@@ -20,6 +20,7 @@ from typing import Any
 
 from envfactory_mcp.synth.crud import (
     Field,
+    Ignored,
     ImportedEnv,
     Kind,
     Operation,
@@ -74,7 +75,7 @@ class _Tok:
 
 def import_sql(ddl: str, name: str, seed: int = 0) -> ImportedEnv:
     """An environment from CREATE TABLE statements; ``ResourceImportError`` names the line of anything unsupported."""
-    ignored: list[str] = []
+    ignored: list[Ignored] = []
     tables: list[Resource] = []
     indexed: set[tuple[str, str]] = set()
     for statement in _statements(_tokens(ddl)):
@@ -86,7 +87,13 @@ def import_sql(ddl: str, name: str, seed: int = 0) -> ImportedEnv:
             words = [t for t in statement if t.kind == "ident"]
             on = next(i for i, t in enumerate(words) if t.word == "on")
             indexed.add((snake(_ident(words[on + 1])), snake(_ident(words[on + 2]))))
-            ignored.append(f"{where}: CREATE INDEX (kept as a list filter; SQLite scans seed-sized tables)")
+            ignored.append(
+                Ignored(
+                    where,
+                    "statement",
+                    "CREATE INDEX (kept as a list filter; SQLite scans seed-sized tables)",
+                )
+            )
         else:
             raise ResourceImportError(
                 where, f"unsupported statement {' '.join(t.text for t in statement[:3])!r}"
@@ -170,7 +177,7 @@ def _group(tokens: list[_Tok], start: int) -> tuple[list[_Tok], int]:
     raise ResourceImportError(f"line {tokens[start].line}", "unbalanced parentheses")
 
 
-def _table(statement: list[_Tok], ignored: list[str]) -> Resource:
+def _table(statement: list[_Tok], ignored: list[Ignored]) -> Resource:
     i = 2
     if [t.word for t in statement[2:5]] == ["if", "not", "exists"]:
         i = 5
@@ -179,7 +186,9 @@ def _table(statement: list[_Tok], ignored: list[str]) -> Resource:
         raise ResourceImportError(f"line {statement[i].line}", f"expected '(' after CREATE TABLE {name}")
     body, end = _group(statement, i + 1)
     if end < len(statement):
-        ignored.append(f"line {statement[end].line}: table options after {name} (...)")
+        ignored.append(
+            Ignored(f"line {statement[end].line}", "statement", f"table options after {name} (...)")
+        )
     fields: dict[str, Field] = {}
     keys: list[str] = []
     for part in _split(body):
@@ -216,7 +225,7 @@ def _table(statement: list[_Tok], ignored: list[str]) -> Resource:
     )
 
 
-def _column(part: list[_Tok], ignored: list[str]) -> tuple[Field, bool]:
+def _column(part: list[_Tok], ignored: list[Ignored]) -> tuple[Field, bool]:
     name, where = snake(_ident(part[0])), f"line {part[0].line}"
     type_word = part[1].word if len(part) > 1 else ""
     if type_word not in _TYPES:
@@ -265,11 +274,13 @@ def _column(part: list[_Tok], ignored: list[str]) -> tuple[Field, bool]:
             ):
                 i += 1
             if i > start:  # deletes are refused while rows point at a row, whatever the action says
-                ignored.append(f"{where}: {' '.join(t.text for t in part[start:i])} on {name}")
+                ignored.append(
+                    Ignored(where, "field", f"{' '.join(t.text for t in part[start:i])} on {name}")
+                )
         elif word in _SKIPPED_WORDS or word == "constraint":
             i += 1 if word != "constraint" else 2
         elif word == "collate":
-            ignored.append(f"{where}: COLLATE on {name}")
+            ignored.append(Ignored(where, "field", f"COLLATE on {name}"))
             i += 2
         else:
             raise ResourceImportError(
@@ -278,7 +289,7 @@ def _column(part: list[_Tok], ignored: list[str]) -> tuple[Field, bool]:
     return Field(**values), is_key
 
 
-def _default(part: list[_Tok], i: int, values: dict[str, Any], ignored: list[str]) -> int:
+def _default(part: list[_Tok], i: int, values: dict[str, Any], ignored: list[Ignored]) -> int:
     tok = part[i]
     if tok.word in ("current_timestamp", "now"):
         values["auto"] = "now"
@@ -293,17 +304,23 @@ def _default(part: list[_Tok], i: int, values: dict[str, Any], ignored: list[str
     elif tok.text == "(":
         inner, end = _group(part, i)
         ignored.append(
-            f"line {tok.line}: DEFAULT ({' '.join(t.text for t in inner)}) of {values['name']} (not evaluated)"
+            Ignored(
+                f"line {tok.line}",
+                "field",
+                f"DEFAULT ({' '.join(t.text for t in inner)}) of {values['name']} (not evaluated)",
+            )
         )
         return end
     else:
-        ignored.append(f"line {tok.line}: DEFAULT {tok.text} of {values['name']} (not evaluated)")
+        ignored.append(
+            Ignored(f"line {tok.line}", "field", f"DEFAULT {tok.text} of {values['name']} (not evaluated)")
+        )
     if tok.word == "now" and i + 1 < len(part) and part[i + 1].text == "(":
         return _group(part, i + 1)[1]
     return i + 1
 
 
-def _check(inner: list[_Tok], values: dict[str, Any], ignored: list[str]) -> None:
+def _check(inner: list[_Tok], values: dict[str, Any], ignored: list[Ignored]) -> None:
     text = " ".join(t.text for t in inner)
     words = [t.word or t.text for t in inner]
     literals = [t for t in inner if t.kind in ("string", "number")]
@@ -316,18 +333,20 @@ def _check(inner: list[_Tok], values: dict[str, Any], ignored: list[str]) -> Non
     elif len(words) == 5 and words[1] == "between":
         values["minimum"], values["maximum"] = float(inner[2].text), float(inner[4].text)
     else:
-        ignored.append(f"line {inner[0].line}: CHECK ({text}) is not enforced")
+        ignored.append(Ignored(f"line {inner[0].line}", "field", f"CHECK ({text}) is not enforced"))
 
 
 def _table_constraint(
-    part: list[_Tok], fields: dict[str, Field], keys: list[str], ignored: list[str]
+    part: list[_Tok], fields: dict[str, Field], keys: list[str], ignored: list[Ignored]
 ) -> None:
     where, first = f"line {part[0].line}", part[0].word
     if first == "check":
         inner, _ = _group(part, 1)
         target = fields.get(snake(_ident(inner[0])))
         if target is None:
-            ignored.append(f"{where}: CHECK ({' '.join(t.text for t in inner)}) is not enforced")
+            ignored.append(
+                Ignored(where, "field", f"CHECK ({' '.join(t.text for t in inner)}) is not enforced")
+            )
             return
         values = dict(target.__dict__)
         _check(inner, values, ignored)
@@ -344,7 +363,9 @@ def _table_constraint(
     elif first == "unique" and len(columns) == 1:
         fields[columns[0]] = replace(fields[columns[0]], unique=True)
     elif first == "unique":
-        ignored.append(f"{where}: UNIQUE ({', '.join(columns)}) across columns is not enforced")
+        ignored.append(
+            Ignored(where, "field", f"UNIQUE ({', '.join(columns)}) across columns is not enforced")
+        )
     else:  # FOREIGN KEY (col) REFERENCES table (col)
         if len(columns) != 1 or end + 1 >= len(part) or part[end].word != "references":
             raise ResourceImportError(

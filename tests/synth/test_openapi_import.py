@@ -209,7 +209,7 @@ def test_pagination_styles_shape_the_list_tools() -> None:
 
 def test_auth_headers_and_security_schemes_are_listed_as_ignored() -> None:
     imported = import_openapi((DOCS / "auth_headers.yaml").read_text())
-    ignored = "\n".join(imported.ignored)
+    ignored = "\n".join(imported.notes())
     assert "#/components/securitySchemes/bearerAuth" in ignored
     assert "#/components/securitySchemes/apiKey" in ignored
     assert "header parameter 'Authorization'" in ignored and "header parameter 'X-API-Key'" in ignored

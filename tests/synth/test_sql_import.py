@@ -60,8 +60,8 @@ def test_shop_tables_keep_their_constraints() -> None:
     )
     create_order = spec.tool("create_order")
     assert create_order is not None and "placed_at" not in create_order.input_schema["properties"]
-    assert any("CREATE INDEX" in note for note in imported.ignored)
-    assert any("ON DELETE CASCADE" in note for note in imported.ignored)
+    assert any("CREATE INDEX" in note for note in imported.notes())
+    assert any("ON DELETE CASCADE" in note for note in imported.notes())
 
 
 async def test_shop_is_a_verified_stateful_server(tmp_path: Path) -> None:
@@ -131,6 +131,6 @@ def test_unevaluated_defaults_and_checks_are_listed_as_ignored() -> None:
         "CREATE TABLE t (\n  id TEXT PRIMARY KEY,\n  n INTEGER NOT NULL DEFAULT (1 + 1) CHECK (n % 2 = 0)\n);",
         "t",
     )
-    assert "line 3: DEFAULT (1 + 1) of n (not evaluated)" in imported.ignored
-    assert any(note.startswith("line 3: CHECK (n") for note in imported.ignored)
+    assert "line 3: DEFAULT (1 + 1) of n (not evaluated)" in imported.notes()
+    assert any(note.startswith("line 3: CHECK (n") for note in imported.notes())
     assert imported.rows["t"][0]["id"] == "t_0001"
