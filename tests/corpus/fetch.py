@@ -1,0 +1,52 @@
+"""Fetch the corpus documents that are not committed (``"committed": false`` in sources.json).
+
+Some public documents may not be redistributed here (no licence, or one that does not
+allow it) or are too large to keep in the repository. ``sources.json`` names each one's
+repository, path and commit; this script downloads them from their GitHub raw URLs into
+``tests/corpus/fetched/`` (git-ignored), where ``bench/bench_import.py`` picks them up.
+
+It needs a network: on a machine that only reaches the package registries (as where this
+corpus was collected) every download fails, the script says so per document and exits 1.
+
+    python tests/corpus/fetch.py            # every document not committed
+    python tests/corpus/fetch.py stripe     # only the named ones
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RAW = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
+
+
+def main(argv: list[str]) -> int:
+    sources = json.loads((HERE / "sources.json").read_text(encoding="utf-8"))
+    wanted = set(argv)
+    failed = 0
+    for entry in sources:
+        if entry["committed"] or (wanted and entry["name"] not in wanted):
+            continue
+        target = HERE / entry["file"]
+        if target.exists():
+            print(f"{entry['name']}: already at {target.relative_to(HERE)}")
+            continue
+        url = RAW.format(**entry)
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:  # noqa: S310 (a fixed https URL)
+                data = response.read()
+        except OSError as exc:
+            print(f"{entry['name']}: not fetched from {url}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        print(f"{entry['name']}: {len(data):,} bytes -> {target.relative_to(HERE)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
