@@ -1,0 +1,355 @@
+"""Import benchmark on the public corpus (issue 12): how much of real documents becomes verified servers.
+
+    python bench/bench_import.py [--only NAME ...] [--jobs 2] [--no-verify] [--rounds 1] [--json FILE]
+
+For each document of ``tests/corpus/sources.json`` that is here (the committed ones, and
+those ``tests/corpus/fetch.py`` brought into ``tests/corpus/fetched/``): import it
+(``import_resource``; a multi-file document through its root file), assemble it and
+verify it as ``synthesize --resource`` does (``emit_verified`` into a temporary folder),
+and print one row: operations in the document, served as tools, ignored (entries),
+operations neither served nor ignored, verified (yes, or the one-line error) and seconds
+(median over ``--rounds``; this machine is shared and noisy).
+
+Operations are counted here, from the document, not by the importer: OpenAPI, one per
+path and method (get, put, post, delete, patch, head, options, trace; path items behind a
+``$ref`` followed, across files too); SQL, one per ``CREATE TABLE`` statement. Served and
+ignored come from ``ImportedEnv.coverage`` and ``ImportedEnv.ignored``. An operation
+counts as ignored when an ``Ignored`` entry names it (its JSON pointer, or a line of its
+``CREATE TABLE``); "unaccounted" are those neither served nor ignored.
+
+Totals, with the targets of issue 12: documents that emit a verified server (>= 90%),
+operations served / operations in all documents (>= 70%), unaccounted operations (0).
+Then the most common errors and ignored reasons, counted.
+
+Each document runs in a child process of its own (``--jobs`` at once) with a time
+limit: a crash, hang or exhausted memory is that document's row, never the end of the bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+TARGET_VERIFIED, TARGET_SERVED = 0.90, 0.70
+
+
+# --------------------------------------------------------------------------- the corpus
+
+
+def corpus_documents(only: list[str] | None = None) -> list[dict[str, Any]]:
+    """The entries of sources.json whose file is here (committed, or fetched), in file order."""
+    entries = json.loads((CORPUS / "sources.json").read_text(encoding="utf-8"))
+    present = [e for e in entries if (CORPUS / e["file"]).is_file()]
+    if only:
+        unknown = set(only) - {e["name"] for e in entries}
+        if unknown:
+            raise SystemExit(f"not in the corpus: {', '.join(sorted(unknown))}")
+        present = [e for e in present if e["name"] in only]
+    return present
+
+
+def _load(path: Path) -> Any:
+    import yaml  # type: ignore[import-untyped]
+
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+
+
+def _pointer(document: Any, pointer: str) -> Any:
+    node = document
+    for part in pointer.lstrip("/").split("/") if pointer.strip("/") else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def _escape(segment: str) -> str:
+    return segment.replace("~", "~0").replace("/", "~1")
+
+
+def openapi_operations(root: Path) -> list[str]:
+    """``#/paths/<escaped path>/<method>`` of every operation of the document at ``root``,
+    path items behind ``$ref`` (local, or a relative file) followed."""
+    cache: dict[Path, Any] = {root.resolve(): _load(root)}
+    document = cache[root.resolve()]
+    found = []
+    for path, item in (document.get("paths") or {}).items():
+        base = root.resolve()
+        for _ in range(10):  # a chain of path-item references
+            if not (isinstance(item, dict) and isinstance(item.get("$ref"), str)):
+                break
+            file_part, _, pointer = item["$ref"].partition("#")
+            if file_part:
+                base = (base.parent / file_part).resolve()
+                if base not in cache:
+                    cache[base] = _load(base)
+            item = _pointer(cache[base], pointer)
+        if isinstance(item, dict):
+            found += [f"#/paths/{_escape(path)}/{m}" for m in METHODS if m in item]
+    return found
+
+
+_COMMENTS = re.compile(r"/\*.*?\*/|--[^\n]*|^\s*#[^\n]*", re.S | re.M)
+_CREATE_TABLE = re.compile(
+    r"\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP(?:ORARY)?\s+)?(?:UNLOGGED\s+)?TABLE\b",
+    re.I,
+)
+
+
+def sql_tables(text: str) -> list[tuple[int, int]]:
+    """(first line, last line) of each ``CREATE TABLE`` statement, comments aside."""
+
+    def blank(match: re.Match[str]) -> str:  # keep the line numbers
+        return re.sub(r"[^\n]", " ", match.group(0))
+
+    clean = _COMMENTS.sub(blank, text)
+    spans = []
+    for match in _CREATE_TABLE.finditer(clean):
+        end = clean.find(";", match.end())
+        end = len(clean) if end < 0 else end
+        spans.append((clean.count("\n", 0, match.start()) + 1, clean.count("\n", 0, end) + 1))
+    return spans
+
+
+def count_operations(entry: dict[str, Any]) -> tuple[int, set[str], list[tuple[int, int]]]:
+    """(operations, their JSON pointers, CREATE TABLE line spans) of a corpus document."""
+    path = CORPUS / entry["file"]
+    if entry["kind"] == "sql":
+        spans = sql_tables(path.read_text(encoding="utf-8", errors="replace"))
+        return len(spans), set(), spans
+    pointers = openapi_operations(path)
+    return len(pointers), set(pointers), []
+
+
+def _ignored_operations(
+    ignored: list[dict[str, str]], pointers: set[str], spans: list[tuple[int, int]]
+) -> int:
+    """How many of the document's operations an ``Ignored`` entry names."""
+    named: set[object] = set()
+    for item in ignored:
+        where = item["where"]
+        if where in pointers:
+            named.add(where)
+        line = re.fullmatch(r"line (\d+)", where.strip())
+        if line and item["kind"] in ("statement", "operation"):
+            number = int(line.group(1))
+            named.update(span for span in spans if span[0] <= number <= span[1])
+    return len(named)
+
+
+# --------------------------------------------------------------------------- one document (child)
+
+
+def run_one(entry: dict[str, Any], verify: bool, rounds: int) -> dict[str, Any]:
+    """The row of one document; runs in a child process (``--child``)."""
+    from envfactory_mcp.build import VerificationFailed, emit_verified
+    from envfactory_mcp.env import assemble_env
+    from envfactory_mcp.synth.resource import import_resource
+
+    row: dict[str, Any] = {"name": entry["name"], "kind": entry["kind"], "dialect": entry.get("dialect")}
+    try:
+        operations, pointers, spans = count_operations(entry)
+    except Exception as exc:  # the corpus file itself is unreadable to the counter
+        operations, pointers, spans = 0, set(), []
+        row["count_error"] = _one_line(exc)
+    row["operations"] = operations
+    import_times, verify_times = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        try:
+            imported = import_resource(CORPUS / entry["file"], entry["name"], 0)
+        except Exception as exc:
+            row.update(stage="import", error=_one_line(exc), seconds=time.perf_counter() - t0)
+            return row
+        import_times.append(time.perf_counter() - t0)
+        row.update(
+            tools=len(imported.spec.tools),
+            tables=len(imported.spec.tables),
+            served=imported.coverage.served,
+            coverage_operations=imported.coverage.operations,
+            fields=imported.coverage.fields,
+            fields_kept=imported.coverage.fields_kept,
+            ignored=[{"where": i.where, "kind": i.kind, "reason": i.reason} for i in imported.ignored],
+        )
+        if not verify:
+            continue
+        t1 = time.perf_counter()
+        try:
+            env = assemble_env(imported.spec, imported.tools_source, imported.rows)
+            with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
+                emit_verified(env, Path(tmp) / imported.spec.name)
+        except VerificationFailed as exc:
+            failures = exc.report.failures()
+            row.update(
+                stage="verify", error=f"{len(failures)} failure(s); first: {failures[0] if failures else '?'}"
+            )
+        except Exception as exc:
+            row.update(stage="assemble", error=_one_line(exc))
+        verify_times.append(time.perf_counter() - t1)
+        if "error" in row:
+            break
+    row["import_seconds"] = statistics.median(import_times)
+    row["verify_seconds"] = statistics.median(verify_times) if verify_times else None
+    row["seconds"] = row["import_seconds"] + (row["verify_seconds"] or 0.0)
+    row["verified"] = verify and "error" not in row
+    row["ignored_operations"] = _ignored_operations(row["ignored"], pointers, spans)
+    return row
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or "(no message)"
+    return f"{type(exc).__name__}: {text[:300]}"
+
+
+def run_child(entry: dict[str, Any], verify: bool, rounds: int, timeout: float) -> dict[str, Any]:
+    """``run_one`` in a fresh interpreter; whatever goes wrong there is the row's error."""
+    t0 = time.perf_counter()
+    command = [sys.executable, __file__, "--child", json.dumps(entry), "--rounds", str(rounds)]
+    if not verify:
+        command.append("--no-verify")
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {
+            "name": entry["name"],
+            "kind": entry["kind"],
+            "stage": "timeout",
+            "error": f"over {timeout:.0f} s",
+            "seconds": time.perf_counter() - t0,
+        }
+    lines = done.stdout.strip().splitlines()
+    try:
+        return dict(json.loads(lines[-1]))
+    except (IndexError, ValueError):
+        tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        return {
+            "name": entry["name"],
+            "kind": entry["kind"],
+            "stage": "crash",
+            "error": f"the child died (exit {done.returncode}): {tail[:300]}",
+            "seconds": time.perf_counter() - t0,
+        }
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def summarise(rows: list[dict[str, Any]], verify: bool) -> list[str]:
+    lines = [
+        f"{'document':<38} {'kind':<14} {'ops':>5} {'served':>6} {'tools':>5} {'ignored':>7} {'unacc':>5} "
+        f"{'seconds':>8}  verified"
+    ]
+    for row in rows:
+        kind = row["kind"] + (f"/{row['dialect']}" if row.get("dialect") else "")
+        ops = row.get("operations", 0)
+        imported = row.get("stage") not in ("import", "crash", "timeout")
+        served = min(row.get("served", 0), ops) if imported else 0
+        # the totals count what a user gets: operations served by a server that verified
+        row["served_capped"] = served if "error" not in row else 0
+        row["unaccounted"] = max(0, ops - served - row.get("ignored_operations", 0)) if imported else ops
+        if "error" in row:
+            status = f"no: {row['stage']}: {row['error']}"
+        else:
+            status = "yes" if row.get("verified") else "(not verified)"
+        lines.append(
+            f"{row['name'][:38]:<38} {kind:<14} {ops:>5} {served:>6} {row.get('tools', 0):>5} "
+            f"{len(row.get('ignored', [])):>7} {row['unaccounted']:>5} {row.get('seconds', 0.0):>8.2f}  {status}"
+        )
+    total_ops = sum(r.get("operations", 0) for r in rows)
+    served_ops = sum(r["served_capped"] for r in rows)
+    unaccounted = sum(r["unaccounted"] for r in rows)
+    verified = sum(1 for r in rows if r.get("verified"))
+    n = len(rows) or 1
+    lines.append("")
+    if verify:
+        mark = "ok" if verified / n >= TARGET_VERIFIED else "below target"
+        lines.append(
+            f"verified servers:       {verified}/{len(rows)} documents ({verified / n:.0%}; target >= 90%: {mark})"
+        )
+    else:
+        imported = sum(1 for r in rows if "error" not in r)
+        lines.append(f"imported (not verified): {imported}/{len(rows)} documents ({imported / n:.0%})")
+    share = served_ops / total_ops if total_ops else 0.0
+    lines.append(
+        f"operations served:      {served_ops}/{total_ops} ({share:.1%}, by servers that "
+        f"{'verified' if verify else 'imported'}; target >= 70%: "
+        f"{'ok' if share >= TARGET_SERVED else 'below target'})"
+    )
+    lines.append(f"operations unaccounted: {unaccounted} (neither served nor in ignored; target 0)")
+    for kind in ("openapi", "sql"):
+        part = [r for r in rows if r["kind"] == kind]
+        if part:
+            ops = sum(r.get("operations", 0) for r in part)
+            lines.append(
+                f"  {kind:<8} {sum(1 for r in part if r.get('verified'))}/{len(part)} verified, "
+                f"{sum(r['served_capped'] for r in part)}/{ops} operations served"
+            )
+    errors = Counter(f"{r['stage']}: {_shape(r['error'])}" for r in rows if "error" in r)
+    if errors:
+        lines += ["", "errors, by shape:"] + [
+            f"  {count:>3}  {text}" for text, count in errors.most_common(15)
+        ]
+    reasons = Counter(f"{i['kind']}: {_shape(i['reason'])}" for r in rows for i in r.get("ignored", []))
+    if reasons:
+        lines += ["", "ignored, by kind and reason:"] + [
+            f"  {count:>5}  {text}" for text, count in reasons.most_common(15)
+        ]
+    return lines
+
+
+def _shape(text: str) -> str:
+    """A message with its quoted names and numbers blanked, so alike errors count together."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    text = re.sub(r"#/[^\s:,;]+", "#/…", text)
+    return re.sub(r"\d+", "N", text)[:140]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="only these corpus documents")
+    parser.add_argument("--jobs", type=int, default=2, help="documents at once (child processes)")
+    parser.add_argument("--no-verify", action="store_true", help="import only (fast)")
+    parser.add_argument("--rounds", type=int, default=1, help="runs per document; the median time is shown")
+    parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per document")
+    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    verify = not args.no_verify
+    if args.child:
+        row = run_one(json.loads(args.child), verify, max(1, args.rounds))
+        sys.stdout.write("\n" + json.dumps(row) + "\n")
+        return
+    documents = corpus_documents(args.only)
+    print(f"{len(documents)} documents, {args.jobs} at a time{'' if verify else ', import only'}", flush=True)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(run_child, e, verify, max(1, args.rounds), args.timeout) for e in documents]
+        rows = []
+        for future in futures:
+            rows.append(future.result())
+            print(
+                f"  done: {rows[-1]['name']} ({rows[-1].get('seconds', 0.0):.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+    print("\n".join(summarise(rows, verify)))
+    print(f"\nwall time: {time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
