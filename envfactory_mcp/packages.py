@@ -22,6 +22,7 @@ run at all (:class:`JailUnavailableError`). Either way only the package's data f
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from envfactory_mcp.errors import EnvFactoryError
 
 RUNNABLE = "passed"
 DEFAULT_SERVERS_DIR = Path("generated_servers")
+SERVERS_DIR_ENV = "ENVFACTORY_SERVERS_DIR"
 
 _WHY = {
     "stale": "its files changed since it was verified",
@@ -134,6 +136,65 @@ def check_served(
     ]
 
 
+def default_servers_dir(cwd: Path | None = None) -> Path:
+    """Where environments live when neither ``--servers-dir`` nor ``ENVFACTORY_SERVERS_DIR``
+    says: the one lookup every command uses. The first of
+
+    1. ``./generated_servers``, when the current directory has one (a project, a checkout);
+    2. the ``generated_servers/`` folder of the checkout this package runs from (an
+       editable install or a clone on ``PYTHONPATH``), so a client that starts
+       ``envfactory-mcp serve retail`` from ``/`` or from the home directory finds it;
+    3. the per-user data directory (``platformdirs.user_data_dir("envfactory-mcp")``,
+       e.g. ``~/.local/share/envfactory-mcp/generated_servers``), where a blueprint shipped
+       with envfactory-mcp is built and verified on first use (``ensure_shipped``).
+
+    Nothing is ever written into the current directory unless it already holds a
+    ``generated_servers`` folder or the user names one."""
+    here = (cwd or Path.cwd()) / DEFAULT_SERVERS_DIR
+    if here.is_dir():
+        return here.resolve()
+    checkout = checkout_servers_dir()
+    if checkout is not None:
+        return checkout
+    return user_servers_dir()
+
+
+def checkout_servers_dir() -> Path | None:
+    """``generated_servers/`` beside the ``envfactory_mcp`` package when it runs from a
+    checkout (the folder holds the project's ``pyproject.toml``), else None."""
+    root = Path(__file__).resolve().parent.parent
+    folder = root / DEFAULT_SERVERS_DIR
+    return folder if folder.is_dir() and (root / "pyproject.toml").is_file() else None
+
+
+def user_servers_dir() -> Path:
+    """The per-user home of built environments (not created here)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("envfactory-mcp")) / DEFAULT_SERVERS_DIR
+
+
+def ensure_shipped(servers_dir: Path, env: str, note: Callable[[str], None] | None = None) -> bool:
+    """Build and verify the shipped blueprint ``env`` into ``servers_dir`` when that is the
+    per-user data directory and it has no package of that name yet; True when it built.
+    Anywhere else nothing is written (the caller reports the missing package)."""
+    from envfactory_mcp.blueprints import blueprint_names
+    from envfactory_mcp.emit.render import package_name
+
+    if (servers_dir / env / package_name(env) / "server.py").is_file() or env not in blueprint_names():
+        return False
+    if servers_dir.resolve() != user_servers_dir().resolve():
+        return False
+    from envfactory_mcp.build import build_blueprint
+    from envfactory_mcp.settings import Settings
+
+    if note is not None:
+        note(f"building {env} once into {servers_dir} (verified; a few seconds)")
+    servers_dir.mkdir(parents=True, exist_ok=True)
+    build_blueprint(Settings(servers_dir=servers_dir), env)
+    return True
+
+
 def is_shipped_code(root: Path, pkg: str) -> bool:
     """Whether the package's ``tools.py`` is exactly what this installation emits for
     the blueprint of the same name (code shipped with envfactory-mcp, trusted as it is)."""
@@ -167,7 +228,7 @@ def _fix(root: Path, status: str) -> str:
     """The commands that give the package in ``root`` a passing report."""
     from envfactory_mcp.blueprints import blueprint_names
 
-    where = "" if root.parent.resolve() == DEFAULT_SERVERS_DIR.resolve() else f" --servers-dir {root.parent}"
+    where = "" if root.parent.resolve() == default_servers_dir() else f" --servers-dir {root.parent}"
     fix = f"run `envfactory-mcp verify {root.name} --save{where}`"
     if status == "failed":
         fix = f"fix what `envfactory-mcp verify {root.name}{where}` reports, then {fix}"

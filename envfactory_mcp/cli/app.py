@@ -22,10 +22,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def _servers_dir(ctx: typer.Context, param: typer.CallbackParam, value: Path) -> Path:
+    """``--servers-dir`` as given (or ``ENVFACTORY_SERVERS_DIR``), else ``default_servers_dir()``."""
+    from envfactory_mcp.packages import default_servers_dir
+
+    # Compared by name: typer vendors its own click, whose ParameterSource is another enum.
+    source = ctx.get_parameter_source(param.name) if param.name else None
+    if source is None or source.name == "DEFAULT":
+        return default_servers_dir()
+    return value.resolve()
+
+
 ServersDir = Annotated[
     Path,
     typer.Option(
-        "--servers-dir", envvar="ENVFACTORY_SERVERS_DIR", help="Where generated server packages live."
+        "--servers-dir",
+        envvar="ENVFACTORY_SERVERS_DIR",
+        callback=_servers_dir,
+        show_default="./generated_servers if it exists, else the checkout's, else the per-user data dir",
+        help="Where generated server packages live.",
     ),
 ]
 
@@ -59,7 +75,9 @@ def fail(exc: Exception) -> typer.Exit:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True).print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)  # one line per error
+    Console(stderr=True).print(
+        f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True
+    )  # one line per error
     return typer.Exit(code=1)
 
 

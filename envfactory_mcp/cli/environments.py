@@ -205,7 +205,8 @@ def serve(
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     jail: Annotated[
-        bool, typer.Option("--jail", help="Run the tool code jailed even when it is shipped with envfactory-mcp.")
+        bool,
+        typer.Option("--jail", help="Run the tool code jailed even when it is shipped with envfactory-mcp."),
     ] = False,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
@@ -217,13 +218,25 @@ def serve(
     own runtime."""
     from envfactory_mcp import __version__
     from envfactory_mcp.host.launch import package_dir
+    from envfactory_mcp.packages import ensure_shipped
     from envfactory_mcp.runtime.cli import serve as serve_package
 
     try:
+        ensure_shipped(servers_dir, name, note=lambda text: typer.echo(text, err=True))
         permission = permit(package_dir(servers_dir, name), allow_unverified, trust, jail)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    argv = [*permission.server_args(), "--transport", transport, "--host", host, "--port", str(port), "--log-level", log_level]
+    argv = [
+        *permission.server_args(),
+        "--transport",
+        transport,
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--log-level",
+        log_level,
+    ]
     if db is not None:
         argv += ["--db", str(db)]
     if control:

@@ -142,9 +142,14 @@ def rollout(
         http_token=http_token,
     )
     try:
-        from envfactory_mcp.packages import check_served
+        from envfactory_mcp.packages import check_served, ensure_shipped
 
-        warn_unverified(check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust))
+        if transport != "http":
+            for env in config.envs:
+                ensure_shipped(servers_dir, env, note=lambda text: typer.echo(text, err=True))
+        warn_unverified(
+            check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust)
+        )
         with _progress_bar() as advance:
             summary = anyio.run(run_rollout, config, output, advance)
     except EnvFactoryError as exc:
