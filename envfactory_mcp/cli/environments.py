@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -250,6 +251,50 @@ def serve(
     if max_memory_mb is not None:
         argv += ["--max-memory-mb", str(max_memory_mb)]
     serve_package(permission.package_dir, prog="envfactory-mcp serve", argv=argv, version=__version__)
+
+
+@app.command()
+def install(
+    name: Annotated[str, typer.Argument(help="Environment to add, e.g. retail.")],
+    client: Annotated[str, typer.Option(help="claude-desktop, claude-code, cursor, vscode or windsurf.")],
+    print_only: Annotated[
+        bool, typer.Option("--print", help="Print the configuration and where it goes; write nothing.")
+    ] = False,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Add an environment to an MCP client's configuration (merged into what is there, the
+    previous file kept as .bak), or print it. The client then starts `envfactory-mcp serve`."""
+    from envfactory_mcp.clients import (
+        CLIENTS,
+        client_config,
+        server_entry,
+        snippet,
+    )
+    from envfactory_mcp.clients import (
+        install as install_server,
+    )
+    from envfactory_mcp.host.launch import package_dir
+    from envfactory_mcp.packages import ensure_shipped
+
+    if client not in CLIENTS:
+        raise fail(EnvFactoryError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}"))
+    try:
+        ensure_shipped(servers_dir, name, note=lambda text: typer.echo(text, err=True))
+        permit(package_dir(servers_dir, name), allow_unverified=False)
+        config = client_config(client)  # type: ignore[arg-type]
+        entry = server_entry(
+            config, sys.executable, ["-m", "envfactory_mcp", "serve", name, "--servers-dir", str(servers_dir)]
+        )
+        if print_only:
+            typer.echo(f"# {config.path}")
+            typer.echo(snippet(config, name, entry))
+            return
+        done = install_server(config, name, entry)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    kept = f"; the previous file is kept as {done.backup}" if done.backup else ""
+    verb = "replaced" if done.replaced else "added"
+    typer.echo(f"{verb} {name} in {done.path} ({client}){kept}. Restart the client to load it.")
 
 
 @app.command()

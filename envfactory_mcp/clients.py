@@ -1,0 +1,135 @@
+"""MCP clients' configuration files: where each client keeps its servers, in what shape,
+and how to add one without losing anything already there.
+
+``install`` (the CLI command) asks here. Each client's location and format follows its
+documentation:
+
+- Claude Desktop: ``claude_desktop_config.json`` in ``~/Library/Application Support/Claude``
+  (macOS), ``%APPDATA%\\Claude`` (Windows) or ``~/.config/Claude`` (Linux builds), under
+  ``mcpServers``;
+- Claude Code: the user-scope ``~/.claude.json``, under ``mcpServers`` with ``"type": "stdio"``;
+- Cursor: ``~/.cursor/mcp.json``, under ``mcpServers``;
+- VS Code: the user profile's ``mcp.json`` (``~/.config/Code/User`` on Linux,
+  ``~/Library/Application Support/Code/User`` on macOS, ``%APPDATA%\\Code\\User`` on
+  Windows), under ``servers`` with ``"type": "stdio"``;
+- Windsurf: ``~/.codeium/windsurf/mcp_config.json``, under ``mcpServers``.
+
+Adding a server reads the file (a file that is not a JSON object is refused, never
+overwritten), sets one entry under the client's key, keeps a copy of the previous file
+beside it (``<name>.bak``), and writes the new one atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from envfactory_mcp.errors import EnvFactoryError
+
+ClientName = Literal["claude-desktop", "claude-code", "cursor", "vscode", "windsurf"]
+CLIENTS: tuple[ClientName, ...] = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf")
+
+
+class ClientConfigError(EnvFactoryError):
+    """A client's configuration file cannot be read or written safely."""
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    client: ClientName
+    path: Path
+    key: str  # where the servers live in the file: "mcpServers" or "servers"
+    typed: bool  # entries carry "type": "stdio"
+
+
+@dataclass(frozen=True)
+class Installed:
+    path: Path
+    backup: Path | None  # the previous file, kept; None when there was none
+    replaced: bool  # an entry of that name was there and differed
+
+
+def client_config(client: ClientName, home: Path | None = None, platform: str | None = None) -> ClientConfig:
+    """Where ``client`` keeps its MCP servers for this user, and in what shape."""
+    home = home or Path.home()
+    platform = platform or sys.platform
+    appdata = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
+    if client == "claude-desktop":
+        folder = {
+            "darwin": home / "Library" / "Application Support" / "Claude",
+            "win32": appdata / "Claude",
+        }.get(platform, home / ".config" / "Claude")
+        return ClientConfig(client, folder / "claude_desktop_config.json", "mcpServers", typed=False)
+    if client == "claude-code":
+        return ClientConfig(client, home / ".claude.json", "mcpServers", typed=True)
+    if client == "cursor":
+        return ClientConfig(client, home / ".cursor" / "mcp.json", "mcpServers", typed=False)
+    if client == "vscode":
+        folder = {
+            "darwin": home / "Library" / "Application Support" / "Code" / "User",
+            "win32": appdata / "Code" / "User",
+        }.get(platform, home / ".config" / "Code" / "User")
+        return ClientConfig(client, folder / "mcp.json", "servers", typed=True)
+    if client == "windsurf":
+        return ClientConfig(
+            client, home / ".codeium" / "windsurf" / "mcp_config.json", "mcpServers", typed=False
+        )
+    raise ClientConfigError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
+
+
+def server_entry(config: ClientConfig, command: str, args: list[str]) -> dict[str, Any]:
+    """One server as the client's file writes it."""
+    entry: dict[str, Any] = {"command": command, "args": args}
+    return {"type": "stdio", **entry} if config.typed else entry
+
+
+def snippet(config: ClientConfig, name: str, entry: dict[str, Any]) -> str:
+    """The JSON to paste into the client's file by hand."""
+    return json.dumps({config.key: {name: entry}}, indent=2)
+
+
+def install(config: ClientConfig, name: str, entry: dict[str, Any]) -> Installed:
+    """Add (or replace) server ``name`` in the client's file, keeping everything else."""
+    data: dict[str, Any] = {}
+    existed = config.path.is_file()
+    if existed:
+        try:
+            loaded = json.loads(config.path.read_text(encoding="utf-8") or "{}")
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise ClientConfigError(f"{config.path} is not readable JSON ({exc}); left as it is") from None
+        if not isinstance(loaded, dict):
+            raise ClientConfigError(f"{config.path} does not hold a JSON object; left as it is")
+        data = loaded
+    servers = data.setdefault(config.key, {})
+    if not isinstance(servers, dict):
+        raise ClientConfigError(f"{config.path}: {config.key!r} is not an object; left as it is")
+    replaced = name in servers and servers[name] != entry
+    servers[name] = entry
+    config.path.parent.mkdir(parents=True, exist_ok=True)
+    backup = None
+    if existed:
+        backup = config.path.with_name(config.path.name + ".bak")
+        shutil.copy2(config.path, backup)
+    _write_atomically(config.path, json.dumps(data, indent=2) + "\n")
+    return Installed(config.path, backup, replaced)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if path.exists():
+            shutil.copymode(path, temp)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
