@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,31 @@ class NotAPackageError(EnvFactoryError):
     """The folder is not an emitted environment package."""
 
 
+# Probing costs grow faster than the tool count (each probe resets every table), so the
+# sandbox's limits grow with it past this many tools: a document with hundreds of
+# operations verifies, and an environment of retail's size keeps exactly its limits.
+FREE_TOOLS = 100
+
+
+def scaled_limits(limits: SandboxLimits, tools: int) -> SandboxLimits:
+    """``limits`` for verifying ``tools`` tools: unchanged up to ``FREE_TOOLS``, then cpu
+    seconds grow by ``(tools - FREE_TOOLS) * (0.05 + tools / 20000)`` (about 3x what 700
+    tools took here: 20.6 s of sandbox CPU time) and wall seconds by twice that, so a
+    busy machine does not cut a verification that is progressing."""
+    extra = max(0, tools - FREE_TOOLS) * (0.05 + tools / 20000)
+    if extra <= 0:
+        return limits
+    return replace(
+        limits,
+        cpu_seconds=limits.cpu_seconds + math.ceil(extra),
+        wall_seconds=limits.wall_seconds + 2 * math.ceil(extra),
+    )
+
+
 @dataclass(frozen=True)
 class VerifyOptions:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+    scale_limits: bool = True  # grow ``limits`` with the tool count (``scaled_limits``)
     call_seconds: float = 2.0  # one tool call; a hang is cut off after this
     budget: ProbeBudget = field(default_factory=ProbeBudget)
     probe_seed: int = 0
@@ -116,6 +139,7 @@ def subject_digests(folder: Path) -> dict[str, str]:
 def verify_package(folder: Path, options: VerifyOptions | None = None) -> VerificationReport:
     """Run every stage on the package in ``folder``; the report says what passed and why not."""
     options = options or VerifyOptions()
+    limits = options.limits  # scaled to the tool count once the spec is read
     root, pkg = locate_package(folder)
     package_dir = root / pkg
     # Taken before anything runs: the report vouches for the files as they were read, and
@@ -152,7 +176,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
                 jail=jailed,
                 layers=layers,
                 warning=_sandbox_warning(jailed, isolated),
-                limits={k: float(v) for k, v in vars(options.limits).items()}
+                limits={k: float(v) for k, v in vars(limits).items()}
                 | {"call_seconds": options.call_seconds},
             ),
             environment=environment,
@@ -178,6 +202,8 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         return finish(root.name)
     record("spec")
     name = spec_model.name
+    if options.scale_limits:
+        limits = scaled_limits(options.limits, len(spec_model.tools))
 
     # 2. runtime intact ----------------------------------------------------------------
     expected = vendored_runtime()
@@ -218,7 +244,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         "budget": vars(options.budget),
         **options.extra_job,
     }
-    result = sandbox.run_in_sandbox(job, options.limits)
+    result = sandbox.run_in_sandbox(job, limits)
     isolated, jailed, layers = result.network_isolated, result.jail, result.layers
     timings["sandbox"] = time.perf_counter() - t0
     answer = result.answer
@@ -286,7 +312,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
 
         t0 = time.perf_counter()
         replays = [r for r in results if "output" in r and "state_hash" in r]
-        env_checks["stdio"] = check_over_stdio(root, pkg, spec, replays, options.limits)
+        env_checks["stdio"] = check_over_stdio(root, pkg, spec, replays, limits)
         timings["stdio"] = time.perf_counter() - t0
     elif not options.stdio:
         env_checks["stdio"] = CheckResult(
