@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +41,22 @@ class BuildResult:
     package_dir: Path
 
 
-def emit_verified(env: Environment, dest: Path, options: VerifyOptions | None = None) -> BuildResult:
-    """Verify ``env`` as the package it renders to; write that package to ``dest`` only if it passes."""
+def emit_verified(
+    env: Environment,
+    dest: Path,
+    options: VerifyOptions | None = None,
+    extra_files: Mapping[str, str] | None = None,
+) -> BuildResult:
+    """Verify ``env`` as the package it renders to; write that package to ``dest`` only if it passes.
+
+    ``extra_files`` (``{path in the package folder: text}``, e.g. an importer's
+    ``<package>/data/fidelity.json``) are added before verification, so the report's
+    file hashes cover them; they may not replace a file the package renders itself."""
     files = render_package(env)
+    for path, text in (extra_files or {}).items():
+        if path in files:
+            raise EnvFactoryError(f"{path} is a file of the package itself and cannot be replaced")
+        files[path] = text
     staging = Path(tempfile.mkdtemp(prefix=f"envfactory-build-{env.spec.name}-"))
     try:
         report = verify_package(write_package(files, staging / env.spec.name), options)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from envfactory_mcp.cli.app import app, fail
 from envfactory_mcp.errors import EnvFactoryError
+
+if TYPE_CHECKING:
+    from envfactory_mcp.synth.report import FidelityReport
 
 
 @app.command()
@@ -32,10 +37,16 @@ def synthesize(
     api_base: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible endpoint.")] = None,
     concurrency: Annotated[int, typer.Option(help="Descriptions synthesised at once.")] = 4,
     seed: Annotated[int, typer.Option(help="Seed for generated seed data.")] = 0,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            help="Fail (exit 1) when an importer leaves any part of a resource out (see its fidelity table)."
+        ),
+    ] = False,
 ) -> None:
     """Synthesise verified environments: import resources, or have a model propose, implement and repair them.
 
-    Every package is verified in the sandbox before it is written. With a model, up to 3 repair rounds feed the verifier's failures back; every prompt and response goes into <output>/<name>.build.jsonl.
+    Every package is verified in the sandbox before it is written. An imported resource's fidelity table (operations in the document, served, ignored with reasons, fields kept and dropped) goes to stderr and into the package as <package>/data/fidelity.json. With a model, up to 3 repair rounds feed the verifier's failures back; every prompt and response goes into <output>/<name>.build.jsonl.
     """
     import anyio
 
@@ -53,7 +64,7 @@ def synthesize(
     results: list[dict[str, Any]] = []
     try:
         for path in resources:
-            results.append(_resource(path, name, seed, output, model, api_base))
+            results.append(_resource(path, name, seed, output, model, api_base, strict))
         if descriptions or descriptions_from_file:
             pairs = [(name or _name_for(text), text) for text in descriptions] + descriptions_from_file
             results += anyio.run(_describe, pairs, output, model, api_base, concurrency, seed)
@@ -65,15 +76,45 @@ def synthesize(
 
 
 def _resource(
-    path: Path, name: str | None, seed: int, output: Path, model: str | None, api_base: str | None
+    path: Path,
+    name: str | None,
+    seed: int,
+    output: Path,
+    model: str | None,
+    api_base: str | None,
+    strict: bool = False,
 ) -> dict[str, Any]:
+    import time
+
     import anyio
+    from rich.console import Console
+    from rich.markup import escape
 
     from envfactory_mcp.build import VerificationFailed, emit_verified
     from envfactory_mcp.env import assemble_env
+    from envfactory_mcp.synth.crud import ResourceImportError
+    from envfactory_mcp.synth.report import FidelityReport, fidelity_relpath, render_fidelity
     from envfactory_mcp.synth.resource import import_resource
 
-    imported = import_resource(path, name, seed)
+    console = Console(stderr=True)
+    console.print(f"importing {escape(str(path))} ...", highlight=False)
+    started = time.perf_counter()
+    try:
+        imported = import_resource(path, name, seed)
+    except ResourceImportError as exc:  # name the file when the importer names only a line
+        if str(exc).startswith(str(path)):
+            raise
+        raise ResourceImportError(f"{path}: {exc.where}", exc.message) from None
+    fidelity = FidelityReport.of(imported, path)
+    console.print(
+        f"imported {escape(imported.spec.name)}: {fidelity.tools} tools over {fidelity.tables} tables "
+        f"in {time.perf_counter() - started:.1f} s",
+        highlight=False,
+    )
+    console.print(render_fidelity(fidelity))
+    refusal = fidelity.strict_failure() if strict else None
+    if refusal:
+        raise EnvFactoryError(refusal)
     if model:
         from envfactory_mcp.llm import LiteLLMClient
         from envfactory_mcp.synth.model import synthesize_from_description
@@ -85,13 +126,56 @@ def _resource(
                 client, task, output, name=imported.spec.name, seed=seed, base_spec=imported.spec
             )
         )
-        return _summary(result.name, result.status, result.package_dir, result.failures, imported.notes())
+        return _summary(
+            result.name,
+            result.status,
+            result.package_dir,
+            result.failures,
+            imported.notes(),
+            fidelity=fidelity,
+        )
     env = assemble_env(imported.spec, imported.tools_source, imported.rows)
+    extra = {fidelity_relpath(imported.spec.name): fidelity.to_json()}
+    started = time.perf_counter()
     try:
-        built = emit_verified(env, output / imported.spec.name)
+        with _verifying(console, imported.spec.name, len(imported.spec.tools)):
+            built = emit_verified(env, output / imported.spec.name, extra_files=extra)
     except VerificationFailed as exc:
-        return _summary(imported.spec.name, "failed", None, exc.report.failures(), imported.notes())
-    return _summary(imported.spec.name, "emitted", built.package_dir, [], imported.notes())
+        console.print(
+            f"{escape(imported.spec.name)} failed verification; nothing was written", highlight=False
+        )
+        return _summary(
+            imported.spec.name, "failed", None, exc.report.failures(), imported.notes(), fidelity=fidelity
+        )
+    console.print(
+        f"verified {escape(imported.spec.name)} in {time.perf_counter() - started:.1f} s "
+        f"({built.report.probes} probes); fidelity report: {escape(fidelity_relpath(imported.spec.name))}",
+        highlight=False,
+    )
+    return _summary(imported.spec.name, "emitted", built.package_dir, [], imported.notes(), fidelity=fidelity)
+
+
+@contextmanager
+def _verifying(console: Any, env_name: str, tools: int) -> Iterator[None]:
+    """A progress line (spinner and elapsed time, on a terminal) while ``env_name`` is verified."""
+    from rich.markup import escape
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from envfactory_mcp.verify.verifier import VerifyOptions, scaled_limits
+
+    limits = scaled_limits(VerifyOptions().limits, tools)
+    console.print(
+        f"verifying {escape(env_name)}: {tools} tools probed in the sandbox, then the package over stdio "
+        f"(limits {limits.cpu_seconds} s CPU, {limits.wall_seconds:g} s wall) ...",
+        highlight=False,
+    )
+    if not console.is_terminal:  # a log or a pipe: the line above is the progress
+        yield
+        return
+    columns = (SpinnerColumn(), TextColumn("verifying {task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        progress.add_task(escape(env_name), total=None)
+        yield
 
 
 async def _describe(
@@ -118,8 +202,9 @@ def _summary(
     failures: list[str],
     ignored: list[str],
     resumed: bool = False,
+    fidelity: FidelityReport | None = None,
 ) -> dict[str, Any]:
-    return {
+    summary: dict[str, Any] = {
         "name": name,
         "status": status,
         "package": str(package_dir) if package_dir else None,
@@ -127,6 +212,9 @@ def _summary(
         "ignored": ignored,
         "resumed": resumed,
     }
+    if fidelity is not None:
+        summary["fidelity"] = fidelity.summary()
+    return summary
 
 
 def _read_list(path: Path) -> list[tuple[str, str]]:
