@@ -35,15 +35,50 @@ def table_order(spec: EnvSpec) -> list[TableSpec]:
                 parent = column.references.split(".")[0]
                 if parent != table.name:
                     deps[table.name].add(parent)
+    by_name = {t.name: t for t in spec.tables}
     sorter = graphlib.TopologicalSorter(deps)
-    sorter.prepare()
+    try:
+        sorter.prepare()
+    except graphlib.CycleError:
+        return [by_name[n] for n in _cyclic_order(deps)]
     order: list[str] = []
     while sorter.is_active():
         ready = sorted(sorter.get_ready())
         order.extend(ready)
         sorter.done(*ready)
-    by_name = {t.name: t for t in spec.tables}
     return [by_name[n] for n in order]
+
+
+def _cyclic_order(deps: dict[str, set[str]]) -> list[str]:
+    """An order for foreign keys that form a cycle (a store's manager is on the staff, the
+    staff works at a store): referenced tables first where possible; inside a cycle, the
+    table waiting on the fewest others first (ties by name). The seed then defers its
+    foreign key checks to the end of its transaction (``seed_sql``)."""
+    order: list[str] = []
+    pending = dict(sorted(deps.items()))
+    while pending:
+        done = set(order)
+        ready = [n for n, d in pending.items() if d <= done]
+        if not ready:
+            ready = [min(pending, key=lambda n: (len(pending[n] - done), n))]
+        for name in ready:
+            order.append(name)
+            del pending[name]
+    return order
+
+
+def needs_deferred_keys(spec: EnvSpec) -> bool:
+    """Whether some table points at itself or at a table that comes after it in
+    ``table_order`` (a cycle): rows can then only be inserted with the foreign key checks
+    deferred to the end of the transaction."""
+    seen: set[str] = set()
+    for table in table_order(spec):
+        for column in table.columns:
+            parent = column.references.split(".")[0] if column.references else None
+            if parent is not None and (parent == table.name or parent not in seen):
+                return True
+        seen.add(table.name)
+    return False
 
 
 def schema_sql(spec: EnvSpec) -> str:

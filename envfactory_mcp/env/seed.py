@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envfactory_mcp.env.ddl import quote_ident, sql_literal, table_order
+from envfactory_mcp.env.ddl import needs_deferred_keys, quote_ident, sql_literal, table_order
 from envfactory_mcp.errors import SeedError
 from envfactory_mcp.spec.models import EnvSpec
 
@@ -23,6 +23,8 @@ def seed_sql(spec: EnvSpec, rows: SeedRows) -> str:
     lines = [
         f"-- Seed state of the '{spec.name}' environment ({spec.seed.generator}, seed {spec.seed.seed})."
     ]
+    if needs_deferred_keys(spec):  # rows point at rows inserted after them: check at COMMIT
+        lines.append("PRAGMA defer_foreign_keys = ON;")
     for table in table_order(spec):
         table_rows = rows.get(table.name, [])
         if not table_rows:

@@ -304,7 +304,8 @@ def _key_inputs(resource: Resource, by_name: dict[str, Resource], scoped: bool) 
         )
     for key in resource.keys:
         f = resource.field(key)
-        entity = by_name[f.references].entity if f.references else resource.entity
+        # A part of a composite key that is no foreign key (a line number, a date) names no entity.
+        entity = by_name[f.references].entity if f.references else (resource.entity if len(resource.keys) == 1 else None)
         schema = {**f.schema(for_input=True), "type": f.kind, "description": f"{resource.label} {key}."}
         inputs[resource.key_param(key)] = (schema, ParamSpec(entity=entity, user_provided=False), True)
     return inputs
@@ -566,7 +567,9 @@ def _create_body(op: Operation, resource: Resource, fields: list[str]) -> list[s
             f'row[{key!r}] = ctx.scalar(\'SELECT COALESCE(MAX("{key}"), 0) + 1 FROM "{resource.name}"\')'
         )
     else:
-        prefix, width = (UUID_PREFIX, 12) if resource.id_style == "uuid" else (f"{resource.entity}_", 4)
+        from envfactory_mcp.synth.seed_rows import key_shape  # new text keys fit the key's length
+
+        prefix, width = (UUID_PREFIX, 12) if resource.id_style == "uuid" else key_shape(resource)
         body.append(f"row[{key!r}] = ctx.next_id({table}, {key!r}, {prefix!r}, {width})")
     body.append(f"return _insert(ctx, {table}, {label}, row, {resource.keys!r})")
     return body
