@@ -1,0 +1,91 @@
+"""The telecom environment's spec: tables, tools and the policy text next to this file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+
+from .spec_tables import build_tables
+from .spec_tools import build_tools
+
+POLICY_PATH = Path(__file__).with_name("policy.md")
+CLOCK = "2026-06-18T15:00:00Z"
+
+
+def load_policy() -> str:
+    return POLICY_PATH.read_text(encoding="utf-8")
+
+
+# (tool, entity, column, allowed states, read tool, output path, reason)
+_RULES: list[tuple[str, str, str, list[str | int], str, str, str]] = [
+    ("pay_bill", "bill", "status", ["issued", "overdue"], "get_bill_details", "status",
+     "only issued or overdue bills can be paid; an open bill is not issued yet and a paid bill has nothing due"),
+    ("change_plan", "line", "status", ["active"], "get_line_details", "status",
+     "suspended lines cannot change plans"),
+    ("purchase_data_topup", "line", "status", ["active"], "get_line_details", "status",
+     "only active lines can buy extra data"),
+    ("enable_roaming", "line", "status", ["active"], "get_line_details", "status",
+     "roaming can only be enabled on an active line"),
+    ("suspend_line", "line", "status", ["active"], "get_line_details", "status",
+     "only active lines can be suspended"),
+    ("resume_line", "line", "status", ["suspended"], "get_line_details", "status",
+     "only suspended lines can be resumed"),
+    ("upgrade_device", "line", "status", ["active"], "get_line_details", "status",
+     "devices can only be upgraded on an active line"),
+    ("close_ticket", "ticket", "status", ["open", "in_progress", "resolved"], "get_ticket_details", "status",
+     "the ticket is already closed"),
+    ("reopen_ticket", "ticket", "status", ["resolved"], "get_ticket_details", "status",
+     "only resolved tickets can be reopened; a closed ticket needs a new ticket"),
+]
+
+
+def build_policy_rules() -> PolicyRules:
+    """What ``policy.md`` says, as data."""
+    refusals = [
+        RefusalRule(tool=tool, entity=entity, column=column, allowed=allowed, shown_by=shown_by, path=path, reason=reason)
+        for tool, entity, column, allowed, shown_by, path, reason in _RULES
+    ]
+    writes = [t.name for t in build_tools() if t.effect == "write"]
+    return PolicyRules(
+        authentication=Authentication(
+            tools=["find_customer_id_by_email", "find_customer_id_by_name_dob"],
+            entity="customer",
+            exempt=["list_plans", "list_device_models", "get_outages", "calculate", "transfer_to_human_agents"],
+        ),
+        confirm=writes,
+        refusals=refusals,
+        transfer=Transfer(
+            tool="transfer_to_human_agents",
+            out_of_scope=[
+                "a credit on my bill for the outage last week",
+                "my number ported out to another carrier",
+                "a new line added to my account",
+                "the late fee on my bill waived",
+                "a different phone number for my line",
+                "an international calling add-on",
+            ],
+        ),
+        utilities=["calculate"],
+        calculator="calculate",
+    )
+
+
+def build_spec(seed: int) -> EnvSpec:
+    return EnvSpec(
+        name="telecom",
+        title="Telecom customer support",
+        domain="telecom",
+        description=(
+            "Technical and billing support for a mobile carrier. The agent authenticates a customer, then looks "
+            "up their lines, plans, devices, bills, tickets and outages in their area, and can pay bills (in full "
+            "or in part), change plans, buy data top-ups, switch roaming on or off, suspend and resume lines, "
+            "upgrade phones once eligible, and open, close or reopen support tickets."
+        ),
+        clock=CLOCK,
+        tables=build_tables(),
+        tools=build_tools(),
+        policy=load_policy(),
+        policy_rules=build_policy_rules(),
+        seed=SeedSpec(generator="blueprint:telecom", seed=seed),
+    )
