@@ -1,0 +1,184 @@
+"""The banking environment's spec: tables, tools and the policy text next to this file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+
+from .spec_tables import build_tables
+from .spec_tools import build_tools
+
+POLICY_PATH = Path(__file__).with_name("policy.md")
+
+
+def load_policy() -> str:
+    return POLICY_PATH.read_text(encoding="utf-8")
+
+
+# (tool, entity, column, allowed states, read tool showing them, output path, reason)
+_REFUSALS: list[tuple[str, str, str, list[str | int], str, str, str]] = [
+    (
+        "activate_card",
+        "card",
+        "status",
+        ["inactive"],
+        "get_card_details",
+        "status",
+        "only inactive cards can be activated",
+    ),
+    (
+        "freeze_card",
+        "card",
+        "status",
+        ["active"],
+        "get_card_details",
+        "status",
+        "only active cards can be frozen",
+    ),
+    (
+        "unfreeze_card",
+        "card",
+        "status",
+        ["frozen"],
+        "get_card_details",
+        "status",
+        "only frozen cards can be unfrozen",
+    ),
+    (
+        "report_card_lost",
+        "card",
+        "status",
+        ["inactive", "active", "frozen"],
+        "get_card_details",
+        "status",
+        "a card already reported lost or stolen, or closed, cannot be reported again",
+    ),
+    (
+        "update_card_limit",
+        "card",
+        "status",
+        ["active", "frozen"],
+        "get_card_details",
+        "status",
+        "only active or frozen cards can have their daily limit changed",
+    ),
+    (
+        "transfer_between_accounts",
+        "account",
+        "status",
+        ["open"],
+        "get_account_details",
+        "status",
+        "money can only be moved from an open account",
+    ),
+    (
+        "send_to_payee",
+        "account",
+        "status",
+        ["open"],
+        "get_account_details",
+        "status",
+        "payments can only be made from an open account",
+    ),
+    (
+        "set_overdraft_protection",
+        "account",
+        "status",
+        ["open"],
+        "get_account_details",
+        "status",
+        "overdraft protection can only be changed on an open account",
+    ),
+    (
+        "file_dispute",
+        "transaction",
+        "dispute_state",
+        ["none"],
+        "get_transaction_details",
+        "dispute_state",
+        "a transaction can be disputed only once",
+    ),
+    (
+        "cancel_scheduled_payment",
+        "scheduled_payment",
+        "status",
+        ["scheduled"],
+        "get_scheduled_payment",
+        "status",
+        "only payments that are still scheduled can be cancelled",
+    ),
+]
+
+
+def build_policy_rules() -> PolicyRules:
+    """What ``policy.md`` says, as data: who must be verified, what needs a yes, what is
+    refused in which state, what goes to a human."""
+    refusals = [
+        RefusalRule(
+            tool=tool,
+            entity=entity,
+            column=column,
+            allowed=allowed,
+            shown_by=shown_by,
+            path=path,
+            reason=reason,
+        )
+        for tool, entity, column, allowed, shown_by, path, reason in _REFUSALS
+    ]
+    return PolicyRules(
+        authentication=Authentication(
+            tools=["find_customer_by_email", "find_customer_by_name"],
+            entity="customer",
+            exempt=["calculate", "transfer_to_human_agents"],
+        ),
+        confirm=[
+            "activate_card",
+            "freeze_card",
+            "unfreeze_card",
+            "report_card_lost",
+            "update_card_limit",
+            "transfer_between_accounts",
+            "send_to_payee",
+            "schedule_payment",
+            "cancel_scheduled_payment",
+            "file_dispute",
+            "set_overdraft_protection",
+            "waive_fee",
+        ],
+        refusals=refusals,
+        transfer=Transfer(
+            tool="transfer_to_human_agents",
+            out_of_scope=[
+                "a higher credit limit on my credit card",
+                "a new savings account opened for me",
+                "a wire transfer to an account overseas",
+                "a mortgage rate quote",
+                "a stop payment on a paper check I wrote",
+                "my late payment removed from my credit report",
+                "a cashier's check mailed to me",
+            ],
+        ),
+        utilities=["calculate"],
+        calculator="calculate",
+    )
+
+
+def build_spec(seed: int) -> EnvSpec:
+    return EnvSpec(
+        name="banking",
+        title="Retail bank customer service",
+        domain="banking",
+        description=(
+            "Customer service for a retail bank. The agent verifies a customer's identity, then looks up their "
+            "accounts, balances and holds, transactions, cards, statements and scheduled payments, and can "
+            "activate, freeze, unfreeze or replace cards and change debit limits, move money between the "
+            "customer's accounts or to saved payees within tier limits, schedule and cancel payments, dispute card "
+            "purchases with provisional credit, set overdraft protection and waive a fee once a year."
+        ),
+        tables=build_tables(),
+        tools=build_tools(),
+        policy=load_policy(),
+        policy_rules=build_policy_rules(),
+        seed=SeedSpec(generator="blueprint:banking", seed=seed),
+    )
