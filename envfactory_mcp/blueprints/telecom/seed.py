@@ -195,13 +195,17 @@ def _customers(rng: random.Random) -> tuple[list[Row], list[Row]]:
                 "customer_id": customer_id,
                 "first_name": first,
                 "last_name": last,
-                "date_of_birth": _day(rng, datetime.date(1950, 1, 1), datetime.date(2004, 12, 31)).isoformat(),
+                "date_of_birth": _day(
+                    rng, datetime.date(1950, 1, 1), datetime.date(2004, 12, 31)
+                ).isoformat(),
                 "email": f"{first}.{last}{rng.randint(10, 99)}@{rng.choice(EMAIL_DOMAINS)}".lower(),
                 "tier": rng.choice(tiers),
                 "city": address.city,
                 "state": address.state,
                 "zip": address.zip,
-                "customer_since": _day(rng, datetime.date(2011, 1, 1), datetime.date(2025, 6, 30)).isoformat(),
+                "customer_since": _day(
+                    rng, datetime.date(2011, 1, 1), datetime.date(2025, 6, 30)
+                ).isoformat(),
             }
         )
         kinds = [rng.choice(["credit_card", "credit_card", "debit_card", "bank_account"])]
@@ -302,7 +306,9 @@ def _lines(
                 suspensions.append(_suspension(rng, number, start, end))
             if rng.random() < 0.25:
                 start = _day(rng, datetime.date(2025, 2, 1), datetime.date(2025, 10, 31))
-                suspensions.append(_suspension(rng, number, start, start + datetime.timedelta(days=rng.randint(7, 45))))
+                suspensions.append(
+                    _suspension(rng, number, start, start + datetime.timedelta(days=rng.randint(7, 45)))
+                )
             if suspended:
                 start = _day(rng, datetime.date(2026, 5, 1), datetime.date(2026, 6, 15))
                 suspensions.append(_suspension(rng, number, start, None))
@@ -355,7 +361,13 @@ def _suspension(rng: random.Random, number: str, start: datetime.date, end: date
 
 
 def _device(
-    rng: random.Random, number: str, model: Row, bought: datetime.date, until: datetime.date, status: str, serial: int
+    rng: random.Random,
+    number: str,
+    model: Row,
+    bought: datetime.date,
+    until: datetime.date,
+    status: str,
+    serial: int,
 ) -> Row:
     price = model["price_cents"]
     monthly = math.ceil(price / INSTALLMENT_MONTHS)
@@ -414,19 +426,32 @@ def _bills(
             bill_items: list[tuple[str | None, str, str, int]] = []
             for line in lines_of[customer_id]:
                 number = line["phone_number"]
-                bill_items.append((number, "plan", f"{names[line['plan_id']]} monthly charge", prices[line["plan_id"]]))
+                bill_items.append(
+                    (number, "plan", f"{names[line['plan_id']]} monthly charge", prices[line["plan_id"]])
+                )
                 device = device_of.get(number)
                 if device is not None and device["monthly_installment_cents"] > 0:
                     bill_items.append(
-                        (number, "device_installment", "Device installment", device["monthly_installment_cents"])
+                        (
+                            number,
+                            "device_installment",
+                            "Device installment",
+                            device["monthly_installment_cents"],
+                        )
                     )
                 for t in topups:
                     if t["phone_number"] == number and t["cycle"] == period:
-                        bill_items.append((number, "data_topup", f"Data top-up {t['gigabytes']} GB", t["price_cents"]))
+                        bill_items.append(
+                            (number, "data_topup", f"Data top-up {t['gigabytes']} GB", t["price_cents"])
+                        )
                 if period != CYCLE and line["roaming_enabled"] and rng.random() < 0.35:
-                    bill_items.append((number, "roaming", "International roaming usage", rng.randint(5, 60) * 100 + 99))
+                    bill_items.append(
+                        (number, "roaming", "International roaming usage", rng.randint(5, 60) * 100 + 99)
+                    )
             subtotal = sum(i[3] for i in bill_items)
-            bill_items.append((None, "taxes_fees", "Taxes and regulatory fees", max(round(subtotal * 0.085), 100)))
+            bill_items.append(
+                (None, "taxes_fees", "Taxes and regulatory fees", max(round(subtotal * 0.085), 100))
+            )
             total = sum(i[3] for i in bill_items)
             for no, (number, kind, text, cents) in enumerate(bill_items, start=1):
                 items.append(
@@ -449,16 +474,22 @@ def _bills(
                     paid_parts = [(part, "2026-05-19")] if rng.random() < 0.4 and part > 0 else []
                 else:
                     status = "paid"
-                    paid_parts = [(total, _day(rng, datetime.date(2026, 5, 2), datetime.date(2026, 5, 21)).isoformat())]
+                    paid_parts = [
+                        (total, _day(rng, datetime.date(2026, 5, 2), datetime.date(2026, 5, 21)).isoformat())
+                    ]
             else:
                 roll = rng.random()
                 if roll < 0.25 and not overdue:
                     status = "paid"
-                    paid_parts = [(total, _day(rng, datetime.date(2026, 6, 2), datetime.date(2026, 6, 17)).isoformat())]
+                    paid_parts = [
+                        (total, _day(rng, datetime.date(2026, 6, 2), datetime.date(2026, 6, 17)).isoformat())
+                    ]
                 elif roll < 0.45:
                     status = "issued"
                     part = (round(total * rng.uniform(0.2, 0.6)) // 100) * 100
-                    paid_parts = [(part, _day(rng, datetime.date(2026, 6, 2), datetime.date(2026, 6, 17)).isoformat())]
+                    paid_parts = [
+                        (part, _day(rng, datetime.date(2026, 6, 2), datetime.date(2026, 6, 17)).isoformat())
+                    ]
                 else:
                     status = "issued"
                     paid_parts = []
@@ -500,7 +531,9 @@ def _outages(rng: random.Random, customers: list[Row]) -> list[Row]:
             start = datetime.datetime(2026, 6, 18, 15) - datetime.timedelta(minutes=rng.randint(60, 2 * 1440))
             end = datetime.datetime(2026, 6, 18, 15) + datetime.timedelta(minutes=rng.randint(120, 2 * 1440))
         else:
-            start = datetime.datetime(2026, 6, 18, 15) - datetime.timedelta(minutes=rng.randint(3 * 1440, 80 * 1440))
+            start = datetime.datetime(2026, 6, 18, 15) - datetime.timedelta(
+                minutes=rng.randint(3 * 1440, 80 * 1440)
+            )
             end = start + datetime.timedelta(minutes=rng.randint(90, 1440))
         outages.append(
             {

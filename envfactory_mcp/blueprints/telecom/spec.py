@@ -17,44 +17,58 @@ def load_policy() -> str:
     return POLICY_PATH.read_text(encoding="utf-8")
 
 
-# (tool, entity, column, allowed states, read tool, output path, reason)
-_RULES: list[tuple[str, str, str, list[str | int], str, str, str]] = [
-    ("pay_bill", "bill", "status", ["issued", "overdue"], "get_bill_details", "status",
-     "only issued or overdue bills can be paid; an open bill is not issued yet and a paid bill has nothing due"),
-    ("change_plan", "line", "status", ["active"], "get_line_details", "status",
-     "suspended lines cannot change plans"),
-    ("purchase_data_topup", "line", "status", ["active"], "get_line_details", "status",
-     "only active lines can buy extra data"),
-    ("enable_roaming", "line", "status", ["active"], "get_line_details", "status",
-     "roaming can only be enabled on an active line"),
-    ("suspend_line", "line", "status", ["active"], "get_line_details", "status",
-     "only active lines can be suspended"),
-    ("resume_line", "line", "status", ["suspended"], "get_line_details", "status",
-     "only suspended lines can be resumed"),
-    ("upgrade_device", "line", "status", ["active"], "get_line_details", "status",
-     "devices can only be upgraded on an active line"),
-    ("close_ticket", "ticket", "status", ["open", "in_progress", "resolved"], "get_ticket_details", "status",
-     "the ticket is already closed"),
-    ("reopen_ticket", "ticket", "status", ["resolved"], "get_ticket_details", "status",
-     "only resolved tickets can be reopened; a closed ticket needs a new ticket"),
+def _rule(tool: str, entity: str, allowed: list[str | int], reason: str) -> RefusalRule:
+    """``tool`` is allowed only while the ``entity``'s status is in ``allowed``; the entity's
+    own read tool shows the status."""
+    return RefusalRule(
+        tool=tool,
+        entity=entity,
+        column="status",
+        allowed=allowed,
+        shown_by=f"get_{entity}_details",
+        path="status",
+        reason=reason,
+    )
+
+
+_PAY = (
+    "only issued or overdue bills can be paid; an open bill is not issued yet and a paid bill has nothing due"
+)
+_REFUSALS = [
+    _rule("pay_bill", "bill", ["issued", "overdue"], _PAY),
+    _rule("change_plan", "line", ["active"], "suspended lines cannot change plans"),
+    _rule("purchase_data_topup", "line", ["active"], "only active lines can buy extra data"),
+    _rule("enable_roaming", "line", ["active"], "roaming can only be enabled on an active line"),
+    _rule("suspend_line", "line", ["active"], "only active lines can be suspended"),
+    _rule("resume_line", "line", ["suspended"], "only suspended lines can be resumed"),
+    _rule("upgrade_device", "line", ["active"], "devices can only be upgraded on an active line"),
+    _rule("close_ticket", "ticket", ["open", "in_progress", "resolved"], "the ticket is already closed"),
+    _rule(
+        "reopen_ticket",
+        "ticket",
+        ["resolved"],
+        "only resolved tickets can be reopened; a closed one needs a new ticket",
+    ),
 ]
 
 
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
-    refusals = [
-        RefusalRule(tool=tool, entity=entity, column=column, allowed=allowed, shown_by=shown_by, path=path, reason=reason)
-        for tool, entity, column, allowed, shown_by, path, reason in _RULES
-    ]
     writes = [t.name for t in build_tools() if t.effect == "write"]
     return PolicyRules(
         authentication=Authentication(
             tools=["find_customer_id_by_email", "find_customer_id_by_name_dob"],
             entity="customer",
-            exempt=["list_plans", "list_device_models", "get_outages", "calculate", "transfer_to_human_agents"],
+            exempt=[
+                "list_plans",
+                "list_device_models",
+                "get_outages",
+                "calculate",
+                "transfer_to_human_agents",
+            ],
         ),
         confirm=writes,
-        refusals=refusals,
+        refusals=list(_REFUSALS),
         transfer=Transfer(
             tool="transfer_to_human_agents",
             out_of_scope=[

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from envfactory_mcp.spec import ColumnSpec, TableSpec
 
 TIERS = ["standard", "gold", "platinum"]
@@ -23,7 +25,7 @@ def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> 
     return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
 
 
-def _ref(name: str, target: str, entity: str, description: str, **kw: object) -> ColumnSpec:
+def _ref(name: str, target: str, entity: str, description: str, **kw: Any) -> ColumnSpec:
     return col(name, description=description, references=target, entity=entity, **kw)
 
 
@@ -42,11 +44,22 @@ def build_tables() -> list[TableSpec]:
                 description="Date of birth, YYYY-MM-DD.",
                 check="date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'",
             ),
-            col("email", description="Lower-case email address; unique.", unique=True, check="email LIKE '%_@_%'"),
-            col("tier", description="Loyalty tier; sets how soon a device can be upgraded.", enum=list(TIERS)),
+            col(
+                "email",
+                description="Lower-case email address; unique.",
+                unique=True,
+                check="email LIKE '%_@_%'",
+            ),
+            col(
+                "tier", description="Loyalty tier; sets how soon a device can be upgraded.", enum=list(TIERS)
+            ),
             col("city", description="Home city.", check="length(city) > 0"),
             col("state", description="Home state, e.g. 'TX'.", check="length(state) = 2"),
-            col("zip", description="Five-digit home zip code (the service area).", check="zip GLOB '[0-9][0-9][0-9][0-9][0-9]'"),
+            col(
+                "zip",
+                description="Five-digit home zip code (the service area).",
+                check="zip GLOB '[0-9][0-9][0-9][0-9][0-9]'",
+            ),
             col("customer_since", description="Date the account was opened, YYYY-MM-DD."),
         ],
     )
@@ -56,7 +69,11 @@ def build_tables() -> list[TableSpec]:
         description="Payment methods saved on an account: cards (brand, last four, expiry month) and bank accounts.",
         primary_key=["payment_method_id"],
         columns=[
-            col("payment_method_id", description="Id such as 'card_000123' or 'bank_000045'.", entity="payment_method"),
+            col(
+                "payment_method_id",
+                description="Id such as 'card_000123' or 'bank_000045'.",
+                entity="payment_method",
+            ),
             _ref("customer_id", "customers.customer_id", "customer", "Owner of the method."),
             col(
                 "kind",
@@ -82,7 +99,12 @@ def build_tables() -> list[TableSpec]:
         columns=[
             col("plan_id", description="Id such as 'plan_value15'.", entity="plan"),
             col("name", description="Plan name as marketed.", unique=True),
-            col("monthly_price_cents", "INTEGER", description="Monthly price in cents.", check="monthly_price_cents > 0"),
+            col(
+                "monthly_price_cents",
+                "INTEGER",
+                description="Monthly price in cents.",
+                check="monthly_price_cents > 0",
+            ),
             col(
                 "data_mb",
                 "INTEGER",
@@ -90,7 +112,12 @@ def build_tables() -> list[TableSpec]:
                 nullable=True,
                 check="data_mb > 0",
             ),
-            col("roaming_included", "INTEGER", description="1 when roaming can be enabled on the plan.", enum=[0, 1]),
+            col(
+                "roaming_included",
+                "INTEGER",
+                description="1 when roaming can be enabled on the plan.",
+                enum=[0, 1],
+            ),
             col(
                 "topup_price_per_gb_cents",
                 "INTEGER",
@@ -98,7 +125,12 @@ def build_tables() -> list[TableSpec]:
                 nullable=True,
                 check="(topup_price_per_gb_cents IS NULL) = (data_mb IS NULL) AND coalesce(topup_price_per_gb_cents, 1) > 0",
             ),
-            col("available", "INTEGER", description="1 when new subscriptions are possible; 0 for retired plans.", enum=[0, 1]),
+            col(
+                "available",
+                "INTEGER",
+                description="1 when new subscriptions are possible; 0 for retired plans.",
+                enum=[0, 1],
+            ),
         ],
     )
     lines = TableSpec(
@@ -117,7 +149,12 @@ def build_tables() -> list[TableSpec]:
             _ref("plan_id", "plans.plan_id", "plan", "Current plan."),
             col("status", description="Line status.", enum=list(LINE_STATUSES)),
             col("roaming_enabled", "INTEGER", description="1 when roaming is on.", enum=[0, 1]),
-            col("data_used_mb", "INTEGER", description="Data used in the current cycle, MB.", check="data_used_mb >= 0"),
+            col(
+                "data_used_mb",
+                "INTEGER",
+                description="Data used in the current cycle, MB.",
+                check="data_used_mb >= 0",
+            ),
             _ref(
                 "pending_plan_id",
                 "plans.plan_id",
@@ -149,7 +186,12 @@ def build_tables() -> list[TableSpec]:
             col("device_id", description="Id such as 'dev_000123'.", entity="device"),
             _ref("phone_number", "lines.phone_number", "line", "Line the device is (or was) used on."),
             _ref("model_id", "device_models.model_id", "device_model", "Model."),
-            col("imei", description="15-digit IMEI.", unique=True, check="length(imei) = 15 AND imei GLOB '[0-9]*'"),
+            col(
+                "imei",
+                description="15-digit IMEI.",
+                unique=True,
+                check="length(imei) = 15 AND imei GLOB '[0-9]*'",
+            ),
             col("purchased_at", description="Purchase date, YYYY-MM-DD."),
             col(
                 "installment_balance_cents",
@@ -180,7 +222,9 @@ def build_tables() -> list[TableSpec]:
                 check="bill_id GLOB 'B[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'",
             ),
             _ref("customer_id", "customers.customer_id", "customer", "Account billed."),
-            col("period", description="Billing cycle, YYYY-MM.", check="period GLOB '20[0-9][0-9]-[01][0-9]'"),
+            col(
+                "period", description="Billing cycle, YYYY-MM.", check="period GLOB '20[0-9][0-9]-[01][0-9]'"
+            ),
             col("status", description="Bill status.", enum=list(BILL_STATUSES)),
             col(
                 "issued_at",
@@ -197,8 +241,16 @@ def build_tables() -> list[TableSpec]:
         primary_key=["bill_id", "item_no"],
         columns=[
             _ref("bill_id", "bills.bill_id", "bill", "Bill of this item."),
-            col("item_no", "INTEGER", description="Item number within the bill, from 1.", check="item_no >= 1"),
-            _ref("phone_number", "lines.phone_number", "line", "Line charged; NULL for account-level items.", nullable=True),
+            col(
+                "item_no", "INTEGER", description="Item number within the bill, from 1.", check="item_no >= 1"
+            ),
+            _ref(
+                "phone_number",
+                "lines.phone_number",
+                "line",
+                "Line charged; NULL for account-level items.",
+                nullable=True,
+            ),
             col("kind", description="Kind of charge.", enum=list(BILL_ITEM_KINDS)),
             col("description", description="Text printed on the bill.", check="length(description) > 0"),
             col("amount_cents", "INTEGER", description="Amount in cents.", check="amount_cents > 0"),
@@ -212,7 +264,9 @@ def build_tables() -> list[TableSpec]:
         columns=[
             col("payment_id", description="Id such as 'pmt_0000123'.", entity="payment"),
             _ref("bill_id", "bills.bill_id", "bill", "Bill paid."),
-            _ref("payment_method_id", "payment_methods.payment_method_id", "payment_method", "Method charged."),
+            _ref(
+                "payment_method_id", "payment_methods.payment_method_id", "payment_method", "Method charged."
+            ),
             col("amount_cents", "INTEGER", description="Amount in cents.", check="amount_cents > 0"),
             col("created_at", description="When it was paid (ISO 8601, UTC)."),
         ],

@@ -25,7 +25,12 @@ Schema = dict[str, Any]
 
 
 def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {"type": "string", "description": description, "minLength": min_length, "maxLength": max_length}
+    schema: Schema = {
+        "type": "string",
+        "description": description,
+        "minLength": min_length,
+        "maxLength": max_length,
+    }
     if pattern is not None:
         schema["pattern"] = pattern
     return schema
@@ -60,8 +65,12 @@ TEXT: Schema = {"type": "string"}
 BOOL: Schema = {"type": "boolean"}
 INT: Schema = {"type": "integer"}
 
-CUSTOMER_ID = _str(11, "Internal customer id from a find_customer_id_* tool, e.g. 'cust_000042'.", pattern=r"^cust_[0-9]{6}$")
-PHONE = _str(10, "Ten-digit phone number of the line, digits only, e.g. '5125550143'.", pattern=r"^[0-9]{10}$")
+CUSTOMER_ID = _str(
+    11, "Internal customer id from a find_customer_id_* tool, e.g. 'cust_000042'.", pattern=r"^cust_[0-9]{6}$"
+)
+PHONE = _str(
+    10, "Ten-digit phone number of the line, digits only, e.g. '5125550143'.", pattern=r"^[0-9]{10}$"
+)
 PLAN_ID = _str(20, "Plan id from list_plans, e.g. 'plan_value15'.", pattern=r"^plan_[a-z0-9]{2,15}$")
 BILL_ID = _str(9, "Bill number as printed on the statement, e.g. 'B26050123'.", pattern=r"^B[0-9]{8}$")
 TICKET_ID = _str(9, "Ticket number, e.g. 'TKT004512'.", pattern=r"^TKT[0-9]{6}$")
@@ -149,7 +158,9 @@ BILL_OUT = _obj(
                 }
             )
         ),
-        "payments": _arr(_obj({"payment_id": TEXT, "payment_method_id": TEXT, "amount": MONEY, "created_at": TEXT})),
+        "payments": _arr(
+            _obj({"payment_id": TEXT, "payment_method_id": TEXT, "amount": MONEY, "created_at": TEXT})
+        ),
         "total": MONEY,
         "paid": MONEY,
         "balance_due": MONEY,
@@ -230,7 +241,12 @@ def build_tools() -> list[ToolSpec]:
             "look up my account by email",
             "Find a customer's id from their email address (case-insensitive). Use this to authenticate the "
             "customer before anything else. Fails if no customer has that email.",
-            {"email": (_str(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"), _param(None, True))},
+            {
+                "email": (
+                    _str(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"),
+                    _param(None, True),
+                )
+            },
             _obj({"customer_id": TEXT}),
             reads=["customers"],
             outputs={"customer_id": "customer"},
@@ -475,7 +491,10 @@ def build_tools() -> list[ToolSpec]:
             "cycle.",
             {
                 "phone_number": phone,
-                "gigabytes": ({"type": "integer", "enum": TOPUP_SIZES, "description": "GB of extra data."}, _param(None, True)),
+                "gigabytes": (
+                    {"type": "integer", "enum": TOPUP_SIZES, "description": "GB of extra data."},
+                    _param(None, True),
+                ),
             },
             _obj(
                 {
@@ -527,7 +546,11 @@ def build_tools() -> list[ToolSpec]:
             {
                 "phone_number": phone,
                 "reason": (
-                    {"type": "string", "enum": SUSPENSION_REASONS, "description": "Why the customer suspends the line."},
+                    {
+                        "type": "string",
+                        "enum": SUSPENSION_REASONS,
+                        "description": "Why the customer suspends the line.",
+                    },
                     _param(None, True),
                 ),
             },
@@ -588,7 +611,11 @@ def build_tools() -> list[ToolSpec]:
             {
                 "phone_number": phone,
                 "category": (
-                    {"type": "string", "enum": TICKET_CATEGORIES, "description": "What the problem is about."},
+                    {
+                        "type": "string",
+                        "enum": TICKET_CATEGORIES,
+                        "description": "What the problem is about.",
+                    },
                     _param(None, True),
                 ),
                 "description": (

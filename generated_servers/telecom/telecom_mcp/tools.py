@@ -75,11 +75,11 @@ def _next_cycle_start(ctx: ToolContext) -> str:
 
 
 def _add_months(day: datetime.date, months: int) -> datetime.date:
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
+    year, month = divmod(day.year * 12 + day.month - 1 + months, 12)
     month += 1
-    last = [31, 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-    return datetime.date(year, month, min(day.day, last[month - 1]))
+    following = datetime.date(year + month // 12, month % 12 + 1, 1)
+    last = (following - datetime.timedelta(days=1)).day
+    return datetime.date(year, month, min(day.day, last))
 
 
 def _customer(ctx: ToolContext, customer_id: str) -> Row:
@@ -130,13 +130,17 @@ def _device_in_use(ctx: ToolContext, phone_number: str) -> Row | None:
 
 
 def _open_bill(ctx: ToolContext, customer_id: str) -> Row:
-    row = ctx.one("SELECT * FROM bills WHERE customer_id = ? AND status = 'open' ORDER BY bill_id", (customer_id,))
+    row = ctx.one(
+        "SELECT * FROM bills WHERE customer_id = ? AND status = 'open' ORDER BY bill_id", (customer_id,)
+    )
     if row is None:
         ctx.fail(f"Customer {customer_id} has no open bill for the current cycle; transfer to a human agent.")
     return row
 
 
-def _add_bill_item(ctx: ToolContext, bill_id: str, phone_number: str | None, kind: str, text: str, cents: int) -> None:
+def _add_bill_item(
+    ctx: ToolContext, bill_id: str, phone_number: str | None, kind: str, text: str, cents: int
+) -> None:
     number = ctx.scalar("SELECT COALESCE(MAX(item_no), 0) + 1 FROM bill_items WHERE bill_id = ?", (bill_id,))
     ctx.execute(
         "INSERT INTO bill_items (bill_id, item_no, phone_number, kind, description, amount_cents) "
@@ -184,7 +188,8 @@ def _line_view(ctx: ToolContext, phone_number: str) -> dict:
     remaining = None if allowance is None else max(allowance - line["data_used_mb"], 0)
     device = _device_in_use(ctx, phone_number)
     suspension = ctx.one(
-        "SELECT reason, started_at FROM suspensions WHERE phone_number = ? AND ended_at IS NULL", (phone_number,)
+        "SELECT reason, started_at FROM suspensions WHERE phone_number = ? AND ended_at IS NULL",
+        (phone_number,),
     )
     pending = line["pending_plan_id"]
     return {
@@ -221,7 +226,9 @@ def _device_view(ctx: ToolContext, device_id: str) -> dict:
     bought = datetime.date.fromisoformat(device["purchased_at"])
     eligible_from = _add_months(bought, UPGRADE_MONTHS[device["tier"]])
     today = _today(ctx)
-    months = (today.year - bought.year) * 12 + today.month - bought.month - (1 if today.day < bought.day else 0)
+    months = (
+        (today.year - bought.year) * 12 + today.month - bought.month - (1 if today.day < bought.day else 0)
+    )
     return {
         "device_id": device["device_id"],
         "phone_number": device["phone_number"],
@@ -318,7 +325,9 @@ def find_customer_id_by_email(ctx: ToolContext, *, email: str) -> dict:
     return {"customer_id": row["customer_id"]}
 
 
-def find_customer_id_by_name_dob(ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str) -> dict:
+def find_customer_id_by_name_dob(
+    ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str
+) -> dict:
     rows = ctx.all(
         "SELECT customer_id FROM customers WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) "
         "AND date_of_birth = ? ORDER BY customer_id",
@@ -334,8 +343,14 @@ def find_customer_id_by_name_dob(ctx: ToolContext, *, first_name: str, last_name
 def get_customer_details(ctx: ToolContext, *, customer_id: str) -> dict:
     c = _customer(ctx, customer_id)
     methods = []
-    for m in ctx.all("SELECT * FROM payment_methods WHERE customer_id = ? ORDER BY payment_method_id", (customer_id,)):
-        entry: Row = {"payment_method_id": m["payment_method_id"], "kind": m["kind"], "last_four": m["last_four"]}
+    for m in ctx.all(
+        "SELECT * FROM payment_methods WHERE customer_id = ? ORDER BY payment_method_id", (customer_id,)
+    ):
+        entry: Row = {
+            "payment_method_id": m["payment_method_id"],
+            "kind": m["kind"],
+            "last_four": m["last_four"],
+        }
         if m["kind"] != "bank_account":
             entry["brand"] = m["brand"]
             entry["expires"] = m["expires"]
@@ -504,7 +519,9 @@ def purchase_data_topup(ctx: ToolContext, *, phone_number: str, gigabytes: int) 
     cycle = _cycle(ctx)
     count, _ = _topup_mb(ctx, phone_number, cycle)
     if count >= TOPUPS_PER_CYCLE:
-        ctx.fail(f"Line {phone_number} already has {count} top-ups this cycle; the limit is {TOPUPS_PER_CYCLE} per cycle.")
+        ctx.fail(
+            f"Line {phone_number} already has {count} top-ups this cycle; the limit is {TOPUPS_PER_CYCLE} per cycle."
+        )
     price = plan["topup_price_per_gb_cents"] * gigabytes
     bill = _open_bill(ctx, line["customer_id"])
     topup_id = ctx.next_id("data_topups", "topup_id", "top_", 7)
@@ -576,7 +593,8 @@ def resume_line(ctx: ToolContext, *, phone_number: str) -> dict:
         ids = ", ".join(b["bill_id"] for b in overdue)
         ctx.fail(f"The account has an overdue bill ({ids}); a line cannot be resumed until it is paid.")
     ctx.execute(
-        "UPDATE suspensions SET ended_at = ? WHERE phone_number = ? AND ended_at IS NULL", (ctx.now, phone_number)
+        "UPDATE suspensions SET ended_at = ? WHERE phone_number = ? AND ended_at IS NULL",
+        (ctx.now, phone_number),
     )
     ctx.execute("UPDATE lines SET status = 'active' WHERE phone_number = ?", (phone_number,))
     return _line_view(ctx, phone_number)
@@ -631,7 +649,15 @@ def upgrade_device(ctx: ToolContext, *, phone_number: str, model_id: str) -> dic
     ctx.execute(
         "INSERT INTO devices (device_id, phone_number, model_id, imei, purchased_at, installment_balance_cents, "
         "monthly_installment_cents, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'in_use')",
-        (device_id, phone_number, model_id, _imei(int(device_id[4:]) * 7919), ctx.now[:10], model["price_cents"], monthly),
+        (
+            device_id,
+            phone_number,
+            model_id,
+            _imei(int(device_id[4:]) * 7919),
+            ctx.now[:10],
+            model["price_cents"],
+            monthly,
+        ),
     )
     return {
         "phone_number": phone_number,
@@ -681,7 +707,9 @@ def close_ticket(ctx: ToolContext, *, ticket_id: str) -> dict:
     ticket = _ticket(ctx, ticket_id)
     if ticket["status"] == "closed":
         ctx.fail(f"Ticket {ticket_id} is already closed.")
-    ctx.execute("UPDATE tickets SET status = 'closed', updated_at = ? WHERE ticket_id = ?", (ctx.now, ticket_id))
+    ctx.execute(
+        "UPDATE tickets SET status = 'closed', updated_at = ? WHERE ticket_id = ?", (ctx.now, ticket_id)
+    )
     return _ticket_view(ctx, ticket_id)
 
 
@@ -696,7 +724,8 @@ def reopen_ticket(ctx: ToolContext, *, ticket_id: str) -> dict:
             f"{REOPEN_DAYS} days of resolution. Open a new ticket instead."
         )
     ctx.execute(
-        "UPDATE tickets SET status = 'open', resolved_at = NULL, updated_at = ? WHERE ticket_id = ?", (ctx.now, ticket_id)
+        "UPDATE tickets SET status = 'open', resolved_at = NULL, updated_at = ? WHERE ticket_id = ?",
+        (ctx.now, ticket_id),
     )
     return _ticket_view(ctx, ticket_id)
 
@@ -715,7 +744,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)
