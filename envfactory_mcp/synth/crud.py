@@ -18,6 +18,7 @@ one set of conventions, checked once by the verifier:
 
 from __future__ import annotations
 
+import json
 import keyword
 import re
 import string
@@ -28,8 +29,8 @@ from typing import Any, Literal
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.spec import ColumnSpec, EnvSpec, ParamSpec, SeedSpec, TableSpec, ToolSpec
 
-Kind = Literal["string", "integer", "number", "boolean", "array"]
-OpKind = Literal["get", "list", "create", "update", "delete"]
+Kind = Literal["string", "integer", "number", "boolean", "array", "object", "json"]
+OpKind = Literal["get", "list", "create", "update", "delete", "action", "record"]
 Schema = dict[str, Any]
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -40,8 +41,19 @@ _SQL_TYPES: dict[str, Literal["TEXT", "INTEGER", "REAL"]] = {
     "number": "REAL",
     "boolean": "INTEGER",
     "array": "TEXT",
+    "object": "TEXT",
+    "json": "TEXT",
 }
-_PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "array": "list[Any]"}
+_PY_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "array": "list[Any]",
+    "object": "dict[str, Any]",
+    "json": "Any",
+}
+JSON_KINDS = ("array", "object", "json")  # stored as JSON text
 UUID_PREFIX = "00000000-0000-4000-8000-"
 
 
@@ -78,14 +90,15 @@ class Field:
     item_kind: Kind = "string"  # for arrays
 
     def schema(self, *, for_input: bool = False) -> Schema:
-        """The JSON Schema of this column's value, as output (nullable) or input."""
-        node: Schema = {"type": self.kind}
+        """The JSON Schema of this column's value, as output (nullable) or input (never null:
+        an optional argument is left out)."""
+        node: Schema = {} if self.kind == "json" else {"type": self.kind}
         if self.kind == "array":
-            node["items"] = {"type": self.item_kind}
+            node["items"] = {} if self.item_kind == "json" else {"type": self.item_kind}
         if self.enum is not None:
             node["enum"] = list(self.enum)
         if for_input:
-            if self.format:
+            if self.format and self.kind == "string":
                 node["format"] = self.format
             if self.minimum is not None:
                 node["minimum"] = self.minimum
@@ -93,7 +106,7 @@ class Field:
                 node["maximum"] = self.maximum
             if self.max_length is not None:
                 node["maxLength"] = self.max_length
-        if self.nullable:
+        if self.nullable and self.kind != "json" and not for_input:  # an optional input is left out, not null
             node["type"] = [self.kind, "null"]
             if self.enum is not None:
                 node["enum"] = [*self.enum, None]
@@ -117,6 +130,13 @@ class Resource:
     id_style: Literal["integer", "prefix", "uuid", "client"] = "integer"
     parent: str | None = None  # the column that nests it under another resource's path
     description: str = ""
+    # One record (``GET /user``, ``GET /settings``): key ``id`` is always 1 and never an
+    # argument. A per-parent singleton (``/users/{id}/settings``) is keyed by its parent link.
+    singleton: bool = False
+    # An array of objects of another resource, stored as rows of this table: the owner's
+    # tools take and show them as the owner's property ``owned_by[1]``; they are deleted with it.
+    owned_by: tuple[str, str] | None = None  # (owner table, property name)
+    log: bool = False  # the table of recorded actions (``Operation.kind == "record"``)
 
     @property
     def label(self) -> str:
@@ -124,6 +144,9 @@ class Resource:
 
     def field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
+
+    def has(self, name: str) -> bool:
+        return any(f.name == name for f in self.fields)
 
     def key_param(self, key: str) -> str:
         """Argument name of a key column: ``pet_id`` for a column called ``id``."""
@@ -141,7 +164,13 @@ class Resource:
 
 @dataclass(frozen=True)
 class Operation:
-    """One tool: a CRUD operation on one resource."""
+    """One tool: an operation on one resource.
+
+    ``get`` / ``list`` / ``create`` / ``update`` / ``delete`` are the CRUD operations;
+    ``action`` changes one row as the document's verb says (``sets``: a status value, a
+    flag, a timestamp), and ``record`` checks its target row exists and records the call
+    (its arguments) as a row of the log table (``log``), so the call has an effect to check.
+    """
 
     kind: OpKind
     resource: str
@@ -152,6 +181,23 @@ class Operation:
     filters: tuple[str, ...] = ()
     search: str | None = None  # argument name of a free-text search over text columns
     pagination: Literal["none", "offset", "page"] = "none"
+    # Columns bound by the path's parameters (``/accounts/{AccountSid}/calls`` binds
+    # ``account_sid``): required arguments, checked or set like keys. None: the parent
+    # link when ``scoped``.
+    scope: tuple[str, ...] | None = None
+    # Columns (and owned arrays) taken as arguments; None: every writable column.
+    fields: tuple[str, ...] | None = None
+    # Of ``fields``, the required ones; None: ``Field.required_on_create`` on create, none else.
+    required: tuple[str, ...] | None = None
+    sets: tuple[tuple[str, Any], ...] = ()  # action: column -> value (NOW: the clock)
+    keyed: bool = True  # action / record: the target row's key is an argument
+    upsert: bool = False  # update: creates the row when its key is new (``PUT /bans/{user_id}``)
+    log: str | None = None  # record: the log table
+    params: tuple[Field, ...] = ()  # record: arguments kept in the log row's details
+    array_filters: tuple[str, ...] = ()  # list: filters given as arrays (any of the values)
+
+
+NOW = "$now"  # ``Operation.sets`` value: the environment's clock
 
 
 IgnoredKind = Literal[
@@ -206,8 +252,10 @@ class ImportedEnv:
 
 
 def snake(name: str) -> str:
-    """``petId`` / ``Pet-ID`` / ``class`` -> ``pet_id`` / ``pet_id`` / ``class_``: a valid column and argument name."""
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    """``petId`` / ``Pet-ID`` / ``HTTPMethod`` / ``class`` -> ``pet_id`` / ``pet_id`` / ``http_method`` /
+    ``class_``: a valid column and argument name."""
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
     text = re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
     if not text or not text[0].isalpha():
         text = f"x_{text}"
@@ -255,9 +303,47 @@ def build_imported(
     source_text = render_tools(title, source, resources, operations)
     from envfactory_mcp.synth.seed_rows import generate_rows  # it builds on this module's types
 
-    return ImportedEnv(
-        spec, source_text, generate_rows(resources, seed), sorted(set(ignored)), coverage or Coverage()
-    )
+    rows = fit_rows(resources, generate_rows(resources, seed))
+    return ImportedEnv(spec, source_text, rows, sorted(set(ignored)), coverage or Coverage())
+
+
+def fit_rows(resources: list[Resource], rows: Rows) -> Rows:
+    """Generated rows made to fit what the shared generator does not know: one row per
+    singleton key, no rows in a log table, and JSON columns holding JSON of their kind."""
+    fitted: Rows = {}
+    for r in resources:
+        table = [dict(row) for row in rows.get(r.name, [])]
+        if r.log:
+            table = []
+        elif r.singleton and r.keys == ("id",):
+            table = [{**table[0], "id": 1}] if table else []
+        unique: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for row in table:
+            for f in r.fields:
+                if f.kind in ("object", "json") or (f.kind == "array" and f.item_kind in ("object", "json")):
+                    row[f.name] = _json_value(f, row.get(f.name))
+            unique.setdefault(tuple(row.get(k) for k in r.keys), row)
+        fitted[r.name] = list(unique.values())
+    return fitted
+
+
+def _json_value(f: Field, value: Any) -> Any:
+    if value is None:
+        return None if f.nullable else ("[]" if f.kind == "array" else "{}" if f.kind == "object" else '""')
+    if f.kind == "object":
+        return json.dumps({"note": str(value)[:40]}, sort_keys=True)
+    if f.kind == "json":
+        return json.dumps(value)
+    items = json.loads(value) if isinstance(value, str) else []
+    made = [{"note": str(v)[:40]} if f.item_kind == "object" else v for v in items]
+    return json.dumps(made, sort_keys=True)
+
+
+def _entity(f: Field, resource: Resource, by_name: dict[str, Resource]) -> str | None:
+    """The entity whose key a column holds: its target's, or its own table's for a single key."""
+    if f.references:
+        return by_name[f.references].entity
+    return resource.entity if resource.keys == (f.name,) else None
 
 
 def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:
@@ -274,7 +360,7 @@ def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:
                 enum=list(f.enum) if f.enum is not None else None,
                 check=f'"{f.name}" IN (0, 1)' if f.kind == "boolean" else None,
                 references=f"{target.name}.{target.keys[0]}" if target else None,
-                entity=target.entity if target else (resource.entity if resource.keys == (f.name,) else None),
+                entity=_entity(f, resource, by_name),
                 indexed=f.references is not None,
             )
         )
@@ -292,22 +378,58 @@ def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:
 Inputs = dict[str, tuple[Schema, ParamSpec, bool]]  # name -> (schema, param, required)
 
 
-def _key_inputs(resource: Resource, by_name: dict[str, Resource], scoped: bool) -> Inputs:
-    inputs: Inputs = {}
-    if scoped and resource.parent:
-        link = resource.field(resource.parent)
-        parent = by_name[link.references or ""]
-        inputs[link.name] = (
-            {**link.schema(for_input=True), "type": link.kind},
-            ParamSpec(entity=parent.entity, user_provided=False),
-            True,
-        )
+def owned(resource: Resource, by_name: dict[str, Resource]) -> list[Resource]:
+    """Tables holding an array property of ``resource`` (``owned_by``), in declaration order."""
+    return [r for r in by_name.values() if r.owned_by and r.owned_by[0] == resource.name]
+
+
+def scope_of(op: Operation, resource: Resource) -> tuple[str, ...]:
+    """The columns ``op``'s path binds (parent links), outermost first."""
+    if op.scope is not None:
+        return op.scope
+    return (resource.parent,) if op.scoped and resource.parent else ()
+
+
+def key_args(op: Operation, resource: Resource) -> dict[str, str]:
+    """Key column -> argument name, for the keys ``op`` takes as arguments."""
+    if resource.singleton and resource.keys == ("id",):
+        return {}
+    if op.kind == "list" or (op.kind in ("action", "record") and not op.keyed):
+        return {}
+    if op.kind == "create" and resource.id_style != "client":
+        return {}
+    scope = scope_of(op, resource)
+    out = {}
     for key in resource.keys:
+        if key in scope:
+            continue  # a per-parent singleton: its key is its parent link
+        name = resource.key_param(key)
+        out[key] = key if name in scope else name
+    return out
+
+
+def _plain(f: Field, description: str | None = None) -> Schema:
+    schema = {**f.schema(for_input=True), "type": f.kind}
+    if f.kind == "json":
+        del schema["type"]
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> Inputs:
+    """Scope and key arguments: ids that come from other tools."""
+    inputs: Inputs = {}
+    for column in scope_of(op, resource):
+        f = resource.field(column)
+        param = ParamSpec(entity=_entity(f, resource, by_name), user_provided=False)
+        inputs[column] = (_plain(f), param, True)
+    composite = len(resource.keys) > 1
+    for key, arg in key_args(op, resource).items():
         f = resource.field(key)
-        # A part of a composite key that is no foreign key (a line number, a date) names no entity.
-        entity = by_name[f.references].entity if f.references else (resource.entity if len(resource.keys) == 1 else None)
-        schema = {**f.schema(for_input=True), "type": f.kind, "description": f"{resource.label} {key}."}
-        inputs[resource.key_param(key)] = (schema, ParamSpec(entity=entity, user_provided=False), True)
+        entity = by_name[f.references].entity if f.references else None if composite else resource.entity
+        schema = _plain(f, f"{resource.label} {key}.")
+        inputs[arg] = (schema, ParamSpec(entity=entity, user_provided=False), True)
     return inputs
 
 
@@ -319,61 +441,98 @@ def _field_input(f: Field, by_name: dict[str, Resource], required: bool) -> tupl
     return schema, ParamSpec(entity=entity, user_provided=entity is None), required
 
 
+def _item_schema(child: Resource, *, for_input: bool) -> Schema:
+    """One element of an owned array: the child's columns but its own key and owner link."""
+    shown = [f for f in child.fields if f.name not in child.keys and f.name != child.parent]
+    props = {f.name: f.schema(for_input=for_input) for f in shown}
+    required = [f.name for f in shown if (f.required_on_create if for_input else True)]
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def field_names(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
+    """The columns and owned arrays ``op`` takes as arguments (create, update, action)."""
+    taken = set(scope_of(op, resource)) | set(key_args(op, resource))
+    arrays = {c.owned_by[1] for c in owned(resource, by_name) if c.owned_by}
+    if op.fields is None:
+        names = [f.name for f in resource.writable]
+    else:
+        names = [n for n in op.fields if resource.has(n) or n in arrays]
+    return [n for n in dict.fromkeys(names) if n not in taken and n not in resource.keys]
+
+
+def _required(op: Operation, name: str, f: Field | None) -> bool:
+    if op.required is not None:
+        return name in op.required
+    if f is None or op.partial:
+        return False
+    return f.required_on_create if op.kind == "create" or (op.kind == "update" and not op.upsert) else False
+
+
 def _inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> Inputs:
+    inputs = _ref_inputs(op, resource, by_name)
     if op.kind == "list":
-        inputs = _key_inputs(resource, by_name, op.scoped)
-        inputs = {
-            k: v for k, v in inputs.items() if k not in [resource.key_param(key) for key in resource.keys]
-        }
-        for name in op.filters:
+        for name in (*op.filters, *op.array_filters):
             f = resource.field(name)
             schema, param, _ = _field_input(f, by_name, False)
-            schema = {k: v for k, v in schema.items() if k != "default"}
-            schema.update(
-                type=f.kind, description=f"Only {resource.name} with this {name.replace('_', ' ')}."
-            )
+            schema = {k: v for k, v in schema.items() if k not in ("default", "description")}
+            schema["type"] = f.item_kind if f.kind == "array" else f.kind
+            schema.pop("items", None)
             if f.enum is not None:
                 schema["enum"] = list(f.enum)
-            inputs[name] = (schema, param, False)
+            if name in op.array_filters:
+                schema = {"type": "array", "items": schema, "minItems": 1}
+                text = f"Only {resource.name} with one of these {name.replace('_', ' ')} values."
+            else:
+                text = f"Only {resource.name} with this {name.replace('_', ' ')}."
+            inputs[name] = ({**schema, "description": text}, param, False)
         if op.search:
-            text = {"type": "string", "minLength": 1, "description": f"Text to look for in {resource.name}."}
-            inputs[op.search] = (text, ParamSpec(user_provided=True), False)
-        numbers = {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ())
-        for name in numbers:
+            words: Schema = {
+                "type": "string",
+                "minLength": 1,
+                "description": f"Text to look for in {resource.name}.",
+            }
+            inputs[op.search] = (words, ParamSpec(user_provided=True), False)
+        for name in {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ()):
             low, default = (0, 0) if name == "offset" else (1, 1) if name == "page" else (1, 20)
-            schema = {"type": "integer", "minimum": low, "default": default}
+            number: Schema = {"type": "integer", "minimum": low, "default": default}
             if name in ("limit", "per_page"):
-                schema["maximum"] = 100
-            inputs[name] = (schema, ParamSpec(user_provided=True), False)
+                number["maximum"] = 100
+            inputs[name] = (number, ParamSpec(user_provided=True), False)
         return inputs
-    inputs = _key_inputs(resource, by_name, op.scoped)
-    if op.kind == "create" and resource.id_style != "client":
-        inputs = {
-            k: v for k, v in inputs.items() if k not in [resource.key_param(key) for key in resource.keys]
-        }
-    if op.kind == "create" and resource.parent and not op.scoped:  # a nested resource created at the top
+    if op.kind == "create" and resource.parent and op.scope is None and not op.scoped:
         inputs[resource.parent] = _field_input(resource.field(resource.parent), by_name, True)
-    if op.kind in ("create", "update"):
-        for f in resource.writable:
-            inputs[f.name] = _field_input(f, by_name, f.required_on_create and not op.partial)
+    if op.kind == "record":
+        for f in op.params:
+            inputs[f.name] = _field_input(f, by_name, _required(op, f.name, f))
+        return inputs
+    if op.kind in ("create", "update", "action"):
+        children = {c.owned_by[1]: c for c in owned(resource, by_name) if c.owned_by}
+        for name in field_names(op, resource, by_name):
+            if name in children:
+                items = _item_schema(children[name], for_input=True)
+                schema = {"type": "array", "items": items, "description": f"The {name.replace('_', ' ')}."}
+                inputs[name] = (schema, ParamSpec(user_provided=True), _required(op, name, None))
+            else:
+                f = resource.field(name)
+                inputs[name] = _field_input(f, by_name, _required(op, name, f))
     return inputs
 
 
-def _row_schema(resource: Resource) -> Schema:
-    return {
-        "type": "object",
-        "properties": {f.name: f.schema() for f in resource.fields},
-        "required": [f.name for f in resource.fields],
-        "additionalProperties": False,
-    }
+def _row_schema(resource: Resource, by_name: dict[str, Resource]) -> Schema:
+    props = {f.name: f.schema() for f in resource.fields}
+    for child in owned(resource, by_name):
+        assert child.owned_by is not None
+        props[child.owned_by[1]] = {"type": "array", "items": _item_schema(child, for_input=False)}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
 def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> tuple[Schema, dict[str, str]]:
     entities = {
-        f.name: (by_name[f.references].entity if f.references else resource.entity)
-        for f in resource.fields
-        if f.references or resource.keys == (f.name,)
+        f.name: entity for f in resource.fields if (entity := _entity(f, resource, by_name)) is not None
     }
+    if op.kind == "record":
+        log = by_name[op.log or ""]
+        return _row_schema(log, by_name), {"id": log.entity}
     if op.kind == "delete":
         keys = {k: {"type": resource.field(k).kind} for k in resource.keys}
         schema = {
@@ -384,15 +543,24 @@ def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
         }
         return schema, {k: v for k, v in entities.items() if k in resource.keys}
     if op.kind != "list":
-        return _row_schema(resource), entities
+        return _row_schema(resource, by_name), entities
     props: dict[str, Schema] = {
-        "items": {"type": "array", "items": _row_schema(resource)},
+        "items": {"type": "array", "items": _row_schema(resource, by_name)},
         "total": {"type": "integer"},
     }
     for name in {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ()):
         props[name] = {"type": "integer"}
     schema = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
     return schema, {f"items[].{k}": v for k, v in entities.items()}
+
+
+def _intent(op: Operation, resource: Resource) -> str:
+    if op.kind == "list":
+        return f"list {resource.name.replace('_', ' ')}"
+    if op.kind in ("action", "record"):
+        return op.name.replace("_", " ")
+    article = "an" if resource.label[0] in "AEIOU" else "a"
+    return f"{op.kind} {article} {resource.entity.replace('_', ' ')}"
 
 
 def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
@@ -402,25 +570,32 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
     output, outputs = _output(op, resource, by_name)
     parents = {by_name[f.references].name for f in resource.fields if f.references}
     children = {r.name for r in by_name.values() for f in r.fields if f.references == resource.name}
-    reads = {resource.name}
-    if (op.kind == "list" and op.scoped) or op.kind in ("create", "update"):
+    mine = {c.name for c in owned(resource, by_name)}
+    reads = {resource.name} | mine
+    writes = {resource.name} | mine
+    scoped_list = op.kind == "list" and any(resource.field(c).references for c in scope_of(op, resource))
+    if scoped_list or op.kind in ("create", "update", "action"):
         reads |= parents
     elif op.kind == "delete":  # SQLite reads the parents while it checks the foreign keys
         reads |= children | parents
+    elif op.kind == "record":
+        reads |= parents | {op.log or ""}
+        writes = {op.log or ""}
     status = [f.name for f in resource.fields if f.enum is not None and f.name in ("status", "state")]
     claims = {
         "create": [*resource.keys, *status],
         "update": status,
         "delete": ["deleted"],
+        "action": [c for c, _ in op.sets if c in output["properties"]],
     }.get(op.kind, [])
-    article = "an" if resource.label[0] in "AEIOU" else "a"
+    read = op.kind in ("get", "list")
     return ToolSpec(
         name=op.name,
         description=op.description,
-        intent=f"list {resource.name}" if op.kind == "list" else f"{op.kind} {article} {resource.entity}",
-        effect="read" if op.kind in ("get", "list") else "write",
+        intent=_intent(op, resource),
+        effect="read" if read else "write",
         reads=sorted(reads),
-        writes=[] if op.kind in ("get", "list") else [resource.name],
+        writes=[] if read else sorted(writes),
         input_schema={
             "type": "object",
             "properties": {k: schema for k, (schema, _, _) in inputs.items()},
@@ -431,7 +606,7 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
         params={k: param for k, (_, param, _) in inputs.items()},
         outputs=outputs,
         claims=claims,
-        idempotent=True if op.kind == "update" and not op.partial else None,
+        idempotent=True if (op.kind == "update" and not op.partial) or op.kind == "action" else None,
     )
 
 
@@ -449,13 +624,18 @@ def render_tools(title: str, source: str, resources: list[Resource], operations:
     children: dict[str, list[tuple[str, str, str]]] = {}
     for r in resources:
         for f in r.fields:
-            if f.references:
+            if f.references and not (r.owned_by and f.name == r.parent):
                 children.setdefault(f.references, []).append((r.name, f.name, r.name.replace("_", " ")))
+    owned_arrays = {
+        r.name: tuple((c.owned_by[1], c.name, c.parent, r.keys[0]) for c in owned(r, by_name) if c.owned_by)
+        for r in resources
+        if owned(r, by_name)
+    }
     return string.Template(_TEMPLATE.read_text()).substitute(
         title=title,
         source=source,
         booleans=per_table(lambda r: tuple(f.name for f in r.fields if f.kind == "boolean")),
-        json_columns=per_table(lambda r: tuple(f.name for f in r.fields if f.kind == "array")),
+        json_columns=per_table(lambda r: tuple(f.name for f in r.fields if f.kind in JSON_KINDS)),
         references=per_table(
             lambda r: tuple(
                 (f.name, f.references, by_name[f.references].keys[0], by_name[f.references].label)
@@ -464,53 +644,52 @@ def render_tools(title: str, source: str, resources: list[Resource], operations:
             )
         ),
         children=repr({k: tuple(v) for k, v in sorted(children.items())}),
+        owned=repr(owned_arrays),
         unique=per_table(lambda r: tuple(f.name for f in r.fields if f.unique and f.name not in r.keys)),
         tools="".join(_function(op, by_name) for op in operations),
     )
+
+
+def _annotation(schema: Schema, required: bool) -> str:
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    text = _PY_TYPES.get(str(kind), "Any")
+    return text + (" | None" if not required and "default" not in schema and text != "Any" else "")
 
 
 def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     resource = by_name[op.resource]
     inputs = _inputs(op, resource, by_name)
     table, label = repr(resource.name), repr(resource.label)
-    keys = "{" + ", ".join(f"{k!r}: {resource.key_param(k)}" for k in resource.keys) + "}"
-    scope = f"{{{resource.parent!r}: {resource.parent}}}" if op.scoped and resource.parent else "None"
+    args = key_args(op, resource)
+    scope = scope_of(op, resource)
+    if resource.singleton and resource.keys == ("id",):
+        keys = "{'id': 1}"
+    else:
+        keys = "{" + ", ".join(f"{k!r}: {args.get(k, k)}" for k in resource.keys) + "}"
+    where = "{" + ", ".join(f"{c!r}: {c}" for c in scope if c not in resource.keys) + "}" if scope else "None"
     required = [n for n, (_, _, req) in inputs.items() if req]
     optional = [n for n, (_, _, req) in inputs.items() if not req]
-    fields = [f.name for f in resource.writable]
-
-    def annotation(name: str) -> str:
-        schema = inputs[name][0]
-        kind = schema["type"][0] if isinstance(schema["type"], list) else schema["type"]
-        return _PY_TYPES[kind] + (" | None" if not inputs[name][2] and "default" not in schema else "")
-
-    params = [f"{n}: {annotation(n)}" for n in required]
-    if op.kind == "update" and op.partial:
-        params.append("**changes: Any")
-    else:
-        params += [f"{n}: {annotation(n)} = {inputs[n][0].get('default')!r}" for n in optional]
+    params = [f"{n}: {_annotation(inputs[n][0], True)}" for n in required]
+    params += [f"{n}: {_annotation(inputs[n][0], False)} = {inputs[n][0].get('default')!r}" for n in optional]
     body: list[str]
     if op.kind == "get":
-        body = [f"return _out({table}, _one(ctx, {table}, {label}, {keys}, {scope}))"]
+        body = [f"return _show(ctx, {table}, _one(ctx, {table}, {label}, {keys}, {where}))"]
     elif op.kind == "delete":
         body = [
-            f"keys = {keys}",
-            f"_one(ctx, {table}, {label}, keys, {scope})",
-            f"_delete(ctx, {table}, {label}, keys)",
-            'return {**keys, "deleted": True}',
+            f"_keys = {keys}",
+            f"_one(ctx, {table}, {label}, _keys, {where})",
+            f"_delete(ctx, {table}, {label}, _keys)",
+            'return {**_keys, "deleted": True}',
         ]
     elif op.kind == "list":
         body = _list_body(op, resource, by_name)
     elif op.kind == "create":
-        body = _create_body(op, resource, fields)
+        body = _create_body(op, resource, by_name, inputs)
+    elif op.kind == "record":
+        body = _record_body(op, resource, by_name, keys, where, inputs)
     else:
-        body = [f"keys = {keys}", f"_one(ctx, {table}, {label}, keys, {scope})"]
-        if op.partial:
-            names = ", ".join(fields)
-            body += ["if not changes:", f'    ctx.fail("Nothing to update: give at least one of {names}.")']
-        else:
-            body.append("changes = {" + ", ".join(f"{n!r}: {n}" for n in fields) + "}")
-        body.append(f"return _update(ctx, {table}, {label}, keys, changes)")
+        body = _change_body(op, resource, by_name, inputs, keys, where)
     doc = op.description.replace("\\", "\\\\").replace('"""', "'''").strip()
     lines = [f"def {op.name}(ctx: ToolContext, {', '.join(params)}) -> dict[str, Any]:".replace(", )", ")")]
     lines.append(f'    """{doc}"""' if "\n" not in doc else f'    """{doc}\n    """')
@@ -518,61 +697,151 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     return "\n\n" + "\n".join(lines) + "\n"
 
 
+def _parent_checks(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
+    """For each scope column pointing at another table: that row must exist."""
+    body = []
+    for column in scope_of(op, resource):
+        target = resource.field(column).references
+        if target and target != resource.name:
+            parent = by_name[target]
+            body.append(f"_one(ctx, {parent.name!r}, {parent.label!r}, {{{parent.keys[0]!r}: {column}}})")
+    return body
+
+
 def _list_body(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
     table = repr(resource.name)
-    body = []
-    filters = {name: name for name in op.filters}
-    if op.scoped and resource.parent:
-        parent = by_name[resource.field(resource.parent).references or ""]
-        body.append(
-            f"_one(ctx, {parent.name!r}, {parent.label!r}, {{{parent.keys[0]!r}: {resource.parent}}})"
-        )
-        filters[resource.parent] = resource.parent
+    body = _parent_checks(op, resource, by_name)
+    filters = {name: name for name in (*op.filters, *op.array_filters)}
+    for column in scope_of(op, resource):
+        filters[column] = column
     texts = tuple(
         f.name for f in resource.fields if f.kind == "string" and f.enum is None and f.format is None
     )
-    search = f"({op.search}, {texts!r})" if op.search else "(None, ())"
+    search = f"({op.search}, {texts!r})" if op.search and texts else "(None, ())"
     limit, offset = {"offset": ("limit", "offset"), "page": ("per_page", "(page - 1) * per_page")}.get(
         op.pagination, ("-1", "0")
     )
     mapping = "{" + ", ".join(f"{k!r}: {v}" for k, v in filters.items()) + "}"
     body.append(
-        f"items, total = _page(ctx, {table}, {mapping}, {search}, {resource.keys!r}, {limit}, {offset})"
+        f"_items, _total = _page(ctx, {table}, {mapping}, {search}, {resource.keys!r}, {limit}, {offset})"
     )
     extra = {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ())
-    body.append(
-        "return {" + ", ".join(['"items": items', '"total": total', *(f"{n!r}: {n}" for n in extra)]) + "}"
-    )
+    shown = f'"items": [_show(ctx, {table}, _r) for _r in _items]'
+    body.append("return {" + ", ".join([shown, '"total": _total', *(f"{n!r}: {n}" for n in extra)]) + "}")
     return body
 
 
-def _create_body(op: Operation, resource: Resource, fields: list[str]) -> list[str]:
+def _arrays(resource: Resource, by_name: dict[str, Resource], names: list[str]) -> str:
+    props = [c.owned_by[1] for c in owned(resource, by_name) if c.owned_by and c.owned_by[1] in names]
+    return "{" + ", ".join(f"{p!r}: {p}" for p in props) + "}" if props else ""
+
+
+def _create_body(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], inputs: Inputs
+) -> list[str]:
     table, label = repr(resource.name), repr(resource.label)
-    values = [f"{n!r}: {n}" for n in fields]
-    if resource.parent:
-        values.append(f"{resource.parent!r}: {resource.parent}")
+    names = [n for n in inputs if resource.has(n) and n not in resource.keys]
+    if op.fields is None:  # the legacy form: every writable column (and the parent link)
+        names = [f.name for f in resource.writable] + ([resource.parent] if resource.parent else [])
+    values = [f"{n!r}: {n}" for n in dict.fromkeys([*names, *scope_of(op, resource)]) if n in inputs]
     for f in resource.fields:
+        if f.name in inputs or f.name in resource.keys:
+            continue
         if f.auto:
             values.append(f"{f.name!r}: ctx.now" + ("[:10]" if f.auto == "today" else ""))
-        elif f.read_only and f.default is not None and f.name not in resource.keys:
+        elif f.default is not None:
             values.append(f"{f.name!r}: {f.default!r}")
+    args = key_args(op, resource)
+    values += [f"{k!r}: {a}" for k, a in args.items()]
+    body = ["_row = {" + ", ".join(values) + "}", f"_check(ctx, {table}, _row, None)"]
     key = resource.keys[0]
-    if resource.id_style == "client":
-        values += [f"{k!r}: {resource.key_param(k)}" for k in resource.keys]
-    body = ["row = {" + ", ".join(values) + "}", f"_check(ctx, {table}, row, None)"]
-    if resource.id_style == "client":
-        body.append(f"_absent(ctx, {table}, {label}, {{k: row[k] for k in {resource.keys!r}}})")
+    if resource.id_style == "client" or args:
+        body.append(f"_absent(ctx, {table}, {label}, {{k: _row[k] for k in {resource.keys!r}}})")
     elif resource.id_style == "integer":
         body.append(
-            f'row[{key!r}] = ctx.scalar(\'SELECT COALESCE(MAX("{key}"), 0) + 1 FROM "{resource.name}"\')'
+            f'_row[{key!r}] = ctx.scalar(\'SELECT COALESCE(MAX("{key}"), 0) + 1 FROM "{resource.name}"\')'
         )
     else:
-        from envfactory_mcp.synth.seed_rows import key_shape  # new text keys fit the key's length
-
-        prefix, width = (UUID_PREFIX, 12) if resource.id_style == "uuid" else key_shape(resource)
-        body.append(f"row[{key!r}] = ctx.next_id({table}, {key!r}, {prefix!r}, {width})")
-    body.append(f"return _insert(ctx, {table}, {label}, row, {resource.keys!r})")
+        prefix, width = (UUID_PREFIX, 12) if resource.id_style == "uuid" else _key_shape(resource)
+        body.append(f"_row[{key!r}] = ctx.next_id({table}, {key!r}, {prefix!r}, {width})")
+    body.append(f"_row = _insert(ctx, {table}, {label}, _row, {resource.keys!r})")
+    if arrays := _arrays(resource, by_name, list(inputs)):
+        body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
+    body.append(f"return _show(ctx, {table}, _row)")
     return body
 
 
-# --------------------------------------------------------------------------- seed rows
+def _key_shape(resource: Resource) -> tuple[str, int]:
+    """Prefix and digits of new text keys, as the seed rows number them."""
+    try:
+        from envfactory_mcp.synth.seed_rows import key_shape  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - an older seed_rows
+        return f"{resource.entity}_", 4
+    return key_shape(resource)  # type: ignore[no-any-return]
+
+
+def _change_body(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], inputs: Inputs, keys: str, where: str
+) -> list[str]:
+    """update and action: the row must exist (unless an upsert), then the given columns change."""
+    table, label = repr(resource.name), repr(resource.label)
+    names = [n for n in field_names(op, resource, by_name) if n in inputs and resource.has(n)]
+    given = [n for n in names if inputs[n][2]]
+    maybe = [n for n in names if not inputs[n][2]]
+    arrays = _arrays(resource, by_name, list(inputs))
+    body = [f"_keys = {keys}"]
+    changes = [f"{n!r}: {n}" for n in given]
+    for column, value in op.sets:
+        changes.append(f"{column!r}: ctx.now" if value == NOW else f"{column!r}: {value!r}")
+    body.append("_changes = {" + ", ".join(changes) + "}")
+    if maybe:
+        optional = "{" + ", ".join(f"{n!r}: {n}" for n in maybe) + "}"
+        body.append(f"_changes.update({{k: v for k, v in {optional}.items() if v is not None}})")
+    if op.upsert:
+        scoped = [c for c in scope_of(op, resource) if c not in resource.keys]
+        row = "{**_keys, " + "".join(f"{c!r}: {c}, " for c in scoped) + "**_changes}"
+        body += [
+            f"if ctx.one('SELECT 1 FROM \"{resource.name}\" WHERE ' + _where(_keys), tuple(_keys.values())) is None:",
+            f"    _row = {row}",
+            f"    _check(ctx, {table}, _row, None)",
+            f"    _row = _insert(ctx, {table}, {label}, _row, {resource.keys!r})",
+        ]
+        if arrays:
+            body.append(f"    _put_owned(ctx, {table}, _row, {arrays})")
+        body.append(f"    return _show(ctx, {table}, _row)")
+    body.append(f"_row = _one(ctx, {table}, {label}, _keys, {where})")
+    status = [c for c, v in op.sets if v != NOW and resource.field(c).enum is not None]
+    for column in status:
+        value = dict(op.sets)[column]
+        body += [
+            f"if _row[{column!r}] == {value!r}:",
+            f"    ctx.fail(f'{resource.label} {{_row[{resource.keys[0]!r}]}} is already {value}.')",
+        ]
+    if op.kind == "update" and op.partial and maybe and not given:
+        shown = ", ".join(maybe)
+        test = "not _changes" + (f" and all(v is None for v in {arrays}.values())" if arrays else "")
+        body += [f"if {test}:", f'    ctx.fail("Nothing to update: give at least one of {shown}.")']
+    body.append(f"_row = _update(ctx, {table}, {label}, _keys, _changes)")
+    if arrays:
+        body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
+    body.append(f"return _show(ctx, {table}, _row)")
+    return body
+
+
+def _record_body(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], keys: str, where: str, inputs: Inputs
+) -> list[str]:
+    table, label = repr(resource.name), repr(resource.label)
+    body = []
+    target = "None"
+    if not resource.log:
+        if op.keyed:
+            body.append(f"_one(ctx, {table}, {label}, {keys}, {where})")
+            target = keys
+        elif where != "None":
+            body += _parent_checks(op, resource, by_name)
+            target = where
+    details = "{" + ", ".join(f"{f.name!r}: {f.name}" for f in op.params if f.name in inputs) + "}"
+    on = "None" if resource.log else table
+    body.append(f"return _record(ctx, {op.log!r}, {op.name!r}, {on}, {target}, {details})")
+    return body
