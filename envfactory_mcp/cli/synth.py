@@ -105,6 +105,9 @@ def _resource(
         if str(exc).startswith(str(path)):
             raise
         raise ResourceImportError(f"{path}: {exc.where}", exc.message) from None
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 (an importer's bug is still one line for the user)
+        text = " ".join(str(exc).split())[:300] or "(no message)"
+        raise ResourceImportError(str(path), f"cannot be imported ({type(exc).__name__}: {text})") from None
     fidelity = FidelityReport.of(imported, path)
     console.print(
         f"imported {escape(imported.spec.name)}: {fidelity.tools} tools over {fidelity.tables} tables "

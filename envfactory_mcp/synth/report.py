@@ -100,7 +100,7 @@ class FidelityReport:
         if not self.ignored:
             return None
         counts = ", ".join(f"{len(items)} {kind}" for kind, items in self.by_kind().items())
-        first = self.ignored[0]
+        first = min(self.ignored)
         return (
             f"{self.resource}: {len(self.ignored)} part(s) ignored ({counts}) and --strict was given; "
             f"first: {first.where}: {first.reason}"
@@ -120,7 +120,8 @@ def render_fidelity(report: FidelityReport) -> Any:
     from rich.markup import escape
     from rich.table import Table
 
-    figures = Table(title=f"fidelity: {escape(report.resource)}", show_header=False, title_justify="left")
+    title = f"fidelity: {escape(report.resource)}"
+    figures = Table(show_header=False)
     figures.add_column("what")
     figures.add_column("count", justify="right")
     figures.add_row(f"{report.unit} in the document", str(report.operations))
@@ -131,8 +132,8 @@ def render_fidelity(report: FidelityReport) -> Any:
     figures.add_row("fields dropped", str(report.fields_dropped))
     figures.add_row("ignored", str(len(report.ignored)))
     if not report.ignored:
-        return figures
-    ignored = Table(title="ignored, by kind", title_justify="left")
+        return Group(title, figures)
+    ignored = Table(title="ignored, by kind", title_justify="left", title_style="")
     ignored.add_column("kind")
     ignored.add_column("count", justify="right")
     ignored.add_column("reasons (count, first place)")
@@ -148,4 +149,4 @@ def render_fidelity(report: FidelityReport) -> Any:
         if len(reasons) > REASONS_SHOWN:
             lines.append(f"... and {len(reasons) - REASONS_SHOWN} more reason(s)")
         ignored.add_row(kind, str(len(items)), "\n".join(lines))
-    return Group(figures, ignored)
+    return Group(title, figures, ignored)
