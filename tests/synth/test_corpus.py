@@ -1,0 +1,278 @@
+"""The public corpus (tests/corpus/): its sources are recorded, and hostile documents fail in one line.
+
+``sources.json`` and the committed files agree both ways, every committed document has a
+licence that allows redistribution and its repository's licence file, and the corpus has
+what issue 12 asks of it. Hostile documents (a ``$ref`` loop, malformed YAML and JSON, a
+path with 100 parameters, a ~50 MB document, binary garbage, ...) get one ``error:`` line
+naming the place from ``synthesize --resource``, and a ``ResourceImportError`` from
+``import_resource``: never a traceback, a hang or a server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+HOSTILE = CORPUS / "hostile"
+SOURCES = json.loads((CORPUS / "sources.json").read_text(encoding="utf-8"))
+REDISTRIBUTABLE = {
+    "MIT",
+    "Apache-2.0",
+    "BSD-2-Clause",
+    "BSD-3-Clause",
+    "CC0-1.0",
+    "CC-BY-4.0",
+    "CC-BY-SA-3.0",
+}
+REDISTRIBUTABLE |= {"CC-BY-SA-4.0", "PostgreSQL", "MS-PL", "ISC", "Unlicense"}
+
+
+def _committed_files() -> set[str]:
+    """Every file under openapi/ and sql/, relative to the corpus folder."""
+    return {
+        p.relative_to(CORPUS).as_posix()
+        for top in ("openapi", "sql")
+        for p in (CORPUS / top).rglob("*")
+        if p.is_file()
+    }
+
+
+def test_every_committed_corpus_file_is_listed_with_its_licence_and_commit_and_vice_versa():
+    names = [e["name"] for e in SOURCES]
+    assert len(names) == len(set(names)), "names repeat in sources.json"
+    covered: set[str] = set()
+    for entry in SOURCES:
+        where = entry["name"]
+        assert entry["kind"] in ("openapi", "sql"), where
+        assert entry.get("dialect") in (
+            ("sqlite", "mysql", "postgres") if entry["kind"] == "sql" else (None,)
+        ), where
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+", entry["repository"]), where
+        assert entry["path"] and re.fullmatch(r"[0-9a-f]{40}", entry["commit"]), where
+        assert entry["licence"], where
+        path = CORPUS / entry["file"]
+        if entry["committed"]:
+            assert entry["licence"] in REDISTRIBUTABLE, (
+                f"{where}: {entry['licence']} is not known to allow it"
+            )
+            assert entry["file"].startswith(f"{entry['kind']}/"), where
+            assert path.is_file(), f"{where}: {entry['file']} is missing"
+            licence_file = CORPUS / "licences" / (entry["repository"].replace("/", "__") + ".txt")
+            assert licence_file.is_file() and licence_file.stat().st_size > 100, (
+                f"{where}: no {licence_file.name}"
+            )
+            if "directory" in entry:  # a document split across files: all of its folder
+                folder = entry["directory"].rstrip("/") + "/"
+                assert entry["file"].startswith(folder), where
+                covered |= {f for f in _committed_files() if f.startswith(folder)}
+            else:
+                covered.add(entry["file"])
+        else:
+            assert entry["file"].startswith("fetched/"), (
+                f"{where}: documents not committed are fetched into fetched/"
+            )
+            assert entry.get("note"), f"{where}: say why it is not committed"
+    assert _committed_files() == covered, (
+        "files in the corpus that sources.json does not list (or lists twice)"
+    )
+    gitignore = (CORPUS / ".gitignore").read_text(encoding="utf-8")
+    assert "/fetched/" in gitignore.split()
+
+
+def test_the_committed_corpus_is_what_issue_12_asks_for():
+    committed = [e for e in SOURCES if e["committed"]]
+    openapi = [e for e in committed if e["kind"] == "openapi"]
+    sql = [e for e in committed if e["kind"] == "sql"]
+    assert len(openapi) >= 30 and len(sql) >= 8
+    assert {e["dialect"] for e in sql} == {"sqlite", "mysql", "postgres"}
+    assert any("directory" in e for e in openapi), "a document split across files"
+    suffixes = {Path(e["file"]).suffix for e in openapi}
+    assert ".json" in suffixes and suffixes & {".yaml", ".yml"}
+    versions = set()
+    for entry in openapi:
+        text = (CORPUS / entry["file"]).read_text(encoding="utf-8")
+        match = re.search(r"""^(?:openapi|\s*"openapi")\s*:\s*["']?(3\.[01])""", text, re.MULTILINE)
+        assert match, f"{entry['name']}: no openapi version"
+        versions.add(match.group(1))
+    assert versions == {"3.0", "3.1"}
+    assert all((CORPUS / e["file"]).stat().st_size < 5_000_000 for e in committed)
+
+
+# --------------------------------------------------------------------------- hostile documents
+
+
+def _params_100(folder: Path) -> Path:
+    path = "/things/" + "/".join(f"{{p{i}}}" for i in range(100))
+    parameters = [
+        {"name": f"p{i}", "in": "path", "required": True, "schema": {"type": "string"}} for i in range(100)
+    ]
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "A hundred path parameters", "version": "1"},
+        "paths": {
+            path: {
+                "get": {
+                    "parameters": parameters,
+                    "responses": {
+                        "200": {
+                            "description": "a thing",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        }
+                    },
+                }
+            }
+        },
+    }
+    target = folder / "params_100.json"
+    target.write_text(json.dumps(document), encoding="utf-8")
+    return target
+
+
+def _huge(folder: Path) -> Path:
+    """~50 MB of valid OpenAPI: 5,000 resources with long descriptions."""
+    target = folder / "huge.json"
+    filler = "lorem ipsum " * 800  # ~9.6 kB a resource, in two descriptions
+    with target.open("w", encoding="utf-8") as out:
+        out.write('{"openapi": "3.0.3", "info": {"title": "Huge", "version": "1"}, "paths": {')
+        for i in range(5000):
+            schema = {"type": "object", "description": filler, "properties": {"id": {"type": "integer"}}}
+            item = {
+                "get": {
+                    "description": filler,
+                    "responses": {
+                        "200": {"description": "ok", "content": {"application/json": {"schema": schema}}}
+                    },
+                }
+            }
+            out.write(("," if i else "") + json.dumps(f"/things{i}") + ":" + json.dumps(item))
+        out.write("}}")
+    assert target.stat().st_size > 45_000_000
+    return target
+
+
+def _garbage(suffix: str) -> Callable[[Path], Path]:
+    def make(folder: Path) -> Path:
+        target = folder / f"garbage{suffix}"
+        target.write_bytes(random.Random(12).randbytes(64 * 1024))
+        return target
+
+    return make
+
+
+def _deep(folder: Path) -> Path:
+    """Valid JSON nested 200,000 levels deep inside an otherwise fine document."""
+    target = folder / "deep.json"
+    nested = "[" * 200_000 + "]" * 200_000
+    target.write_text(
+        '{"openapi": "3.0.3", "info": {"title": "Deep", "version": "1"}, "x-deep": '
+        + nested
+        + ', "paths": {}}',
+        encoding="utf-8",
+    )
+    return target
+
+
+def _committed(name: str) -> Callable[[Path], Path]:
+    return lambda _folder: HOSTILE / name
+
+
+# (the document, what the error line must also name besides the file: any one of these)
+HOSTILE_CASES = [
+    pytest.param(_committed("ref_loop.yaml"), ("#/components/schemas/", "#/paths/"), id="ref_loop"),
+    pytest.param(
+        _committed("ref_loop_files_a.yaml"),
+        ("#/paths/~1items", "ref_loop_files_b.yaml"),
+        id="ref_loop_across_files",
+    ),
+    pytest.param(_committed("malformed.yaml"), ("line",), id="malformed_yaml"),
+    pytest.param(_committed("malformed.json"), ("line",), id="malformed_json"),
+    pytest.param(_committed("not_openapi.json"), ("openapi",), id="not_openapi_json"),
+    pytest.param(_committed("swagger2.json"), ("openapi", "swagger"), id="swagger_2"),
+    pytest.param(_committed("yaml_aliases.yaml"), ("alias", "#/"), id="yaml_alias_bomb"),
+    pytest.param(_committed("empty.sql"), ("",), id="empty_sql"),
+    pytest.param(_committed("no_tables.sql"), ("",), id="sql_without_tables"),
+    pytest.param(_params_100, ("#/paths/",), id="path_with_100_parameters"),
+    pytest.param(_garbage(".json"), ("",), id="binary_garbage_json"),
+    pytest.param(_garbage(".yaml"), ("",), id="binary_garbage_yaml"),
+    pytest.param(_garbage(".sql"), ("",), id="binary_garbage_sql"),
+    pytest.param(_deep, ("",), id="nested_200000_deep"),
+    pytest.param(_huge, ("",), id="document_of_50_mb", marks=pytest.mark.slow),  # ~50 MB written and read
+]
+
+_IMPORT_IN_A_CHILD = """
+import json, sys
+from pathlib import Path
+from envfactory_mcp.synth.crud import ResourceImportError
+from envfactory_mcp.synth.resource import import_resource
+try:
+    imported = import_resource(Path(sys.argv[1]))
+except ResourceImportError as exc:
+    print(json.dumps({"raised": "ResourceImportError", "message": str(exc)}))
+else:
+    print(json.dumps({"raised": None, "tools": len(imported.spec.tools)}))
+"""
+
+
+def _limited() -> None:  # a hostile document must not take the machine down with it
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "400", "NO_COLOR": "1"}
+    try:
+        return subprocess.run(
+            args,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=cwd,
+            env=env,
+            preexec_fn=_limited,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"no answer within 180 s: {' '.join(args[-4:])}")
+
+
+@pytest.mark.parametrize(("make", "names"), HOSTILE_CASES)
+def test_hostile_documents_get_one_line_errors(
+    make: Callable[[Path], Path], names: tuple[str, ...], tmp_path: Path
+):
+    document = make(tmp_path)
+    case = document.name
+    # The importer itself: a ResourceImportError, on one line, naming the place.
+    child = _run([sys.executable, "-c", _IMPORT_IN_A_CHILD, str(document)], tmp_path)
+    assert "Traceback" not in child.stderr, f"{case}: import_resource raised:\n{child.stderr[-3000:]}"
+    answer = json.loads(child.stdout.strip().splitlines()[-1])
+    assert answer["raised"] == "ResourceImportError", f"{case}: imported ({answer}) instead of refusing"
+    assert "\n" not in answer["message"] and len(answer["message"]) < 2000
+    # The command: exit 1, one 'error:' line naming the file and the place, no package.
+    out = tmp_path / "out"
+    command = [
+        sys.executable,
+        "-m",
+        "envfactory_mcp",
+        "synthesize",
+        "--resource",
+        str(document),
+        "-o",
+        str(out),
+    ]
+    done = _run(command, tmp_path)
+    assert done.returncode == 1, f"{case}: exit {done.returncode}\n{done.stderr[-3000:]}"
+    assert "Traceback" not in done.stderr, f"{case}:\n{done.stderr[-3000:]}"
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, f"{case}: expected one error line:\n{done.stderr[-3000:]}"
+    assert document.name in errors[0], f"{case}: the error does not name the file: {errors[0]}"
+    assert any(name in errors[0] for name in names), f"{case}: the error does not name the place: {errors[0]}"
+    assert not list(out.glob("*/*/data/spec.json")), f"{case}: a package was written"
