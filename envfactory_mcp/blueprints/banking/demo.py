@@ -1,6 +1,6 @@
 """A short scripted customer session for the quick-start demo, chosen from the seed state.
 
-The customer verifies by email and date of birth, the agent looks up the profile and an
+The customer verifies by email and zip code, the agent looks up the profile and an
 active debit card, freezes it (the customer misplaced it) and reads the card back.
 """
 
@@ -15,7 +15,7 @@ def demo_calls(state: State) -> list[tuple[str, dict[str, Any]]]:
     card = next(c for c in state["cards"] if c["status"] == "active" and c["kind"] == "debit")
     customer = next(c for c in state["customers"] if c["customer_id"] == card["customer_id"])
     return [
-        ("find_customer_by_email", {"email": customer["email"], "date_of_birth": customer["date_of_birth"]}),
+        ("find_customer_by_email", {"email": customer["email"], "zip": customer["zip"]}),
         ("get_customer_details", {"customer_id": customer["customer_id"]}),
         ("get_card_details", {"card_id": card["card_id"]}),
         ("freeze_card", {"card_id": card["card_id"]}),

@@ -16,6 +16,8 @@ import itertools
 import random
 from typing import Any
 
+from envfactory_mcp.tasks.addresses import random_us_address
+
 Rows = dict[str, list[dict[str, Any]]]
 Row = dict[str, Any]
 
@@ -246,6 +248,7 @@ class _World:
                 "phone": f"({rng.choice(AREA_CODES)}) 555-{rng.randint(100, 199):04d}",
                 "date_of_birth": born.isoformat(),
                 "ssn_last4": f"{rng.randint(0, 9999):04d}",
+                **random_us_address(rng).as_row(),
                 "tier": tier,
                 "customer_since": since.isoformat(),
                 "last_fee_waiver_at": waiver,

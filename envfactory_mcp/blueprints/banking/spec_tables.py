@@ -63,6 +63,16 @@ def build_tables() -> list[TableSpec]:
                 description="Last four digits of the Social Security number.",
                 check="ssn_last4 GLOB '[0-9][0-9][0-9][0-9]'",
             ),
+            col("address1", description="Street line of the home address.", check="length(address1) > 0"),
+            col("address2", description="Second address line (apartment, suite); may be empty."),
+            col("city", description="City.", check="length(city) > 0"),
+            col("state", description="State, e.g. 'TX'.", check="length(state) > 0"),
+            col("country", description="Country, e.g. 'USA'.", check="length(country) > 0"),
+            col(
+                "zip",
+                description="Five-digit zip code of the home address.",
+                check="zip GLOB '[0-9][0-9][0-9][0-9][0-9]'",
+            ),
             col("tier", description="Relationship tier; sets transfer and card limits.", enum=list(TIERS)),
             col("customer_since", description="Date the customer opened their first account, YYYY-MM-DD."),
             col(

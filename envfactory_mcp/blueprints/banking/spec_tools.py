@@ -194,22 +194,21 @@ def build_tools() -> list[ToolSpec]:
     transaction_id = (TXN_ID, _param("transaction", False))
     payee_id = (PAYEE_ID, _param("payee", False))
     amount = (AMOUNT, _param(None, True))
-    dob = (
-        _str(10, "Date of birth, YYYY-MM-DD.", pattern=r"^[12][0-9]{3}-[01][0-9]-[0-3][0-9]$"),
-        _param(None, True),
-    )
     return [
         _tool(
             "find_customer_by_email",
             "verify my identity with my email",
-            "Verify a customer's identity from their email address (case-insensitive) and date of birth, and return "
-            "their customer id. Use this (or find_customer_by_name) before anything else. Fails if they do not match.",
+            "Verify a customer's identity from their email address (case-insensitive) and the zip code of their home "
+            "address, and return their customer id. Use this (or find_customer_by_name) before anything else. Fails if they do not match.",
             {
                 "email": (
                     _str(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"),
                     _param(None, True),
                 ),
-                "date_of_birth": dob,
+                "zip": (
+                    _str(5, "Five-digit zip code of the home address.", pattern=r"^[0-9]{5}$"),
+                    _param(None, True),
+                ),
             },
             _obj({"customer_id": TEXT}),
             reads=["customers"],
@@ -235,7 +234,7 @@ def build_tools() -> list[ToolSpec]:
         _tool(
             "get_customer_details",
             "see my profile",
-            "Get a customer's profile: name, contact details, tier, when a fee was last waived and whether a waiver is "
+            "Get a customer's profile: name, contact details, home address, tier, when a fee was last waived and whether a waiver is "
             "available, their accounts, cards and saved payees (with ids and statuses), and the ids of their "
             "scheduled payments.",
             {"customer_id": customer_id},
@@ -246,6 +245,9 @@ def build_tools() -> list[ToolSpec]:
                     "last_name": TEXT,
                     "email": TEXT,
                     "phone": TEXT,
+                    "address": _obj(
+                        {k: dict(TEXT) for k in ("address1", "address2", "city", "state", "country", "zip")}
+                    ),
                     "tier": _enum(TIERS),
                     "customer_since": TEXT,
                     "last_fee_waiver_at": MAYBE_TEXT,

@@ -1,6 +1,6 @@
 """Banking customer-service tools.
 
-A retail bank: customers (verified by email and date of birth, or by name and the last
+A retail bank: customers (verified by email and home zip code, or by name and the last
 four digits of their SSN) hold checking, savings and credit accounts, debit and credit
 cards, and saved payees. Money moves as signed transactions on an account (positive in,
 negative out); an account's balance always equals the sum of its opening balance and its
@@ -313,12 +313,10 @@ def _amount(ctx: ToolContext, amount: float) -> int:
 # --------------------------------------------------------------------------- identity
 
 
-def find_customer_by_email(ctx: ToolContext, *, email: str, date_of_birth: str) -> dict:
-    row = ctx.one(
-        "SELECT customer_id, date_of_birth FROM customers WHERE email = ?", (email.strip().lower(),)
-    )
-    if row is None or row["date_of_birth"] != date_of_birth.strip():
-        ctx.fail("No customer matches that email and date of birth; identity not verified.")
+def find_customer_by_email(ctx: ToolContext, *, email: str, zip: str) -> dict:
+    row = ctx.one("SELECT customer_id, zip FROM customers WHERE email = ?", (email.strip().lower(),))
+    if row is None or row["zip"] != zip.strip():
+        ctx.fail("No customer matches that email and zip code; identity not verified.")
     return {"customer_id": row["customer_id"]}
 
 
@@ -331,7 +329,7 @@ def find_customer_by_name(ctx: ToolContext, *, first_name: str, last_name: str, 
     if not rows:
         ctx.fail("No customer matches that name and SSN digits; identity not verified.")
     if len(rows) > 1:
-        ctx.fail("Several customers match; verify with email and date of birth instead.")
+        ctx.fail("Several customers match; verify with email and zip code instead.")
     return {"customer_id": rows[0]["customer_id"]}
 
 
@@ -367,6 +365,7 @@ def get_customer_details(ctx: ToolContext, *, customer_id: str) -> dict:
         "last_name": customer["last_name"],
         "email": customer["email"],
         "phone": customer["phone"],
+        "address": {k: customer[k] for k in ("address1", "address2", "city", "state", "country", "zip")},
         "tier": customer["tier"],
         "customer_since": customer["customer_since"],
         "last_fee_waiver_at": last,
