@@ -83,37 +83,43 @@ OUTAGE_CAUSES = [
     "equipment failure at a switching center",
     "software upgrade rollback",
 ]
-TICKET_TEXTS = {
+# (title, description) per category.
+TICKET_TEXTS: dict[str, list[tuple[str, str]]] = {
     "no_service": [
-        "No signal at home since this morning; restarting the phone did not help.",
-        "Phone shows SOS only in the apartment.",
-        "Calls fail to connect downtown.",
+        ("No signal at home", "No signal at home since this morning; restarting the phone did not help."),
+        ("SOS only in the apartment", "Phone shows SOS only in the apartment, fine outside."),
+        ("Calls fail downtown", "Calls fail to connect downtown during the day."),
     ],
     "slow_data": [
-        "Mobile data is very slow in the evenings.",
-        "Pages take minutes to load even with full bars.",
-        "Video calls keep freezing on mobile data.",
+        ("Slow data in the evenings", "Mobile data is very slow in the evenings."),
+        ("Pages load slowly", "Pages take minutes to load even with full bars."),
+        ("Video calls freeze", "Video calls keep freezing on mobile data."),
     ],
     "billing": [
-        "Charged twice for the plan this month.",
-        "Roaming charge on the bill although I did not travel.",
-        "Autopay did not go through.",
+        ("Charged twice for the plan", "Charged twice for the plan this month."),
+        ("Unexpected roaming charge", "Roaming charge on the bill although I did not travel."),
+        ("Autopay failed", "Autopay did not go through and I got a reminder."),
     ],
     "device": [
-        "Phone overheats while charging.",
-        "Screen flickers after the latest update.",
-        "Battery drains within a few hours.",
+        ("Phone overheats", "Phone overheats while charging."),
+        ("Screen flickers", "Screen flickers after the latest update."),
+        ("Battery drains fast", "Battery drains within a few hours."),
     ],
     "roaming": [
-        "No data while abroad even though roaming is on.",
-        "Cannot make calls while traveling in Canada.",
+        ("No data abroad", "No data while abroad even though roaming is on."),
+        ("Cannot call from Canada", "Cannot make calls while traveling in Canada."),
     ],
     "other": [
-        "Voicemail greeting cannot be changed.",
-        "Spam calls several times a day.",
-        "Need help setting up Wi-Fi calling.",
+        ("Voicemail greeting", "Voicemail greeting cannot be changed."),
+        ("Spam calls", "Spam calls several times a day."),
+        ("Wi-Fi calling setup", "Need help setting up Wi-Fi calling."),
     ],
 }
+# Nicknames of a household's other lines, besides "<first name>'s phone".
+OTHER_LABELS = ["Work phone", "Kids' phone", "Backup phone", "Travel phone"]
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December"]  # fmt: skip
+BRAND_NAMES = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex", "discover": "Discover"}
 TIER_WEIGHTS = [("standard", 60), ("gold", 25), ("platinum", 15)]
 UPGRADE_MONTHS = {"standard": 24, "gold": 18, "platinum": 12}
 SUSPENSION_REASONS = ["lost_device", "stolen_device", "travel", "seasonal", "financial_hardship"]
@@ -222,13 +228,17 @@ def _customers(rng: random.Random) -> tuple[list[Row], list[Row]]:
                     expires = f"{rng.randint(2026, 2030)}-{rng.randint(1, 12):02d}"
                     if expires < CYCLE:
                         expires = f"{rng.randint(2027, 2030)}-{rng.randint(1, 12):02d}"
+            brand = rng.choice(["visa", "mastercard", "amex", "discover"]) if is_card else None
+            last_four = f"{rng.randint(0, 9999):04d}"
+            shown = BRAND_NAMES[brand] if brand else rng.choice(["Checking", "Savings"])
             methods.append(
                 {
                     "payment_method_id": method_id("card" if is_card else "bank"),
                     "customer_id": customer_id,
                     "kind": kind,
-                    "brand": rng.choice(["visa", "mastercard", "amex", "discover"]) if is_card else None,
-                    "last_four": f"{rng.randint(0, 9999):04d}",
+                    "brand": brand,
+                    "last_four": last_four,
+                    "label": f"{shown} {'debit ' if kind == 'debit_card' else ''}ending {last_four}",
                     "expires": expires,
                 }
             )
@@ -264,7 +274,10 @@ def _lines(
     for customer in customers:
         count = rng.choice([1, 1, 1, 1, 2, 2, 2, 3])
         since = datetime.date.fromisoformat(customer["customer_since"])
-        for _ in range(count):
+        others = [f"{n}'s phone" for n in FIRST_NAMES if n != customer["first_name"]]
+        extra = rng.sample(others, 2) + rng.sample(OTHER_LABELS, 2)
+        labels = [f"{customer['first_name']}'s phone", *rng.sample(extra, count - 1)]
+        for label in labels:
             while True:
                 area = AREA_CODES.get(customer["city"], "312")
                 number = f"{area}{rng.randint(200, 999)}{rng.randint(0, 9999):04d}"
@@ -290,6 +303,7 @@ def _lines(
             line = {
                 "phone_number": number,
                 "customer_id": customer["customer_id"],
+                "label": label,
                 "plan_id": plan_id,
                 "status": "suspended" if suspended else "active",
                 "roaming_enabled": 1 if roaming and rng.random() < 0.3 else 0,
@@ -509,6 +523,7 @@ def _bills(
                 {
                     "bill_id": bill_id,
                     "customer_id": customer_id,
+                    "label": f"{MONTH_NAMES[int(period[5:]) - 1]} {period[:4]} bill",
                     "period": period,
                     "status": status,
                     "issued_at": issued,
@@ -587,6 +602,7 @@ def _tickets(rng: random.Random, lines: list[Row]) -> list[Row]:
                 updated_at = created_at
                 if resolved_at is not None:
                     resolved_at = created_at
+            text = rng.choice(TICKET_TEXTS[category])
             tickets.append(
                 {
                     "ticket_id": "",
@@ -594,7 +610,8 @@ def _tickets(rng: random.Random, lines: list[Row]) -> list[Row]:
                     "phone_number": line["phone_number"],
                     "category": category,
                     "status": status,
-                    "description": rng.choice(TICKET_TEXTS[category]),
+                    "title": text[0],
+                    "description": text[1],
                     "created_at": created_at,
                     "updated_at": updated_at,
                     "resolved_at": resolved_at,

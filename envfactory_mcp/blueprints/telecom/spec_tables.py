@@ -84,6 +84,11 @@ def build_tables() -> list[TableSpec]:
             col("brand", description="Card brand (cards only).", nullable=True, enum=list(CARD_BRANDS)),
             col("last_four", description="Last four digits.", check="last_four GLOB '[0-9][0-9][0-9][0-9]'"),
             col(
+                "label",
+                description="How the method is shown to the customer, e.g. 'Visa ending 4242'.",
+                check="length(label) > 0",
+            ),
+            col(
                 "expires",
                 description="Last month the card is valid, YYYY-MM (cards only).",
                 nullable=True,
@@ -146,6 +151,11 @@ def build_tables() -> list[TableSpec]:
                 check="phone_number GLOB '[2-9][0-9][0-9][2-9][0-9][0-9][0-9][0-9][0-9][0-9]'",
             ),
             _ref("customer_id", "customers.customer_id", "customer", "Account the line belongs to."),
+            col(
+                "label",
+                description='Nickname of the line shown in the app and on bills, e.g. "Maya\'s phone"; unique per account.',
+                check="length(label) > 0",
+            ),
             _ref("plan_id", "plans.plan_id", "plan", "Current plan."),
             col("status", description="Line status.", enum=list(LINE_STATUSES)),
             col("roaming_enabled", "INTEGER", description="1 when roaming is on.", enum=[0, 1]),
@@ -225,6 +235,7 @@ def build_tables() -> list[TableSpec]:
             col(
                 "period", description="Billing cycle, YYYY-MM.", check="period GLOB '20[0-9][0-9]-[01][0-9]'"
             ),
+            col("label", description="How the bill is named to the customer, e.g. 'May 2026 bill'."),
             col("status", description="Bill status.", enum=list(BILL_STATUSES)),
             col(
                 "issued_at",
@@ -332,6 +343,7 @@ def build_tables() -> list[TableSpec]:
             _ref("phone_number", "lines.phone_number", "line", "Line concerned."),
             col("category", description="Category.", enum=list(TICKET_CATEGORIES)),
             col("status", description="Status.", enum=list(TICKET_STATUSES)),
+            col("title", description="Short subject line of the ticket.", check="length(title) > 0"),
             col("description", description="The problem as reported.", check="length(description) > 0"),
             col("created_at", description="When raised (ISO 8601, UTC)."),
             col("updated_at", description="Last status change (ISO 8601, UTC)."),

@@ -95,6 +95,7 @@ LINE_OUT = _obj(
     {
         "phone_number": TEXT,
         "customer_id": TEXT,
+        "label": TEXT,
         "status": _enum(LINE_STATUSES),
         "suspension_reason": _enum(SUSPENSION_REASONS, nullable=True),
         "suspended_since": _nullable("string"),
@@ -144,6 +145,7 @@ BILL_OUT = _obj(
         "bill_id": TEXT,
         "customer_id": TEXT,
         "period": TEXT,
+        "label": TEXT,
         "status": _enum(BILL_STATUSES),
         "issued_at": _nullable("string"),
         "due_date": TEXT,
@@ -182,6 +184,7 @@ TICKET_OUT = _obj(
         "phone_number": TEXT,
         "category": _enum(TICKET_CATEGORIES),
         "status": _enum(TICKET_STATUSES),
+        "title": TEXT,
         "description": TEXT,
         "created_at": TEXT,
         "updated_at": TEXT,
@@ -290,12 +293,13 @@ def build_tools() -> list[ToolSpec]:
                             {
                                 "payment_method_id": TEXT,
                                 "kind": _enum(PAYMENT_METHOD_KINDS),
+                                "label": TEXT,
                                 "last_four": TEXT,
                                 "brand": TEXT,
                                 "expires": TEXT,
                                 "expired": BOOL,
                             },
-                            required=["payment_method_id", "kind", "last_four"],
+                            required=["payment_method_id", "kind", "label", "last_four"],
                         )
                     ),
                     "lines": _arr(TEXT),
@@ -315,7 +319,7 @@ def build_tools() -> list[ToolSpec]:
         _tool(
             "get_line_details",
             "check on my line",
-            "Get a phone line: status (and the open suspension's reason), suspensions this calendar year, the "
+            "Get a phone line: its nickname, status (and the open suspension's reason), suspensions this calendar year, the "
             "current plan, a plan change scheduled for the next cycle, roaming, data used, allowance (plan plus "
             "top-ups; null when unlimited) and remaining this cycle, top-ups bought this cycle, and the id of "
             "the device in use.",
@@ -388,7 +392,7 @@ def build_tools() -> list[ToolSpec]:
         _tool(
             "get_ticket_details",
             "check on my support ticket",
-            "Get a support ticket: line, category, status (open, in_progress, resolved, closed), description, "
+            "Get a support ticket: line, category, status (open, in_progress, resolved, closed), title, description, "
             "dates, and until when a resolved ticket can be reopened.",
             {"ticket_id": ticket_id},
             TICKET_OUT,

@@ -195,6 +195,7 @@ def _line_view(ctx: ToolContext, phone_number: str) -> dict:
     return {
         "phone_number": line["phone_number"],
         "customer_id": line["customer_id"],
+        "label": line["label"],
         "status": line["status"],
         "suspension_reason": None if suspension is None else suspension["reason"],
         "suspended_since": None if suspension is None else suspension["started_at"],
@@ -261,6 +262,7 @@ def _bill_view(ctx: ToolContext, bill_id: str) -> dict:
         "bill_id": bill["bill_id"],
         "customer_id": bill["customer_id"],
         "period": bill["period"],
+        "label": bill["label"],
         "status": bill["status"],
         "issued_at": bill["issued_at"],
         "due_date": bill["due_date"],
@@ -301,6 +303,7 @@ def _ticket_view(ctx: ToolContext, ticket_id: str) -> dict:
         "phone_number": t["phone_number"],
         "category": t["category"],
         "status": t["status"],
+        "title": t["title"],
         "description": t["description"],
         "created_at": t["created_at"],
         "updated_at": t["updated_at"],
@@ -349,6 +352,7 @@ def get_customer_details(ctx: ToolContext, *, customer_id: str) -> dict:
         entry: Row = {
             "payment_method_id": m["payment_method_id"],
             "kind": m["kind"],
+            "label": m["label"],
             "last_four": m["last_four"],
         }
         if m["kind"] != "bank_account":
@@ -671,6 +675,12 @@ def upgrade_device(ctx: ToolContext, *, phone_number: str, model_id: str) -> dic
 # --------------------------------------------------------------------------- tickets
 
 
+def _title(text: str) -> str:
+    """A ticket's subject line: the first sentence of the description, at most 60 characters."""
+    first = text.split(". ")[0].rstrip(".")
+    return first if len(first) <= 60 else first[:57].rstrip() + "..."
+
+
 def create_ticket(ctx: ToolContext, *, phone_number: str, category: str, description: str) -> dict:
     if category not in TICKET_CATEGORIES:
         ctx.fail(f"Category must be one of: {', '.join(TICKET_CATEGORIES)}.")
@@ -694,11 +704,14 @@ def create_ticket(ctx: ToolContext, *, phone_number: str, category: str, descrip
                 f"Outage {o['outage_id']} ({o['cause']}) affects zip {customer['zip']} until about "
                 f"{o['expected_resolution']}; no network ticket is opened during an active outage in the area."
             )
+    text = description.strip()
+    if not text:
+        ctx.fail("Describe the problem in a few words.")
     ticket_id = ctx.next_id("tickets", "ticket_id", "TKT", 6)
     ctx.execute(
-        "INSERT INTO tickets (ticket_id, customer_id, phone_number, category, status, description, created_at, "
-        "updated_at, resolved_at) VALUES (?, ?, ?, ?, 'open', ?, ?, ?, NULL)",
-        (ticket_id, line["customer_id"], phone_number, category, description.strip(), ctx.now, ctx.now),
+        "INSERT INTO tickets (ticket_id, customer_id, phone_number, category, status, title, description, "
+        "created_at, updated_at, resolved_at) VALUES (?, ?, ?, ?, 'open', ?, ?, ?, ?, NULL)",
+        (ticket_id, line["customer_id"], phone_number, category, _title(text), text, ctx.now, ctx.now),
     )
     return _ticket_view(ctx, ticket_id)
 

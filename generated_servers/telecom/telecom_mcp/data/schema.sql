@@ -55,6 +55,7 @@ CREATE TABLE "bills" (
   "bill_id" TEXT NOT NULL CHECK (bill_id GLOB 'B[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
   "customer_id" TEXT NOT NULL REFERENCES "customers" ("customer_id"),
   "period" TEXT NOT NULL CHECK (period GLOB '20[0-9][0-9]-[01][0-9]'),
+  "label" TEXT NOT NULL,
   "status" TEXT NOT NULL CHECK ("status" IN ('open', 'issued', 'overdue', 'paid')),
   "issued_at" TEXT CHECK ((status = 'open') = (issued_at IS NULL)),
   "due_date" TEXT NOT NULL,
@@ -65,6 +66,7 @@ CREATE TABLE "bills" (
 CREATE TABLE "lines" (
   "phone_number" TEXT NOT NULL CHECK (phone_number GLOB '[2-9][0-9][0-9][2-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
   "customer_id" TEXT NOT NULL REFERENCES "customers" ("customer_id"),
+  "label" TEXT NOT NULL CHECK (length(label) > 0),
   "plan_id" TEXT NOT NULL REFERENCES "plans" ("plan_id"),
   "status" TEXT NOT NULL CHECK ("status" IN ('active', 'suspended')),
   "roaming_enabled" INTEGER NOT NULL CHECK ("roaming_enabled" IN (0, 1)),
@@ -81,6 +83,7 @@ CREATE TABLE "payment_methods" (
   "kind" TEXT NOT NULL CHECK ("kind" IN ('credit_card', 'debit_card', 'bank_account')) CHECK ((kind = 'bank_account') = (brand IS NULL AND expires IS NULL)),
   "brand" TEXT CHECK ("brand" IN ('visa', 'mastercard', 'amex', 'discover')),
   "last_four" TEXT NOT NULL CHECK (last_four GLOB '[0-9][0-9][0-9][0-9]'),
+  "label" TEXT NOT NULL CHECK (length(label) > 0),
   "expires" TEXT CHECK (expires GLOB '20[0-9][0-9]-[01][0-9]'),
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
@@ -147,6 +150,7 @@ CREATE TABLE "tickets" (
   "phone_number" TEXT NOT NULL REFERENCES "lines" ("phone_number"),
   "category" TEXT NOT NULL CHECK ("category" IN ('no_service', 'slow_data', 'billing', 'device', 'roaming', 'other')),
   "status" TEXT NOT NULL CHECK ("status" IN ('open', 'in_progress', 'resolved', 'closed')),
+  "title" TEXT NOT NULL CHECK (length(title) > 0),
   "description" TEXT NOT NULL CHECK (length(description) > 0),
   "created_at" TEXT NOT NULL,
   "updated_at" TEXT NOT NULL,

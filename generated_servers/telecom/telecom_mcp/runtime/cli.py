@@ -139,6 +139,8 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         )
     except ValueError:
         parser.error("session limits must be positive numbers")
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_request_bytes < 1024:
         parser.error("--max-request-bytes must be at least 1024")
     if not 0 <= args.call_timeout <= 86_400:  # also refuses NaN and infinity
@@ -198,7 +200,7 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
                     file=sys.stderr,
                     flush=True,
                 )
-            anyio.run(_serve_http, server, args, names)
+            anyio.run(_serve_http, server, args, names, prog)
     except KeyboardInterrupt:
         pass
 
@@ -243,7 +245,8 @@ async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def _serve_http(server: Any, args: argparse.Namespace, names: list[str]) -> None:
+async def _serve_http(server: Any, args: argparse.Namespace, names: list[str], prog: str) -> None:
+    import anyio
     import uvicorn
 
     app: Any = server.streamable_http_app(
@@ -257,4 +260,11 @@ async def _serve_http(server: Any, args: argparse.Namespace, names: list[str]) -
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level.lower(), lifespan="on"
     )
-    await uvicorn.Server(config).serve()
+    web = uvicorn.Server(config)
+    async with anyio.create_task_group() as group:
+        group.start_soon(web.serve)
+        while not (web.started or web.should_exit):
+            await anyio.sleep(0.02)
+        if web.started:  # one line a person or a supervisor can wait for
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            print(f"{prog}: ready at http://{host}:{args.port}{args.path}", file=sys.stderr, flush=True)
