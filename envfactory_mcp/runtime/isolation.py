@@ -39,14 +39,13 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from . import jail
 from .context import ToolContext, ToolError
-from .limits import CallTimeout
+from .limits import CallTimeout, IsolationLimits
 from .tool_worker import HEADER, MAX_FRAME, decode_value, encode_value, write_frame
 from .toolbox import ForeignFault
 
@@ -75,19 +74,6 @@ class ToolCrashed(ForeignFault):
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason, "exception")
-
-
-@dataclass(frozen=True)
-class IsolationLimits:
-    """Limits of each jailed worker. ``fallback_seconds`` bounds a call whose caller set
-    no time limit of its own (the task oracle); the server's ``--call-timeout`` wins."""
-
-    memory_mb: int = 1024
-    workers: int = 2
-    start_seconds: float = 30.0
-    fallback_seconds: float = 30.0
-    open_files: int = 64
-    work_bytes: int = 16 << 20
 
 
 def jail_problem() -> str | None:
@@ -223,9 +209,8 @@ class JailedTools:
     :class:`IsolationError`; more start on demand, up to ``limits.workers`` at a time.
     """
 
-    def __init__(
-        self, tools_path: Path, names: Sequence[str], limits: IsolationLimits = IsolationLimits()
-    ) -> None:
+    def __init__(self, tools_path: Path, names: Sequence[str], limits: IsolationLimits | None = None) -> None:
+        limits = limits or IsolationLimits()
         problem = jail_problem()
         if problem is not None:
             raise IsolationError(f"cannot jail tool code here: {problem}")
@@ -329,7 +314,7 @@ class _JailedFunction:
 
 
 def load_tools(
-    tools_path: Path, names: Sequence[str], *, jailed: bool, limits: IsolationLimits = IsolationLimits()
+    tools_path: Path, names: Sequence[str], *, jailed: bool, limits: IsolationLimits | None = None
 ) -> ModuleType | JailedTools:
     """A package's ``tools.py``: in jailed workers, or (``jailed=False``, for trusted code
     only) imported into this process, where ``from .runtime import ...`` finds this runtime."""

@@ -27,7 +27,8 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024  # the SDK's default limit for an HTTP request body
+from .limits import DEFAULT_MAX_LINE_BYTES
+
 _ID_SCAN_BYTES = 64 * 1024  # an over-long line's id is looked for in its first 64 KiB
 _CHUNK = 64 * 1024
 

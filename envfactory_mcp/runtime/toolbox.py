@@ -166,7 +166,10 @@ class Toolbox:
             else:
                 reason, fault = f"{type(exc).__name__}: {exc}", "exception"
             logger.error(
-                "tool %s failed: %s", name, reason, exc_info=fault == "exception" and not isinstance(exc, ForeignFault)
+                "tool %s failed: %s",
+                name,
+                reason,
+                exc_info=fault == "exception" and not isinstance(exc, ForeignFault),
             )
             return CallOutcome(
                 ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True, fault=fault

@@ -12,7 +12,6 @@ import json
 import math
 import os
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -81,13 +80,11 @@ def test_check_arguments_says_what_cannot_be_sent(arguments: object, says: str |
 
 
 def test_check_arguments_never_recurses_and_stops_at_a_cycle():
-    started = time.perf_counter()
     # json.dumps (or a recursive walk) would overflow the stack on this
     assert check_arguments({"x": nested(200_000)}) == "nested more than 32 levels deep"
     cyclic: dict[str, Any] = {}
     cyclic["self"] = cyclic
-    assert check_arguments(cyclic) == "nested more than 32 levels deep"
-    assert time.perf_counter() - started < 1.0
+    assert check_arguments(cyclic) == "nested more than 32 levels deep"  # it returns: no endless walk
     assert check_arguments({"x": nested(50)}, ArgumentLimits(max_depth=64)) is None
 
 

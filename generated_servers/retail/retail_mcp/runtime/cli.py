@@ -13,10 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from .isolation import IsolationError, IsolationLimits
-from .limits import DEFAULT_CALL_SECONDS, DEFAULT_MAX_MEMORY_MB, limit_address_space
+from .limits import (
+    DEFAULT_CALL_SECONDS,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_MEMORY_MB,
+    IsolationLimits,
+    limit_address_space,
+)
 from .network import (
     TOKEN_ENV,
     BearerAuth,
@@ -26,9 +29,7 @@ from .network import (
     token_problem,
     transport_security,
 )
-from .server import Bundle, ServerOptions, create_server
 from .sessions import SessionLimits
-from .stdio import DEFAULT_MAX_LINE_BYTES
 
 
 def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -138,6 +139,8 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         )
     except ValueError:
         parser.error("session limits must be positive numbers")
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_request_bytes < 1024:
         parser.error("--max-request-bytes must be at least 1024")
     if not 0 <= args.call_timeout <= 86_400:  # also refuses NaN and infinity
@@ -157,6 +160,12 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     until the client disconnects or the process is stopped. Its tool code is imported
     here, or with ``--jail`` runs in jailed workers; nothing else of that folder runs."""
     args = parse_args(prog, argv)
+    # Arguments first, the MCP stack after: --help and argument errors answer at once.
+    import anyio
+
+    from .isolation import IsolationError
+    from .server import Bundle, ServerOptions, create_server
+
     limits = IsolationLimits(memory_mb=args.call_memory_mb, workers=args.jail_workers)
     try:
         bundle = Bundle.from_package(package_dir, jailed=args.jail, limits=limits)
@@ -191,7 +200,7 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
                     file=sys.stderr,
                     flush=True,
                 )
-            anyio.run(_serve_http, server, args, names)
+            anyio.run(_serve_http, server, args, names, prog)
     except KeyboardInterrupt:
         pass
 
@@ -236,7 +245,8 @@ async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def _serve_http(server: Any, args: argparse.Namespace, names: list[str]) -> None:
+async def _serve_http(server: Any, args: argparse.Namespace, names: list[str], prog: str) -> None:
+    import anyio
     import uvicorn
 
     app: Any = server.streamable_http_app(
@@ -250,4 +260,11 @@ async def _serve_http(server: Any, args: argparse.Namespace, names: list[str]) -
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level=args.log_level.lower(), lifespan="on"
     )
-    await uvicorn.Server(config).serve()
+    web = uvicorn.Server(config)
+    async with anyio.create_task_group() as group:
+        group.start_soon(web.serve)
+        while not (web.started or web.should_exit):
+            await anyio.sleep(0.02)
+        if web.started:  # one line a person or a supervisor can wait for
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            print(f"{prog}: ready at http://{host}:{args.port}{args.path}", file=sys.stderr, flush=True)

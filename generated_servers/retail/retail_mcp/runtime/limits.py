@@ -30,15 +30,30 @@ import sqlite3
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Self
 
 DEFAULT_CALL_SECONDS = 5.0
+DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024  # a request's size limit: the SDK's default for an HTTP body
 DEFAULT_MAX_MEMORY_MB = 4096
 # Python's own default: far below what an 8 MiB C stack survives with C frames in between.
 SAFE_RECURSION_LIMIT = 1000
 # SQLite VM steps between deadline checks: ~0.1 ms of SQL, a few percent of overhead.
 _PROGRESS_STEPS = 10_000
+
+
+@dataclass(frozen=True)
+class IsolationLimits:
+    """Limits of each jailed worker (``isolation.py``). ``fallback_seconds`` bounds a call whose caller set
+    no time limit of its own (the task oracle); the server's ``--call-timeout`` wins."""
+
+    memory_mb: int = 1024
+    workers: int = 2
+    start_seconds: float = 30.0
+    fallback_seconds: float = 30.0
+    open_files: int = 64
+    work_bytes: int = 16 << 20
 
 
 class CallTimeout(BaseException):

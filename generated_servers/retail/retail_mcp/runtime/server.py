@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -15,12 +16,14 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp import MCPError
 from mcp.server import Server
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from .database import SessionDatabase, build_seed_image
-from .isolation import IsolationLimits, JailedTools, load_tools
-from .limits import DEFAULT_CALL_SECONDS
+from .isolation import JailedTools, load_tools
+from .limits import DEFAULT_CALL_SECONDS, IsolationLimits
 from .sessions import Session, SessionLimits, SessionRefused, SessionStore
 from .state import hash_state
 from .toolbox import CallOutcome, Toolbox
@@ -136,15 +139,63 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         return _result(outcome)
 
     instructions = str(bundle.spec.get("policy", ""))
-    server: Server[Any] = Server(
-        str(bundle.spec["name"]),
-        version=options.version,
-        title=str(bundle.spec.get("title", bundle.spec["name"])),
-        description=str(bundle.spec.get("description", "")),
-        instructions=instructions or None,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
+    documents = _documents(bundle)
+    prompt = _agent_prompt(bundle)
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[doc.resource for doc in documents.values()])
+
+    async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        doc = documents.get(str(params.uri))
+        if doc is None:
+            raise MCPError(
+                code=RESOURCE_NOT_FOUND, message=f"Unknown resource {params.uri!r}: see resources/list."
+            )
+        return types.ReadResourceResult(contents=[doc.contents])
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[prompt])
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != prompt.name:
+            raise MCPError(
+                code=types.INVALID_PARAMS, message=f"Unknown prompt {params.name!r}: see prompts/list."
+            )
+        text = types.TextContent(type="text", text=_agent_prompt_text(instructions))
+        return types.GetPromptResult(
+            description=prompt.description, messages=[types.PromptMessage(role="user", content=text)]
+        )
+
+    async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        # The server's own log (stderr) follows the client's choice; nothing else is logged to it.
+        logging.getLogger(__package__ or __name__).setLevel(
+            _LOG_LEVELS.get(str(params.level), logging.WARNING)
+        )
+        return types.EmptyResult()
+
+    def input_schema(name: str) -> Mapping[str, Any] | None:
+        tool = toolbox.tools.get(name)
+        return tool.input_schema if tool is not None else None
+
+    # logging/setLevel is deprecated from protocol 2026-07-28 on (SEP-2577) but part of every
+    # earlier one, which most clients still speak: offered, without the SDK's warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server: Server[Any] = Server(
+            str(bundle.spec["name"]),
+            version=options.version,
+            title=str(bundle.spec.get("title", bundle.spec["name"])),
+            description=str(bundle.spec.get("description", "")),
+            instructions=instructions or None,
+            get_tool_input_schema=input_schema,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_resources=list_resources,
+            on_read_resource=read_resource,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
+            on_set_logging_level=set_logging_level,
+        )
     if options.prefer_sessions:
 
         async def discover(ctx: Any, params: Any) -> types.DiscoverResult:
@@ -158,13 +209,77 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
     return server
 
 
+# --- resources and the prompt ----------------------------------------------------------
+
+_LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+AGENT_PROMPT = "agent_system_prompt"
+RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for an unknown resource URI
+_GUIDANCE = """## Using the tools
+
+You act for the user through this server's tools. Read with a tool before you answer:
+never state a value that no tool has shown you and the user has not given. Before a tool
+that changes anything, say what you will do and wait for the user's yes. When a tool
+returns an error, tell the user what went wrong instead of guessing; when the policy
+says a request cannot be done, say so and why."""
+
+
+@dataclass(frozen=True)
+class _Document:
+    resource: types.Resource
+    contents: types.TextResourceContents
+
+
+def _documents(bundle: Bundle) -> dict[str, _Document]:
+    """The environment's policy and database schema, as MCP resources."""
+    name = str(bundle.spec["name"])
+    found = {
+        "policy": (
+            "text/markdown",
+            str(bundle.spec.get("policy", "")),
+            "The policy an agent of this service follows.",
+        ),
+        "schema": ("application/sql", bundle.schema_sql, "The SQLite schema of the environment's state."),
+    }
+    documents = {}
+    for key, (mime, text, description) in found.items():
+        if not text:
+            continue
+        uri = f"envfactory://{name}/{key}"
+        resource = types.Resource(
+            uri=uri, name=f"{name}-{key}", title=f"{name} {key}", description=description, mime_type=mime
+        )
+        documents[uri] = _Document(resource, types.TextResourceContents(uri=uri, mime_type=mime, text=text))
+    return documents
+
+
+def _agent_prompt(bundle: Bundle) -> types.Prompt:
+    return types.Prompt(
+        name=AGENT_PROMPT,
+        title="Agent system prompt",
+        description=f"The system prompt of an agent serving users of {bundle.spec['name']}: its policy and how to use the tools.",
+    )
+
+
+def _agent_prompt_text(policy: str) -> str:
+    return f"{policy.rstrip()}\n\n{_GUIDANCE}\n" if policy else f"{_GUIDANCE}\n"
+
+
 def _mcp_tool(tool: Any) -> types.Tool:
     return types.Tool(
         name=tool.name,
         title=tool.name.replace("_", " ").capitalize(),
         description=tool.description,
-        input_schema=tool.input_schema,
-        output_schema=tool.output_schema,
+        input_schema=portable_schema(tool.input_schema),
+        output_schema=portable_schema(tool.output_schema),
         annotations=types.ToolAnnotations(
             read_only_hint=tool.effect == "read",
             destructive_hint=tool.destructive,
@@ -172,6 +287,68 @@ def _mcp_tool(tool: Any) -> types.Tool:
             open_world_hint=False,
         ),
     )
+
+
+def portable_schema(schema: Any) -> Any:
+    """``schema`` in the constructs every major function-calling dialect accepts, meaning
+    unchanged: a type list (``["string", "null"]``) becomes ``anyOf`` of single types,
+    ``oneOf`` becomes ``anyOf`` (tool schemas never rely on exclusivity), ``const`` a
+    one-value ``enum``, and ``$schema`` / ``$id`` are dropped. Validation inside the
+    server keeps using the spec's own schema."""
+    if isinstance(schema, list):
+        return [portable_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    node = {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
+    for key in ("properties", "patternProperties", "$defs", "definitions"):
+        if isinstance(node.get(key), dict):
+            node[key] = {name: portable_schema(sub) for name, sub in node[key].items()}
+    for key in ("items", "additionalProperties", "not", "anyOf", "allOf", "prefixItems"):
+        if key in node:
+            node[key] = portable_schema(node[key])
+    if "oneOf" in node:
+        node["anyOf"] = [*node.get("anyOf", []), *portable_schema(node.pop("oneOf"))]
+    if "const" in node:
+        node["enum"] = [node.pop("const")]
+    kinds = node.get("type")
+    if not isinstance(kinds, list):
+        return node
+    if len(kinds) == 1:
+        return {**node, "type": kinds[0]}
+    shared = {k: v for k, v in node.items() if k in ("description", "title", "default", "examples")}
+    specific = {k: v for k, v in node.items() if k not in shared and k != "type"}
+    branches: list[dict[str, Any]] = []
+    for kind in kinds:
+        if kind == "null":
+            branches.append({"type": "null"})
+            continue
+        branch = {"type": kind, **{k: v for k, v in specific.items() if _applies(k, kind)}}
+        if "enum" in branch:
+            branch["enum"] = [v for v in branch["enum"] if v is not None]
+        branches.append(branch)
+    return {**shared, "anyOf": branches}
+
+
+_KEYWORDS_BY_TYPE = {
+    "string": {"minLength", "maxLength", "pattern", "format"},
+    "integer": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+    "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+    "array": {"items", "minItems", "maxItems", "uniqueItems", "prefixItems"},
+    "object": {
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "minProperties",
+        "maxProperties",
+    },
+}
+_TYPED_KEYWORDS = set().union(*_KEYWORDS_BY_TYPE.values())
+
+
+def _applies(keyword: str, kind: str) -> bool:
+    """Whether a keyword belongs in the ``anyOf`` branch of one type."""
+    return keyword not in _TYPED_KEYWORDS or keyword in _KEYWORDS_BY_TYPE.get(kind, set())
 
 
 def _result(outcome: CallOutcome) -> types.CallToolResult:

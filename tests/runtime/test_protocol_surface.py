@@ -1,0 +1,145 @@
+"""What a generated server offers beyond tools (issue 14, items 3 and 4): the policy and
+the schema as resources, the agent's system prompt as a prompt, the logging capability;
+tool schemas every function-calling dialect accepts; and the official MCP conformance
+suite's scenarios, run against a real HTTP server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, MCPError
+from paths import SERVERS_DIR
+from servers import http_server
+
+from envfactory_mcp.host.launch import build_server
+from envfactory_mcp.packages import check_runnable
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE = ROOT / ".ci" / "node" / "node_modules" / ".bin" / "conformance"
+SCENARIOS = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "tools-call-error",
+    "resources-list",
+    "prompts-list",
+    "logging-set-level",
+    "server-sse-multiple-streams",
+]
+PACKAGES = sorted(p.name for p in SERVERS_DIR.iterdir() if (p / f"{p.name}_mcp" / "server.py").is_file())
+
+
+async def test_policy_and_schema_are_resources_and_the_agent_prompt_is_a_prompt():
+    policy = json.loads((SERVERS_DIR / "retail" / "retail_mcp" / "data" / "spec.json").read_text())["policy"]
+    with anyio.fail_after(30):
+        async with Client(build_server(SERVERS_DIR, "retail")) as client:
+            resources = {str(r.uri): r for r in (await client.list_resources()).resources}
+            read = await client.read_resource("envfactory://retail/policy")
+            schema = await client.read_resource("envfactory://retail/schema")
+            prompts = (await client.list_prompts()).prompts
+            prompt = await client.get_prompt("agent_system_prompt")
+            with pytest.raises(MCPError, match="Unknown resource"):
+                await client.read_resource("envfactory://retail/nope")
+    assert set(resources) == {"envfactory://retail/policy", "envfactory://retail/schema"}
+    assert resources["envfactory://retail/policy"].mime_type == "text/markdown"
+    assert read.contents[0].text == policy
+    assert "CREATE TABLE" in schema.contents[0].text
+    assert [p.name for p in prompts] == ["agent_system_prompt"]
+    text = prompt.messages[0].content.text
+    assert text.startswith(policy.rstrip()) and "## Using the tools" in text
+
+
+def _type_arrays(schema: Any, where: str = "#") -> list[str]:
+    """Constructs some function-calling dialects reject: type lists, oneOf, const."""
+    found = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("type"), list):
+            found.append(f"{where}: type {schema['type']}")
+        found += [f"{where}: {k}" for k in ("oneOf", "const", "$schema") if k in schema]
+        for key, value in schema.items():
+            found += _type_arrays(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _type_arrays(value, f"{where}/{i}")
+    return found
+
+
+@pytest.mark.parametrize("env", PACKAGES)
+async def test_every_generated_server_lists_portable_schemas(env: str):
+    if not check_runnable(SERVERS_DIR / env, allow_unverified=True).verified:
+        pytest.skip(f"{env} is not verified")
+    with anyio.fail_after(60):
+        async with Client(build_server(SERVERS_DIR, env)) as client:
+            tools = (await client.list_tools()).tools
+    problems = [
+        f"{t.name} {kind}: {p}"
+        for t in tools
+        for kind, s in (("in", t.input_schema), ("out", t.output_schema))
+        for p in _type_arrays(s)
+    ]
+    assert problems == []
+
+
+async def test_nullable_stays_nullable_in_anyof_form():
+    with anyio.fail_after(30):
+        async with Client(build_server(SERVERS_DIR, "retail")) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+    raw = json.loads((SERVERS_DIR / "retail" / "retail_mcp" / "data" / "spec.json").read_text())
+    nullable = [
+        (tool["name"], prop)
+        for tool in raw["tools"]
+        for prop, node in tool["output_schema"].get("properties", {}).items()
+        if isinstance(node.get("type"), list) and "null" in node["type"]
+    ]
+    assert nullable, "retail declares nullable outputs"
+    for name, prop in nullable:
+        listed = tools[name].output_schema["properties"][prop]
+        assert {"type": "null"} in listed["anyOf"] and "type" not in listed
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not CONFORMANCE.exists(),
+    reason="the MCP conformance suite is not installed: npm install --prefix .ci/node "
+    "@modelcontextprotocol/conformance@0.1.10 (.ci/run does)",
+)
+def test_the_conformance_scenarios_pass_over_http(tmp_path: Path):
+    failed = {}
+    with http_server(SERVERS_DIR / "retail", "retail_mcp") as server:
+        for scenario in SCENARIOS:
+            done = subprocess.run(
+                [str(CONFORMANCE), "server", "--url", server.url, "--scenario", scenario, "-o", str(tmp_path)],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+            if done.returncode != 0 or " 0 failed" not in done.stdout:
+                failed[scenario] = done.stdout[-800:] + done.stderr[-400:]
+    assert failed == {}
+
+
+def test_http_serving_prints_one_ready_line_and_a_bad_port_is_one_error():
+    import os
+    import sys
+
+    from servers import free_port
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(SERVERS_DIR / "retail")}
+    argv = [sys.executable, "-m", "retail_mcp", "--transport", "streamable-http", "--port", str(port)]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert line == f"retail-mcp: ready at http://127.0.0.1:{port}/mcp\n"
+    bad = subprocess.run(
+        [*argv[:-1], "99999"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert bad.returncode == 2 and bad.stderr.splitlines()[-1].startswith("retail-mcp: error: --port must be")
+    assert "Traceback" not in bad.stderr
