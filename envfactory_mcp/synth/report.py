@@ -125,7 +125,7 @@ def render_fidelity(report: FidelityReport) -> Any:
     figures.add_column("what")
     figures.add_column("count", justify="right")
     figures.add_row(f"{report.unit} in the document", str(report.operations))
-    figures.add_row("served", str(report.served))
+    figures.add_row("served as tools" if report.kind == "openapi" else "served as tables", str(report.served))
     figures.add_row("tools", str(report.tools))
     figures.add_row("tables", str(report.tables))
     figures.add_row("fields kept", str(report.fields_kept))

@@ -76,7 +76,7 @@ def test_the_table_shows_the_figures_and_the_ignored_parts_by_kind_with_counts_a
     text = _text(render_fidelity(_report()))
     for label, value in [
         ("operations in the document", 12),
-        ("served", 8),
+        ("served as tools", 8),
         ("tools", 8),
         ("fields kept", 35),
         ("fields dropped", 5),
@@ -88,7 +88,8 @@ def test_the_table_shows_the_figures_and_the_ignored_parts_by_kind_with_counts_a
     assert "no effect on the state (x1, #/paths/~1items~1{id}~1print/post)" in text
     assert text.index("operation ") < text.index("field ")  # the most numerous kind first
     sql = _text(render_fidelity(_report(kind="sql", ignored=[])))
-    assert "CREATE TABLE statements in the document" in sql and "ignored, by kind" not in sql
+    assert "CREATE TABLE statements in the document" in sql and "served as tables" in sql
+    assert "ignored, by kind" not in sql
 
 
 def test_the_table_shows_a_few_reasons_per_kind_and_says_how_many_more():
