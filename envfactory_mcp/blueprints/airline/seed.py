@@ -80,12 +80,12 @@ FREE_BAGS = {
 CANCEL_REASONS = ["change of plans", "airline cancelled flight", "health", "weather", "other"]
 CODE_LETTERS = "ABCDEFGHJKLMPQRSTUVWXYZ23456789"
 
-N_USERS = 60
+N_USERS = 48
 N_RESERVATIONS = 170
 
 
 def generate_seed(rng: random.Random) -> Rows:
-    airports = [{"code": c, "name": n, "city": city} for c, n, city, _, _ in AIRPORTS]
+    airports = [{"code": c, "airport_name": n, "city": city} for c, n, city, _, _ in AIRPORTS]
     flights, flight_dates = _flights(rng)
     users, methods = _users(rng)
     reservations, segments, passengers, payments = _reservations(rng, users, methods, flights, flight_dates)
@@ -382,7 +382,7 @@ def _booked_at(rng: random.Random, status: str, first_day: str) -> str:
     booked within the last 24 hours."""
     departs = datetime.datetime.fromisoformat(first_day + "T06:00:00")
     latest = min(departs, CLOCK) - datetime.timedelta(hours=1)
-    if status == "active" and departs > CLOCK and rng.random() < 0.2:
+    if status == "active" and departs > CLOCK and rng.random() < 0.3:
         moment = CLOCK - datetime.timedelta(minutes=rng.randint(30, 23 * 60))
     else:
         moment = latest - datetime.timedelta(minutes=rng.randint(26 * 60, 45 * 24 * 60))

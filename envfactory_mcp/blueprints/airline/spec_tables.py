@@ -32,7 +32,7 @@ def build_tables() -> list[TableSpec]:
         primary_key=["code"],
         columns=[
             col("code", description="Three-letter IATA code, e.g. 'JFK'.", entity="airport", check="code GLOB '[A-Z][A-Z][A-Z]'"),
-            col("name", description="Airport name.", unique=True),
+            col("airport_name", description="Full airport name.", unique=True),
             col("city", description="City served.", check="length(city) > 0"),
         ],
     )
@@ -137,8 +137,8 @@ def build_tables() -> list[TableSpec]:
                 check="length(reservation_id) = 6 AND reservation_id NOT GLOB '*[^A-Z0-9]*'",
             ),
             col("user_id", description="Customer who booked.", references="users.user_id", entity="user"),
-            col("origin", description="Where the trip starts.", references="airports.code", entity="airport"),
-            col("destination", description="Where the trip goes.", references="airports.code", entity="airport"),
+            col("origin", description="Where the trip starts (airport code).", references="airports.code"),
+            col("destination", description="Where the trip goes (airport code).", references="airports.code"),
             col("trip_type", description="One way or round trip.", enum=list(TRIP_TYPES)),
             col("cabin", description="Cabin of every segment.", enum=list(CABINS)),
             col("status", description="Reservation status.", enum=list(RESERVATION_STATUSES)),
@@ -150,14 +150,20 @@ def build_tables() -> list[TableSpec]:
                 description="Bags beyond the free allowance, paid for.",
                 check="nonfree_baggages >= 0 AND nonfree_baggages <= total_baggages",
             ),
-            col("compensated", "INTEGER", description="1 once a compensation certificate was issued.", enum=[0, 1]),
+            col(
+                "compensated",
+                "INTEGER",
+                description="1 once a compensation certificate was issued, else 0.",
+                check="compensated IN (0, 1)",
+            ),
             col("created_at", description="When it was booked (ISO 8601, UTC)."),
             col(
                 "cancel_reason",
                 description="Why it was cancelled; set exactly when status is 'cancelled'.",
                 nullable=True,
-                enum=list(CANCEL_REASONS),
-                check="(status = 'cancelled') = (cancel_reason IS NOT NULL)",
+                check="(status = 'cancelled') = (cancel_reason IS NOT NULL) AND coalesce(cancel_reason, 'other') IN ("
+                + ", ".join(f"'{r}'" for r in CANCEL_REASONS)
+                + ")",
             ),
         ],
     )

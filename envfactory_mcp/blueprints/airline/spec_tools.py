@@ -318,13 +318,13 @@ def build_tools() -> list[ToolSpec]:
             "book_reservation",
             "book a flight",
             "Book a one-way trip (flight_number on date) or a round trip (also return_flight_number on return_date, "
-            "flying back the same route) for one to five passengers in one cabin, paid in full with one payment "
-            "method of the user (a gift card or certificate must cover the whole amount). Every flight must be "
+            "flying back the same route) for one to five passengers in one cabin, paid in full with one saved payment "
+            "method of the user, who becomes the reservation's owner (a gift card or certificate must cover the whole "
+            "amount). Every flight must be "
             "scheduled or delayed, not in the past, with enough seats in the cabin. The total is the fares of every "
             "flight for every passenger, $50 per checked bag beyond the free allowance (per passenger, by membership "
             "and cabin), and $30 per passenger for travel insurance. Returns the new reservation.",
             {
-                "user_id": user_id,
                 "flight_number": flight_number,
                 "date": date,
                 "cabin": cabin,
@@ -354,7 +354,6 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["reservation_id", "totals.paid"],
             required=[
-                "user_id",
                 "flight_number",
                 "date",
                 "cabin",

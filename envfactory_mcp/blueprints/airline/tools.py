@@ -344,8 +344,8 @@ def get_reservation_details(ctx: ToolContext, *, reservation_id: str) -> dict:
 
 
 def list_all_airports(ctx: ToolContext) -> dict:
-    rows = ctx.all("SELECT code, name, city FROM airports ORDER BY code")
-    return {"airports": [dict(r) for r in rows]}
+    rows = ctx.all("SELECT code, airport_name, city FROM airports ORDER BY code")
+    return {"airports": [{"code": r["code"], "name": r["airport_name"], "city": r["city"]} for r in rows]}
 
 
 def search_direct_flights(ctx: ToolContext, *, origin: str, destination: str, date: str) -> dict:
@@ -398,7 +398,6 @@ def get_flight_status(ctx: ToolContext, *, flight_number: str, date: str) -> dic
 def book_reservation(
     ctx: ToolContext,
     *,
-    user_id: str,
     flight_number: str,
     date: str,
     cabin: str,
@@ -409,6 +408,10 @@ def book_reservation(
     return_flight_number: str | None = None,
     return_date: str | None = None,
 ) -> dict:
+    method = ctx.one("SELECT * FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,))
+    if method is None:
+        ctx.fail(f"Payment method {payment_method_id} not found.")
+    user_id = method["user_id"]
     user = _user(ctx, user_id)
     if len(passengers) > MAX_PASSENGERS:
         ctx.fail(f"A reservation can have at most {MAX_PASSENGERS} passengers; split the group.")
@@ -431,7 +434,6 @@ def book_reservation(
         _bookable(ctx, leg, cabin, count)
     if total_baggages > MAX_BAGS_PER_PASSENGER * count:
         ctx.fail(f"At most {MAX_BAGS_PER_PASSENGER} checked bags per passenger.")
-    method = _method(ctx, payment_method_id, user_id)
     fares = sum(leg[f"price_{cabin}_cents"] for leg in legs) * count
     nonfree = max(0, total_baggages - _free_bags(user["membership"], cabin, count))
     insured = insurance == "yes"

@@ -3,7 +3,7 @@
 -- Airports the airline serves, by IATA code.
 CREATE TABLE "airports" (
   "code" TEXT NOT NULL CHECK (code GLOB '[A-Z][A-Z][A-Z]'),
-  "name" TEXT NOT NULL UNIQUE,
+  "airport_name" TEXT NOT NULL UNIQUE,
   "city" TEXT NOT NULL CHECK (length(city) > 0),
   PRIMARY KEY ("code")
 ) STRICT, WITHOUT ROWID;
@@ -52,9 +52,9 @@ CREATE TABLE "reservations" (
   "insurance" INTEGER NOT NULL CHECK ("insurance" IN (0, 1)),
   "total_baggages" INTEGER NOT NULL CHECK (total_baggages >= 0),
   "nonfree_baggages" INTEGER NOT NULL CHECK (nonfree_baggages >= 0 AND nonfree_baggages <= total_baggages),
-  "compensated" INTEGER NOT NULL CHECK ("compensated" IN (0, 1)),
+  "compensated" INTEGER NOT NULL CHECK (compensated IN (0, 1)),
   "created_at" TEXT NOT NULL,
-  "cancel_reason" TEXT CHECK ("cancel_reason" IN ('change of plans', 'airline cancelled flight', 'health', 'weather', 'other')) CHECK ((status = 'cancelled') = (cancel_reason IS NOT NULL)),
+  "cancel_reason" TEXT CHECK ((status = 'cancelled') = (cancel_reason IS NOT NULL) AND coalesce(cancel_reason, 'other') IN ('change of plans', 'airline cancelled flight', 'health', 'weather', 'other')),
   PRIMARY KEY ("reservation_id")
 ) STRICT, WITHOUT ROWID;
 

@@ -139,6 +139,8 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         )
     except ValueError:
         parser.error("session limits must be positive numbers")
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
     if args.max_request_bytes < 1024:
         parser.error("--max-request-bytes must be at least 1024")
     if not 0 <= args.call_timeout <= 86_400:  # also refuses NaN and infinity
