@@ -12,6 +12,7 @@ standard library and ``jsonschema_rs``) and by the task oracle.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections import defaultdict
@@ -219,6 +220,17 @@ def valid_arguments(
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str | int):
                 used.add(v)
+    for param in params:  # SQLite keeps booleans as 0 / 1 and lists as JSON text: give them as such
+        kinds = param.schema.get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        value = args.get(param.name)
+        if "boolean" in kinds and value in (0, 1) and not isinstance(value, bool):
+            args[param.name] = bool(value)
+        elif "array" in kinds and isinstance(value, str) and value.startswith("["):
+            try:
+                args[param.name] = json.loads(value)
+            except ValueError:
+                pass
     return args
 
 

@@ -37,18 +37,25 @@ def generate_rows(resources: list[Resource], seed: int, given: Rows | None = Non
     given = given or {}
     by_name = {r.name: r for r in resources}
     rows: Rows = {}
-    later: list[tuple[dict[str, Any], Field]] = []  # foreign keys to fill once their target has rows
+    later: list[tuple[dict[str, Any], Field, str]] = []  # foreign keys to fill once their target has rows
     for resource in _fill_order(resources):
         if resource.name in given:
             rows[resource.name] = [dict(row) for row in given[resource.name]]
         else:
             rows[resource.name] = _rows_of(resource, rows, by_name, rng, later)
-    for row, f in later:  # the second pass: edges that close a cycle
+    for row, f, table in later:  # the second pass: edges that close a cycle
         target = by_name[f.references or ""]
-        pool = rows[target.name][1:] or rows[target.name]
-        if pool and not (f.nullable and rng.random() < 0.15):
-            row[f.name] = pool[rng.randrange(len(pool))][target.keys[0]]
+        pool = [r[target.keys[0]] for r in rows[target.name][1:] or rows[target.name]]
+        taken = {r[f.name] for r in rows[table] if r[f.name] is not None} if f.unique else set()
+        if not (f.nullable and rng.random() < 0.15):
+            row[f.name] = _pick(pool, taken, rng)
     return {r.name: rows[r.name] for r in resources}
+
+
+def _pick(pool: list[Any], taken: set[Any], rng: random.Random) -> Any:
+    """A random value of ``pool`` that is not ``taken`` (None when every one is)."""
+    free = [v for v in pool if v not in taken] if taken else pool
+    return free[rng.randrange(len(free))] if free else None
 
 
 def extra_rows(resources: list[Resource], name: str, rows: Rows, count: int, seed: int) -> list[dict[str, Any]]:
@@ -131,7 +138,7 @@ def _rows_of(
     done: Rows,
     by_name: dict[str, Resource],
     rng: random.Random,
-    later: list[tuple[dict[str, Any], Field]],
+    later: list[tuple[dict[str, Any], Field, str]],
 ) -> list[dict[str, Any]]:
     owners: list[dict[str, Any] | None]
     parent = by_name[resource.field(resource.parent).references or ""] if resource.parent else None
@@ -141,6 +148,9 @@ def _rows_of(
         owners = owners[:30]
     else:
         owners = [None] * rng.randint(6, 12)
+    for f in resource.fields:  # a unique reference: fewer rows than the rows it may point at
+        if f.unique and f.references and f.references in done and f.references != resource.name:
+            owners = owners[: max(1, len(done[f.references]) - 2)]
     out: list[dict[str, Any]] = []
     taken: dict[str, set[Any]] = {f.name: set() for f in resource.fields if f.unique}
     for i, owner in enumerate(owners, start=1):
@@ -150,24 +160,25 @@ def _rows_of(
             if owner is not None and parent is not None and f.name == resource.parent:
                 row[f.name] = owner[parent.keys[0]]
             elif target is not None and target.name == resource.name:  # points at an earlier row
-                earlier = out[1:]
-                if earlier and not (f.nullable and rng.random() < 0.2):
-                    row[f.name] = earlier[rng.randrange(len(earlier))][target.keys[0]]
-                else:
-                    row[f.name] = None if f.nullable else row.get(target.keys[0])
+                earlier = [r[target.keys[0]] for r in out[1:]]
+                value = _pick(earlier, taken.get(f.name, set()), rng) if not (f.nullable and rng.random() < 0.2) else None
+                row[f.name] = value if value is not None or f.nullable else row.get(target.keys[0])
             elif target is not None and target.name not in done:  # closes a cycle: second pass
                 row[f.name] = None
-                later.append((row, f))
+                later.append((row, f, resource.name))
             elif target is not None:
-                pool = done[target.name][1:] or done[target.name]
-                row[f.name] = pool[rng.randrange(len(pool))][target.keys[0]] if pool else None
+                pool = [r[target.keys[0]] for r in done[target.name][1:] or done[target.name]]
+                row[f.name] = _pick(pool, taken.get(f.name, set()), rng)
             else:
                 row[f.name] = _value(f, resource, i, rng)
-            if f.name in taken and row[f.name] is not None:
+            if f.name in taken and row[f.name] is not None and target is not None:
+                taken[f.name].add(row[f.name])  # a unique reference: drawn among the free ones
+            elif f.name in taken and row[f.name] is not None:
                 row[f.name] = _distinct(f, row[f.name], taken[f.name], i)
                 taken[f.name].add(row[f.name])
         out.append(row)
-    if len(resource.keys) > 1:  # drawn composite keys may repeat: keep the first of each
+    if len(resource.keys) > 1 or resource.fields[0].references:  # drawn keys may repeat: keep the first
+        out = [row for row in out if all(row[k] is not None for k in resource.keys)]
         unique: dict[tuple[Any, ...], dict[str, Any]] = {}
         for row in out:
             unique.setdefault(tuple(row[k] for k in resource.keys), row)

@@ -30,7 +30,7 @@ from envfactory_mcp.synth.crud import (
     singular,
 )
 from envfactory_mcp.synth.seed_rows import extra_rows, generate_rows
-from envfactory_mcp.synth.sql.data import data_tables, read_data
+from envfactory_mcp.synth.sql.data import _parents_first, data_tables, read_data
 from envfactory_mcp.synth.sql.schema import Schema, TableDraft, apply_checks, read_statement
 from envfactory_mcp.synth.sql.script import DIALECTS, Dialect, detect_dialect, split_statements
 
@@ -72,8 +72,9 @@ def import_sql(
         raise ResourceImportError("line 1", f"no table to import: {found}{why}")
     operations = [op for r in resources for op in _operations(r, schema.tables[r.name])]
     given, data_notes = _seed_data(schema, resources, use_inserts, max_rows)
-    coverage = Coverage(
-        operations=schema.create_tables,
+    partitions = sum(1 for d in schema.tables.values() if d.original.lower() in schema.partitions)
+    coverage = Coverage(  # a partition's rows are its parent's: not a table of its own
+        operations=schema.create_tables - partitions,
         served=len(resources),
         fields=schema.columns_seen,
         fields_kept=sum(len(r.fields) for r in resources),
@@ -161,6 +162,15 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
     entity = singular(draft.name) or draft.name
     if entity in entities:
         entity = draft.name
+    if keys == ["id"] and f"{entity}_id" in fields:  # the key's argument is called <entity>_id
+        taken = f"{entity}_id"
+        renamed = f"{taken}_"
+        fields[renamed] = replace(fields.pop(taken), name=renamed)
+        draft.originals = {w: (renamed if n == taken else n) for w, n in draft.originals.items()}
+        draft.types[renamed] = draft.types.pop(taken)
+        draft.indexed = {renamed if n == taken else n for n in draft.indexed}
+        draft.foreign = [replace(fk, columns=tuple(renamed if c == taken else c for c in fk.columns)) for fk in draft.foreign]
+        schema.ignored.append(Ignored(where, "field", f"column {taken} of {draft.original} is called {renamed}: {taken} names the key argument"))
     ordered = [fields[k] for k in keys] + [f for n, f in fields.items() if n not in keys]
     return Resource(
         name=draft.name,
@@ -271,26 +281,37 @@ def _seed_data(
 
 
 def _deletable(schema: Schema, resources: list[Resource], rows: Rows, seed: int) -> tuple[Rows, list[Ignored]]:
-    """A table whose every row is pointed at gets a few generated rows nothing points at,
-    so its delete tool has something it may delete (listed in ignored)."""
-    referenced: dict[str, set[object]] = {r.name: set() for r in resources}
-    for r in resources:
-        for f in r.fields:
-            if f.references:
-                referenced[f.references].update(row[f.name] for row in rows.get(r.name, []) if row[f.name] is not None)
+    """A table whose rows are (nearly) all pointed at gets a few generated rows nothing
+    points at, so its delete tool has something it may delete (listed in ignored).
+
+    Children are handled before their parents, so rows added to a child are counted when
+    its parents are looked at."""
     notes = []
     out = dict(rows)
-    for r in resources:
-        table = rows.get(r.name, [])
-        if len(r.keys) != 1 or not referenced[r.name] or not table:
+    for r in reversed(_parents_first(resources)):
+        table = out.get(r.name, [])
+        if len(r.keys) != 1 or not table:
             continue
-        free = sum(1 for row in table if row[r.keys[0]] not in referenced[r.name])
+        referenced = {
+            row[f.name]
+            for other in resources
+            for f in other.fields
+            if f.references == r.name
+            for row in out.get(other.name, [])
+            if row[f.name] is not None
+        }
+        free = sum(1 for row in table if row[r.keys[0]] not in referenced)
         wanted = max(1, len(table) // 50)
-        if free >= wanted:
+        if not referenced or free >= wanted:
             continue
         added = extra_rows(resources, r.name, out, wanted - free, seed)
         if added:
             out[r.name] = table + added
-            notes.append(Ignored(f"line {schema.tables[r.name].line}", "statement", f"data of {r.name}: {len(added)} generated rows added that nothing points at, so a delete can succeed"))
+            notes.append(
+                Ignored(
+                    f"line {schema.tables[r.name].line}",
+                    "statement",
+                    f"data of {r.name}: {len(added)} generated rows added that nothing points at, so a delete can succeed",
+                )
+            )
     return out, notes
-

@@ -590,6 +590,8 @@ def _column(schema: Schema, draft: TableDraft, node: exp.ColumnDef, line: int) -
             continue  # an encoding or storage detail
         elif constraint is not None:
             schema.skip(line, f"{where}: {_clip(constraint.sql(dialect=schema.dialect))} not modelled", "field")
+    if values.pop("server_filled", False):
+        values["nullable"] = True
     draft.fields[name] = Field(**values)
 
 
@@ -664,6 +666,10 @@ def _default(schema: Schema, draft: TableDraft, values: dict[str, Any], node: ex
     if isinstance(inner, exp.CurrentDate):
         values["auto"] = "today"
         return
+    if _uuid_call(inner):  # made by the database on insert: the server leaves it empty
+        values.update(read_only=True, server_filled=True)
+        schema.skip(line, f"{where}: DEFAULT {_clip(node.sql(dialect=schema.dialect), 40)} is not evaluated; new rows leave it empty", "field")
+        return
     ok, value = _literal(inner)
     if ok and value is None:
         return
@@ -675,6 +681,11 @@ def _default(schema: Schema, draft: TableDraft, values: dict[str, Any], node: ex
         values["default"] = value
         return
     schema.skip(line, f"{where}: DEFAULT {_clip(node.sql(dialect=schema.dialect), 60)} (not evaluated)", "field")
+
+
+def _uuid_call(node: exp.Expression) -> bool:
+    name = str(node.this) if isinstance(node, exp.Anonymous) else node.sql_name() if isinstance(node, exp.Func) else ""
+    return name.lower().replace("_", "") in ("genrandomuuid", "uuidgeneratev4", "uuidgeneratev1", "uuidv4", "uuidv7", "uuid", "newid")
 
 
 def _is_nextval(node: exp.Expression) -> bool:

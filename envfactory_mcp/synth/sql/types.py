@@ -11,8 +11,7 @@ lists the column in ``ignored``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from sqlglot import exp
 
@@ -36,7 +35,6 @@ class ColumnType:
     note: str = ""  # how the type was read, for ``ignored`` (partly modelled types)
     description: str = ""
     auto: bool = False  # SERIAL: numbered by the database
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Unsupported(Exception):
@@ -197,9 +195,19 @@ def column_type(
         width = params[0] if params else 1
         return ColumnType("integer", minimum=0, maximum=2**width - 1 if width < 63 else None)
     if t in _INTEGERS:
-        low, high = _INTEGER_RANGES.get(t, (0 if t in _UNSIGNED else None, None))
+        wide = t in (T.BIGINT, T.UBIGINT, T.BIGSERIAL, T.INT128, T.INT256, T.UINT128, T.UINT256) or dialect == "sqlite"
+        bits = 64 if wide else 32
+        signed = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        low, high = _INTEGER_RANGES.get(t, (0, 2**bits - 1) if t in _UNSIGNED else signed)
+        if t == T.SMALLSERIAL:
+            low, high = 1, 32767
+        elif t in (T.SERIAL, T.BIGSERIAL):
+            low = 1
         auto = t in (T.SERIAL, T.BIGSERIAL, T.SMALLSERIAL)
-        return ColumnType("integer", minimum=low, maximum=high, auto=auto)
+        return ColumnType("integer", minimum=low, maximum=min(high, 2**63 - 1), auto=auto)
+    if t in _DECIMALS and params and (len(params) == 1 or params[1] == 0) and params[0] <= 18:
+        top = 10 ** params[0] - 1  # NUMERIC(p) / NUMERIC(p, 0): whole numbers
+        return ColumnType("integer", minimum=0 if t == T.UDECIMAL else -top, maximum=top)
     if t in _DECIMALS:
         minimum, maximum = None, None
         if params:
