@@ -143,3 +143,31 @@ def test_http_serving_prints_one_ready_line_and_a_bad_port_is_one_error():
     )
     assert bad.returncode == 2 and bad.stderr.splitlines()[-1].startswith("retail-mcp: error: --port must be")
     assert "Traceback" not in bad.stderr
+
+
+NODE22 = ROOT / ".ci" / "node22" / "node_modules" / ".bin"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not (NODE22 / "mcp-inspector").exists(),
+    reason="the MCP Inspector (Node >= 22) is not installed: .ci/run installs node@22 and "
+    "@modelcontextprotocol/inspector@2.12.0 from npm into .ci/node22",
+)
+@pytest.mark.parametrize("env", PACKAGES)
+def test_the_inspector_in_strict_mode_finds_no_schema_problem(env: str, tmp_path: Path):
+    import os
+    import sys
+
+    if not check_runnable(SERVERS_DIR / env, allow_unverified=True).verified:
+        pytest.skip(f"{env} is not verified")
+    package = SERVERS_DIR / env / f"{env}_mcp"
+    done = subprocess.run(
+        [str(NODE22 / "mcp-inspector"), "--cli", "--method", "tools/list", "--strict",
+         sys.executable, "-m", "envfactory_mcp.runtime", str(package)],
+        env={"PATH": f"{NODE22}:{os.environ['PATH']}", "HOME": str(tmp_path)},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip() == ""  # --strict reports every problem, errors and warnings, here
+    assert len(json.loads(done.stdout)["tools"]) > 0
