@@ -327,7 +327,6 @@ def build_tools() -> list[ToolSpec]:
             outputs={
                 "account_id": "account",
                 "customer_id": "customer",
-                "holds[].transaction_id": "transaction",
             },
             claims=["available_balance"],
         ),
@@ -342,8 +341,6 @@ def build_tools() -> list[ToolSpec]:
             outputs={
                 "account_id": "account",
                 "transactions[].transaction_id": "transaction",
-                "transactions[].card_id": "card",
-                "transactions[].payee_id": "payee",
             },
         ),
         _tool(
@@ -372,8 +369,6 @@ def build_tools() -> list[ToolSpec]:
             outputs={
                 "transaction_id": "transaction",
                 "account_id": "account",
-                "card_id": "card",
-                "payee_id": "payee",
                 "dispute.dispute_id": "dispute",
             },
             claims=["dispute_state"],
@@ -561,7 +556,6 @@ def build_tools() -> list[ToolSpec]:
             outputs={
                 "from_account.account_id": "account",
                 "to_account.account_id": "account",
-                "transaction_ids[]": "transaction",
             },
             claims=["from_account.available_balance"],
         ),
@@ -589,7 +583,6 @@ def build_tools() -> list[ToolSpec]:
             outputs={
                 "account.account_id": "account",
                 "payee_id": "payee",
-                "transaction_ids[]": "transaction",
             },
             claims=["account.available_balance"],
         ),
@@ -698,7 +691,6 @@ def build_tools() -> list[ToolSpec]:
             writes=["accounts", "customers", "transactions"],
             outputs={
                 "transaction_id": "transaction",
-                "refund_transaction_id": "transaction",
                 "account.account_id": "account",
             },
             claims=["amount"],
