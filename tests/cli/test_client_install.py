@@ -102,3 +102,29 @@ async def test_what_install_writes_starts_the_server_as_the_client_would(tmp_pat
             tools = (await client.list_tools()).tools
             result = await client.call_tool("list_all_product_types", {})
     assert len(tools) == 15 and not result.is_error
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_install_writes_each_clients_own_file(client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from typer.testing import CliRunner
+
+    from envfactory_mcp.cli import app
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("APPDATA", raising=False)
+    done = CliRunner().invoke(
+        app, ["install", "retail", "--client", client, "--servers-dir", str(SERVERS_DIR)]
+    )
+    assert done.exit_code == 0, done.output
+    relative, key, typed = EXPECTED[client]
+    entry = json.loads((tmp_path / relative).read_text())[key]["retail"]
+    assert entry["command"] == sys.executable
+    assert entry["args"] == [
+        "-m",
+        "envfactory_mcp",
+        "serve",
+        "retail",
+        "--servers-dir",
+        str(SERVERS_DIR.resolve()),
+    ]
+    assert (entry.get("type") == "stdio") == typed
