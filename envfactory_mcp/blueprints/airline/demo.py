@@ -14,7 +14,9 @@ State = dict[str, list[dict[str, Any]]]
 
 def demo_calls(state: State) -> list[tuple[str, dict[str, Any]]]:
     flown = {
-        (f["flight_number"], f["date"]) for f in state["flight_dates"] if f["status"] in ("departed", "landed")
+        (f["flight_number"], f["date"])
+        for f in state["flight_dates"]
+        if f["status"] in ("departed", "landed")
     }
     touched = {
         s["reservation_id"] for s in state["reservation_flights"] if (s["flight_number"], s["date"]) in flown

@@ -146,9 +146,9 @@ def _flights(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, A
 
 def _flight_date(rng: random.Random, number: str, day: int, dep_minutes: int, economy: int) -> dict[str, Any]:
     date = _day(day)
-    departs = datetime.datetime.combine(FIRST_DAY + datetime.timedelta(days=day), datetime.time()) + datetime.timedelta(
-        minutes=dep_minutes
-    )
+    departs = datetime.datetime.combine(
+        FIRST_DAY + datetime.timedelta(days=day), datetime.time()
+    ) + datetime.timedelta(minutes=dep_minutes)
     roll = rng.random()
     if departs <= CLOCK:
         status = "cancelled" if roll < 0.04 else "landed"
@@ -251,7 +251,9 @@ def _reservations(
     methods_by_user: dict[str, list[dict[str, Any]]] = {}
     for m in methods:
         methods_by_user.setdefault(m["user_id"], []).append(m)
-    owners = [u["user_id"] for u in users] + [rng.choice(users)["user_id"] for _ in range(N_RESERVATIONS - len(users))]
+    owners = [u["user_id"] for u in users] + [
+        rng.choice(users)["user_id"] for _ in range(N_RESERVATIONS - len(users))
+    ]
     rng.shuffle(owners)
     users_by_id = {u["user_id"]: u for u in users}
     taken: set[str] = set()
@@ -284,12 +286,16 @@ def _reservations(
         nonfree = max(0, total_bags - FREE_BAGS[user["membership"]][cabin] * count)
         statuses = [leg["status"] for leg in legs]
         compensated = int(
-            user["membership"] != "regular" and ("delayed" in statuses or "cancelled" in statuses) and rng.random() < 0.3
+            user["membership"] != "regular"
+            and ("delayed" in statuses or "cancelled" in statuses)
+            and rng.random() < 0.3
         )
         cancel_reason = None
         if status == "cancelled":
-            cancel_reason = "airline cancelled flight" if "cancelled" in statuses else rng.choice(
-                ["change of plans", "health", "weather", "other"]
+            cancel_reason = (
+                "airline cancelled flight"
+                if "cancelled" in statuses
+                else rng.choice(["change of plans", "health", "weather", "other"])
             )
         reservations.append(
             {
@@ -310,7 +316,9 @@ def _reservations(
         )
         fare_total = 0
         for number, leg in enumerate(legs, start=1):
-            paid = int(leg[f"price_{cabin}_cents"] * rng.uniform(0.85, 1.1)) // 100 * 100 + rng.choice([0, 99])
+            paid = int(leg[f"price_{cabin}_cents"] * rng.uniform(0.85, 1.1)) // 100 * 100 + rng.choice(
+                [0, 99]
+            )
             fare_total += paid
             segments.append(
                 {
@@ -329,7 +337,13 @@ def _reservations(
                 last = user["last_name"] if rng.random() < 0.5 else rng.choice(LAST_NAMES)
                 dob = _birthday(rng, 1945, 2022)
             passengers.append(
-                {"reservation_id": code, "passenger_no": p, "first_name": first, "last_name": last, "date_of_birth": dob}
+                {
+                    "reservation_id": code,
+                    "passenger_no": p,
+                    "first_name": first,
+                    "last_name": last,
+                    "date_of_birth": dob,
+                }
             )
         total = fare_total * count + nonfree * 5000 + insurance * 3000 * count
         cards = [m for m in methods_by_user[user_id] if m["kind"] == "credit_card"]
@@ -338,7 +352,15 @@ def _reservations(
             method = cards[0]
         _pay(payments, code, method["payment_method_id"], "payment", total, "booking", booked)
         if status == "cancelled":
-            _pay(payments, code, method["payment_method_id"], "refund", total, "cancellation", _later(rng, booked))
+            _pay(
+                payments,
+                code,
+                method["payment_method_id"],
+                "refund",
+                total,
+                "cancellation",
+                _later(rng, booked),
+            )
     return reservations, segments, passengers, payments
 
 

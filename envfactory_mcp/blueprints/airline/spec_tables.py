@@ -31,7 +31,12 @@ def build_tables() -> list[TableSpec]:
         description="Airports the airline serves, by IATA code.",
         primary_key=["code"],
         columns=[
-            col("code", description="Three-letter IATA code, e.g. 'JFK'.", entity="airport", check="code GLOB '[A-Z][A-Z][A-Z]'"),
+            col(
+                "code",
+                description="Three-letter IATA code, e.g. 'JFK'.",
+                entity="airport",
+                check="code GLOB '[A-Z][A-Z][A-Z]'",
+            ),
             col("airport_name", description="Full airport name.", unique=True),
             col("city", description="City served.", check="length(city) > 0"),
         ],
@@ -56,8 +61,16 @@ def build_tables() -> list[TableSpec]:
                 entity="airport",
                 check="destination <> origin",
             ),
-            col("departure_time", description="Scheduled departure, 'HH:MM' (UTC).", check=f"departure_time {_TIME}"),
-            col("arrival_time", description="Scheduled arrival, 'HH:MM' (UTC), possibly the next day.", check=f"arrival_time {_TIME}"),
+            col(
+                "departure_time",
+                description="Scheduled departure, 'HH:MM' (UTC).",
+                check=f"departure_time {_TIME}",
+            ),
+            col(
+                "arrival_time",
+                description="Scheduled arrival, 'HH:MM' (UTC), possibly the next day.",
+                check=f"arrival_time {_TIME}",
+            ),
         ],
     )
     flight_dates = TableSpec(
@@ -69,11 +82,21 @@ def build_tables() -> list[TableSpec]:
             col("date", description="Date of departure, 'YYYY-MM-DD'.", check=f"date {_DATE}"),
             col("status", description="Status of the flight on that date.", enum=list(FLIGHT_STATUSES)),
             *[
-                col(f"seats_{cabin}", "INTEGER", description=f"Seats left in {cabin.replace('_', ' ')}.", check=f"seats_{cabin} >= 0")
+                col(
+                    f"seats_{cabin}",
+                    "INTEGER",
+                    description=f"Seats left in {cabin.replace('_', ' ')}.",
+                    check=f"seats_{cabin} >= 0",
+                )
                 for cabin in CABINS
             ],
             *[
-                col(f"price_{cabin}_cents", "INTEGER", description=f"Current one-passenger fare in {cabin.replace('_', ' ')}, in cents.", check=f"price_{cabin}_cents > 0")
+                col(
+                    f"price_{cabin}_cents",
+                    "INTEGER",
+                    description=f"Current one-passenger fare in {cabin.replace('_', ' ')}, in cents.",
+                    check=f"price_{cabin}_cents > 0",
+                )
                 for cabin in CABINS
             ],
         ],
@@ -87,7 +110,12 @@ def build_tables() -> list[TableSpec]:
             col("user_id", description="Internal user id, e.g. 'user_000042'.", entity="user"),
             col("first_name", description="First name.", check="length(first_name) > 0"),
             col("last_name", description="Last name.", check="length(last_name) > 0"),
-            col("email", description="Lower-case email address; unique.", unique=True, check="email LIKE '%_@_%'"),
+            col(
+                "email",
+                description="Lower-case email address; unique.",
+                unique=True,
+                check="email LIKE '%_@_%'",
+            ),
             col("date_of_birth", description="Date of birth, 'YYYY-MM-DD'.", check=f"date_of_birth {_DATE}"),
             col("membership", description="Membership tier.", enum=list(MEMBERSHIPS)),
         ],
@@ -108,7 +136,9 @@ def build_tables() -> list[TableSpec]:
                 check="(kind = 'credit_card') = (balance_cents IS NULL) "
                 "AND (kind = 'credit_card') = (brand IS NOT NULL AND last_four IS NOT NULL)",
             ),
-            col("brand", description="Card brand (credit cards only).", nullable=True, enum=list(CARD_BRANDS)),
+            col(
+                "brand", description="Card brand (credit cards only).", nullable=True, enum=list(CARD_BRANDS)
+            ),
             col(
                 "last_four",
                 description="Last four digits (credit cards only).",
@@ -143,7 +173,12 @@ def build_tables() -> list[TableSpec]:
             col("cabin", description="Cabin of every segment.", enum=list(CABINS)),
             col("status", description="Reservation status.", enum=list(RESERVATION_STATUSES)),
             col("insurance", "INTEGER", description="1 when travel insurance was bought.", enum=[0, 1]),
-            col("total_baggages", "INTEGER", description="Checked bags for the whole reservation.", check="total_baggages >= 0"),
+            col(
+                "total_baggages",
+                "INTEGER",
+                description="Checked bags for the whole reservation.",
+                check="total_baggages >= 0",
+            ),
             col(
                 "nonfree_baggages",
                 "INTEGER",
@@ -172,11 +207,26 @@ def build_tables() -> list[TableSpec]:
         description="Segments of a reservation, in travel order, with the fare paid per passenger.",
         primary_key=["reservation_id", "segment_no"],
         columns=[
-            col("reservation_id", description="Reservation.", references="reservations.reservation_id", entity="reservation"),
+            col(
+                "reservation_id",
+                description="Reservation.",
+                references="reservations.reservation_id",
+                entity="reservation",
+            ),
             col("segment_no", "INTEGER", description="Segment number, from 1.", check="segment_no >= 1"),
-            col("flight_number", description="Flight flown.", references="flights.flight_number", entity="flight"),
+            col(
+                "flight_number",
+                description="Flight flown.",
+                references="flights.flight_number",
+                entity="flight",
+            ),
             col("date", description="Date of the flight, 'YYYY-MM-DD'.", check=f"date {_DATE}"),
-            col("price_cents", "INTEGER", description="Fare paid per passenger, in cents.", check="price_cents > 0"),
+            col(
+                "price_cents",
+                "INTEGER",
+                description="Fare paid per passenger, in cents.",
+                check="price_cents > 0",
+            ),
         ],
     )
     passengers = TableSpec(
@@ -184,8 +234,18 @@ def build_tables() -> list[TableSpec]:
         description="Passengers of a reservation (at most five).",
         primary_key=["reservation_id", "passenger_no"],
         columns=[
-            col("reservation_id", description="Reservation.", references="reservations.reservation_id", entity="reservation"),
-            col("passenger_no", "INTEGER", description="Passenger number, 1 to 5.", check="passenger_no BETWEEN 1 AND 5"),
+            col(
+                "reservation_id",
+                description="Reservation.",
+                references="reservations.reservation_id",
+                entity="reservation",
+            ),
+            col(
+                "passenger_no",
+                "INTEGER",
+                description="Passenger number, 1 to 5.",
+                check="passenger_no BETWEEN 1 AND 5",
+            ),
             col("first_name", description="First name.", check="length(first_name) > 0"),
             col("last_name", description="Last name.", check="length(last_name) > 0"),
             col("date_of_birth", description="Date of birth, 'YYYY-MM-DD'.", check=f"date_of_birth {_DATE}"),
@@ -199,7 +259,12 @@ def build_tables() -> list[TableSpec]:
         primary_key=["payment_id"],
         columns=[
             col("payment_id", description="Id such as 'pay_0000123'.", entity="payment"),
-            col("reservation_id", description="Reservation.", references="reservations.reservation_id", entity="reservation"),
+            col(
+                "reservation_id",
+                description="Reservation.",
+                references="reservations.reservation_id",
+                entity="reservation",
+            ),
             col(
                 "payment_method_id",
                 description="Payment method charged or refunded.",
@@ -212,4 +277,14 @@ def build_tables() -> list[TableSpec]:
             col("created_at", description="When it was recorded (ISO 8601, UTC)."),
         ],
     )
-    return [airports, flights, flight_dates, users, payment_methods, reservations, reservation_flights, passengers, payments]
+    return [
+        airports,
+        flights,
+        flight_dates,
+        users,
+        payment_methods,
+        reservations,
+        reservation_flights,
+        passengers,
+        payments,
+    ]

@@ -22,7 +22,12 @@ Schema = dict[str, Any]
 
 
 def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {"type": "string", "description": description, "minLength": min_length, "maxLength": max_length}
+    schema: Schema = {
+        "type": "string",
+        "description": description,
+        "minLength": min_length,
+        "maxLength": max_length,
+    }
     if pattern is not None:
         schema["pattern"] = pattern
     return schema
@@ -56,7 +61,9 @@ TEXT: Schema = {"type": "string"}
 INT: Schema = {"type": "integer"}
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
-USER_ID = _str(11, "Internal user id from a find_user_id_* tool, e.g. 'user_000042'.", pattern=r"^user_[0-9]{6}$")
+USER_ID = _str(
+    11, "Internal user id from a find_user_id_* tool, e.g. 'user_000042'.", pattern=r"^user_[0-9]{6}$"
+)
 RESERVATION_ID = _str(6, "Six-character reservation code, e.g. 'Q4XK7M'.", pattern=r"^[A-Z0-9]{6}$")
 FLIGHT_NUMBER = _str(6, "Flight number, e.g. 'HAT123'.", pattern=r"^HAT[0-9]{3}$")
 AIRPORT = _str(3, "Three-letter IATA airport code, e.g. 'JFK'.", pattern=r"^[A-Z]{3}$")
@@ -128,7 +135,15 @@ RESERVATION_OUTPUTS = {
     "payments[].payment_id": "payment",
     "payments[].payment_method_id": "payment_method",
 }
-VIEW_READS = ["airports", "flight_dates", "flights", "payments", "reservation_flights", "reservation_passengers", "reservations"]
+VIEW_READS = [
+    "airports",
+    "flight_dates",
+    "flights",
+    "payments",
+    "reservation_flights",
+    "reservation_passengers",
+    "reservations",
+]
 CHANGE_READS = sorted([*VIEW_READS, "payment_methods", "users"])
 
 
@@ -174,7 +189,10 @@ def build_tools() -> list[ToolSpec]:
         {
             "first_name": _str(60, "First name."),
             "last_name": _str(60, "Last name."),
-            "date_of_birth": {**_str(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN), "format": "date"},
+            "date_of_birth": {
+                **_str(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN),
+                "format": "date",
+            },
         }
     )
     return [
@@ -183,7 +201,12 @@ def build_tools() -> list[ToolSpec]:
             "look up my account by email",
             "Find a user's id from their email address (case-insensitive). Use this to authenticate the user before "
             "anything else. Fails if no user has that email.",
-            {"email": (_str(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"), _param(None, True))},
+            {
+                "email": (
+                    _str(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"),
+                    _param(None, True),
+                )
+            },
             _obj({"user_id": TEXT}),
             reads=["users"],
             outputs={"user_id": "user"},
@@ -196,7 +219,10 @@ def build_tools() -> list[ToolSpec]:
             {
                 "first_name": (_str(60, "First name."), _param(None, True)),
                 "last_name": (_str(60, "Last name."), _param(None, True)),
-                "date_of_birth": (_str(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN), _param(None, True)),
+                "date_of_birth": (
+                    _str(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN),
+                    _param(None, True),
+                ),
             },
             _obj({"user_id": TEXT}),
             reads=["users"],
@@ -337,20 +363,34 @@ def build_tools() -> list[ToolSpec]:
                     {"type": "integer", "minimum": 0, "maximum": 20, "description": "Checked bags in all."},
                     _param(None, True),
                 ),
-                "insurance": (_enum(["yes", "no"], "Buy travel insurance: 'yes' or 'no'."), _param(None, True)),
+                "insurance": (
+                    _enum(["yes", "no"], "Buy travel insurance: 'yes' or 'no'."),
+                    _param(None, True),
+                ),
                 "return_flight_number": (
                     {**FLIGHT_NUMBER, "description": "Return flight of a round trip."},
                     _param("flight", True),
                 ),
                 "return_date": (
-                    {**DATE, "description": "Date of the return flight.", "examples": ["2026-06-05", "2026-06-07"]},
+                    {
+                        **DATE,
+                        "description": "Date of the return flight.",
+                        "examples": ["2026-06-05", "2026-06-07"],
+                    },
                     _param(None, True),
                 ),
             },
             RESERVATION_OUT,
             effect="write",
             reads=CHANGE_READS,
-            writes=["flight_dates", "payment_methods", "payments", "reservation_flights", "reservation_passengers", "reservations"],
+            writes=[
+                "flight_dates",
+                "payment_methods",
+                "payments",
+                "reservation_flights",
+                "reservation_passengers",
+                "reservations",
+            ],
             outputs=RESERVATION_OUTPUTS,
             claims=["reservation_id", "totals.paid"],
             required=[
@@ -409,8 +449,14 @@ def build_tools() -> list[ToolSpec]:
             "refunded to it if it paid at least that much for this reservation. Returns the updated reservation.",
             {
                 "reservation_id": reservation_id,
-                "flight_number": ({**FLIGHT_NUMBER, "description": "Flight to take instead, e.g. 'HAT123'."}, _param("flight", True)),
-                "date": ({**DATE, "description": "Date of the new flight, 'YYYY-MM-DD'."}, _param(None, True)),
+                "flight_number": (
+                    {**FLIGHT_NUMBER, "description": "Flight to take instead, e.g. 'HAT123'."},
+                    _param("flight", True),
+                ),
+                "date": (
+                    {**DATE, "description": "Date of the new flight, 'YYYY-MM-DD'."},
+                    _param(None, True),
+                ),
                 "payment_method_id": payment_method_id,
             },
             RESERVATION_OUT,
@@ -430,7 +476,12 @@ def build_tools() -> list[ToolSpec]:
             {
                 "reservation_id": reservation_id,
                 "total_baggages": (
-                    {"type": "integer", "minimum": 0, "maximum": 20, "description": "New total of checked bags."},
+                    {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": 20,
+                        "description": "New total of checked bags.",
+                    },
                     _param(None, True),
                 ),
                 "payment_method_id": payment_method_id,
@@ -484,7 +535,10 @@ def build_tools() -> list[ToolSpec]:
             "The result is rounded to 2 decimals. Anything else is rejected.",
             {
                 "expression": (
-                    {**_str(200, "Arithmetic expression."), "examples": ["(389.99 - 212.5) * 2", "154.04 + 50"]},
+                    {
+                        **_str(200, "Arithmetic expression."),
+                        "examples": ["(389.99 - 212.5) * 2", "154.04 + 50"],
+                    },
                     ParamSpec(user_provided=True, composed=True),
                 )
             },

@@ -70,7 +70,7 @@ def _words(value: str) -> str:
 
 
 def _moment(text: str) -> datetime.datetime:
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return datetime.datetime.fromisoformat(text)
 
 
 def _today(ctx: ToolContext) -> str:
@@ -183,7 +183,9 @@ def _net_paid(ctx: ToolContext, reservation_id: str) -> dict[str, int]:
     return {r["m"]: r["net"] for r in rows}
 
 
-def _record(ctx: ToolContext, reservation_id: str, method_id: str, kind: str, cents: int, reason: str) -> None:
+def _record(
+    ctx: ToolContext, reservation_id: str, method_id: str, kind: str, cents: int, reason: str
+) -> None:
     """Insert one payment or refund row and move a gift card's or certificate's balance with it."""
     if cents <= 0:
         return
@@ -283,7 +285,11 @@ def _reservation_view(ctx: ToolContext, reservation_id: str) -> Row:
             }
             for p in payments
         ],
-        "totals": {"paid": _dollars(paid), "refunded": _dollars(refunded), "net_paid": _dollars(paid - refunded)},
+        "totals": {
+            "paid": _dollars(paid),
+            "refunded": _dollars(refunded),
+            "net_paid": _dollars(paid - refunded),
+        },
     }
 
 
@@ -297,7 +303,9 @@ def find_user_id_by_email(ctx: ToolContext, *, email: str) -> dict:
     return {"user_id": row["user_id"]}
 
 
-def find_user_id_by_name_dob(ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str) -> dict:
+def find_user_id_by_name_dob(
+    ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str
+) -> dict:
     rows = ctx.all(
         "SELECT user_id FROM users WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) "
         "AND date_of_birth = ? ORDER BY user_id",
@@ -313,7 +321,9 @@ def find_user_id_by_name_dob(ctx: ToolContext, *, first_name: str, last_name: st
 def get_user_details(ctx: ToolContext, *, user_id: str) -> dict:
     user = _user(ctx, user_id)
     methods = []
-    for m in ctx.all("SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id", (user_id,)):
+    for m in ctx.all(
+        "SELECT * FROM payment_methods WHERE user_id = ? ORDER BY payment_method_id", (user_id,)
+    ):
         entry: Row = {"payment_method_id": m["payment_method_id"], "kind": m["kind"]}
         if m["kind"] == "credit_card":
             entry["brand"] = m["brand"]
@@ -506,12 +516,15 @@ def cancel_reservation(ctx: ToolContext, *, reservation_id: str, reason: str) ->
     for seg in segments:
         _move_seats(ctx, seg["flight_number"], seg["date"], res["cabin"], count)
     ctx.execute(
-        "UPDATE reservations SET status = 'cancelled', cancel_reason = ? WHERE reservation_id = ?", (reason, rid)
+        "UPDATE reservations SET status = 'cancelled', cancel_reason = ? WHERE reservation_id = ?",
+        (reason, rid),
     )
     return _reservation_view(ctx, rid)
 
 
-def update_reservation_cabin(ctx: ToolContext, *, reservation_id: str, cabin: str, payment_method_id: str) -> dict:
+def update_reservation_cabin(
+    ctx: ToolContext, *, reservation_id: str, cabin: str, payment_method_id: str
+) -> dict:
     res = _reservation(ctx, reservation_id)
     rid = res["reservation_id"]
     _require_active(ctx, res, "change cabin")
@@ -531,7 +544,9 @@ def update_reservation_cabin(ctx: ToolContext, *, reservation_id: str, cabin: st
         diff += (fare - seg["price_cents"]) * count
     # Bags already paid stay paid; bags the new cabin's allowance no longer covers are charged.
     user = _user(ctx, res["user_id"])
-    nonfree = max(res["nonfree_baggages"], res["total_baggages"] - _free_bags(user["membership"], cabin, count))
+    nonfree = max(
+        res["nonfree_baggages"], res["total_baggages"] - _free_bags(user["membership"], cabin, count)
+    )
     diff += (nonfree - res["nonfree_baggages"]) * BAG_FEE_CENTS
     _settle(ctx, res, method, diff, "cabin_change")
     for seg, fare in zip(segments, fares, strict=True):
@@ -542,7 +557,8 @@ def update_reservation_cabin(ctx: ToolContext, *, reservation_id: str, cabin: st
             (fare, rid, seg["segment_no"]),
         )
     ctx.execute(
-        "UPDATE reservations SET cabin = ?, nonfree_baggages = ? WHERE reservation_id = ?", (cabin, nonfree, rid)
+        "UPDATE reservations SET cabin = ?, nonfree_baggages = ? WHERE reservation_id = ?",
+        (cabin, nonfree, rid),
     )
     return _reservation_view(ctx, rid)
 
@@ -567,7 +583,9 @@ def change_reservation_flight(
             f"that route ({flown}); a flight can only be changed for one on the same route."
         )
     if seg["status"] in FLOWN:
-        ctx.fail(f"Flight {seg['flight_number']} on {seg['date']} has already {seg['status']} and cannot be changed.")
+        ctx.fail(
+            f"Flight {seg['flight_number']} on {seg['date']} has already {seg['status']} and cannot be changed."
+        )
     if new["flight_number"] == seg["flight_number"] and new["date"] == seg["date"]:
         ctx.fail(f"Reservation {rid} is already on flight {seg['flight_number']} on {seg['date']}.")
     for other in segments:
@@ -605,7 +623,9 @@ def update_reservation_baggages(
         ctx.fail(f"Reservation {rid} already has {total_baggages} checked bag(s).")
     count = _passenger_count(ctx, rid)
     if total_baggages > MAX_BAGS_PER_PASSENGER * count:
-        ctx.fail(f"At most {MAX_BAGS_PER_PASSENGER} checked bags per passenger ({MAX_BAGS_PER_PASSENGER * count} here).")
+        ctx.fail(
+            f"At most {MAX_BAGS_PER_PASSENGER} checked bags per passenger ({MAX_BAGS_PER_PASSENGER * count} here)."
+        )
     user = _user(ctx, res["user_id"])
     method = _method(ctx, payment_method_id, res["user_id"])
     free = _free_bags(user["membership"], res["cabin"], count)
@@ -625,7 +645,9 @@ def add_travel_insurance(ctx: ToolContext, *, reservation_id: str, payment_metho
     if res["insurance"]:
         ctx.fail(f"Reservation {rid} already has travel insurance.")
     if not _within_24h(ctx, res):
-        ctx.fail(f"Travel insurance can only be added within 24 hours of booking; {rid} was booked {res['created_at']}.")
+        ctx.fail(
+            f"Travel insurance can only be added within 24 hours of booking; {rid} was booked {res['created_at']}."
+        )
     _require_not_flown(ctx, res, _segments(ctx, rid), "have insurance added")
     method = _method(ctx, payment_method_id, res["user_id"])
     _settle(ctx, res, method, INSURANCE_CENTS * _passenger_count(ctx, rid), "insurance")
@@ -684,7 +706,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)
