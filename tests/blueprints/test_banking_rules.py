@@ -105,6 +105,7 @@ class Desk:
         out = self.toolbox.call(self.db, tool, args)
         assert out.ok is False, out
         assert out.internal is False, out.error
+        assert out.error is not None
         assert phrase.lower() in out.error.lower(), out.error
         assert state_hash(self.db) == before
         return out.error
@@ -117,6 +118,7 @@ class Desk:
         after = dump_state(self.db)
         changed = {t for t in before if before[t] != after[t]}
         assert changed <= self.toolbox.tools[tool].writes, (tool, changed)
+        assert out.output is not None
         return out.output, before, after
 
     def set(self, table: str, key: str, value: str, **fields: Any) -> None:
