@@ -468,8 +468,8 @@ def test_suspend_then_resume(desk, seed):
         status="active",
     )
     number = line["phone_number"]
-    out, before, after = desk.ok("suspend_line", phone_number=number, reason="lost_device")
-    assert out["status"] == "suspended" and out["suspension_reason"] == "lost_device"
+    out, before, after = desk.ok("suspend_line", phone_number=number, reason="lost device")
+    assert out["status"] == "suspended" and out["suspension_reason"] == "lost device"
     assert out["suspensions_this_year"] == 1
     (sus,) = new_rows(before, after, "suspensions")
     assert sus["started_at"] == "2026-06-18T15:00:00Z" and sus["ended_at"] is None
@@ -595,7 +595,7 @@ def test_one_open_ticket_per_category(desk, seed):
 
 def test_no_network_ticket_during_an_active_outage(desk, seed):
     line = seed.line(lambda x: seed.customers[x["customer_id"]]["zip"] in seed.active_outage_zips)
-    for category in ("no_service", "slow_data"):
+    for category in ("no service", "slow data"):
         desk.refused(
             "create_ticket",
             "active outage",
@@ -613,7 +613,7 @@ def test_create_ticket(desk, seed):
             seed.customers[x["customer_id"]]["zip"] not in seed.active_outage_zips
             and not any(
                 t["phone_number"] == x["phone_number"]
-                and t["category"] == "no_service"
+                and t["category"] == "no service"
                 and t["status"] in ("open", "in_progress")
                 for t in seed.state["tickets"]
             )
@@ -622,7 +622,7 @@ def test_create_ticket(desk, seed):
     out, before, after = desk.ok(
         "create_ticket",
         phone_number=line["phone_number"],
-        category="no_service",
+        category="no service",
         description="The phone shows no signal at home. Restarted twice.",
     )
     assert out["status"] == "open" and out["title"] == "The phone shows no signal at home"

@@ -85,34 +85,34 @@ OUTAGE_CAUSES = [
 ]
 # (title, description) per category.
 TICKET_TEXTS: dict[str, list[tuple[str, str]]] = {
-    "no_service": [
-        ("No signal at home", "No signal at home since this morning; restarting the phone did not help."),
-        ("SOS only in the apartment", "Phone shows SOS only in the apartment, fine outside."),
-        ("Calls fail downtown", "Calls fail to connect downtown during the day."),
+    "no service": [
+        ("No signal at home", "No signal at home since this morning; restarting the phone did not help"),
+        ("SOS only in the apartment", "Phone shows SOS only in the apartment, fine outside"),
+        ("Calls fail downtown", "Calls fail to connect downtown during the day"),
     ],
-    "slow_data": [
-        ("Slow data in the evenings", "Mobile data is very slow in the evenings."),
-        ("Pages load slowly", "Pages take minutes to load even with full bars."),
-        ("Video calls freeze", "Video calls keep freezing on mobile data."),
+    "slow data": [
+        ("Slow data in the evenings", "Mobile data is very slow in the evenings"),
+        ("Pages load slowly", "Pages take minutes to load even with full bars"),
+        ("Video calls freeze", "Video calls keep freezing on mobile data"),
     ],
     "billing": [
-        ("Charged twice for the plan", "Charged twice for the plan this month."),
-        ("Unexpected roaming charge", "Roaming charge on the bill although I did not travel."),
-        ("Autopay failed", "Autopay did not go through and I got a reminder."),
+        ("Charged twice for the plan", "Charged twice for the plan this month"),
+        ("Unexpected roaming charge", "Roaming charge on the bill although I did not travel"),
+        ("Autopay failed", "Autopay did not go through and I got a reminder"),
     ],
     "device": [
-        ("Phone overheats", "Phone overheats while charging."),
-        ("Screen flickers", "Screen flickers after the latest update."),
-        ("Battery drains fast", "Battery drains within a few hours."),
+        ("Phone overheats", "Phone overheats while charging"),
+        ("Screen flickers", "Screen flickers after the latest update"),
+        ("Battery drains fast", "Battery drains within a few hours"),
     ],
     "roaming": [
-        ("No data abroad", "No data while abroad even though roaming is on."),
-        ("Cannot call from Canada", "Cannot make calls while traveling in Canada."),
+        ("No data abroad", "No data while abroad even though roaming is on"),
+        ("Cannot call from Canada", "Cannot make calls while traveling in Canada"),
     ],
     "other": [
-        ("Voicemail greeting", "Voicemail greeting cannot be changed."),
-        ("Spam calls", "Spam calls several times a day."),
-        ("Wi-Fi calling setup", "Need help setting up Wi-Fi calling."),
+        ("Voicemail greeting", "Voicemail greeting cannot be changed"),
+        ("Spam calls", "Spam calls several times a day"),
+        ("Wi-Fi calling setup", "Need help setting up Wi-Fi calling"),
     ],
 }
 # Nicknames of a household's other lines, besides "<first name>'s phone".
@@ -122,7 +122,7 @@ MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "
 BRAND_NAMES = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex", "discover": "Discover"}
 TIER_WEIGHTS = [("standard", 60), ("gold", 25), ("platinum", 15)]
 UPGRADE_MONTHS = {"standard": 24, "gold": 18, "platinum": 12}
-SUSPENSION_REASONS = ["lost_device", "stolen_device", "travel", "seasonal", "financial_hardship"]
+SUSPENSION_REASONS = ["lost device", "stolen device", "travel", "seasonal", "financial hardship"]
 
 
 def generate_seed(rng: random.Random) -> Rows:

@@ -545,7 +545,7 @@ def build_tools() -> list[ToolSpec]:
             "suspend_line",
             "suspend my line",
             "Suspend an active line (no calls, texts or data; the plan is still billed). The reason must be one "
-            "of lost_device, stolen_device, travel, seasonal, financial_hardship. A line can be suspended at most "
+            "of lost device, stolen device, travel, seasonal, financial hardship. A line can be suspended at most "
             "twice per calendar year. Returns the line.",
             {
                 "phone_number": phone,
@@ -610,7 +610,7 @@ def build_tools() -> list[ToolSpec]:
             "create_ticket",
             "report a problem with my line",
             "Open a support ticket for a line. A line can have only one open or in-progress ticket per category. "
-            "No no_service or slow_data ticket is opened while an active outage affects the customer's home zip "
+            "No ticket of category 'no service' or 'slow data' is opened while an active outage affects the customer's home zip "
             "code (check get_outages and tell the customer instead). Returns the new ticket.",
             {
                 "phone_number": phone,
@@ -626,9 +626,9 @@ def build_tools() -> list[ToolSpec]:
                     {
                         **_str(500, "The problem in the customer's words, with what was already tried."),
                         "examples": [
-                            "Calls drop after a few seconds since yesterday.",
-                            "The phone shows no signal at home.",
-                            "Mobile data is very slow in the evenings.",
+                            "Calls drop after a few seconds since yesterday",
+                            "The phone shows no signal at home",
+                            "Mobile data is very slow in the evenings",
                         ],
                     },
                     ParamSpec(user_provided=True, composed=True),

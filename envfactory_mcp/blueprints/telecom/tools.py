@@ -39,9 +39,9 @@ SUSPENSIONS_PER_YEAR = 2
 REOPEN_DAYS = 7
 INSTALLMENT_MONTHS = 24
 UPGRADE_MONTHS = {"standard": 24, "gold": 18, "platinum": 12}
-SUSPENSION_REASONS = ("lost_device", "stolen_device", "travel", "seasonal", "financial_hardship")
-TICKET_CATEGORIES = ("no_service", "slow_data", "billing", "device", "roaming", "other")
-NETWORK_CATEGORIES = ("no_service", "slow_data")
+SUSPENSION_REASONS = ("lost device", "stolen device", "travel", "seasonal", "financial hardship")
+TICKET_CATEGORIES = ("no service", "slow data", "billing", "device", "roaming", "other")
+NETWORK_CATEGORIES = ("no service", "slow data")
 OPEN_TICKET = ("open", "in_progress")
 
 

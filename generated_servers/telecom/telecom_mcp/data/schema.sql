@@ -137,7 +137,7 @@ CREATE TABLE "payments" (
 CREATE TABLE "suspensions" (
   "suspension_id" TEXT NOT NULL,
   "phone_number" TEXT NOT NULL REFERENCES "lines" ("phone_number"),
-  "reason" TEXT NOT NULL CHECK ("reason" IN ('lost_device', 'stolen_device', 'travel', 'seasonal', 'financial_hardship')),
+  "reason" TEXT NOT NULL CHECK ("reason" IN ('lost device', 'stolen device', 'travel', 'seasonal', 'financial hardship')),
   "started_at" TEXT NOT NULL,
   "ended_at" TEXT,
   PRIMARY KEY ("suspension_id")
@@ -148,7 +148,7 @@ CREATE TABLE "tickets" (
   "ticket_id" TEXT NOT NULL CHECK (ticket_id GLOB 'TKT[0-9][0-9][0-9][0-9][0-9][0-9]'),
   "customer_id" TEXT NOT NULL REFERENCES "customers" ("customer_id"),
   "phone_number" TEXT NOT NULL REFERENCES "lines" ("phone_number"),
-  "category" TEXT NOT NULL CHECK ("category" IN ('no_service', 'slow_data', 'billing', 'device', 'roaming', 'other')),
+  "category" TEXT NOT NULL CHECK ("category" IN ('no service', 'slow data', 'billing', 'device', 'roaming', 'other')),
   "status" TEXT NOT NULL CHECK ("status" IN ('open', 'in_progress', 'resolved', 'closed')),
   "title" TEXT NOT NULL CHECK (length(title) > 0),
   "description" TEXT NOT NULL CHECK (length(description) > 0),
