@@ -14,13 +14,17 @@ violations listed one per line), the final state diff and collateral changes.
 The page has no external resources (inline CSS and a few lines of inline JS), escapes
 every value with :func:`html.escape`, and is deterministic: the same run always gives
 the same text (episodes are ordered by task id and trial, nothing depends on the clock).
+The episodes table shows :data:`ROWS_PER_PAGE` rows at a time (sorting and filtering
+work over every row); a run of more than :data:`MAX_INLINE_EPISODES` episodes keeps its
+transcripts on pages of their own (:func:`render_pages`), :data:`EPISODES_PER_PAGE`
+each, so the main page stays light however long the run.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,9 @@ from envfactory_mcp.trajectories.record import TrajectoryRecord
 from envfactory_mcp.trajectories.store import METADATA, RunStoreError, read_records, write_atomic
 
 MAX_CHARS = 2000  # tool arguments and outputs longer than this are cut, with a note
+ROWS_PER_PAGE = 100  # episodes table rows shown at once (the page's script pages through them)
+MAX_INLINE_EPISODES = 200  # a larger run's transcripts go on pages of their own
+EPISODES_PER_PAGE = 100  # transcripts per such page
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#111827}
@@ -67,29 +74,52 @@ code{font:12px ui-monospace,Menlo,Consolas,monospace}
 
 _JS = """
 const $$ = (s) => Array.from(document.querySelectorAll(s));
-function applyFilters() {
+const table = document.getElementById('episodes'), body = table.tBodies[0];
+let rows = Array.from(body.rows), page = 0;
+const PAGE = Number(table.dataset.page);
+function matches(e) {
   const term = document.getElementById('f-term').value, out = document.getElementById('f-outcome').value;
   const text = document.getElementById('f-task').value.toLowerCase();
-  $$('[data-term]').forEach((e) => {
-    e.hidden = (term && e.dataset.term !== term) || (out && e.dataset.outcome !== out)
-      || (text && !e.dataset.task.toLowerCase().includes(text));
-  });
+  return !((term && e.dataset.term !== term) || (out && e.dataset.outcome !== out)
+    || (text && !e.dataset.task.toLowerCase().includes(text)));
 }
-$$('.filters select, .filters input').forEach((e) => e.addEventListener('input', applyFilters));
-$$('#episodes th').forEach((th, i) => th.addEventListener('click', () => {
-  const body = th.closest('table').tBodies[0], dir = th.dataset.dir === 'asc' ? -1 : 1;
+function show() {
+  const shown = rows.filter(matches), pages = Math.max(1, Math.ceil(shown.length / PAGE));
+  page = Math.min(page, pages - 1);
+  const visible = new Set(shown.slice(page * PAGE, (page + 1) * PAGE));
+  rows.forEach((r) => { r.hidden = !visible.has(r); });
+  $$('details.episode').forEach((d) => { d.hidden = !matches(d); });
+  document.getElementById('count').textContent = shown.length;
+  document.getElementById('page').textContent = `page ${page + 1} of ${pages}`;
+  document.getElementById('prev').disabled = page === 0;
+  document.getElementById('next').disabled = page >= pages - 1;
+}
+$$('.filters select, .filters input').forEach((e) => e.addEventListener('input', () => { page = 0; show(); }));
+document.getElementById('prev').addEventListener('click', () => { page -= 1; show(); });
+document.getElementById('next').addEventListener('click', () => { page += 1; show(); });
+$$('#episodes thead th').forEach((th, i) => th.addEventListener('click', () => {
+  const dir = th.dataset.dir === 'asc' ? -1 : 1;
+  $$('#episodes thead th').forEach((h) => { delete h.dataset.dir; });
   th.dataset.dir = dir > 0 ? 'asc' : 'desc';
-  const rows = Array.from(body.rows), key = (r) => r.cells[i].dataset.v ?? r.cells[i].textContent;
+  const key = (r) => r.cells[i].dataset.v ?? r.cells[i].textContent;
   rows.sort((a, b) => {
     const x = key(a), y = key(b), nx = Number(x), ny = Number(y);
     return dir * (x !== '' && y !== '' && !isNaN(nx) && !isNaN(ny) ? nx - ny : x.localeCompare(y));
   });
   rows.forEach((r) => body.appendChild(r));
+  page = 0; show();
 }));
 function openHash() { const d = document.getElementById(location.hash.slice(1)); if (d) d.open = true; }
 window.addEventListener('hashchange', openHash); openHash();
 document.getElementById('expand').addEventListener('click', () => $$('details.episode').forEach((d) => { if (!d.hidden) d.open = true; }));
 document.getElementById('collapse').addEventListener('click', () => $$('details.episode').forEach((d) => { d.open = false; }));
+show();
+"""
+
+
+_CHUNK_JS = """
+function openHash() { const d = document.getElementById(location.hash.slice(1)); if (d) { d.open = true; d.scrollIntoView(); } }
+window.addEventListener('hashchange', openHash); openHash();
 """
 
 
@@ -136,9 +166,13 @@ def _pct(value: float | None) -> str:
 
 def _table(header: Iterable[str], rows: Iterable[Iterable[str]], attrs: str = "") -> str:
     """A table from header labels (escaped here) and rows of cells already rendered as HTML."""
+    return _table_of_rows(header, ("<tr>" + "".join(cells) + "</tr>" for cells in rows), attrs)
+
+
+def _table_of_rows(header: Iterable[str], rows: Iterable[str], attrs: str = "") -> str:
+    """A table from header labels and whole ``<tr>`` rows already rendered as HTML."""
     head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(cells) + "</tr>" for cells in rows)
-    return f"<table{attrs}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{attrs}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _td(value: Any, css: str = "") -> str:
@@ -261,7 +295,7 @@ def _data_attrs(record: TrajectoryRecord) -> str:
     )
 
 
-def _episode_row(index: int, record: TrajectoryRecord) -> str:
+def _episode_row(index: int, record: TrajectoryRecord, href: str) -> str:
     parts = record.reward_parts
     calls = sum(s.calls for s in record.tool_stats.values())
     errors = sum(s.errors for s in record.tool_stats.values())
@@ -270,7 +304,7 @@ def _episode_row(index: int, record: TrajectoryRecord) -> str:
     violations = len(parts.policy_violations) if parts else None
     reward_v = "-1" if record.reward is None else repr(record.reward)
     cells = [
-        f'<td data-v="{_e(record.task_id)}"><a href="#ep-{index}">{_e(record.task_id)}</a></td>',
+        f'<td data-v="{_e(record.task_id)}"><a href="{_e(href)}">{_e(record.task_id)}</a></td>',
         _td(record.trial, "num"),
         _td(record.termination),
         f'<td class="num {_outcome(record)}" data-v="{reward_v}">{_e(_fmt(record.reward))}</td>',
@@ -443,7 +477,10 @@ def _episode(index: int, record: TrajectoryRecord) -> str:
     )
 
 
-def _episodes_section(records: list[TrajectoryRecord]) -> str:
+def _episodes_section(records: list[TrajectoryRecord], chunk_name: Callable[[int], str] | None) -> str:
+    """The filter bar, the episodes table (paginated by the page's script) and, for a run
+    of at most :data:`MAX_INLINE_EPISODES` (``chunk_name`` None), every transcript; a
+    larger run links each row to its transcript on a page of its own chunk."""
     terminations = sorted({r.termination for r in records})
     options = "".join(f'<option value="{_e(t)}">{_e(t)}</option>' for t in terminations)
     filters = (
@@ -454,15 +491,33 @@ def _episodes_section(records: list[TrajectoryRecord]) -> str:
         '<option value="excluded">excluded</option></select></label>'
         '<label>task <input id="f-task" type="search" placeholder="task id contains"></label>'
         '<button id="expand" type="button">expand all</button>'
-        '<button id="collapse" type="button">collapse all</button></div>'
+        '<button id="collapse" type="button">collapse all</button>'
+        '<span><span id="count"></span> episodes shown · <span id="page"></span></span>'
+        '<button id="prev" type="button">previous</button><button id="next" type="button">next</button></div>'
     )
     header = ["task", "trial", "termination", "reward", "steps", "tool calls", "tool errors"]
     header += ["state match", "claims missing", "ungrounded calls", "policy violations"]
-    table = _table(header, ([_episode_row(i, r)] for i, r in enumerate(records)), ' id="episodes"')
-    details = "".join(_episode(i, r) for i, r in enumerate(records))
+
+    def href(i: int) -> str:
+        return f"#ep-{i}" if chunk_name is None else f"{chunk_name(i // EPISODES_PER_PAGE)}#ep-{i}"
+
+    rows = (_episode_row(i, r, href(i)) for i, r in enumerate(records))
+    table = _table_of_rows(header, rows, f' id="episodes" data-page="{ROWS_PER_PAGE}"')
+    if chunk_name is None:
+        transcripts = "".join(_episode(i, r) for i, r in enumerate(records))
+    else:
+        pages = range(0, len(records), EPISODES_PER_PAGE)
+        links = "".join(
+            f'<li><a href="{_e(chunk_name(k // EPISODES_PER_PAGE))}">episodes {k + 1}-'
+            f"{min(k + EPISODES_PER_PAGE, len(records))}</a></li>"
+            for k in pages
+        )
+        transcripts = (
+            f'<p class="note">{len(records)} episodes: transcripts on pages of their own</p><ul>{links}</ul>'
+        )
     return (
         f'<h2>Episodes</h2><p class="note">click a column to sort; click a task to open it</p>'
-        f"{filters}{table}<h2>Transcripts</h2>{details}"
+        f"{filters}{table}<h2>Transcripts</h2>{transcripts}"
     )
 
 
@@ -470,21 +525,56 @@ def _episodes_section(records: list[TrajectoryRecord]) -> str:
 
 
 def render_run(run_dir: Path) -> str:
-    """The whole page for the run in ``run_dir`` (see the module doc)."""
+    """The whole page for the run in ``run_dir`` (see the module doc); for a run of more
+    than :data:`MAX_INLINE_EPISODES` episodes, the main page of ``render_pages``."""
+    return render_pages(run_dir, "report")["report.html"]
+
+
+def render_pages(run_dir: Path, stem: str) -> dict[str, str]:
+    """File name -> page: ``<stem>.html``, and for a run of more than
+    :data:`MAX_INLINE_EPISODES` episodes ``<stem>-episodes-<k>.html`` with
+    :data:`EPISODES_PER_PAGE` transcripts each, so no page grows with the run."""
     metadata, records = load_run(run_dir)
     title = f"Run {metadata.get('run_id', Path(run_dir).name)}"
+
+    def chunk(k: int) -> str:
+        return f"{stem}-episodes-{k + 1}.html"
+
+    large = len(records) > MAX_INLINE_EPISODES
+    main = _page(
+        title,
+        f"<h1>{_e(title)}</h1>{_summary_section(summarize(records))}{_config_section(metadata)}"
+        f"{_episodes_section(records, chunk if large else None)}<script>{_JS}</script>",
+    )
+    pages = {f"{stem}.html": main}
+    if large:
+        for k, start in enumerate(range(0, len(records), EPISODES_PER_PAGE)):
+            shown = records[start : start + EPISODES_PER_PAGE]
+            body = "".join(_episode(start + i, r) for i, r in enumerate(shown))
+            heading = f"{title}: episodes {start + 1}-{start + len(shown)}"
+            back = f'<p><a href="{_e(stem)}.html">back to the run</a></p>'
+            pages[chunk(k)] = _page(
+                heading, f"<h1>{_e(heading)}</h1>{back}{body}<script>{_CHUNK_JS}</script>"
+            )
+    return pages
+
+
+def _page(title: str, body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{_e(title)}</h1>{_summary_section(summarize(records))}{_config_section(metadata)}"
-        f"{_episodes_section(records)}<script>{_JS}</script></body></html>\n"
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
     )
 
 
 def write_view(run_dir: Path, out: Path) -> Path:
-    """Write :func:`render_run` of ``run_dir`` to ``out`` atomically; returns ``out``."""
+    """Write the pages of ``run_dir`` next to ``out`` (``render_pages`` with ``out``'s
+    stem) atomically; returns ``out``, the main page."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, render_run(run_dir).encode("utf-8"))
+    pages = render_pages(run_dir, out.stem)
+    for name, text in pages.items():
+        if name != f"{out.stem}.html":
+            write_atomic(out.parent / name, text.encode("utf-8"))
+    write_atomic(out, pages[f"{out.stem}.html"].encode("utf-8"))
     return out
