@@ -434,9 +434,13 @@ class _World:
             if credit is not None:
                 self._credit_history(customer, credit, checking)
         self.txns.sort(key=lambda t: (t["posted_at"], t["account_id"], t["kind"], t["amount_cents"]))
+        disputed = self._disputes()
+        # Ids follow time, provisional credits and fee refunds included.
+        self.txns.sort(key=lambda t: (t["posted_at"], t["account_id"], t["kind"], t["amount_cents"]))
         for n, txn in enumerate(self.txns, start=1):
             txn["transaction_id"] = f"txn_{1_000_000 + n * 7:07d}"
-        self._disputes()
+        for dispute, txn in disputed:
+            dispute["transaction_id"] = txn["transaction_id"]
         self._scheduled()
         self._balances_and_statements()
 
@@ -593,8 +597,11 @@ class _World:
 
     # ------------------------------------------------------------------ disputes, schedules, balances
 
-    def _disputes(self) -> None:
+    def _disputes(self) -> list[tuple[Row, Row]]:
+        """Disputes of card purchases (each with its transaction row, whose id comes later)
+        and fee waivers of this window."""
         rng = self.rng
+        disputed: list[tuple[Row, Row]] = []
         tier_of = {c["customer_id"]: c["tier"] for c in self.customers}
         owner = {a["account_id"]: a["customer_id"] for a in self.accounts}
         purchases = [t for t in self.txns if t["kind"] == "card_purchase"]
@@ -612,13 +619,14 @@ class _World:
             self.disputes.append(
                 {
                     "dispute_id": "",
-                    "transaction_id": txn["transaction_id"],
+                    "transaction_id": "",
                     "reason": rng.choice(DISPUTE_REASONS),
                     "status": rng.choice(["resolved_in_favor", "resolved_denied"]) if resolved else "open",
                     "provisional_credit_cents": credit,
                     "opened_at": _iso(opened),
                 }
             )
+            disputed.append((self.disputes[-1], txn))
             if self.disputes[-1]["status"] == "resolved_denied":
                 self.disputes[-1]["provisional_credit_cents"] = 0  # denied: no credit was kept
             elif credit:
@@ -627,13 +635,6 @@ class _World:
         self.disputes.sort(key=lambda d: d["opened_at"])
         for n, dispute in enumerate(self.disputes, start=1):
             dispute["dispute_id"] = f"dsp_{n:06d}"
-        # New rows get ids after every existing one, still in time order among themselves.
-        start = max(int(t["transaction_id"][4:]) for t in self.txns if t["transaction_id"])
-        fresh = sorted(
-            (t for t in self.txns if not t["transaction_id"]), key=lambda t: (t["posted_at"], t["account_id"])
-        )
-        for n, txn in enumerate(fresh, start=1):
-            txn["transaction_id"] = f"txn_{start + n * 3:07d}"
         # Some customers had a fee waived in this window: their waiver date is that refund's.
         fees = [t for t in self.txns if t["kind"] == "fee" and t["name"] in {n for n, _ in FEES}]
         waived_customers: list[str] = []
@@ -650,13 +651,10 @@ class _World:
                 continue
             txn["waived"] = 1
             account = next(a for a in self.accounts if a["account_id"] == txn["account_id"])
-            start = max(int(t["transaction_id"][4:]) for t in self.txns if t["transaction_id"])
-            refund = self._txn(
-                account, "fee_refund", f"Fee refund: {txn['name']}", -txn["amount_cents"], refund_at
-            )
-            refund["transaction_id"] = f"txn_{start + 3:07d}"
+            self._txn(account, "fee_refund", f"Fee refund: {txn['name']}", -txn["amount_cents"], refund_at)
             customer["last_fee_waiver_at"] = _iso(refund_at)
             waived_customers.append(customer_id)
+        return disputed
 
     def _scheduled(self) -> None:
         rng = self.rng
