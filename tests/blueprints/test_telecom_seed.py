@@ -162,6 +162,8 @@ def test_bills_add_up(state):
             assert paid[bid] < totals[bid]
         if bill["status"] == "open":
             assert paid[bid] == 0 and bill["issued_at"] is None
+        fees = [i for i in state["bill_items"] if i["bill_id"] == bid and i["kind"] == "late_fee"]
+        assert len(fees) == (1 if bill["status"] == "overdue" else 0)
         if bill["status"] == "overdue":
             assert bill["due_date"] < "2026-06-18"
         if bill["status"] == "issued":

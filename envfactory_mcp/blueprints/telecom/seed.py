@@ -23,6 +23,7 @@ TODAY = datetime.date(2026, 6, 18)
 NOW = "2026-06-18T15:00:00Z"
 CYCLE = "2026-06"
 INSTALLMENT_MONTHS = 24
+LATE_FEE_CENTS = 1000
 N_CUSTOMERS = 75
 
 FIRST_NAMES = [
@@ -466,6 +467,8 @@ def _bills(
             bill_items.append(
                 (None, "taxes_fees", "Taxes and regulatory fees", max(round(subtotal * 0.085), 100))
             )
+            if period == "2026-04" and overdue:
+                bill_items.append((None, "late_fee", "Late payment fee", LATE_FEE_CENTS))
             total = sum(i[3] for i in bill_items)
             for no, (number, kind, text, cents) in enumerate(bill_items, start=1):
                 items.append(

@@ -13,7 +13,15 @@ LINE_STATUSES = ["active", "suspended"]
 SUSPENSION_REASONS = ["lost device", "stolen device", "travel", "seasonal", "financial hardship"]
 DEVICE_STATUSES = ["in_use", "replaced"]
 BILL_STATUSES = ["open", "issued", "overdue", "paid"]
-BILL_ITEM_KINDS = ["plan", "device_installment", "device_payoff", "data_topup", "roaming", "taxes_fees"]
+BILL_ITEM_KINDS = [
+    "plan",
+    "device_installment",
+    "device_payoff",
+    "data_topup",
+    "roaming",
+    "taxes_fees",
+    "late_fee",
+]
 TICKET_CATEGORIES = ["no service", "slow data", "billing", "device", "roaming", "other"]
 TICKET_STATUSES = ["open", "in_progress", "resolved", "closed"]
 OUTAGE_SERVICES = ["voice", "data", "voice_and_data"]
@@ -248,7 +256,8 @@ def build_tables() -> list[TableSpec]:
     )
     bill_items = TableSpec(
         name="bill_items",
-        description="Line items of a bill: plan charges, device installments and payoffs, data top-ups, roaming, taxes.",
+        description="Line items of a bill: plan charges, device installments and payoffs, data top-ups, roaming, taxes, "
+        "and a late fee once a bill is overdue.",
         primary_key=["bill_id", "item_no"],
         columns=[
             _ref("bill_id", "bills.bill_id", "bill", "Bill of this item."),

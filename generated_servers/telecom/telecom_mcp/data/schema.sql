@@ -88,12 +88,12 @@ CREATE TABLE "payment_methods" (
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
 
--- Line items of a bill: plan charges, device installments and payoffs, data top-ups, roaming, taxes.
+-- Line items of a bill: plan charges, device installments and payoffs, data top-ups, roaming, taxes, and a late fee once a bill is overdue.
 CREATE TABLE "bill_items" (
   "bill_id" TEXT NOT NULL REFERENCES "bills" ("bill_id"),
   "item_no" INTEGER NOT NULL CHECK (item_no >= 1),
   "phone_number" TEXT REFERENCES "lines" ("phone_number"),
-  "kind" TEXT NOT NULL CHECK ("kind" IN ('plan', 'device_installment', 'device_payoff', 'data_topup', 'roaming', 'taxes_fees')),
+  "kind" TEXT NOT NULL CHECK ("kind" IN ('plan', 'device_installment', 'device_payoff', 'data_topup', 'roaming', 'taxes_fees', 'late_fee')),
   "description" TEXT NOT NULL CHECK (length(description) > 0),
   "amount_cents" INTEGER NOT NULL CHECK (amount_cents > 0),
   PRIMARY KEY ("bill_id", "item_no")

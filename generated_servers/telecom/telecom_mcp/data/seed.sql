@@ -571,10 +571,11 @@ INSERT INTO "payment_methods" ("payment_method_id", "customer_id", "kind", "bran
 INSERT INTO "payment_methods" ("payment_method_id", "customer_id", "kind", "brand", "last_four", "label", "expires") VALUES ('card_000267', 'cust_000074', 'credit_card', 'visa', '5623', 'Visa ending 5623', '2030-11');
 INSERT INTO "payment_methods" ("payment_method_id", "customer_id", "kind", "brand", "last_four", "label", "expires") VALUES ('card_000274', 'cust_000074', 'debit_card', 'discover', '6437', 'Discover debit ending 6437', '2030-03');
 INSERT INTO "payment_methods" ("payment_method_id", "customer_id", "kind", "brand", "last_four", "label", "expires") VALUES ('card_000278', 'cust_000075', 'debit_card', 'mastercard', '8852', 'Mastercard debit ending 8852', '2027-08');
--- bill_items: 1011 rows
+-- bill_items: 1023 rows
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040001', 1, '4027594631', 'plan', 'Starter 5GB monthly charge', 3500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040001', 2, '4022827900', 'plan', 'Starter 5GB monthly charge', 3500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040001', 3, NULL, 'taxes_fees', 'Taxes and regulatory fees', 595);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040001', 4, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040002', 1, '4046245757', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040002', 2, NULL, 'taxes_fees', 'Taxes and regulatory fees', 638);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040003', 1, '5209719104', 'plan', 'Value 15GB monthly charge', 4500);
@@ -589,6 +590,7 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040005', 3, '9187270527', 'plan', 'Plus 30GB monthly charge', 6000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040005', 4, '9187270527', 'device_installment', 'Device installment', 3334);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040005', 5, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1268);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040005', 6, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040006', 1, '4044393062', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040006', 2, '4047004581', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040006', 3, '4047004581', 'device_installment', 'Device installment', 1792);
@@ -636,6 +638,7 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040018', 3, '3034848342', 'plan', 'Starter 5GB monthly charge', 3500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040018', 4, '3034848342', 'device_installment', 'Device installment', 2500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040018', 5, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1176);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040018', 6, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040019', 1, '8134371234', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040019', 2, '8134371234', 'device_installment', 'Device installment', 3334);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040019', 3, '8138801112', 'plan', 'Starter 5GB monthly charge', 3500);
@@ -682,6 +685,7 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040029', 3, '6023225499', 'plan', 'Value 15GB monthly charge', 4500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040029', 4, '6023225499', 'device_installment', 'Device installment', 1792);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040029', 5, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1165);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040029', 6, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040030', 1, '4028361458', 'plan', 'Plus 30GB monthly charge', 6000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040030', 2, '4028361458', 'device_installment', 'Device installment', 1792);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040030', 3, '4028286222', 'plan', 'Classic 10GB monthly charge', 4000);
@@ -706,10 +710,12 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040035', 1, '5127565517', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040035', 2, '5127565517', 'device_installment', 'Device installment', 1250);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040035', 3, NULL, 'taxes_fees', 'Taxes and regulatory fees', 744);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040035', 4, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040036', 1, '2162352302', 'plan', 'Starter 5GB monthly charge', 3500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040036', 2, '2162352302', 'device_installment', 'Device installment', 2500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040036', 3, '2168290109', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040036', 4, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1148);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040036', 5, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040037', 1, '2067039636', 'plan', 'Value 15GB monthly charge', 4500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040037', 2, '2067039636', 'device_installment', 'Device installment', 1250);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040037', 3, '2068413913', 'plan', 'Plus 30GB monthly charge', 6000);
@@ -728,12 +734,14 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040040', 3, '5044387889', 'plan', 'Starter 5GB monthly charge', 3500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040040', 4, '5044387889', 'device_installment', 'Device installment', 3334);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040040', 5, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1204);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040040', 6, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040041', 1, '4157583191', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040041', 2, NULL, 'taxes_fees', 'Taxes and regulatory fees', 638);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040042', 1, '3173030488', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040042', 2, '3173030488', 'device_installment', 'Device installment', 2084);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040042', 3, '3172558840', 'plan', 'Value 15GB monthly charge', 4500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040042', 4, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1197);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040042', 5, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040043', 1, '5046554834', 'plan', 'Value 15GB monthly charge', 4500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040043', 2, '5046554834', 'device_installment', 'Device installment', 5417);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040043', 3, '5043827707', 'plan', 'Plus 30GB monthly charge', 6000);
@@ -756,12 +764,14 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040047', 2, '3039879680', 'device_installment', 'Device installment', 1875);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040047', 3, '3039879680', 'roaming', 'International roaming usage', 4499);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040047', 4, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1307);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040047', 5, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040048', 1, '4159748102', 'plan', 'Unlimited monthly charge', 7500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040048', 2, '4159748102', 'device_installment', 'Device installment', 5417);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040048', 3, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1098);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040049', 1, '6086670446', 'plan', 'Plus 30GB monthly charge', 6000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040049', 2, '6086670446', 'device_installment', 'Device installment', 1875);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040049', 3, NULL, 'taxes_fees', 'Taxes and regulatory fees', 669);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040049', 4, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040050', 1, '5043165097', 'plan', 'Starter 5GB monthly charge', 3500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040050', 2, '5045100721', 'plan', 'Plus 30GB monthly charge', 6000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040050', 3, '5045100721', 'device_installment', 'Device installment', 2917);
@@ -781,6 +791,7 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040052', 5, '5049178648', 'device_installment', 'Device installment', 4167);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040052', 6, '5045416298', 'plan', 'Value 15GB monthly charge', 4500);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040052', 7, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1802);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040052', 8, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040053', 1, '2084311896', 'plan', '55+ Talk & Text 3GB monthly charge', 2000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040053', 2, '2084311896', 'device_installment', 'Device installment', 1250);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040053', 3, '2087611780', 'plan', 'Starter 5GB monthly charge', 3500);
@@ -801,6 +812,7 @@ INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "descrip
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040056', 5, NULL, 'taxes_fees', 'Taxes and regulatory fees', 1658);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040057', 1, '8019699650', 'plan', 'Plus 30GB monthly charge', 6000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040057', 2, NULL, 'taxes_fees', 'Taxes and regulatory fees', 510);
+INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040057', 3, NULL, 'late_fee', 'Late payment fee', 1000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040058', 1, '2069182060', 'plan', 'Classic 10GB monthly charge', 4000);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040058', 2, '2069182060', 'device_installment', 'Device installment', 5417);
 INSERT INTO "bill_items" ("bill_id", "item_no", "phone_number", "kind", "description", "amount_cents") VALUES ('B26040058', 3, NULL, 'taxes_fees', 'Taxes and regulatory fees', 800);
@@ -1925,11 +1937,11 @@ INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_ce
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000050', 'B26040054', 'card_000210', 18309, '2026-05-18T15:05:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000051', 'B26040051', 'bank_000091', 25444, '2026-05-18T20:40:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000052', 'B26040004', 'card_000014', 17360, '2026-05-19T07:18:00Z');
-INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000053', 'B26040035', 'card_000133', 4200, '2026-05-19T10:24:00Z');
-INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000054', 'B26040005', 'card_000017', 4700, '2026-05-19T12:25:00Z');
+INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000053', 'B26040035', 'card_000133', 4700, '2026-05-19T10:24:00Z');
+INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000054', 'B26040005', 'card_000017', 5000, '2026-05-19T12:25:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000055', 'B26040071', 'card_000261', 4882, '2026-05-19T14:05:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000056', 'B26040041', 'card_000152', 8138, '2026-05-19T15:14:00Z');
-INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000057', 'B26040001', 'card_000004', 3700, '2026-05-19T17:31:00Z');
+INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000057', 'B26040001', 'card_000004', 4200, '2026-05-19T17:31:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000058', 'B26040019', 'card_000061', 15552, '2026-05-20T15:29:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000059', 'B26040032', 'bank_000056', 19440, '2026-05-20T16:09:00Z');
 INSERT INTO "payments" ("payment_id", "bill_id", "payment_method_id", "amount_cents", "created_at") VALUES ('pmt_0000060', 'B26040055', 'card_000212', 14032, '2026-05-20T17:34:00Z');
