@@ -113,8 +113,14 @@ def _fill_order(resources: list[Resource]) -> list[Resource]:
             }
 
         ready = [r for r in pending.values() if not waiting(r)]
-        if not ready:
-            ready = [min(pending.values(), key=lambda r: (len(waiting(r, required_only=True)), len(waiting(r)), r.name))]
+        if not ready:  # a cycle: enter it at a table the others wait on
+            blocking = {t for r in pending.values() for t in waiting(r)}
+            ready = [
+                min(
+                    (r for r in pending.values() if r.name in blocking),
+                    key=lambda r: (len(waiting(r, required_only=True)), len(waiting(r)), r.name),
+                )
+            ]
         for resource in ready:
             order.append(resource)
             del pending[resource.name]
@@ -245,11 +251,11 @@ def _integer(f: Field, i: int, rng: random.Random) -> int:
         low, high = 1, 10
     else:
         low, high = 0, 500
-    if f.minimum is not None:
-        low = max(int(f.minimum), low) if f.minimum <= high else int(f.minimum)
-    if f.maximum is not None:
-        high = min(int(f.maximum), high) if f.maximum >= low else int(f.maximum)
-    low = min(low, high)
+    if f.minimum is not None and f.minimum > low:
+        low, high = int(f.minimum), max(high, int(f.minimum) + (high - low))
+    if f.maximum is not None and f.maximum < high:
+        high = int(f.maximum)
+        low = max(min(low, high), int(f.minimum) if f.minimum is not None else min(low, high))
     if f.unique:
         return min(low + i, high) if high - low >= i else i
     return rng.randint(low, high)

@@ -135,6 +135,10 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
             return None
         keys = list(min(candidates, key=len))
         schema.ignored.append(Ignored(where, "schema", f"{draft.original} has no primary key: its rows are addressed by its unique ({', '.join(keys)})"))
+    alone = [k for k in keys if (k,) in draft.uniques and not draft.fields[k].nullable] if len(keys) > 1 else []
+    if alone:  # a part of the key is unique by itself: it addresses the rows alone
+        schema.ignored.append(Ignored(where, "schema", f"the key ({', '.join(keys)}) of {draft.original} is addressed by {alone[0]}, which is unique by itself"))
+        keys = [alone[0]]
     bad = [k for k in keys if draft.fields[k].kind not in ("integer", "string")]
     if bad:
         kind = draft.fields[bad[0]].kind
@@ -162,14 +166,16 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
     entity = singular(draft.name) or draft.name
     if entity in entities:
         entity = draft.name
+    if len(keys) > 1 and "id" in keys and f"{entity}_id" not in fields:
+        # A composite key's "id" column is an argument called <entity>_id: the column is named
+        # alike, so values of one row go together when probes and agents look them up by name.
+        keys = [f"{entity}_id" if k == "id" else k for k in keys]
+        _rename(draft, fields, "id", f"{entity}_id")
+        schema.ignored.append(Ignored(where, "field", f"column id of {draft.original} is called {entity}_id, like the key argument"))
     if keys == ["id"] and f"{entity}_id" in fields:  # the key's argument is called <entity>_id
         taken = f"{entity}_id"
         renamed = f"{taken}_"
-        fields[renamed] = replace(fields.pop(taken), name=renamed)
-        draft.originals = {w: (renamed if n == taken else n) for w, n in draft.originals.items()}
-        draft.types[renamed] = draft.types.pop(taken)
-        draft.indexed = {renamed if n == taken else n for n in draft.indexed}
-        draft.foreign = [replace(fk, columns=tuple(renamed if c == taken else c for c in fk.columns)) for fk in draft.foreign]
+        _rename(draft, fields, taken, renamed)
         schema.ignored.append(Ignored(where, "field", f"column {taken} of {draft.original} is called {renamed}: {taken} names the key argument"))
     ordered = [fields[k] for k in keys] + [f for n, f in fields.items() if n not in keys]
     return Resource(
@@ -180,6 +186,16 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
         id_style=style,  # type: ignore[arg-type]
         description=draft.description or f"Rows of the {draft.original} table.",
     )
+
+
+def _rename(draft: TableDraft, fields: dict[str, Field], old: str, new: str) -> None:
+    """Column ``old`` of ``draft`` is called ``new`` (its data and constraints follow)."""
+    fields[new] = replace(fields.pop(old), name=new)
+    draft.originals = {w: (new if n == old else n) for w, n in draft.originals.items()}
+    draft.types[new] = draft.types.pop(old)
+    draft.auto = {new if n == old else n for n in draft.auto}
+    draft.indexed = {new if n == old else n for n in draft.indexed}
+    draft.foreign = [replace(fk, columns=tuple(new if c == old else c for c in fk.columns)) for fk in draft.foreign]
 
 
 def _link(schema: Schema, resources: dict[str, Resource]) -> dict[str, Resource]:
@@ -220,6 +236,15 @@ def _link(schema: Schema, resources: dict[str, Resource]) -> dict[str, Resource]
     return out
 
 
+def _plural(name: str) -> str:
+    """``film_actor`` -> ``film_actors``, ``city`` -> ``cities``: for a list tool over a table named in the singular."""
+    if name.endswith("y") and name[-2:-1] not in ("a", "e", "o", "u"):
+        return name[:-1] + "ies"
+    if name.endswith(("s", "x", "ch", "sh")):
+        return name + "es"
+    return name + "s"
+
+
 def _operations(table: Resource, draft: TableDraft) -> list[Operation]:
     composite = len(table.keys) > 1
     filters = tuple(
@@ -238,7 +263,7 @@ def _operations(table: Resource, draft: TableDraft) -> list[Operation]:
         Operation(
             "list",
             table.name,
-            f"list_{table.name}" if table.name != table.entity else f"list_{table.name}_rows",
+            f"list_{table.name}" if table.name != table.entity else f"list_{_plural(table.name)}",
             f"List {table.name.replace('_', ' ')}, filtered and paged.",
             filters=filters,
             pagination="offset",

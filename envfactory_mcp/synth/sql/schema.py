@@ -197,6 +197,8 @@ def read_statement(schema: Schema, st: Statement) -> None:
         _create_table(schema, st)
     elif first in ("INSERT", "REPLACE", "COPY"):
         schema.data.append(st)
+    elif first == "ALTER" and re.search(r"\bOWNER\s+TO\b", st.text, re.IGNORECASE):
+        schema.skip(st.line, f"ALTER {second} ... OWNER TO: ownership is not state")
     elif first == "ALTER" and second == "TABLE":
         _alter_table(schema, st)
     elif first == "CREATE" and second in ("INDEX", "UNIQUE"):
@@ -207,8 +209,6 @@ def read_statement(schema: Schema, st: Statement) -> None:
         _create_domain(schema, st)
     elif first == "COMMENT":
         _comment(schema, st)
-    elif first == "ALTER" and re.search(r"\bOWNER\s+TO\b", st.text, re.IGNORECASE):
-        schema.skip(st.line, f"ALTER {second} ... OWNER TO: ownership is not state")
     else:
         for prefix, reason in _NOT_STATE:
             if tuple(head[: len(prefix)]) == prefix:

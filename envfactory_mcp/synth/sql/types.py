@@ -228,6 +228,7 @@ def column_type(
         size = params[0] if params and t in (T.BINARY, T.VARBINARY) else None
         return ColumnType(
             "string",
+            format="byte",  # base64, as OpenAPI names it
             max_length=4 * math.ceil(size / 3) if size else None,
             binary=True,
             description="Binary data, base64-encoded.",
