@@ -17,7 +17,7 @@ def tasks(
     name: Annotated[
         str, typer.Argument(help="Blueprint or verified package to write tasks for, e.g. retail.")
     ],
-    n: Annotated[int, typer.Option("--n", help="How many valid tasks.")] = 100,
+    n: Annotated[int, typer.Option("-n", "--n", min=1, help="How many valid tasks.")] = 100,
     seed: Annotated[int, typer.Option(help="Sampler seed: same seed, same tasks, byte for byte.")] = 0,
     sampler: Annotated[
         str, typer.Option(help="topology (the method) or random-walk (ablation baseline).")
@@ -26,7 +26,9 @@ def tasks(
         str, typer.Option(help="offline, or a litellm model string for LLM calibration.")
     ] = "offline",
     api_base: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible endpoint.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Parallel model calls when calibrating with a model.")] = 4,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Parallel model calls when calibrating with a model.")
+    ] = 4,
     output: Annotated[Path, typer.Option("-o", "--output", help="tasks.jsonl to write.")] = Path(
         "tasks.jsonl"
     ),

@@ -13,7 +13,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from envfactory_mcp.errors import EnvFactoryError
 
 TASK_SCHEMA_VERSION = 1
 FactKind = Literal["identity", "reference", "detail"]
@@ -106,7 +108,9 @@ class Gold(Model):
     final_state_hash: str
     diff: dict[str, Any]
     claims: list[Claim]
-    required_calls: list[str] = Field(default_factory=list)  # tools that must be called, any arguments (a hand-off)
+    required_calls: list[str] = Field(
+        default_factory=list
+    )  # tools that must be called, any arguments (a hand-off)
     goals: list[GoalOutcome] = Field(default_factory=list)
 
 
@@ -153,14 +157,37 @@ def write_tasks(tasks: list[Task], path: Path) -> None:
     os.replace(staging, path)
 
 
+class TaskFileError(EnvFactoryError):
+    """A tasks file that is missing, unreadable, empty, or holds a line that is not a task."""
+
+
 def read_tasks(path: str | Path) -> list[Task]:
-    """Every task of a ``tasks.jsonl`` file; a bad line is an error naming its number."""
+    """Every task of a ``tasks.jsonl`` file. A missing or empty file, or a bad line, is a
+    one-line :class:`TaskFileError` naming the file (and the line and the first problem)."""
     tasks = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    tasks.append(Task.model_validate_json(line))
-                except ValueError as exc:
-                    raise ValueError(f"{path}:{number}: not a valid task: {exc}") from None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for number, line in enumerate(fh, 1):
+                if line.strip():
+                    tasks.append(_task_of(line, f"{path}:{number}"))
+    except FileNotFoundError:
+        raise TaskFileError(
+            f"{path}: no such tasks file (make one with: envfactory-mcp tasks <env> -o {path})"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskFileError(f"{path}: cannot read the tasks file: {exc}") from None
+    if not tasks:
+        raise TaskFileError(f"{path}: the tasks file holds no task")
     return tasks
+
+
+def _task_of(line: str, where: str) -> Task:
+    try:
+        return Task.model_validate_json(line)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first.get("loc", ())) or "the line"
+        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        raise TaskFileError(
+            f"{where}: not a valid task: {field}: {first.get('msg', 'invalid')}{more}"
+        ) from None
