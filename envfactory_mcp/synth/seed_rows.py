@@ -58,7 +58,9 @@ def _pick(pool: list[Any], taken: set[Any], rng: random.Random) -> Any:
     return free[rng.randrange(len(free))] if free else None
 
 
-def extra_rows(resources: list[Resource], name: str, rows: Rows, count: int, seed: int) -> list[dict[str, Any]]:
+def extra_rows(
+    resources: list[Resource], name: str, rows: Rows, count: int, seed: int
+) -> list[dict[str, Any]]:
     """``count`` more rows for table ``name`` beside its ``rows``: new keys after the largest,
     unique values unlike any in use, foreign keys pointing at existing rows."""
     by_name = {r.name: r for r in resources}
@@ -67,7 +69,11 @@ def extra_rows(resources: list[Resource], name: str, rows: Rows, count: int, see
     existing = rows.get(name, [])
     made = _rows_of(resource, {n: r for n, r in rows.items() if n != name}, by_name, rng, [])
     out: list[dict[str, Any]] = []
-    taken = {f.name: {row[f.name] for row in existing} for f in resource.fields if f.unique or f.name in resource.keys}
+    taken = {
+        f.name: {row[f.name] for row in existing}
+        for f in resource.fields
+        if f.unique or f.name in resource.keys
+    }
     key = resource.keys[0]
     number = len(existing)
     for row in made:
@@ -82,7 +88,9 @@ def extra_rows(resources: list[Resource], name: str, rows: Rows, count: int, see
                 if candidate not in taken[key]:
                     break
             row[key] = candidate
-        elif tuple(row[k] for k in resource.keys) in {tuple(r[k] for k in resource.keys) for r in existing + out}:
+        elif tuple(row[k] for k in resource.keys) in {
+            tuple(r[k] for k in resource.keys) for r in existing + out
+        }:
             continue
         for f in resource.fields:
             if f.unique and f.name != key and row[f.name] is not None:
@@ -101,7 +109,7 @@ def _fill_order(resources: list[Resource]) -> list[Resource]:
     while pending:
         done = {r.name for r in order}
 
-        def waiting(r: Resource, *, required_only: bool = False) -> set[str]:
+        def waiting(r: Resource, *, required_only: bool = False, done: set[str] = done) -> set[str]:
             return {
                 f.references
                 for f in r.fields
@@ -167,7 +175,11 @@ def _rows_of(
                 row[f.name] = owner[parent.keys[0]]
             elif target is not None and target.name == resource.name:  # points at an earlier row
                 earlier = [r[target.keys[0]] for r in out[1:]]
-                value = _pick(earlier, taken.get(f.name, set()), rng) if not (f.nullable and rng.random() < 0.2) else None
+                value = (
+                    _pick(earlier, taken.get(f.name, set()), rng)
+                    if not (f.nullable and rng.random() < 0.2)
+                    else None
+                )
                 row[f.name] = value if value is not None or f.nullable else row.get(target.keys[0])
             elif target is not None and target.name not in done:  # closes a cycle: second pass
                 row[f.name] = None
@@ -206,12 +218,12 @@ def _distinct(f: Field, value: Any, taken: set[Any], i: int) -> Any:
         n = i
         while True:
             tail = str(n)
-            text = str(value)
+            text: str = str(value)
             if f.max_length is not None:
                 text = text[: max(0, f.max_length - len(tail))]
-            candidate = text + tail
-            if candidate not in taken:
-                return candidate
+            word = text + tail
+            if word not in taken:
+                return word
             n += 1000
     return value
 
@@ -296,8 +308,20 @@ def _text(f: Field, resource: Resource, i: int, rng: random.Random) -> str:
         return (word[: f.max_length] if not f.unique else f"{i:0{f.max_length}d}"[-f.max_length :]).upper()
     suffix = f" {i}" if f.unique else ""
     if name in ("name", "full_name", "username", "owner", "author") or name.endswith("_name"):
-        person = resource.entity in ("user", "owner", "customer", "person", "author", "member", "employee", "staff", "actor")
-        return (f"{first} {last}" if person else f"{word.title()} {resource.entity.replace('_', ' ')}") + suffix
+        person = resource.entity in (
+            "user",
+            "owner",
+            "customer",
+            "person",
+            "author",
+            "member",
+            "employee",
+            "staff",
+            "actor",
+        )
+        return (
+            f"{first} {last}" if person else f"{word.title()} {resource.entity.replace('_', ' ')}"
+        ) + suffix
     if name in ("city", "town"):
         return rng.choice(_CITIES) + suffix
     if name in ("sku", "code") or name.endswith("_code"):

@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from envfactory_mcp.synth.crud import (
     Coverage,
+    Field,
     Ignored,
     ImportedEnv,
     Operation,
@@ -56,7 +57,9 @@ def import_sql(
     """
     text = ddl.lstrip("\ufeff")
     if dialect is not None and dialect not in DIALECTS:
-        raise ResourceImportError("dialect", f"unknown SQL dialect {dialect!r}: use one of {', '.join(DIALECTS)}")
+        raise ResourceImportError(
+            "dialect", f"unknown SQL dialect {dialect!r}: use one of {', '.join(DIALECTS)}"
+        )
     chosen: Dialect = dialect if dialect is not None else detect_dialect(text)  # type: ignore[assignment]
     statements, meta_lines = split_statements(text, chosen)
     schema = Schema(chosen)
@@ -66,8 +69,14 @@ def import_sql(
         read_statement(schema, statement)
     resources = _resources(schema)
     if not resources:
-        found = f"{schema.create_tables} CREATE TABLE statement(s), none importable" if schema.create_tables else "no CREATE TABLE statement"
-        first = next((i for i in sorted(schema.ignored) if "CREATE TABLE" in i.reason or "key" in i.reason), None)
+        found = (
+            f"{schema.create_tables} CREATE TABLE statement(s), none importable"
+            if schema.create_tables
+            else "no CREATE TABLE statement"
+        )
+        first = next(
+            (i for i in sorted(schema.ignored) if "CREATE TABLE" in i.reason or "key" in i.reason), None
+        )
         why = f" (first: {first})" if first else ""
         raise ResourceImportError("line 1", f"no table to import: {found}{why}")
     operations = [op for r in resources for op in _operations(r, schema.tables[r.name])]
@@ -109,7 +118,11 @@ def _resources(schema: Schema) -> list[Resource]:
         parent = schema.partitions.get(draft.original.lower())
         if parent is not None:
             schema.ignored.append(
-                Ignored(f"line {draft.line}", "statement", f"CREATE TABLE {draft.original}: a partition of {parent[0]}; its rows are rows of {parent[0]}")
+                Ignored(
+                    f"line {draft.line}",
+                    "statement",
+                    f"CREATE TABLE {draft.original}: a partition of {parent[0]}; its rows are rows of {parent[0]}",
+                )
             )
             continue
         apply_checks(schema, draft)
@@ -124,25 +137,55 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
     where = f"line {draft.line}"
     keys = [k for k in draft.keys if k in draft.fields]
     if draft.keys and len(keys) != len(draft.keys):
-        schema.ignored.append(Ignored(where, "statement", f"CREATE TABLE {draft.original}: its key uses a column that is not modelled"))
+        schema.ignored.append(
+            Ignored(
+                where,
+                "statement",
+                f"CREATE TABLE {draft.original}: its key uses a column that is not modelled",
+            )
+        )
         return None
     if not keys:
         candidates = [u for u in draft.uniques if all(not draft.fields[c].nullable for c in u)]
         if not candidates:
             schema.ignored.append(
-                Ignored(where, "statement", f"CREATE TABLE {draft.original}: no primary key or unique NOT NULL columns, so its rows cannot be addressed one by one")
+                Ignored(
+                    where,
+                    "statement",
+                    f"CREATE TABLE {draft.original}: no primary key or unique NOT NULL columns, so its rows cannot be addressed one by one",
+                )
             )
             return None
-        keys = list(min(candidates, key=len))
-        schema.ignored.append(Ignored(where, "schema", f"{draft.original} has no primary key: its rows are addressed by its unique ({', '.join(keys)})"))
-    alone = [k for k in keys if (k,) in draft.uniques and not draft.fields[k].nullable] if len(keys) > 1 else []
+        keys = list(min(candidates, key=lambda u: len(tuple(u))))
+        schema.ignored.append(
+            Ignored(
+                where,
+                "schema",
+                f"{draft.original} has no primary key: its rows are addressed by its unique ({', '.join(keys)})",
+            )
+        )
+    alone = (
+        [k for k in keys if (k,) in draft.uniques and not draft.fields[k].nullable] if len(keys) > 1 else []
+    )
     if alone:  # a part of the key is unique by itself: it addresses the rows alone
-        schema.ignored.append(Ignored(where, "schema", f"the key ({', '.join(keys)}) of {draft.original} is addressed by {alone[0]}, which is unique by itself"))
+        schema.ignored.append(
+            Ignored(
+                where,
+                "schema",
+                f"the key ({', '.join(keys)}) of {draft.original} is addressed by {alone[0]}, which is unique by itself",
+            )
+        )
         keys = [alone[0]]
     bad = [k for k in keys if draft.fields[k].kind not in ("integer", "string")]
     if bad:
         kind = draft.fields[bad[0]].kind
-        schema.ignored.append(Ignored(where, "statement", f"CREATE TABLE {draft.original}: key column {bad[0]} is {kind}; keys must be integers or text"))
+        schema.ignored.append(
+            Ignored(
+                where,
+                "statement",
+                f"CREATE TABLE {draft.original}: key column {bad[0]} is {kind}; keys must be integers or text",
+            )
+        )
         return None
     fields = dict(draft.fields)
     single = len(keys) == 1
@@ -152,9 +195,19 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
         style = "integer" if key.kind == "integer" else "uuid" if key.format == "uuid" else "prefix"
         fields[key.name] = replace(key, read_only=True, nullable=False, default=None, auto=None, unique=False)
         if key.name not in draft.auto:
-            how = "MAX + 1" if style == "integer" else "a new uuid" if style == "uuid" else "a new numbered text key"
+            how = (
+                "MAX + 1"
+                if style == "integer"
+                else "a new uuid"
+                if style == "uuid"
+                else "a new numbered text key"
+            )
             schema.ignored.append(
-                Ignored(where, "field", f"{draft.original}.{key.name}: new rows get their key from the server ({how}); the schema has the client choose it")
+                Ignored(
+                    where,
+                    "field",
+                    f"{draft.original}.{key.name}: new rows get their key from the server ({how}); the schema has the client choose it",
+                )
             )
     else:
         style = "client"
@@ -162,7 +215,13 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
         fields[k] = replace(fields[k], nullable=False, auto=None)
     for columns in draft.uniques:
         if len(columns) > 1 and list(columns) != keys:
-            schema.ignored.append(Ignored(where, "field", f"UNIQUE ({', '.join(columns)}) of {draft.original}: uniqueness across columns is not enforced"))
+            schema.ignored.append(
+                Ignored(
+                    where,
+                    "field",
+                    f"UNIQUE ({', '.join(columns)}) of {draft.original}: uniqueness across columns is not enforced",
+                )
+            )
     entity = singular(draft.name) or draft.name
     if entity in entities:
         entity = draft.name
@@ -171,12 +230,22 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
         # alike, so values of one row go together when probes and agents look them up by name.
         keys = [f"{entity}_id" if k == "id" else k for k in keys]
         _rename(draft, fields, "id", f"{entity}_id")
-        schema.ignored.append(Ignored(where, "field", f"column id of {draft.original} is called {entity}_id, like the key argument"))
+        schema.ignored.append(
+            Ignored(
+                where, "field", f"column id of {draft.original} is called {entity}_id, like the key argument"
+            )
+        )
     if keys == ["id"] and f"{entity}_id" in fields:  # the key's argument is called <entity>_id
         taken = f"{entity}_id"
         renamed = f"{taken}_"
         _rename(draft, fields, taken, renamed)
-        schema.ignored.append(Ignored(where, "field", f"column {taken} of {draft.original} is called {renamed}: {taken} names the key argument"))
+        schema.ignored.append(
+            Ignored(
+                where,
+                "field",
+                f"column {taken} of {draft.original} is called {renamed}: {taken} names the key argument",
+            )
+        )
     ordered = [fields[k] for k in keys] + [f for n, f in fields.items() if n not in keys]
     return Resource(
         name=draft.name,
@@ -195,7 +264,9 @@ def _rename(draft: TableDraft, fields: dict[str, Field], old: str, new: str) -> 
     draft.types[new] = draft.types.pop(old)
     draft.auto = {new if n == old else n for n in draft.auto}
     draft.indexed = {new if n == old else n for n in draft.indexed}
-    draft.foreign = [replace(fk, columns=tuple(new if c == old else c for c in fk.columns)) for fk in draft.foreign]
+    draft.foreign = [
+        replace(fk, columns=tuple(new if c == old else c for c in fk.columns)) for fk in draft.foreign
+    ]
 
 
 def _link(schema: Schema, resources: dict[str, Resource]) -> dict[str, Resource]:
@@ -210,28 +281,58 @@ def _link(schema: Schema, resources: dict[str, Resource]) -> dict[str, Resource]
             target_name = schema.by_original.get(fk.target.lower())
             target = resources.get(target_name or "")
             if target is None:
-                schema.ignored.append(Ignored(where, "field", f"{shown}: that table is not imported; the column is kept without the link"))
+                schema.ignored.append(
+                    Ignored(
+                        where,
+                        "field",
+                        f"{shown}: that table is not imported; the column is kept without the link",
+                    )
+                )
                 continue
             if len(fk.columns) != 1 or len(target.keys) != 1:
-                schema.ignored.append(Ignored(where, "field", f"{shown}: a foreign key over several columns cannot be modelled; the columns are kept without the link"))
+                schema.ignored.append(
+                    Ignored(
+                        where,
+                        "field",
+                        f"{shown}: a foreign key over several columns cannot be modelled; the columns are kept without the link",
+                    )
+                )
                 continue
             target_draft = schema.tables[target.name]
             wanted = target_draft.column(fk.target_columns[0]) if fk.target_columns else target.keys[0]
             column = fk.columns[0]
             if wanted != target.keys[0]:
-                schema.ignored.append(Ignored(where, "field", f"{shown} ({fk.target_columns[0]}): it points at a column that is not the key; kept without the link"))
+                schema.ignored.append(
+                    Ignored(
+                        where,
+                        "field",
+                        f"{shown} ({fk.target_columns[0]}): it points at a column that is not the key; kept without the link",
+                    )
+                )
                 continue
             if column not in fields or fields[column].references:
                 continue
             key_kind = target.field(target.keys[0]).kind
             if _SQL_TYPE[fields[column].kind] != _SQL_TYPE[key_kind]:
-                schema.ignored.append(Ignored(where, "field", f"{shown}: {column} is {fields[column].kind} but the key is {key_kind}; kept without the link"))
+                schema.ignored.append(
+                    Ignored(
+                        where,
+                        "field",
+                        f"{shown}: {column} is {fields[column].kind} but the key is {key_kind}; kept without the link",
+                    )
+                )
                 continue
             fields[column] = replace(fields[column], references=target.name)
             actions = fk.actions.upper()
             for action in ("ON DELETE CASCADE", "ON DELETE SET NULL", "ON DELETE SET DEFAULT"):
                 if action in actions:
-                    schema.ignored.append(Ignored(where, "field", f"{action} on {column}: deletes are refused while rows point at a row"))
+                    schema.ignored.append(
+                        Ignored(
+                            where,
+                            "field",
+                            f"{action} on {column}: deletes are refused while rows point at a row",
+                        )
+                    )
         out[name] = replace(resource, fields=tuple(fields[f.name] for f in resource.fields))
     return out
 
@@ -269,10 +370,24 @@ def _operations(table: Resource, draft: TableDraft) -> list[Operation]:
             pagination="offset",
         ),
         Operation("create", table.name, f"create_{table.entity}", f"Create {article} {label}."),
-        Operation("delete", table.name, f"delete_{table.entity}", f"Delete {article} {label} nothing else points at."),
+        Operation(
+            "delete",
+            table.name,
+            f"delete_{table.entity}",
+            f"Delete {article} {label} nothing else points at.",
+        ),
     ]
     if table.writable:
-        ops.insert(3, Operation("update", table.name, f"update_{table.entity}", f"Change some fields of {article} {label}.", partial=True))
+        ops.insert(
+            3,
+            Operation(
+                "update",
+                table.name,
+                f"update_{table.entity}",
+                f"Change some fields of {article} {label}.",
+                partial=True,
+            ),
+        )
     return ops
 
 
@@ -293,11 +408,21 @@ def _seed_data(
     ]
     for n in statements:
         if n not in imported:
-            notes.append(Ignored(f"line {statements[n][0].line}", "statement", f"data of {n}: its table is not imported"))
+            notes.append(
+                Ignored(
+                    f"line {statements[n][0].line}", "statement", f"data of {n}: its table is not imported"
+                )
+            )
     covered = [n for n in statements if n in imported]
     if covered and not use_inserts:
         for n in covered:
-            notes.append(Ignored(f"line {statements[n][0].line}", "statement", f"data of {n} ({len(statements[n])} statements) is not the seed: use_inserts is off"))
+            notes.append(
+                Ignored(
+                    f"line {statements[n][0].line}",
+                    "statement",
+                    f"data of {n} ({len(statements[n])} statements) is not the seed: use_inserts is off",
+                )
+            )
         return {}, notes
     if not covered:
         return {}, notes
@@ -305,7 +430,9 @@ def _seed_data(
     return rows, notes + data_notes
 
 
-def _deletable(schema: Schema, resources: list[Resource], rows: Rows, seed: int) -> tuple[Rows, list[Ignored]]:
+def _deletable(
+    schema: Schema, resources: list[Resource], rows: Rows, seed: int
+) -> tuple[Rows, list[Ignored]]:
     """A table whose rows are (nearly) all pointed at gets a few generated rows nothing
     points at, so its delete tool has something it may delete (listed in ignored).
 

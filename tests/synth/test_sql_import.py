@@ -268,7 +268,9 @@ def test_postgres_dump_types_enums_domains_and_alter_table_keys() -> None:
     assert actor.description == "People who act in films."
     assert _column(actor, "last_name").description == "Family name."
     create = _input(imported, "create_film")
-    assert create["release_year"]["minimum"] == 1901 and create["release_year"]["maximum"] == 2155  # the domain
+    assert (
+        create["release_year"]["minimum"] == 1901 and create["release_year"]["maximum"] == 2155
+    )  # the domain
     assert create["special_features"]["items"] == {"type": "string"}
     assert create["replacement_cost"]["maximum"] == 999.99
     assert create["poster"]["format"] == "byte"
@@ -356,7 +358,9 @@ def test_insert_data_is_the_seed_unless_turned_off() -> None:
     assert [r["name"] for r in imported.rows["author"][:3]] == ["Le Guin", "Jemisin", "Butler"]
     assert imported.rows["author"][1]["boss"] == 3  # points at a later row: the seed defers the check
     books = {r["id"]: r for r in imported.rows["book"]}
-    assert books[10]["title"] == "Dispossessed" and books[10]["published"] == 1 and books[11]["published"] == 0
+    assert (
+        books[10]["title"] == "Dispossessed" and books[10]["published"] == 1 and books[11]["published"] == 0
+    )
     assert 12 not in books  # its author is not there
     notes = _notes(imported)
     assert "data of book (4 rows): 1 rows repeat a key; 1 rows point at rows that are not kept" in notes
@@ -380,7 +384,10 @@ def test_statements_that_cannot_be_modelled_cost_only_themselves() -> None:
     assert {t.name for t in imported.spec.tables} == {"good", "pair", "uses_pair", "odd", "broken"}
     notes = _notes(imported)
     assert "line 2: CREATE TABLE no_key: no primary key or unique NOT NULL columns" in notes
-    assert "line 4: FOREIGN KEY (a, b) of uses_pair -> pair: a foreign key over several columns cannot be modelled" in notes
+    assert (
+        "line 4: FOREIGN KEY (a, b) of uses_pair -> pair: a foreign key over several columns cannot be modelled"
+        in notes
+    )
     assert "line 6: FOREIGN KEY (ref) of broken -> missing: that table is not imported" in notes
     assert "line 7: FROBNICATE THE: not a table definition" in notes
     assert _column(_table(imported, "odd"), "shape").type == "INTEGER"  # SQLite's affinity rules
@@ -465,11 +472,15 @@ async def test_a_schema_with_a_join_table_is_served_statefully_over_mcp(tmp_path
         film_id = film.structured_content["film_id"]
         got = await client.call_tool("get_film", {"film_id": film_id})
         assert got.structured_content == {"film_id": film_id, "title": "Academy Dinosaur", "rating": "PG"}
-        cast = await client.call_tool("create_film_actor", {"actor_id": 2, "film_id": film_id, "role": "Lead"})
+        cast = await client.call_tool(
+            "create_film_actor", {"actor_id": 2, "film_id": film_id, "role": "Lead"}
+        )
         assert not cast.is_error, cast.content
         again = await client.call_tool("create_film_actor", {"actor_id": 2, "film_id": film_id})
         assert again.is_error and "already exists" in _text(again)
-        changed = await client.call_tool("update_film_actor", {"actor_id": 2, "film_id": film_id, "role": "Villain"})
+        changed = await client.call_tool(
+            "update_film_actor", {"actor_id": 2, "film_id": film_id, "role": "Villain"}
+        )
         assert changed.structured_content["role"] == "Villain"
         listed = await client.call_tool("list_film_actors", {"film_id": film_id})
         assert [(r["actor_id"], r["role"]) for r in listed.structured_content["items"]] == [(2, "Villain")]
@@ -482,7 +493,10 @@ async def test_a_schema_with_a_join_table_is_served_statefully_over_mcp(tmp_path
         gone = await client.call_tool("get_film", {"film_id": film_id})
         assert gone.is_error and _text(gone) == f"Film {film_id} not found."
         names = await client.call_tool("list_actors", {})
-        assert [a["name"] for a in names.structured_content["items"]][:2] == ["Penelope Guiness", "Nick Wahlberg"]
+        assert [a["name"] for a in names.structured_content["items"]][:2] == [
+            "Penelope Guiness",
+            "Nick Wahlberg",
+        ]
 
 
 @pytest.mark.slow  # verified in the sandbox and over stdio (~5 s)

@@ -84,12 +84,12 @@ def read_data(
                 if len(data.rows) < max_rows * _READ_FACTOR:
                     data.rows.append(row)
     for name, data in found.items():
-        key = by_name[name].keys[0]
-        numbers = [row[key] for row in data.rows if isinstance(row[key], int)]
+        first = by_name[name].keys[0]
+        numbers = [row[first] for row in data.rows if isinstance(row[first], int)]
         following = max(numbers, default=0) + 1
         for row in data.rows:
-            if row[key] is None:
-                row[key], following = following, following + 1
+            if row[first] is None:
+                row[first], following = following, following + 1
     rows, left_out = _subset(resources, {n: d.rows for n, d in found.items() if d.rows}, max_rows)
     for name, data in sorted(found.items()):
         where = f"line {data.first_line}"
@@ -101,7 +101,9 @@ def read_data(
         if left_out.get(name):
             left.append(left_out[name])
         if left:
-            notes.append(Ignored(where, "statement", f"data of {name} ({data.rows_seen} rows): {'; '.join(left)}"))
+            notes.append(
+                Ignored(where, "statement", f"data of {name} ({data.rows_seen} rows): {'; '.join(left)}")
+            )
     return rows, notes
 
 
@@ -114,7 +116,9 @@ def _rows(schema: Schema, draft: TableDraft, st: Statement, notes: list[Ignored]
         return _copy_rows(draft, st, notes)
     tree = parse(st.text, schema.dialect)
     if not isinstance(tree, exp.Insert) or not isinstance(tree.expression, exp.Values):
-        notes.append(Ignored(f"line {st.line}", "statement", f"data of {draft.name}: only INSERT ... VALUES is read"))
+        notes.append(
+            Ignored(f"line {st.line}", "statement", f"data of {draft.name}: only INSERT ... VALUES is read")
+        )
         return []
     target = tree.this
     if isinstance(target, exp.Schema):
@@ -147,7 +151,11 @@ def _constant(node: exp.Expression) -> Any:
         return str(int(str(node.this), 2)) if node.this else "0"
     if isinstance(node, exp.Introducer):  # MySQL _binary '...', _utf8mb4 '...'
         inner = _constant(node.expression)
-        return inner.encode("latin-1", "replace") if "binary" in str(node.this).lower() and isinstance(inner, str) else inner
+        return (
+            inner.encode("latin-1", "replace")
+            if "binary" in str(node.this).lower() and isinstance(inner, str)
+            else inner
+        )
     if isinstance(node, exp.National):  # N'...'
         return str(node.this)
     if isinstance(node, exp.Array):
@@ -166,19 +174,34 @@ _COPY_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "\\": "\\", "b": "\b", "f": "\
 def _copy_rows(draft: TableDraft, st: Statement, notes: list[Ignored]) -> list[dict[str, Any]]:
     match = _COPY_HEAD.match(st.text)
     if match is None:
-        notes.append(Ignored(f"line {st.line}", "statement", f"data of {draft.name}: only COPY ... FROM stdin is read"))
+        notes.append(
+            Ignored(f"line {st.line}", "statement", f"data of {draft.name}: only COPY ... FROM stdin is read")
+        )
         return []
-    columns = [c.strip().strip('"').lower() for c in match.group(1).split(",")] if match.group(1) else list(draft.written)
+    columns = (
+        [c.strip().strip('"').lower() for c in match.group(1).split(",")]
+        if match.group(1)
+        else list(draft.written)
+    )
     out = []
     for line in st.data:
         cells = line.split("\t")
         if len(cells) != len(columns):
             continue
-        out.append({c: None if v == "\\N" else re.sub(r"\\(.)", lambda m: _COPY_ESCAPES.get(m.group(1), m.group(1)), v) for c, v in zip(columns, cells, strict=True)})
+        out.append(
+            {
+                c: None
+                if v == "\\N"
+                else re.sub(r"\\(.)", lambda m: _COPY_ESCAPES.get(m.group(1), m.group(1)), v)
+                for c, v in zip(columns, cells, strict=True)
+            }
+        )
     return out
 
 
-def _convert(resource: Resource, draft: TableDraft, written: dict[str, Any], data: TableData) -> dict[str, Any] | None:
+def _convert(
+    resource: Resource, draft: TableDraft, written: dict[str, Any], data: TableData
+) -> dict[str, Any] | None:
     row: dict[str, Any] = {}
     by_column = {draft.originals[w]: v for w, v in written.items() if w in draft.originals}
     for f in resource.fields:
@@ -304,7 +327,9 @@ def _subset(resources: list[Resource], found: Rows, max_rows: int) -> tuple[Rows
     changed = True
     while changed:  # references checked late: cycles, self-references, tables with no data
         changed = False
-        keys = {n: {row[by_name[n].keys[0]] for row in t} for n, t in kept.items() if len(by_name[n].keys) == 1}
+        keys = {
+            n: {row[by_name[n].keys[0]] for row in t} for n, t in kept.items() if len(by_name[n].keys) == 1
+        }
         for name, table in kept.items():
             links = [f for f in by_name[name].fields if f.references]
             before = len(table)
@@ -351,7 +376,15 @@ def _parents_first(resources: list[Resource]) -> list[Resource]:
     order: list[Resource] = []
     while pending:
         done = {r.name for r in order}
-        ready = [r for r in pending.values() if all(f.references in done or f.references == r.name or f.references not in pending for f in r.fields if f.references)]
+        ready = [
+            r
+            for r in pending.values()
+            if all(
+                f.references in done or f.references == r.name or f.references not in pending
+                for f in r.fields
+                if f.references
+            )
+        ]
         for resource in ready or [next(iter(pending.values()))]:
             order.append(resource)
             del pending[resource.name]

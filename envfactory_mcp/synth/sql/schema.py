@@ -49,7 +49,9 @@ def parse(sql: str, dialect: Dialect) -> exp.Expression | None:
             tree = sqlglot.parse_one(sql, read=dialect)
         except (SqlglotError, ValueError, RecursionError):
             return None
-    return None if tree is None or isinstance(tree, exp.Command) else tree
+    if tree is None or isinstance(tree, exp.Command) or not isinstance(tree, exp.Expression):
+        return None
+    return tree
 
 
 def parse_error(sql: str, dialect: Dialect) -> str:
@@ -184,7 +186,9 @@ _NOT_STATE: tuple[tuple[tuple[str, ...], str], ...] = (
 def read_statement(schema: Schema, st: Statement) -> None:
     """Fold one statement into ``schema`` (or list it in ``schema.ignored``)."""
     words = st.words(8)
-    head = [w for w in words if w not in ("OR", "REPLACE", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL")]
+    head = [
+        w for w in words if w not in ("OR", "REPLACE", "TEMP", "TEMPORARY", "UNLOGGED", "GLOBAL", "LOCAL")
+    ]
     if not words:
         schema.skip(st.line, "not an SQL statement")
         return
@@ -225,9 +229,13 @@ def read_statement(schema: Schema, st: Statement) -> None:
 _OPTIONS_AFTER_BODY = re.compile(r"\)\s*([^()]*(?:\([^()]*\)[^()]*)*)$", re.DOTALL)
 
 
-_PARTITION_OF = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w.\"`]+)\s+PARTITION\s+OF\s+([\w.\"`]+)", re.IGNORECASE)
+_PARTITION_OF = re.compile(
+    r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w.\"`]+)\s+PARTITION\s+OF\s+([\w.\"`]+)", re.IGNORECASE
+)
 _INHERITS = re.compile(r"\)\s*INHERITS\s*\(\s*([\w.\"`]+)\s*\)", re.IGNORECASE)
-_ATTACH = re.compile(r"^\s*ALTER\s+TABLE\s+(?:ONLY\s+)?([\w.\"`]+)\s+ATTACH\s+PARTITION\s+([\w.\"`]+)", re.IGNORECASE)
+_ATTACH = re.compile(
+    r"^\s*ALTER\s+TABLE\s+(?:ONLY\s+)?([\w.\"`]+)\s+ATTACH\s+PARTITION\s+([\w.\"`]+)", re.IGNORECASE
+)
 
 
 def _bare(name: str) -> str:
@@ -242,7 +250,9 @@ def _create_table(schema: Schema, st: Statement) -> None:
         table = re.match(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w.\"`]+)", st.text, re.IGNORECASE)
         if table is not None:
             schema.partitions[_bare(table.group(1))] = (_bare(m.group(1)), st.line)
-    if re.search(r"\)\s*AS\s*\(?\s*SELECT\b|^\s*CREATE\s+TABLE\s+\S+\s+AS\b", st.text, re.IGNORECASE | re.DOTALL):
+    if re.search(
+        r"\)\s*AS\s*\(?\s*SELECT\b|^\s*CREATE\s+TABLE\s+\S+\s+AS\b", st.text, re.IGNORECASE | re.DOTALL
+    ):
         schema.skip(st.line, "CREATE TABLE ... AS SELECT: its columns come from a query")
         return
     tree = parse(st.text, schema.dialect)
@@ -276,7 +286,9 @@ def _create_table(schema: Schema, st: Statement) -> None:
     if isinstance(properties, exp.Properties):
         _table_properties(schema, draft, properties, st.line)
     if options and not re.fullmatch(r"(?:WITHOUT\s+ROWID|STRICT|\s|,)*", options, re.IGNORECASE):
-        schema.skip(st.line, f"table options of {original} ({_clip(options)}): storage settings, not state", "schema")
+        schema.skip(
+            st.line, f"table options of {original} ({_clip(options)}): storage settings, not state", "schema"
+        )
     schema.tables[name] = draft
     schema.by_original[original.lower()] = name
 
@@ -365,15 +377,35 @@ def _column_by_column(schema: Schema, st: Statement) -> exp.Create | None:
             tree = parse(f"{head}({retyped})", schema.dialect)
             if tree is not None:
                 column = m.group(1).strip()
-                schema.skip(line, f"type {m.group(2).strip()} of {column} read as {_affinity(m.group(2))} (SQLite's affinity rules)", "field")
-        constraint = re.match(r"\s*(?:CONSTRAINT|PRIMARY|UNIQUE|FOREIGN|CHECK|KEY|INDEX|FULLTEXT|SPATIAL|EXCLUDE)\b", part, re.IGNORECASE)
+                schema.skip(
+                    line,
+                    f"type {m.group(2).strip()} of {column} read as {_affinity(m.group(2))} (SQLite's affinity rules)",
+                    "field",
+                )
+        constraint = re.match(
+            r"\s*(?:CONSTRAINT|PRIMARY|UNIQUE|FOREIGN|CHECK|KEY|INDEX|FULLTEXT|SPATIAL|EXCLUDE)\b",
+            part,
+            re.IGNORECASE,
+        )
         if tree is None and not constraint:
             schema.columns_seen += 1
-        if tree is None and re.search(r"\bGENERATED\s+ALWAYS\s+AS\s*\(|\bAS\s*\(.*\)\s*(?:STORED|VIRTUAL)\b", part, re.IGNORECASE | re.DOTALL):
-            schema.skip(line, f"{_clip(part.strip(), 40)}: a generated column, computed by the database from other columns", "field")
+        if tree is None and re.search(
+            r"\bGENERATED\s+ALWAYS\s+AS\s*\(|\bAS\s*\(.*\)\s*(?:STORED|VIRTUAL)\b",
+            part,
+            re.IGNORECASE | re.DOTALL,
+        ):
+            schema.skip(
+                line,
+                f"{_clip(part.strip(), 40)}: a generated column, computed by the database from other columns",
+                "field",
+            )
             continue
         if tree is None or not isinstance(tree.this, exp.Schema):
-            schema.skip(line, f"{_clip(part.strip())}: cannot be read ({parse_error(f'{head}({part})', schema.dialect)})", "field")
+            schema.skip(
+                line,
+                f"{_clip(part.strip())}: cannot be read ({parse_error(f'{head}({part})', schema.dialect)})",
+                "field",
+            )
             continue
         table = tree.this.this
         kept.extend(tree.this.expressions)
@@ -398,7 +430,11 @@ def _clip(text: str, limit: int = 80) -> str:
 
 def _line(node: exp.Expression, base: int) -> int:
     """The file line of a node: the statement's line plus the node's line inside it."""
-    for candidate in (node, node.this if isinstance(node.this, exp.Expression) else None, *node.find_all(exp.Identifier)):
+    for candidate in (
+        node,
+        node.this if isinstance(node.this, exp.Expression) else None,
+        *node.find_all(exp.Identifier),
+    ):
         if isinstance(candidate, exp.Expression) and candidate.meta.get("line"):
             return base + int(candidate.meta["line"]) - 1
     return base
@@ -455,7 +491,11 @@ def _constraint(schema: Schema, draft: TableDraft, item: exp.Expression, line: i
     elif isinstance(item, exp.IndexColumnConstraint):
         columns = [c for c in (draft.column(n) for n in _names(item.expressions)) if c]
         if str(item.args.get("kind") or "").upper() in ("FULLTEXT", "SPATIAL"):
-            schema.skip(line, f"{item.args['kind']} index of {draft.original}: search indexes are not modelled", "schema")
+            schema.skip(
+                line,
+                f"{item.args['kind']} index of {draft.original}: search indexes are not modelled",
+                "schema",
+            )
         elif columns:
             draft.indexed.add(columns[0])
     elif isinstance(item, exp.CheckColumnConstraint):
@@ -463,14 +503,20 @@ def _constraint(schema: Schema, draft: TableDraft, item: exp.Expression, line: i
     elif isinstance(item, exp.PeriodForSystemTimeConstraint | exp.LikeProperty):
         schema.skip(line, f"{_clip(item.sql())} of {draft.original}: not modelled", "schema")
     else:
-        schema.skip(line, f"{_clip(item.sql(dialect=schema.dialect))} of {draft.original}: not modelled", "schema")
+        schema.skip(
+            line, f"{_clip(item.sql(dialect=schema.dialect))} of {draft.original}: not modelled", "schema"
+        )
 
 
 def _known(schema: Schema, draft: TableDraft, names: list[str], line: int, what: str) -> list[str]:
     columns = [draft.column(n) for n in names]
     if not names or any(c is None for c in columns):
         missing = [n or "(an expression)" for n, c in zip(names, columns, strict=True) if c is None]
-        schema.skip(line, f"{what} of {draft.original} names {', '.join(missing) or 'no column'}, which it does not have", "schema")
+        schema.skip(
+            line,
+            f"{what} of {draft.original} names {', '.join(missing) or 'no column'}, which it does not have",
+            "schema",
+        )
         return []
     return [c for c in columns if c]
 
@@ -482,9 +528,7 @@ def _unique_columns(draft: TableDraft, columns: list[str]) -> None:
         draft.uniques.append(tuple(columns))
 
 
-def _foreign(
-    schema: Schema, draft: TableDraft, names: list[str], reference: Any, line: int
-) -> None:
+def _foreign(schema: Schema, draft: TableDraft, names: list[str], reference: Any, line: int) -> None:
     if not isinstance(reference, exp.Reference):
         schema.skip(line, f"FOREIGN KEY of {draft.original} without REFERENCES", "schema")
         return
@@ -511,7 +555,11 @@ def _table_properties(schema: Schema, draft: TableDraft, properties: exp.Propert
         else:
             storage.append(_clip(prop.sql(dialect=schema.dialect), 40))
     if storage:
-        schema.skip(line, f"table options of {draft.original} ({', '.join(storage)}): storage settings, not state", "schema")
+        schema.skip(
+            line,
+            f"table options of {draft.original} ({', '.join(storage)}): storage settings, not state",
+            "schema",
+        )
 
 
 # --------------------------------------------------------------------------- columns
@@ -528,11 +576,17 @@ def _column(schema: Schema, draft: TableDraft, node: exp.ColumnDef, line: int) -
         isinstance(c, exp.GeneratedAsIdentityColumnConstraint) and c.args.get("expression") is not None
         for c in constraints
     ):
-        schema.skip(line, f"{where}: a generated column, computed by the database from other columns", "field")
+        schema.skip(
+            line, f"{where}: a generated column, computed by the database from other columns", "field"
+        )
         return
     kind_node = node.args.get("kind")
     try:
-        ctype = column_type(kind_node, schema.dialect, schema.enums, schema.domains) if kind_node else ColumnType("string")
+        ctype = (
+            column_type(kind_node, schema.dialect, schema.enums, schema.domains)
+            if kind_node
+            else ColumnType("string")
+        )
     except Unsupported as exc:
         schema.skip(line, f"{where}: {exc}", "field")
         return
@@ -572,7 +626,9 @@ def _column(schema: Schema, draft: TableDraft, node: exp.ColumnDef, line: int) -
         elif isinstance(constraint, exp.UniqueColumnConstraint):
             values["unique"] = True
             draft.uniques.append((name,))
-        elif isinstance(constraint, exp.AutoIncrementColumnConstraint | exp.GeneratedAsIdentityColumnConstraint):
+        elif isinstance(
+            constraint, exp.AutoIncrementColumnConstraint | exp.GeneratedAsIdentityColumnConstraint
+        ):
             draft.auto.add(name)
         elif isinstance(constraint, exp.DefaultColumnConstraint):
             _default(schema, draft, values, constraint.this, line, where)
@@ -581,15 +637,25 @@ def _column(schema: Schema, draft: TableDraft, node: exp.ColumnDef, line: int) -
         elif isinstance(constraint, exp.Reference):
             _foreign(schema, draft, [written], constraint, line)
         elif isinstance(constraint, exp.CommentColumnConstraint):
-            values["description"] = str(constraint.this.this if isinstance(constraint.this, exp.Literal) else constraint.this)
+            values["description"] = str(
+                constraint.this.this if isinstance(constraint.this, exp.Literal) else constraint.this
+            )
         elif isinstance(constraint, exp.OnUpdateColumnConstraint):
-            schema.skip(line, f"{where}: ON UPDATE {constraint.this.sql()} (updates change only the fields they are given)", "field")
+            schema.skip(
+                line,
+                f"{where}: ON UPDATE {constraint.this.sql()} (updates change only the fields they are given)",
+                "field",
+            )
         elif isinstance(constraint, exp.CollateColumnConstraint):
-            schema.skip(line, f"{where}: COLLATE {constraint.this.sql()} (SQLite compares text byte by byte)", "field")
+            schema.skip(
+                line, f"{where}: COLLATE {constraint.this.sql()} (SQLite compares text byte by byte)", "field"
+            )
         elif isinstance(constraint, exp.CharacterSetColumnConstraint | exp.CompressColumnConstraint):
             continue  # an encoding or storage detail
         elif constraint is not None:
-            schema.skip(line, f"{where}: {_clip(constraint.sql(dialect=schema.dialect))} not modelled", "field")
+            schema.skip(
+                line, f"{where}: {_clip(constraint.sql(dialect=schema.dialect))} not modelled", "field"
+            )
     if values.pop("server_filled", False):
         values["nullable"] = True
     draft.fields[name] = Field(**values)
@@ -653,7 +719,9 @@ _NOW = re.compile(
 )
 
 
-def _default(schema: Schema, draft: TableDraft, values: dict[str, Any], node: exp.Expression, line: int, where: str) -> None:
+def _default(
+    schema: Schema, draft: TableDraft, values: dict[str, Any], node: exp.Expression, line: int, where: str
+) -> None:
     inner = node
     while isinstance(inner, exp.Paren | exp.Collate):
         inner = inner.this
@@ -668,7 +736,11 @@ def _default(schema: Schema, draft: TableDraft, values: dict[str, Any], node: ex
         return
     if _uuid_call(inner):  # made by the database on insert: the server leaves it empty
         values.update(read_only=True, server_filled=True)
-        schema.skip(line, f"{where}: DEFAULT {_clip(node.sql(dialect=schema.dialect), 40)} is not evaluated; new rows leave it empty", "field")
+        schema.skip(
+            line,
+            f"{where}: DEFAULT {_clip(node.sql(dialect=schema.dialect), 40)} is not evaluated; new rows leave it empty",
+            "field",
+        )
         return
     ok, value = _literal(inner)
     if ok and value is None:
@@ -680,12 +752,28 @@ def _default(schema: Schema, draft: TableDraft, values: dict[str, Any], node: ex
     if ok:
         values["default"] = value
         return
-    schema.skip(line, f"{where}: DEFAULT {_clip(node.sql(dialect=schema.dialect), 60)} (not evaluated)", "field")
+    schema.skip(
+        line, f"{where}: DEFAULT {_clip(node.sql(dialect=schema.dialect), 60)} (not evaluated)", "field"
+    )
 
 
 def _uuid_call(node: exp.Expression) -> bool:
-    name = str(node.this) if isinstance(node, exp.Anonymous) else node.sql_name() if isinstance(node, exp.Func) else ""
-    return name.lower().replace("_", "") in ("genrandomuuid", "uuidgeneratev4", "uuidgeneratev1", "uuidv4", "uuidv7", "uuid", "newid")
+    name = (
+        str(node.this)
+        if isinstance(node, exp.Anonymous)
+        else node.sql_name()
+        if isinstance(node, exp.Func)
+        else ""
+    )
+    return name.lower().replace("_", "") in (
+        "genrandomuuid",
+        "uuidgeneratev4",
+        "uuidgeneratev1",
+        "uuidv4",
+        "uuidv7",
+        "uuid",
+        "newid",
+    )
 
 
 def _is_nextval(node: exp.Expression) -> bool:
@@ -713,7 +801,11 @@ def apply_checks(schema: Schema, draft: TableDraft) -> None:
     """CHECK constraints -> enums and bounds on their columns; the rest listed as not enforced."""
     for expression, line in draft.checks:
         if not _check(draft, expression):
-            schema.skip(line, f"CHECK ({_clip(expression.sql(dialect=schema.dialect), 100)}) on {draft.original} is not enforced", "field")
+            schema.skip(
+                line,
+                f"CHECK ({_clip(expression.sql(dialect=schema.dialect), 100)}) on {draft.original} is not enforced",
+                "field",
+            )
 
 
 def _strip(node: exp.Expression) -> exp.Expression:
@@ -805,7 +897,7 @@ def _bound(draft: TableDraft, target: str, which: str, value: float) -> None:
     current = getattr(f, which)
     if current is not None:
         value = max(current, value) if which == "minimum" else min(current, value)
-    draft.fields[target] = replace(f, **{which: value})
+    draft.fields[target] = replace(f, minimum=value) if which == "minimum" else replace(f, maximum=value)
 
 
 # --------------------------------------------------------------------------- other statements
@@ -814,7 +906,10 @@ def _bound(draft: TableDraft, target: str, which: str, value: float) -> None:
 def _alter_table(schema: Schema, st: Statement) -> None:
     if (m := _ATTACH.match(st.text)) is not None:
         schema.partitions[_bare(m.group(2))] = (_bare(m.group(1)), st.line)
-        schema.skip(st.line, f"ATTACH PARTITION: {_bare(m.group(2))} holds rows of {_bare(m.group(1))}, which is imported as one table")
+        schema.skip(
+            st.line,
+            f"ATTACH PARTITION: {_bare(m.group(2))} holds rows of {_bare(m.group(1))}, which is imported as one table",
+        )
         return
     tree = parse(st.text, schema.dialect)
     if not isinstance(tree, exp.Alter):
@@ -843,19 +938,31 @@ def _alter_table(schema: Schema, st: Statement) -> None:
                     draft.keys = keys
                 draft.foreign = foreign + [f for f in draft.foreign if f not in foreign]
             else:
-                schema.skip(line, f"ALTER TABLE {draft.original} MODIFY: no column {action.this.name}", "schema")
+                schema.skip(
+                    line, f"ALTER TABLE {draft.original} MODIFY: no column {action.this.name}", "schema"
+                )
         elif isinstance(action, exp.AlterColumn) and action.args.get("default") is not None:
             column = draft.column(action.this.name)
             if column is not None:
                 values = dict(draft.fields[column].__dict__)
-                _default(schema, draft, values, action.args["default"], line, f"column {action.this.name} of {draft.original}")
+                _default(
+                    schema,
+                    draft,
+                    values,
+                    action.args["default"],
+                    line,
+                    f"column {action.this.name} of {draft.original}",
+                )
                 draft.fields[column] = Field(**values)
         elif isinstance(action, exp.AlterColumn) and action.args.get("allow_null") is False:
             column = draft.column(action.this.name)
             if column is not None:
                 draft.fields[column] = replace(draft.fields[column], nullable=False)
         else:
-            schema.skip(line, f"ALTER TABLE {draft.original}: {_clip(action.sql(dialect=schema.dialect), 70)} not modelled")
+            schema.skip(
+                line,
+                f"ALTER TABLE {draft.original}: {_clip(action.sql(dialect=schema.dialect), 70)} not modelled",
+            )
 
 
 def _create_index(schema: Schema, st: Statement) -> None:
@@ -870,23 +977,34 @@ def _create_index(schema: Schema, st: Statement) -> None:
     columns = [draft.column(n) for n in names] if draft else []
     if draft is None or not columns or None in columns or (params is not None and params.args.get("where")):
         what = "partial " if params is not None and params.args.get("where") else ""
-        schema.skip(st.line, f"{what}index {index.name}: not modelled (an expression, or a table not imported)")
+        schema.skip(
+            st.line, f"{what}index {index.name}: not modelled (an expression, or a table not imported)"
+        )
         return
     plain = [c for c in columns if c]
-    if tree.args.get("unique"):
+    if tree is not None and tree.args.get("unique"):
         _unique_columns(draft, plain)
         return  # a unique index is a constraint, and it is kept
     draft.indexed.add(plain[0])
-    schema.skip(st.line, f"index {index.name} on {draft.original}: kept as a list filter on {plain[0]} (SQLite scans seed-sized tables)")
+    schema.skip(
+        st.line,
+        f"index {index.name} on {draft.original}: kept as a list filter on {plain[0]} (SQLite scans seed-sized tables)",
+    )
 
 
 def _create_type(schema: Schema, st: Statement) -> None:
     tree = parse(st.text, schema.dialect)
-    if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.DataType) and tree.expression.this == exp.DataType.Type.ENUM:
+    if (
+        isinstance(tree, exp.Create)
+        and isinstance(tree.expression, exp.DataType)
+        and tree.expression.this == exp.DataType.Type.ENUM
+    ):
         values = tuple(e.this for e in tree.expression.expressions if isinstance(e, exp.Literal))
         schema.enums[tree.this.name.lower()] = values
         return
-    schema.skip(st.line, "CREATE TYPE: only enums (AS ENUM) are modelled; columns of this type are kept as text")
+    schema.skip(
+        st.line, "CREATE TYPE: only enums (AS ENUM) are modelled; columns of this type are kept as text"
+    )
 
 
 _DOMAIN = re.compile(
@@ -907,10 +1025,15 @@ def _create_domain(schema: Schema, st: Statement) -> None:
         dtype = exp.DataType.build(base, dialect=schema.dialect)
         ctype = column_type(dtype, schema.dialect, schema.enums, schema.domains)
     except (SqlglotError, ValueError, Unsupported) as exc:
-        schema.skip(st.line, f"CREATE DOMAIN {name}: base type {base} not modelled ({exc}); columns of it are kept as text")
+        schema.skip(
+            st.line,
+            f"CREATE DOMAIN {name}: base type {base} not modelled ({exc}); columns of it are kept as text",
+        )
         return
     probe = TableDraft(name="domain", original="domain", line=st.line)
-    probe.fields["value"] = Field(name="value", kind=ctype.kind, enum=ctype.enum, minimum=ctype.minimum, maximum=ctype.maximum)
+    probe.fields["value"] = Field(
+        name="value", kind=ctype.kind, enum=ctype.enum, minimum=ctype.minimum, maximum=ctype.maximum
+    )
     probe.originals["value"] = "value"
     note = ""
     for check in re.finditer(r"\bCHECK\s*(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))", rest, re.IGNORECASE):
@@ -919,7 +1042,9 @@ def _create_domain(schema: Schema, st: Statement) -> None:
         if expression is None or not _check(probe, expression, column="value"):
             note = f"CHECK {check.group(1)} of domain {name} is not enforced"
     f = probe.fields["value"]
-    schema.domains[name] = Domain(replace(ctype, enum=f.enum, minimum=f.minimum, maximum=f.maximum, note=note or ctype.note))
+    schema.domains[name] = Domain(
+        replace(ctype, enum=f.enum, minimum=f.minimum, maximum=f.maximum, note=note or ctype.note)
+    )
 
 
 def _comment(schema: Schema, st: Statement) -> None:
@@ -933,8 +1058,8 @@ def _comment(schema: Schema, st: Statement) -> None:
             draft.description = text
             return
         if kind == "COLUMN" and isinstance(target, exp.Column):
-            draft = schema.by_original.get(target.table.lower())
-            table = schema.tables.get(draft) if draft else None
+            found = schema.by_original.get(target.table.lower())
+            table = schema.tables.get(found) if found else None
             column = table.column(target.name) if table else None
             if table is not None and column is not None:
                 table.fields[column] = replace(table.fields[column], description=text)

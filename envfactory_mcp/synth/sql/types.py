@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from sqlglot import exp
 
@@ -49,7 +50,7 @@ class Domain:
     check_note: str = ""
 
 
-_INTEGER_RANGES: dict[T, tuple[int, int]] = {
+_INTEGER_RANGES: dict[Any, tuple[int, int]] = {  # DataType.Type -> range
     T.TINYINT: (-128, 127),
     T.UTINYINT: (0, 255),
     T.SMALLINT: (-32768, 32767),
@@ -71,10 +72,20 @@ _INTEGERS = {
     T.UINT256,
     *_INTEGER_RANGES,
 }
-_UNSIGNED = {T.UINT, T.UBIGINT, T.UINT128, T.UINT256, T.UTINYINT, T.USMALLINT, T.UMEDIUMINT, T.UDECIMAL, T.UDOUBLE}
+_UNSIGNED = {
+    T.UINT,
+    T.UBIGINT,
+    T.UINT128,
+    T.UINT256,
+    T.UTINYINT,
+    T.USMALLINT,
+    T.UMEDIUMINT,
+    T.UDECIMAL,
+    T.UDOUBLE,
+}
 _NUMBERS = {T.FLOAT, T.DOUBLE, T.UDOUBLE, T.MONEY, T.SMALLMONEY, T.DECFLOAT}
 _DECIMALS = {T.DECIMAL, T.UDECIMAL, T.BIGDECIMAL, T.DECIMAL32, T.DECIMAL64, T.DECIMAL128, T.DECIMAL256}
-_TEXT_LIMITS: dict[T, int | None] = {
+_TEXT_LIMITS: dict[Any, int | None] = {  # DataType.Type -> length
     T.CHAR: None,
     T.NCHAR: None,
     T.BPCHAR: None,
@@ -195,7 +206,10 @@ def column_type(
         width = params[0] if params else 1
         return ColumnType("integer", minimum=0, maximum=2**width - 1 if width < 63 else None)
     if t in _INTEGERS:
-        wide = t in (T.BIGINT, T.UBIGINT, T.BIGSERIAL, T.INT128, T.INT256, T.UINT128, T.UINT256) or dialect == "sqlite"
+        wide = (
+            t in (T.BIGINT, T.UBIGINT, T.BIGSERIAL, T.INT128, T.INT256, T.UINT128, T.UINT256)
+            or dialect == "sqlite"
+        )
         bits = 64 if wide else 32
         signed = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
         low, high = _INTEGER_RANGES.get(t, (0, 2**bits - 1) if t in _UNSIGNED else signed)
