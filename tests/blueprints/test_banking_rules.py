@@ -170,7 +170,7 @@ def test_identity_by_email_and_zip_or_by_name_and_ssn(desk, seed):
         "find_customer_by_name",
         first_name=c["first_name"].lower(),
         last_name=c["last_name"],
-        ssn_last4=c["ssn_last4"],
+        ssn_last_four=c["ssn_last_four"],
     )
     assert out == {"customer_id": c["customer_id"]}
     wrong_zip = "00000" if c["zip"] != "00000" else "99999"
@@ -178,13 +178,13 @@ def test_identity_by_email_and_zip_or_by_name_and_ssn(desk, seed):
     desk.refused(
         "find_customer_by_email", "identity not verified", email="nobody@nowhere.example", zip=c["zip"]
     )
-    wrong_ssn = f"{(int(c['ssn_last4']) + 1) % 10000:04d}"
+    wrong_ssn = f"{(int(c['ssn_last_four']) + 1) % 10000:04d}"
     desk.refused(
         "find_customer_by_name",
         "identity not verified",
         first_name=c["first_name"],
         last_name=c["last_name"],
-        ssn_last4=wrong_ssn,
+        ssn_last_four=wrong_ssn,
     )
 
 
@@ -196,14 +196,14 @@ def test_name_lookup_refuses_an_ambiguous_match(desk, seed):
         b["customer_id"],
         first_name=a["first_name"],
         last_name=a["last_name"],
-        ssn_last4=a["ssn_last4"],
+        ssn_last_four=a["ssn_last_four"],
     )
     desk.refused(
         "find_customer_by_name",
         "several customers match",
         first_name=a["first_name"],
         last_name=a["last_name"],
-        ssn_last4=a["ssn_last4"],
+        ssn_last_four=a["ssn_last_four"],
     )
 
 
@@ -615,18 +615,23 @@ def test_payee_payments_respect_the_daily_limit_across_accounts(desk, seed):
 def test_scheduling_rules(desk, seed):
     checking, payee = seed.checking_with_payee()
     args = {"from_account_id": checking["account_id"], "payee_id": payee["payee_id"], "amount": 100.0}
-    desk.refused("schedule_payment", "future date", **args, pay_on="2026-06-01")
-    desk.refused("schedule_payment", "future date", **args, pay_on="2026-05-20")
-    desk.refused("schedule_payment", "at most 365 days", **args, pay_on="2027-06-02")
-    desk.refused("schedule_payment", "must be a date", **args, pay_on="2026-02-30")
+    desk.refused("schedule_payment", "future date", **args, payment_date="2026-06-01")
+    desk.refused("schedule_payment", "future date", **args, payment_date="2026-05-20")
+    desk.refused("schedule_payment", "at most 365 days", **args, payment_date="2027-06-02")
+    desk.refused("schedule_payment", "must be a date", **args, payment_date="2026-02-30")
     over = {"standard": 2_600.0, "plus": 5_100.0, "premier": 10_100.0}[seed.tier(checking["account_id"])]
     desk.refused(
-        "schedule_payment", "exceeds the daily payee limit", **{**args, "amount": over}, pay_on="2026-07-01"
+        "schedule_payment",
+        "exceeds the daily payee limit",
+        **{**args, "amount": over},
+        payment_date="2026-07-01",
     )
-    out, before, after = desk.ok("schedule_payment", **args, pay_on="2026-07-01")
+    out, before, after = desk.ok("schedule_payment", **args, payment_date="2026-07-01")
     (row,) = new_rows(before, after, "scheduled_payments", "scheduled_payment_id")
-    assert out["status"] == "scheduled" and row["amount_cents"] == 10_000 and row["pay_on"] == "2026-07-01"
-    desk.refused("schedule_payment", "already scheduled", **args, pay_on="2026-07-01")
+    assert (
+        out["status"] == "scheduled" and row["amount_cents"] == 10_000 and row["payment_date"] == "2026-07-01"
+    )
+    desk.refused("schedule_payment", "already scheduled", **args, payment_date="2026-07-01")
 
 
 def test_cancelling_scheduled_payments(desk, seed):
@@ -637,9 +642,9 @@ def test_cancelling_scheduled_payments(desk, seed):
         "only scheduled payments",
         scheduled_payment_id=paid["scheduled_payment_id"],
     )
-    due = next(r for r in rows if r["status"] == "scheduled" and r["pay_on"] == "2026-06-01")
+    due = next(r for r in rows if r["status"] == "scheduled" and r["payment_date"] == "2026-06-01")
     desk.refused("cancel_scheduled_payment", "due today", scheduled_payment_id=due["scheduled_payment_id"])
-    later = next(r for r in rows if r["status"] == "scheduled" and r["pay_on"] > "2026-06-01")
+    later = next(r for r in rows if r["status"] == "scheduled" and r["payment_date"] > "2026-06-01")
     out, _, _ = desk.ok("cancel_scheduled_payment", scheduled_payment_id=later["scheduled_payment_id"])
     assert out["status"] == "cancelled"
 
@@ -650,7 +655,7 @@ def test_cancelling_scheduled_payments(desk, seed):
 def _recent_purchase(seed: Seed, want=lambda t: True) -> dict:
     return next(
         t
-        for t in seed.txns_with(kind="card_purchase", dispute_state="none")
+        for t in seed.txns_with(kind="card_purchase", dispute_state="undisputed")
         if t["posted_at"] > "2026-04-10" and seed.accounts[t["account_id"]]["status"] == "open" and want(t)
     )
 
@@ -661,30 +666,32 @@ def test_only_recent_undisputed_card_purchases_can_be_disputed(desk, seed):
         "file_dispute",
         "only card purchases",
         transaction_id=deposit["transaction_id"],
-        reason="not_recognized",
+        reason="not recognized",
     )
-    disputed = next(t for t in seed.state["transactions"] if t["dispute_state"] != "none")
+    disputed = next(t for t in seed.state["transactions"] if t["dispute_state"] != "undisputed")
     desk.refused(
         "file_dispute",
         "already been disputed",
         transaction_id=disputed["transaction_id"],
-        reason="wrong_amount",
+        reason="wrong amount",
     )
     old = next(
-        t for t in seed.txns_with(kind="card_purchase", dispute_state="none") if t["posted_at"] < "2026-04-01"
+        t
+        for t in seed.txns_with(kind="card_purchase", dispute_state="undisputed")
+        if t["posted_at"] < "2026-04-01"
     )
     desk.refused(
-        "file_dispute", "more than 60 days", transaction_id=old["transaction_id"], reason="not_received"
+        "file_dispute", "more than 60 days", transaction_id=old["transaction_id"], reason="not received"
     )
     recent = _recent_purchase(seed)
     desk.set("accounts", "account_id", recent["account_id"], status="closed")
-    desk.refused("file_dispute", "is closed", transaction_id=recent["transaction_id"], reason="not_received")
+    desk.refused("file_dispute", "is closed", transaction_id=recent["transaction_id"], reason="not received")
 
 
 def test_provisional_credit_up_to_the_tier_threshold(desk, seed):
     small = _recent_purchase(seed, lambda t: -t["amount_cents"] <= 50_000)
     out, before, after = desk.ok(
-        "file_dispute", transaction_id=small["transaction_id"], reason="duplicate_charge"
+        "file_dispute", transaction_id=small["transaction_id"], reason="duplicate charge"
     )
     assert out["provisional_credit"] == -small["amount_cents"] / 100
     assert (
@@ -695,7 +702,7 @@ def test_provisional_credit_up_to_the_tier_threshold(desk, seed):
     assert dispute["status"] == "open" and dispute["provisional_credit_cents"] == -small["amount_cents"]
     # Disputed once: never again.
     desk.refused(
-        "file_dispute", "already been disputed", transaction_id=small["transaction_id"], reason="wrong_amount"
+        "file_dispute", "already been disputed", transaction_id=small["transaction_id"], reason="wrong amount"
     )
 
 
@@ -703,7 +710,7 @@ def test_large_disputes_get_no_provisional_credit(desk, seed):
     big = _recent_purchase(seed, lambda t: -t["amount_cents"] > 10_000)
     desk.set("transactions", "transaction_id", big["transaction_id"], amount_cents=-300_000)
     balance = desk.balance(big["account_id"])
-    out, _, _ = desk.ok("file_dispute", transaction_id=big["transaction_id"], reason="not_recognized")
+    out, _, _ = desk.ok("file_dispute", transaction_id=big["transaction_id"], reason="not recognized")
     assert out["provisional_credit"] == 0.0
     assert desk.balance(big["account_id"]) == balance
 

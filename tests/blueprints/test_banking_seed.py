@@ -64,9 +64,9 @@ def test_every_state_a_rule_talks_about_is_present(state):
 def test_identities_are_unique_and_addresses_real(state):
     customers = state["customers"]
     assert len({c["email"] for c in customers}) == len(customers)
-    assert len({(c["first_name"].lower(), c["last_name"].lower(), c["ssn_last4"]) for c in customers}) == len(
-        customers
-    )
+    assert len(
+        {(c["first_name"].lower(), c["last_name"].lower(), c["ssn_last_four"]) for c in customers}
+    ) == len(customers)
     for c in customers:
         assert re.fullmatch(r"cust_\d{6}", c["customer_id"])
         assert is_possible_address(c["city"], c["state"], c["zip"]), c
@@ -184,7 +184,9 @@ def test_disputes_match_their_transactions(state):
         tier = tiers[accounts[t["account_id"]]["customer_id"]]
         assert d["provisional_credit_cents"] in (0, -t["amount_cents"])
         assert d["provisional_credit_cents"] <= limit[tier]
-    assert disputed == {t["transaction_id"] for t in state["transactions"] if t["dispute_state"] != "none"}
+    assert disputed == {
+        t["transaction_id"] for t in state["transactions"] if t["dispute_state"] != "undisputed"
+    }
     assert len(disputed) == len(state["disputes"])
 
 
@@ -211,9 +213,11 @@ def test_limits_bite_somewhere(state):
     savings = {a["account_id"] for a in state["accounts"] if a["kind"] == "savings"}
     assert any(n >= 6 for a, n in withdrawals.items() if a in savings)
     assert any(t["kind"] == "payee_payment" and t["posted_at"] >= "2026-06-01" for t in state["transactions"])
-    assert any(s["status"] == "scheduled" and s["pay_on"] == NOW[:10] for s in state["scheduled_payments"])
     assert any(
-        t["kind"] == "card_purchase" and t["dispute_state"] == "none" and t["posted_at"] < "2026-04-02"
+        s["status"] == "scheduled" and s["payment_date"] == NOW[:10] for s in state["scheduled_payments"]
+    )
+    assert any(
+        t["kind"] == "card_purchase" and t["dispute_state"] == "undisputed" and t["posted_at"] < "2026-04-02"
         for t in state["transactions"]
     )
 
@@ -226,6 +230,6 @@ def test_scheduled_payments_use_own_checking_accounts_and_payees(state):
         assert account["kind"] == "checking"
         assert payees[s["payee_id"]]["customer_id"] == account["customer_id"]
         if s["status"] == "scheduled":
-            assert s["pay_on"] >= NOW[:10]
+            assert s["payment_date"] >= NOW[:10]
         if s["status"] in ("paid", "failed"):
-            assert s["pay_on"] < NOW[:10]
+            assert s["payment_date"] < NOW[:10]

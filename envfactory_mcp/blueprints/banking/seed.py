@@ -173,7 +173,7 @@ FEES = [
     ("Returned item fee", 3_500),
     ("Paper statement fee", 200),
 ]
-DISPUTE_REASONS = ["not_recognized", "duplicate_charge", "wrong_amount", "not_received", "cancelled_service"]
+DISPUTE_REASONS = ["not recognized", "duplicate charge", "wrong amount", "not received", "cancelled service"]
 PROVISIONAL_MAX = {"standard": 50_000, "plus": 100_000, "premier": 250_000}
 
 
@@ -247,7 +247,7 @@ class _World:
                 "email": f"{handle}{rng.randint(10, 99)}@{rng.choice(EMAIL_DOMAINS)}",
                 "phone": f"({rng.choice(AREA_CODES)}) 555-{rng.randint(100, 199):04d}",
                 "date_of_birth": born.isoformat(),
-                "ssn_last4": f"{rng.randint(0, 9999):04d}",
+                "ssn_last_four": f"{rng.randint(0, 9999):04d}",
                 **random_us_address(rng).as_row(),
                 "tier": tier,
                 "customer_since": since.isoformat(),
@@ -406,7 +406,7 @@ class _World:
             "hold_until": None,
             "counterparty_account_id": None,
             "payee_id": None,
-            "dispute_state": "none",
+            "dispute_state": "undisputed",
             "waived": 0,
         }
         row.update(extra)
@@ -687,7 +687,7 @@ class _World:
                     "account_id": account["account_id"],
                     "payee_id": payee["payee_id"],
                     "amount_cents": _dollars_cents(rng, 25, 1200),
-                    "pay_on": day.isoformat(),
+                    "payment_date": day.isoformat(),
                     "status": status,
                     "created_at": _iso(created),
                 }

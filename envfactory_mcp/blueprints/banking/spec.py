@@ -94,7 +94,7 @@ _REFUSALS: list[tuple[str, str, str, list[str | int], str, str, str]] = [
         "file_dispute",
         "transaction",
         "dispute_state",
-        ["none"],
+        ["undisputed"],
         "get_transaction_details",
         "dispute_state",
         "a transaction can be disputed only once",

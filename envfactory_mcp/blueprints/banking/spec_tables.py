@@ -26,8 +26,8 @@ TXN_KINDS = [
     "interest",
     "provisional_credit",
 ]
-DISPUTE_STATES = ["none", "open", "resolved"]
-DISPUTE_REASONS = ["not_recognized", "duplicate_charge", "wrong_amount", "not_received", "cancelled_service"]
+DISPUTE_STATES = ["undisputed", "open", "resolved"]
+DISPUTE_REASONS = ["not recognized", "duplicate charge", "wrong amount", "not received", "cancelled service"]
 DISPUTE_STATUSES = ["open", "resolved_in_favor", "resolved_denied"]
 SCHEDULED_STATUSES = ["scheduled", "paid", "cancelled", "failed"]
 
@@ -59,9 +59,9 @@ def build_tables() -> list[TableSpec]:
                 check="date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'",
             ),
             col(
-                "ssn_last4",
+                "ssn_last_four",
                 description="Last four digits of the Social Security number.",
-                check="ssn_last4 GLOB '[0-9][0-9][0-9][0-9]'",
+                check="ssn_last_four GLOB '[0-9][0-9][0-9][0-9]'",
             ),
             col("address1", description="Street line of the home address.", check="length(address1) > 0"),
             col("address2", description="Second address line (apartment, suite); may be empty."),
@@ -289,9 +289,9 @@ def build_tables() -> list[TableSpec]:
             col("payee_id", description="Payee.", references="payees.payee_id", entity="payee"),
             col("amount_cents", "INTEGER", description="Amount in cents.", check="amount_cents > 0"),
             col(
-                "pay_on",
+                "payment_date",
                 description="Date to pay, YYYY-MM-DD.",
-                check="pay_on GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'",
+                check="payment_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'",
             ),
             col("status", description="Status of the scheduled payment.", enum=list(SCHEDULED_STATUSES)),
             col("created_at", description="When it was scheduled (ISO 8601, UTC)."),

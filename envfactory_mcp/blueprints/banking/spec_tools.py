@@ -145,7 +145,7 @@ SCHEDULED_OUT = _obj(
         "payee_id": TEXT,
         "payee_name": TEXT,
         "amount": MONEY,
-        "pay_on": TEXT,
+        "payment_date": TEXT,
         "status": _enum(SCHEDULED_STATUSES),
         "created_at": TEXT,
     }
@@ -222,7 +222,7 @@ def build_tools() -> list[ToolSpec]:
             {
                 "first_name": (_str(60, "First name."), _param(None, True)),
                 "last_name": (_str(60, "Last name."), _param(None, True)),
-                "ssn_last4": (
+                "ssn_last_four": (
                     _str(4, "Last four digits of the SSN.", pattern=r"^[0-9]{4}$"),
                     _param(None, True),
                 ),
@@ -597,7 +597,7 @@ def build_tools() -> list[ToolSpec]:
                 "from_account_id": account_id,
                 "payee_id": payee_id,
                 "amount": amount,
-                "pay_on": (
+                "payment_date": (
                     _str(10, "Date to pay, YYYY-MM-DD.", pattern=r"^20[0-9]{2}-[01][0-9]-[0-3][0-9]$"),
                     _param(None, True),
                 ),

@@ -53,7 +53,7 @@ FEE_WAIVER_DAYS = 365
 EXPEDITED_FEE = 2_500
 SCHEDULE_HORIZON_DAYS = 365
 LOSS_REASONS = ("lost", "stolen")
-DISPUTE_REASONS = ("not_recognized", "duplicate_charge", "wrong_amount", "not_received", "cancelled_service")
+DISPUTE_REASONS = ("not recognized", "duplicate charge", "wrong amount", "not received", "cancelled service")
 SHIPPING = ("standard", "expedited")
 
 
@@ -147,7 +147,7 @@ def _post(
     ctx.execute(
         "INSERT INTO transactions (transaction_id, account_id, card_id, kind, name, amount_cents, posted_at, "
         "hold_until, counterparty_account_id, payee_id, dispute_state, waived) "
-        "VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?, 'none', 0)",
+        "VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, ?, ?, 'undisputed', 0)",
         (transaction_id, account_id, kind, name, cents, ctx.now, counterparty, payee_id),
     )
     ctx.execute(
@@ -280,7 +280,7 @@ def _scheduled_view(ctx: ToolContext, scheduled_payment_id: str) -> dict:
         "payee_id": row["payee_id"],
         "payee_name": payee["name"],
         "amount": _dollars(row["amount_cents"]),
-        "pay_on": row["pay_on"],
+        "payment_date": row["payment_date"],
         "status": row["status"],
         "created_at": row["created_at"],
     }
@@ -320,11 +320,11 @@ def find_customer_by_email(ctx: ToolContext, *, email: str, zip: str) -> dict:
     return {"customer_id": row["customer_id"]}
 
 
-def find_customer_by_name(ctx: ToolContext, *, first_name: str, last_name: str, ssn_last4: str) -> dict:
+def find_customer_by_name(ctx: ToolContext, *, first_name: str, last_name: str, ssn_last_four: str) -> dict:
     rows = ctx.all(
         "SELECT customer_id FROM customers WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) "
-        "AND ssn_last4 = ? ORDER BY customer_id",
-        (first_name.strip(), last_name.strip(), ssn_last4.strip()),
+        "AND ssn_last_four = ? ORDER BY customer_id",
+        (first_name.strip(), last_name.strip(), ssn_last_four.strip()),
     )
     if not rows:
         ctx.fail("No customer matches that name and SSN digits; identity not verified.")
@@ -678,16 +678,16 @@ def send_to_payee(ctx: ToolContext, *, from_account_id: str, payee_id: str, amou
 
 
 def schedule_payment(
-    ctx: ToolContext, *, from_account_id: str, payee_id: str, amount: float, pay_on: str
+    ctx: ToolContext, *, from_account_id: str, payee_id: str, amount: float, payment_date: str
 ) -> dict:
     account = _account(ctx, from_account_id)
     _payable_from(ctx, account)
     _owned_payee(ctx, payee_id, account)
     cents = _amount(ctx, amount)
     try:
-        day = datetime.date.fromisoformat(pay_on)
+        day = datetime.date.fromisoformat(payment_date)
     except ValueError:
-        ctx.fail("pay_on must be a date, YYYY-MM-DD.")
+        ctx.fail("payment_date must be a date, YYYY-MM-DD.")
     today = datetime.date.fromisoformat(_today(ctx))
     if day <= today:
         ctx.fail("A payment can only be scheduled for a future date; use send_to_payee to pay today.")
@@ -699,19 +699,19 @@ def schedule_payment(
             f"The amount exceeds the daily payee limit of {_fmt(PAYEE_DAILY_LIMIT[tier])} for a {tier} customer."
         )
     duplicate = ctx.one(
-        "SELECT scheduled_payment_id FROM scheduled_payments WHERE account_id = ? AND payee_id = ? AND pay_on = ? "
+        "SELECT scheduled_payment_id FROM scheduled_payments WHERE account_id = ? AND payee_id = ? AND payment_date = ? "
         "AND status = 'scheduled'",
-        (from_account_id, payee_id, pay_on),
+        (from_account_id, payee_id, payment_date),
     )
     if duplicate is not None:
         ctx.fail(
-            f"A payment to this payee is already scheduled for {pay_on} ({duplicate['scheduled_payment_id']})."
+            f"A payment to this payee is already scheduled for {payment_date} ({duplicate['scheduled_payment_id']})."
         )
     new_id = ctx.next_id("scheduled_payments", "scheduled_payment_id", "sched_", 6)
     ctx.execute(
-        "INSERT INTO scheduled_payments (scheduled_payment_id, account_id, payee_id, amount_cents, pay_on, status, "
+        "INSERT INTO scheduled_payments (scheduled_payment_id, account_id, payee_id, amount_cents, payment_date, status, "
         "created_at) VALUES (?, ?, ?, ?, ?, 'scheduled', ?)",
-        (new_id, from_account_id, payee_id, cents, pay_on, ctx.now),
+        (new_id, from_account_id, payee_id, cents, payment_date, ctx.now),
     )
     return _scheduled_view(ctx, new_id)
 
@@ -722,7 +722,7 @@ def cancel_scheduled_payment(ctx: ToolContext, *, scheduled_payment_id: str) -> 
         ctx.fail(
             f"Scheduled payment {scheduled_payment_id} is {row['status']}; only scheduled payments can be cancelled."
         )
-    if row["pay_on"] <= _today(ctx):
+    if row["payment_date"] <= _today(ctx):
         ctx.fail(
             f"Scheduled payment {scheduled_payment_id} is due today and already processing; it cannot be cancelled."
         )
@@ -744,7 +744,7 @@ def file_dispute(ctx: ToolContext, *, transaction_id: str, reason: str) -> dict:
         ctx.fail(
             f"Only card purchases can be disputed; transaction {transaction_id} is a {txn['kind'].replace('_', ' ')}."
         )
-    if txn["dispute_state"] != "none":
+    if txn["dispute_state"] != "undisputed":
         ctx.fail(f"Transaction {transaction_id} has already been disputed (dispute {txn['dispute_state']}).")
     age = _moment(ctx.now) - _moment(txn["posted_at"])
     if age > datetime.timedelta(days=DISPUTE_WINDOW_DAYS):

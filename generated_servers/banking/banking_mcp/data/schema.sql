@@ -8,7 +8,7 @@ CREATE TABLE "customers" (
   "email" TEXT NOT NULL UNIQUE CHECK (email LIKE '%_@_%'),
   "phone" TEXT NOT NULL,
   "date_of_birth" TEXT NOT NULL CHECK (date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
-  "ssn_last4" TEXT NOT NULL CHECK (ssn_last4 GLOB '[0-9][0-9][0-9][0-9]'),
+  "ssn_last_four" TEXT NOT NULL CHECK (ssn_last_four GLOB '[0-9][0-9][0-9][0-9]'),
   "address1" TEXT NOT NULL CHECK (length(address1) > 0),
   "address2" TEXT NOT NULL,
   "city" TEXT NOT NULL CHECK (length(city) > 0),
@@ -69,7 +69,7 @@ CREATE TABLE "scheduled_payments" (
   "account_id" TEXT NOT NULL REFERENCES "accounts" ("account_id"),
   "payee_id" TEXT NOT NULL REFERENCES "payees" ("payee_id"),
   "amount_cents" INTEGER NOT NULL CHECK (amount_cents > 0),
-  "pay_on" TEXT NOT NULL CHECK (pay_on GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'),
+  "payment_date" TEXT NOT NULL CHECK (payment_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'),
   "status" TEXT NOT NULL CHECK ("status" IN ('scheduled', 'paid', 'cancelled', 'failed')),
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("scheduled_payment_id")
@@ -100,7 +100,7 @@ CREATE TABLE "transactions" (
   "hold_until" TEXT,
   "counterparty_account_id" TEXT REFERENCES "accounts" ("account_id"),
   "payee_id" TEXT REFERENCES "payees" ("payee_id"),
-  "dispute_state" TEXT NOT NULL CHECK ("dispute_state" IN ('none', 'open', 'resolved')),
+  "dispute_state" TEXT NOT NULL CHECK ("dispute_state" IN ('undisputed', 'open', 'resolved')),
   "waived" INTEGER NOT NULL CHECK ("waived" IN (0, 1)) CHECK (waived = 0 OR kind = 'fee'),
   PRIMARY KEY ("transaction_id")
 ) STRICT, WITHOUT ROWID;
@@ -109,7 +109,7 @@ CREATE TABLE "transactions" (
 CREATE TABLE "disputes" (
   "dispute_id" TEXT NOT NULL,
   "transaction_id" TEXT NOT NULL REFERENCES "transactions" ("transaction_id"),
-  "reason" TEXT NOT NULL CHECK ("reason" IN ('not_recognized', 'duplicate_charge', 'wrong_amount', 'not_received', 'cancelled_service')),
+  "reason" TEXT NOT NULL CHECK ("reason" IN ('not recognized', 'duplicate charge', 'wrong amount', 'not received', 'cancelled service')),
   "status" TEXT NOT NULL CHECK ("status" IN ('open', 'resolved_in_favor', 'resolved_denied')),
   "provisional_credit_cents" INTEGER NOT NULL CHECK (provisional_credit_cents >= 0),
   "opened_at" TEXT NOT NULL,
