@@ -249,9 +249,15 @@ def _value(f: Field, resource: Resource, i: int, rng: random.Random) -> Any:
         top = max(bottom, 500.0) if f.maximum is None else min(f.maximum, max(bottom, 500.0))
         bottom = min(bottom, top)
         return round(rng.uniform(bottom, top), 2)
+    if f.kind in ("object", "json"):  # free-form JSON, stored as text
+        return json.dumps({"note": f"{rng.choice(_WORDS)} {i}"}, sort_keys=True)
     if f.kind == "array":
-        item = Field(name=f.name, kind=f.item_kind)
-        return json.dumps([_value(item, resource, i, rng) for _ in range(rng.randint(0, 3))], sort_keys=True)
+        if f.item_kind in ("object", "json"):
+            items: list[Any] = [{"note": f"{rng.choice(_WORDS)} {i}"} for _ in range(rng.randint(0, 2))]
+        else:
+            item = Field(name=f.name, kind=f.item_kind)
+            items = [_value(item, resource, i, rng) for _ in range(rng.randint(0, 3))]
+        return json.dumps(items, sort_keys=True)
     text = _text(f, resource, i, rng)
     return text[: f.max_length] if f.max_length else text
 
@@ -298,8 +304,6 @@ def _text(f: Field, resource: Resource, i: int, rng: random.Random) -> str:
         return f"+1-555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}"
     if f.description == "IP address." or name in ("ip", "ip_address", "address_ip"):
         return f"192.0.2.{i % 250 + 1}"
-    if f.description == "A JSON document, as text.":
-        return json.dumps({"note": f"{word} {i}"})
     if name in ("first_name", "given_name", "firstname"):
         return first
     if name in ("last_name", "family_name", "surname", "lastname"):

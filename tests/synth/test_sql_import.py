@@ -274,6 +274,7 @@ def test_postgres_dump_types_enums_domains_and_alter_table_keys() -> None:
     assert create["special_features"]["items"] == {"type": "string"}
     assert create["replacement_cost"]["maximum"] == 999.99
     assert create["poster"]["format"] == "byte"
+    assert "type" not in create["meta"]  # jsonb: any JSON value
     assert create["rating"]["default"] == "G"
     assert "film_id" not in create and "last_update" not in create  # nextval and now()
     assert {"actor_id", "film_id"} <= set(imported.spec.tool("create_film_actor").input_schema["required"])  # type: ignore[union-attr]

@@ -248,6 +248,14 @@ def _stored(f: Field, draft: TableDraft, value: Any) -> tuple[bool, Any]:
         return True, base64.b64encode(raw).decode()
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
+    if f.kind in ("json", "object"):
+        try:
+            loaded = json.loads(value) if isinstance(value, str) else value
+        except ValueError:
+            return False, None
+        if f.kind == "object" and not isinstance(loaded, dict):
+            return False, None
+        return True, json.dumps(loaded, sort_keys=True)
     if f.kind == "array":
         items = value if isinstance(value, list) else _array_items(str(value))
         if items is None:

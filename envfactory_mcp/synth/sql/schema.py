@@ -12,6 +12,7 @@ descriptions. Every other statement is listed with a reason.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -745,7 +746,13 @@ def _default(
     ok, value = _literal(inner)
     if ok and value is None:
         return
-    if ok and values["kind"] == "array":
+    if ok and values["kind"] in ("json", "object") and isinstance(value, str):
+        try:
+            values["default"] = json.loads(value)
+            return
+        except ValueError:
+            ok = False
+    if ok and values["kind"] in ("array", "json", "object"):
         ok = False
     if ok:
         ok, value = converted(value, values["kind"], values.get("enum"))

@@ -269,7 +269,7 @@ def column_type(
             note=f"SET members ({shown}) are listed in the description, not checked",
         )
     if t in (T.JSON, T.JSONB):
-        return ColumnType("string", description="A JSON document, as text.")
+        return ColumnType("json", description="A JSON document.")
     if t == T.UUID:
         return ColumnType("string", format="uuid")
     if t in (T.INET, T.IPADDRESS, T.IPV4, T.IPV6, T.IPPREFIX):
@@ -282,7 +282,7 @@ def column_type(
                 return ColumnType("array", item_kind=item.kind)
         return ColumnType("array", item_kind="string", note="nested array kept as a list of texts")
     if t in (T.HSTORE, T.MAP, T.OBJECT, T.STRUCT, T.VARIANT, T.SUPER):
-        return ColumnType("string", description="A structured value, as JSON text.")
+        return ColumnType("json", description="A structured value.")
     if t in _SPATIAL:
         raise Unsupported(f"{t.name.lower()}: spatial types are not modelled")
     if t in (T.INT4RANGE, T.INT8RANGE, T.NUMRANGE, T.TSRANGE, T.TSTZRANGE, T.DATERANGE):
