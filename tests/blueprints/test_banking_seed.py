@@ -56,7 +56,7 @@ def test_every_state_a_rule_talks_about_is_present(state):
     assert {"checking", "savings", "credit"} <= {a["kind"] for a in state["accounts"]}
     assert {"inactive", "active", "frozen", "closed"} <= {c["status"] for c in state["cards"]}
     assert {"lost", "stolen"} & {c["status"] for c in state["cards"]}
-    assert {"scheduled", "paid", "cancelled"} <= {s["status"] for s in state["scheduled_payments"]}
+    assert {"pending", "paid", "cancelled"} <= {s["status"] for s in state["scheduled_transfers"]}
     assert {"open", "resolved"} <= {t["dispute_state"] for t in state["transactions"]}
     assert {"active", "pending_verification"} <= {p["status"] for p in state["payees"]}
 
@@ -185,7 +185,7 @@ def test_disputes_match_their_transactions(state):
         assert d["provisional_credit_cents"] in (0, -t["amount_cents"])
         assert d["provisional_credit_cents"] <= limit[tier]
     assert disputed == {
-        t["transaction_id"] for t in state["transactions"] if t["dispute_state"] != "undisputed"
+        t["transaction_id"] for t in state["transactions"] if t["dispute_state"] != "without dispute"
     }
     assert len(disputed) == len(state["disputes"])
 
@@ -214,22 +214,24 @@ def test_limits_bite_somewhere(state):
     assert any(n >= 6 for a, n in withdrawals.items() if a in savings)
     assert any(t["kind"] == "payee_payment" and t["posted_at"] >= "2026-06-01" for t in state["transactions"])
     assert any(
-        s["status"] == "scheduled" and s["payment_date"] == NOW[:10] for s in state["scheduled_payments"]
+        s["status"] == "pending" and s["payment_date"] == NOW[:10] for s in state["scheduled_transfers"]
     )
     assert any(
-        t["kind"] == "card_purchase" and t["dispute_state"] == "undisputed" and t["posted_at"] < "2026-04-02"
+        t["kind"] == "card_purchase"
+        and t["dispute_state"] == "without dispute"
+        and t["posted_at"] < "2026-04-02"
         for t in state["transactions"]
     )
 
 
-def test_scheduled_payments_use_own_checking_accounts_and_payees(state):
+def test_scheduled_transfers_use_own_checking_accounts_and_payees(state):
     accounts = {a["account_id"]: a for a in state["accounts"]}
     payees = {p["payee_id"]: p for p in state["payees"]}
-    for s in state["scheduled_payments"]:
+    for s in state["scheduled_transfers"]:
         account = accounts[s["account_id"]]
         assert account["kind"] == "checking"
         assert payees[s["payee_id"]]["customer_id"] == account["customer_id"]
-        if s["status"] == "scheduled":
+        if s["status"] == "pending":
             assert s["payment_date"] >= NOW[:10]
         if s["status"] in ("paid", "failed"):
             assert s["payment_date"] < NOW[:10]

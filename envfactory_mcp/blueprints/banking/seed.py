@@ -406,7 +406,7 @@ class _World:
             "hold_until": None,
             "counterparty_account_id": None,
             "payee_id": None,
-            "dispute_state": "undisputed",
+            "dispute_state": "without dispute",
             "waived": 0,
         }
         row.update(extra)
@@ -668,9 +668,9 @@ class _World:
             account = checking_of[payee["customer_id"]]
             roll = rng.random()
             if roll < 0.55:
-                status, day = "scheduled", CLOCK.date() + datetime.timedelta(days=rng.randint(1, 90))
+                status, day = "pending", CLOCK.date() + datetime.timedelta(days=rng.randint(1, 90))
             elif roll < 0.65:
-                status, day = "scheduled", CLOCK.date()  # due today: already processing
+                status, day = "pending", CLOCK.date()  # due today: already processing
             elif roll < 0.85:
                 status, day = "paid", CLOCK.date() - datetime.timedelta(days=rng.randint(3, 80))
             elif roll < 0.95:
@@ -683,7 +683,7 @@ class _World:
             n += rng.randint(1, 3)
             self.scheduled.append(
                 {
-                    "scheduled_payment_id": f"sched_{n:06d}",
+                    "scheduled_transfer_id": f"sched_{n:06d}",
                     "account_id": account["account_id"],
                     "payee_id": payee["payee_id"],
                     "amount_cents": _dollars_cents(rng, 25, 1200),
@@ -734,6 +734,6 @@ class _World:
             "payees": self.payees,
             "transactions": self.txns,
             "disputes": self.disputes,
-            "scheduled_payments": self.scheduled,
+            "scheduled_transfers": self.scheduled,
             "statements": self.statements,
         }

@@ -63,16 +63,16 @@ CREATE TABLE "cards" (
   PRIMARY KEY ("card_id")
 ) STRICT, WITHOUT ROWID;
 
--- Payments to a payee scheduled for a future date.
-CREATE TABLE "scheduled_payments" (
-  "scheduled_payment_id" TEXT NOT NULL,
+-- Transfers to a payee scheduled for a future date.
+CREATE TABLE "scheduled_transfers" (
+  "scheduled_transfer_id" TEXT NOT NULL,
   "account_id" TEXT NOT NULL REFERENCES "accounts" ("account_id"),
   "payee_id" TEXT NOT NULL REFERENCES "payees" ("payee_id"),
   "amount_cents" INTEGER NOT NULL CHECK (amount_cents > 0),
   "payment_date" TEXT NOT NULL CHECK (payment_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'),
-  "status" TEXT NOT NULL CHECK ("status" IN ('scheduled', 'paid', 'cancelled', 'failed')),
+  "status" TEXT NOT NULL CHECK ("status" IN ('pending', 'paid', 'cancelled', 'failed')),
   "created_at" TEXT NOT NULL,
-  PRIMARY KEY ("scheduled_payment_id")
+  PRIMARY KEY ("scheduled_transfer_id")
 ) STRICT, WITHOUT ROWID;
 
 -- Monthly statements of an account: balances and totals of the month's transactions.
@@ -100,7 +100,7 @@ CREATE TABLE "transactions" (
   "hold_until" TEXT,
   "counterparty_account_id" TEXT REFERENCES "accounts" ("account_id"),
   "payee_id" TEXT REFERENCES "payees" ("payee_id"),
-  "dispute_state" TEXT NOT NULL CHECK ("dispute_state" IN ('undisputed', 'open', 'resolved')),
+  "dispute_state" TEXT NOT NULL CHECK ("dispute_state" IN ('without dispute', 'open', 'resolved')),
   "waived" INTEGER NOT NULL CHECK ("waived" IN (0, 1)) CHECK (waived = 0 OR kind = 'fee'),
   PRIMARY KEY ("transaction_id")
 ) STRICT, WITHOUT ROWID;
