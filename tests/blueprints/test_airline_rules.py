@@ -568,35 +568,35 @@ def test_flight_change_moves_seats_and_settles_the_fare(desk, seed):
 
 
 def test_bag_rules_and_fees_by_tier(desk, seed):
-    r = seed.active(lambda r: r["total_baggages"] >= 1 and seed.count[r["reservation_id"]] <= 2)
+    r = seed.active(lambda r: r["total_bags"] >= 1 and seed.count[r["reservation_id"]] <= 2)
     rid, card, n = r["reservation_id"], seed.card(r["user_id"]), seed.count[r["reservation_id"]]
     desk.refused(
-        "update_reservation_baggages",
+        "update_reservation_bags",
         "not removed",
         reservation_id=rid,
-        total_baggages=r["total_baggages"] - 1,
+        total_bags=r["total_bags"] - 1,
         payment_method_id=card,
     )
     desk.refused(
-        "update_reservation_baggages",
+        "update_reservation_bags",
         "already has",
         reservation_id=rid,
-        total_baggages=r["total_baggages"],
+        total_bags=r["total_bags"],
         payment_method_id=card,
     )
     desk.refused(
-        "update_reservation_baggages",
+        "update_reservation_bags",
         "at most 4 checked bags",
         reservation_id=rid,
-        total_baggages=4 * n + 1,
+        total_bags=4 * n + 1,
         payment_method_id=card,
     )
     done = seed.reservation(lambda r: r["status"] == "cancelled")
     desk.refused(
-        "update_reservation_baggages",
+        "update_reservation_bags",
         "only active reservations can have bags added",
         reservation_id=done["reservation_id"],
-        total_baggages=done["total_baggages"] + 1,
+        total_bags=done["total_bags"] + 1,
         payment_method_id=seed.card(done["user_id"]),
     )
     free = {
@@ -606,11 +606,11 @@ def test_bag_rules_and_fees_by_tier(desk, seed):
     }
     allowance = free[seed.users[r["user_id"]]["membership"]][r["cabin"]] * n
     target = 4 * n
-    extra = max(r["nonfree_baggages"], target - allowance) - r["nonfree_baggages"]
+    extra = max(r["nonfree_bags"], target - allowance) - r["nonfree_bags"]
     out, before, after = desk.ok(
-        "update_reservation_baggages", reservation_id=rid, total_baggages=target, payment_method_id=card
+        "update_reservation_bags", reservation_id=rid, total_bags=target, payment_method_id=card
     )
-    assert out["total_baggages"] == target and out["nonfree_baggages"] == r["nonfree_baggages"] + extra
+    assert out["total_bags"] == target and out["nonfree_bags"] == r["nonfree_bags"] + extra
     assert moves(before, after) == ([("payment", card, extra * 5000, "baggage")] if extra else [])
 
 
@@ -716,7 +716,8 @@ def _back(seed: Seed, out: dict, day: str = "2026-06-06") -> dict:
     )
 
 
-PASSENGER = {"first_name": "Ada", "last_name": "Lovelace", "date_of_birth": "1990-12-10"}
+def _saved(seed: Seed, user_id: str) -> list[str]:
+    return [p["passenger_id"] for p in seed.state["saved_passengers"] if p["user_id"] == user_id]
 
 
 def test_booking_rules(desk, seed):
@@ -727,12 +728,20 @@ def test_booking_rules(desk, seed):
         "flight_number": out["flight_number"],
         "date": out["date"],
         "cabin": "economy",
-        "passengers": [PASSENGER],
+        "passenger_ids": _saved(seed, user["user_id"])[:1],
         "payment_method_id": card,
-        "total_baggages": 0,
+        "total_bags": 0,
         "insurance": "no",
     }
-    desk.refused("book_reservation", "at most 5 passengers", **{**base, "passengers": [PASSENGER] * 6})
+    six = [p["passenger_id"] for p in seed.state["saved_passengers"]][:6]
+    desk.refused("book_reservation", "at most 5 passengers", **{**base, "passenger_ids": six})
+    stranger = next(
+        p["passenger_id"] for p in seed.state["saved_passengers"] if p["user_id"] != user["user_id"]
+    )
+    desk.refused(
+        "book_reservation", "only the user's saved passengers", **{**base, "passenger_ids": [stranger]}
+    )
+    desk.refused("book_reservation", "pax_999999 not found", **{**base, "passenger_ids": ["pax_999999"]})
     desk.refused("book_reservation", "needs both", **{**base, "return_flight_number": out["flight_number"]})
     desk.refused(
         "book_reservation",
@@ -751,7 +760,7 @@ def test_booking_rules(desk, seed):
         "is landed and cannot be booked",
         **{**base, "flight_number": landed["flight_number"], "date": landed["date"]},
     )
-    desk.refused("book_reservation", "at most 4 checked bags", **{**base, "total_baggages": 5})
+    desk.refused("book_reservation", "at most 4 checked bags", **{**base, "total_bags": 5})
     desk.refused(
         "book_reservation",
         "credit_card_999999 not found",
@@ -778,7 +787,9 @@ def test_booking_rules(desk, seed):
 
 
 def test_booking_a_round_trip_charges_fares_bags_and_insurance(desk, seed):
-    user = next(u for u in seed.state["users"] if u["membership"] == "silver")
+    user = next(
+        u for u in seed.state["users"] if u["membership"] == "silver" and len(_saved(seed, u["user_id"])) >= 2
+    )
     card = seed.card(user["user_id"])
     out = _bookable(seed, "economy", 2)
     back = _back(seed, out)
@@ -786,7 +797,7 @@ def test_booking_a_round_trip_charges_fares_bags_and_insurance(desk, seed):
         "UPDATE flight_dates SET seats_economy = 5 WHERE flight_number = ? AND date = ?",
         (back["flight_number"], back["date"]),
     )
-    passengers = [PASSENGER, {"first_name": "Charles", "last_name": "Babbage", "date_of_birth": "1985-03-02"}]
+    passengers = _saved(seed, user["user_id"])[:2]
     result, before, after = desk.ok(
         "book_reservation",
         flight_number=out["flight_number"],
@@ -794,20 +805,24 @@ def test_booking_a_round_trip_charges_fares_bags_and_insurance(desk, seed):
         return_flight_number=back["flight_number"],
         return_date=back["date"],
         cabin="economy",
-        passengers=passengers,
+        passenger_ids=passengers,
         payment_method_id=card,
-        total_baggages=6,
+        total_bags=6,
         insurance="yes",
     )
     fares = (out["price_economy_cents"] + back["price_economy_cents"]) * 2
     nonfree = 6 - 2 * 2  # silver: two free bags per passenger in economy
     total = fares + nonfree * 5000 + 2 * 3000
     assert result["trip_type"] == "round_trip" and result["user_id"] == user["user_id"]
-    assert result["reservation_id"] == "N00001" and result["nonfree_baggages"] == nonfree
+    assert result["reservation_id"] == "N00001" and result["nonfree_bags"] == nonfree
     assert moves(before, after) == [("payment", card, total, "booking")]
     assert seats(after, back["flight_number"], back["date"], "economy") == 3
     gift = next((m for m in seed.state["payment_methods"] if m["kind"] == "gift_card"), None)
     assert gift is not None
+    booked = [p["first_name"] for p in result["passengers"]]
+    assert booked == [
+        p["first_name"] for p in seed.state["saved_passengers"] if p["passenger_id"] in passengers
+    ]
     desk.sql(
         "UPDATE payment_methods SET balance_cents = 100 WHERE payment_method_id = ?",
         (gift["payment_method_id"],),
@@ -818,9 +833,9 @@ def test_booking_a_round_trip_charges_fares_bags_and_insurance(desk, seed):
         flight_number=out["flight_number"],
         date=out["date"],
         cabin="economy",
-        passengers=[PASSENGER],
+        passenger_ids=_saved(seed, gift["user_id"])[:1],
         payment_method_id=gift["payment_method_id"],
-        total_baggages=0,
+        total_bags=0,
         insurance="no",
     )
 

@@ -127,8 +127,8 @@ def test_money_matches_fares_bags_and_insurance(airline_env):
     for r in state["reservations"]:
         rid = r["reservation_id"]
         free = FREE_BAGS[users[r["user_id"]]["membership"]][r["cabin"]] * count[rid]
-        assert r["nonfree_baggages"] == max(0, r["total_baggages"] - free)
-        expected = fares[rid] * count[rid] + r["nonfree_baggages"] * 5000 + r["insurance"] * 3000 * count[rid]
+        assert r["nonfree_bags"] == max(0, r["total_bags"] - free)
+        expected = fares[rid] * count[rid] + r["nonfree_bags"] * 5000 + r["insurance"] * 3000 * count[rid]
         net = _net(state, rid)
         assert all(owner[m] == r["user_id"] for m in net)
         if r["status"] == "cancelled":
@@ -137,3 +137,18 @@ def test_money_matches_fares_bags_and_insurance(airline_env):
             assert sum(net.values()) == expected
     assert all(m["balance_cents"] is None for m in state["payment_methods"] if m["kind"] == "credit_card")
     assert all(m["balance_cents"] >= 0 for m in state["payment_methods"] if m["kind"] != "credit_card")
+
+
+def test_passengers_are_saved_on_the_owners_profile(airline_env):
+    state = airline_env.seed_state
+    owner = {r["reservation_id"]: r["user_id"] for r in state["reservations"]}
+    saved = {
+        (p["user_id"], p["first_name"], p["last_name"], p["date_of_birth"]) for p in state["saved_passengers"]
+    }
+    for p in state["reservation_passengers"]:
+        assert (owner[p["reservation_id"]], p["first_name"], p["last_name"], p["date_of_birth"]) in saved
+    users = {u["user_id"]: u for u in state["users"]}
+    selves = {
+        (p["user_id"], p["first_name"], p["last_name"], p["date_of_birth"]) for p in state["saved_passengers"]
+    }
+    assert all((u, x["first_name"], x["last_name"], x["date_of_birth"]) in selves for u, x in users.items())

@@ -33,10 +33,10 @@ def demo_calls(state: State) -> list[tuple[str, dict[str, Any]]]:
         ("get_user_details", {"user_id": user["user_id"]}),
         ("get_reservation_details", {"reservation_id": reservation["reservation_id"]}),
         (
-            "update_reservation_baggages",
+            "update_reservation_bags",
             {
                 "reservation_id": reservation["reservation_id"],
-                "total_baggages": reservation["total_baggages"] + 1,
+                "total_bags": reservation["total_bags"] + 1,
                 "payment_method_id": card["payment_method_id"],
             },
         ),

@@ -17,8 +17,8 @@ from typing import Any
 Rows = dict[str, list[dict[str, Any]]]
 
 CLOCK = datetime.datetime(2026, 6, 1, 12, 0)
-FIRST_DAY = datetime.date(2026, 5, 20)
-DAYS = 19  # flights are on sale from 2026-05-20 to 2026-06-07
+FIRST_DAY = datetime.date(2026, 5, 21)
+DAYS = 18  # flights are on sale from 2026-05-21 to 2026-06-07
 
 # (code, name, city, latitude, longitude)
 AIRPORTS = [
@@ -80,20 +80,24 @@ FREE_BAGS = {
 CANCEL_REASONS = ["change of plans", "airline cancelled flight", "health", "weather", "other"]
 CODE_LETTERS = "ABCDEFGHJKLMPQRSTUVWXYZ23456789"
 
-N_USERS = 48
-N_RESERVATIONS = 170
+N_USERS = 40
+N_RESERVATIONS = 180
 
 
 def generate_seed(rng: random.Random) -> Rows:
     airports = [{"code": c, "airport_name": n, "city": city} for c, n, city, _, _ in AIRPORTS]
     flights, flight_dates = _flights(rng)
     users, methods = _users(rng)
-    reservations, segments, passengers, payments = _reservations(rng, users, methods, flights, flight_dates)
+    saved = _saved_passengers(rng, users)
+    reservations, segments, passengers, payments = _reservations(
+        rng, users, methods, saved, flights, flight_dates
+    )
     return {
         "airports": airports,
         "flights": flights,
         "flight_dates": flight_dates,
         "users": users,
+        "saved_passengers": saved,
         "payment_methods": methods,
         "reservations": reservations,
         "reservation_flights": segments,
@@ -155,7 +159,7 @@ def _flight_date(rng: random.Random, number: str, day: int, dep_minutes: int, ec
         if status == "landed" and CLOCK - departs < datetime.timedelta(hours=2):
             status = "departed"
     elif departs - CLOCK < datetime.timedelta(days=3):
-        status = "cancelled" if roll < 0.06 else "delayed" if roll < 0.2 else "scheduled"
+        status = "cancelled" if roll < 0.07 else "delayed" if roll < 0.3 else "scheduled"
     else:
         status = "cancelled" if roll < 0.03 else "scheduled"
     factor = rng.uniform(0.8, 1.3)
@@ -223,6 +227,28 @@ def _users(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any
     return users, methods
 
 
+def _saved_passengers(rng: random.Random, users: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The user first, then zero to four companions (family members share the last name)."""
+    saved: list[dict[str, Any]] = []
+    for user in users:
+        people = [(user["first_name"], user["last_name"], user["date_of_birth"])]
+        for _ in range(rng.choice([0, 1, 1, 2, 2, 3, 4])):
+            last = user["last_name"] if rng.random() < 0.6 else rng.choice(LAST_NAMES)
+            first = rng.choice([n for n in FIRST_NAMES if n not in {p[0] for p in people}])
+            people.append((first, last, _birthday(rng, 1945, 2022)))
+        for first, last, dob in people:
+            saved.append(
+                {
+                    "passenger_id": f"pax_{len(saved) + 1:06d}",
+                    "user_id": user["user_id"],
+                    "first_name": first,
+                    "last_name": last,
+                    "date_of_birth": dob,
+                }
+            )
+    return saved
+
+
 def _birthday(rng: random.Random, first: int, last: int) -> str:
     start = datetime.date(first, 1, 1)
     span = (datetime.date(last, 12, 31) - start).days
@@ -241,6 +267,7 @@ def _reservations(
     rng: random.Random,
     users: list[dict[str, Any]],
     methods: list[dict[str, Any]],
+    saved: list[dict[str, Any]],
     flights: list[dict[str, Any]],
     flight_dates: list[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -256,6 +283,9 @@ def _reservations(
     ]
     rng.shuffle(owners)
     users_by_id = {u["user_id"]: u for u in users}
+    saved_by_user: dict[str, list[dict[str, Any]]] = {}
+    for p in saved:
+        saved_by_user.setdefault(p["user_id"], []).append(p)
     taken: set[str] = set()
     reservations: list[dict[str, Any]] = []
     segments: list[dict[str, Any]] = []
@@ -263,7 +293,7 @@ def _reservations(
     payments: list[dict[str, Any]] = []
     plans = []
     for user_id in owners:
-        status = rng.choices(["active", "completed", "cancelled"], [0.6, 0.22, 0.18])[0]
+        status = rng.choices(["active", "completed", "cancelled"], [0.62, 0.22, 0.16])[0]
         plans.append((_code(rng, taken), user_id, status))
     plans.sort()
     for code, user_id, status in plans:
@@ -278,7 +308,13 @@ def _reservations(
             round_trip = False
         assert legs is not None
         cabin = rng.choices(CABINS, [0.3, 0.5, 0.2])[0]
-        count = rng.choices([1, 2, 3, 4, 5], [0.45, 0.3, 0.12, 0.08, 0.05])[0]
+        people = saved_by_user[user_id]
+        count = min(len(people), rng.choices([1, 2, 3, 4, 5], [0.45, 0.3, 0.12, 0.08, 0.05])[0])
+        travellers = (
+            people[:1] + rng.sample(people[1:], count - 1)
+            if rng.random() < 0.85
+            else rng.sample(people, count)
+        )
         first_day = legs[0]["date"]
         booked = _booked_at(rng, status, first_day)
         insurance = 1 if rng.random() < 0.3 else 0
@@ -307,8 +343,8 @@ def _reservations(
                 "cabin": cabin,
                 "status": status,
                 "insurance": insurance,
-                "total_baggages": total_bags,
-                "nonfree_baggages": nonfree,
+                "total_bags": total_bags,
+                "nonfree_bags": nonfree,
                 "compensated": compensated,
                 "created_at": booked,
                 "cancel_reason": cancel_reason,
@@ -329,20 +365,14 @@ def _reservations(
                     "price_cents": paid,
                 }
             )
-        for p in range(1, count + 1):
-            if p == 1 and rng.random() < 0.85:
-                first, last, dob = user["first_name"], user["last_name"], user["date_of_birth"]
-            else:
-                first = rng.choice(FIRST_NAMES)
-                last = user["last_name"] if rng.random() < 0.5 else rng.choice(LAST_NAMES)
-                dob = _birthday(rng, 1945, 2022)
+        for number, person in enumerate(travellers, start=1):
             passengers.append(
                 {
                     "reservation_id": code,
-                    "passenger_no": p,
-                    "first_name": first,
-                    "last_name": last,
-                    "date_of_birth": dob,
+                    "passenger_no": number,
+                    "first_name": person["first_name"],
+                    "last_name": person["last_name"],
+                    "date_of_birth": person["date_of_birth"],
                 }
             )
         total = fare_total * count + nonfree * 5000 + insurance * 3000 * count
@@ -377,9 +407,9 @@ def _pick_legs(
     clock; active ones are ahead (a few are under way); cancelled ones are anywhere."""
     for _ in range(40):
         if status == "completed":
-            start = rng.randint(0, 9)
+            start = rng.randint(0, 8)
         elif status == "active":
-            start = rng.randint(7, DAYS - 3) if rng.random() < 0.12 else rng.randint(12, DAYS - 1)
+            start = rng.randint(6, DAYS - 3) if rng.random() < 0.12 else rng.randint(11, DAYS - 1)
         else:
             start = rng.randint(0, DAYS - 1)
         days = [start]

@@ -19,7 +19,7 @@ def load_policy() -> str:
 _ACTIVE_ONLY = {
     "cancel_reservation": "only active reservations can be cancelled",
     "update_reservation_cabin": "only active reservations can change cabin",
-    "update_reservation_baggages": "only active reservations can have bags added",
+    "update_reservation_bags": "only active reservations can have bags added",
     "add_travel_insurance": "only active reservations can have insurance added",
     "change_reservation_flight": "only active reservations can have flights changed",
 }
@@ -78,7 +78,7 @@ def build_policy_rules() -> PolicyRules:
             "cancel_reservation",
             "update_reservation_cabin",
             "change_reservation_flight",
-            "update_reservation_baggages",
+            "update_reservation_bags",
             "add_travel_insurance",
             "issue_compensation_certificate",
         ],
@@ -90,6 +90,7 @@ def build_policy_rules() -> PolicyRules:
                 "a wheelchair waiting at the gate",
                 "my pet dog booked in the cabin with me",
                 "a window seat assigned on my flight",
+                "my new travel companion saved on my profile",
                 "my frequent flyer miles moved to my husband's account",
                 "a refund for the upgrade I bought at the airport kiosk",
             ],

@@ -120,6 +120,25 @@ def build_tables() -> list[TableSpec]:
             col("membership", description="Membership tier.", enum=list(MEMBERSHIPS)),
         ],
     )
+    saved_passengers = TableSpec(
+        name="saved_passengers",
+        entity="passenger",
+        description="Passengers saved on a user's profile (the user and travel companions); bookings are made "
+        "for saved passengers only.",
+        primary_key=["passenger_id"],
+        columns=[
+            col("passenger_id", description="Id such as 'pax_000123'.", entity="passenger"),
+            col(
+                "user_id",
+                description="Profile the passenger is saved on.",
+                references="users.user_id",
+                entity="user",
+            ),
+            col("first_name", description="First name.", check="length(first_name) > 0"),
+            col("last_name", description="Last name.", check="length(last_name) > 0"),
+            col("date_of_birth", description="Date of birth, 'YYYY-MM-DD'.", check=f"date_of_birth {_DATE}"),
+        ],
+    )
     payment_methods = TableSpec(
         name="payment_methods",
         entity="payment_method",
@@ -167,23 +186,32 @@ def build_tables() -> list[TableSpec]:
                 check="length(reservation_id) = 6 AND reservation_id NOT GLOB '*[^A-Z0-9]*'",
             ),
             col("user_id", description="Customer who booked.", references="users.user_id", entity="user"),
-            col("origin", description="Where the trip starts (airport code).", references="airports.code"),
-            col("destination", description="Where the trip goes (airport code).", references="airports.code"),
+            # Codes, not foreign keys: a reservation is told apart by its route ("JFK", "LAX").
+            col(
+                "origin",
+                description="Airport code where the trip starts.",
+                check="origin GLOB '[A-Z][A-Z][A-Z]'",
+            ),
+            col(
+                "destination",
+                description="Airport code where the trip goes.",
+                check="destination GLOB '[A-Z][A-Z][A-Z]' AND destination <> origin",
+            ),
             col("trip_type", description="One way or round trip.", enum=list(TRIP_TYPES)),
             col("cabin", description="Cabin of every segment.", enum=list(CABINS)),
             col("status", description="Reservation status.", enum=list(RESERVATION_STATUSES)),
             col("insurance", "INTEGER", description="1 when travel insurance was bought.", enum=[0, 1]),
             col(
-                "total_baggages",
+                "total_bags",
                 "INTEGER",
                 description="Checked bags for the whole reservation.",
-                check="total_baggages >= 0",
+                check="total_bags >= 0",
             ),
             col(
-                "nonfree_baggages",
+                "nonfree_bags",
                 "INTEGER",
                 description="Bags beyond the free allowance, paid for.",
-                check="nonfree_baggages >= 0 AND nonfree_baggages <= total_baggages",
+                check="nonfree_bags >= 0 AND nonfree_bags <= total_bags",
             ),
             col(
                 "compensated",
@@ -282,6 +310,7 @@ def build_tables() -> list[TableSpec]:
         flights,
         flight_dates,
         users,
+        saved_passengers,
         payment_methods,
         reservations,
         reservation_flights,

@@ -68,6 +68,9 @@ RESERVATION_ID = _str(6, "Six-character reservation code, e.g. 'Q4XK7M'.", patte
 FLIGHT_NUMBER = _str(6, "Flight number, e.g. 'HAT123'.", pattern=r"^HAT[0-9]{3}$")
 AIRPORT = _str(3, "Three-letter IATA airport code, e.g. 'JFK'.", pattern=r"^[A-Z]{3}$")
 DATE = {**_str(10, "Date, 'YYYY-MM-DD'.", pattern=DATE_PATTERN), "examples": ["2026-06-03", "2026-06-05"]}
+PASSENGER_ID = _str(
+    10, "Saved passenger id from get_user_details, e.g. 'pax_000123'.", pattern=r"^pax_[0-9]{6}$"
+)
 PAYMENT_METHOD_ID = _str(
     18,
     "Payment method id from get_user_details, e.g. 'credit_card_000123'.",
@@ -105,8 +108,8 @@ RESERVATION_OUT = _obj(
         "status": _enum(RESERVATION_STATUSES),
         "created_at": TEXT,
         "insurance": {"type": "boolean"},
-        "total_baggages": INT,
-        "nonfree_baggages": INT,
+        "total_bags": INT,
+        "nonfree_bags": INT,
         "compensated": {"type": "boolean"},
         "cancel_reason": {"type": ["string", "null"], "enum": [*CANCEL_REASONS, None]},
         "flights": _arr(SEGMENT_OUT),
@@ -131,7 +134,6 @@ RESERVATION_OUTPUTS = {
     "user_id": "user",
     "origin": "airport",
     "destination": "airport",
-    "flights[].flight_number": "flight",
     "payments[].payment_id": "payment",
     "payments[].payment_method_id": "payment_method",
 }
@@ -144,7 +146,7 @@ VIEW_READS = [
     "reservation_passengers",
     "reservations",
 ]
-CHANGE_READS = sorted([*VIEW_READS, "payment_methods", "users"])
+CHANGE_READS = sorted([*VIEW_READS, "payment_methods", "saved_passengers", "users"])
 
 
 def _tool(
@@ -185,16 +187,6 @@ def build_tools() -> list[ToolSpec]:
     flight_number = (FLIGHT_NUMBER, _param("flight", True))
     date = (DATE, _param(None, True))
     cabin = (_enum(CABINS, "Cabin class."), _param(None, True))
-    passenger = _obj(
-        {
-            "first_name": _str(60, "First name."),
-            "last_name": _str(60, "Last name."),
-            "date_of_birth": {
-                **_str(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN),
-                "format": "date",
-            },
-        }
-    )
     return [
         _tool(
             "find_user_id_by_email",
@@ -232,8 +224,8 @@ def build_tools() -> list[ToolSpec]:
             "get_user_details",
             "see my account",
             "Get a user's profile: name, email, date of birth, membership tier (regular, silver or gold), saved "
-            "payment methods (gift cards and travel certificates with their balance in dollars) and the codes of all "
-            "their reservations.",
+            "payment methods (gift cards and travel certificates with their balance in dollars), saved passengers "
+            "and the codes of all their reservations.",
             {"user_id": user_id},
             _obj(
                 {
@@ -255,13 +247,24 @@ def build_tools() -> list[ToolSpec]:
                             required=["payment_method_id", "kind"],
                         )
                     ),
+                    "saved_passengers": _arr(
+                        _obj(
+                            {
+                                "passenger_id": TEXT,
+                                "first_name": TEXT,
+                                "last_name": TEXT,
+                                "date_of_birth": TEXT,
+                            }
+                        )
+                    ),
                     "reservations": _arr(TEXT),
                 }
             ),
-            reads=["payment_methods", "reservations", "users"],
+            reads=["payment_methods", "reservations", "saved_passengers", "users"],
             outputs={
                 "user_id": "user",
                 "payment_methods[].payment_method_id": "payment_method",
+                "saved_passengers[].passenger_id": "passenger",
                 "reservations[]": "reservation",
             },
         ),
@@ -344,7 +347,7 @@ def build_tools() -> list[ToolSpec]:
             "book_reservation",
             "book a flight",
             "Book a one-way trip (flight_number on date) or a round trip (also return_flight_number on return_date, "
-            "flying back the same route) for one to five passengers in one cabin, paid in full with one saved payment "
+            "flying back the same route) for one to five of the user's saved passengers in one cabin, paid in full with one saved payment "
             "method of the user, who becomes the reservation's owner (a gift card or certificate must cover the whole "
             "amount). Every flight must be "
             "scheduled or delayed, not in the past, with enough seats in the cabin. The total is the fares of every "
@@ -354,12 +357,17 @@ def build_tools() -> list[ToolSpec]:
                 "flight_number": flight_number,
                 "date": date,
                 "cabin": cabin,
-                "passengers": (
-                    _arr(passenger, "Passengers: first name, last name, date of birth.", minItems=1),
-                    _param(None, True),
+                "passenger_ids": (
+                    _arr(
+                        PASSENGER_ID,
+                        "Saved passengers to book, from get_user_details.",
+                        minItems=1,
+                        uniqueItems=True,
+                    ),
+                    _param("passenger", False),
                 ),
                 "payment_method_id": payment_method_id,
-                "total_baggages": (
+                "total_bags": (
                     {"type": "integer", "minimum": 0, "maximum": 20, "description": "Checked bags in all."},
                     _param(None, True),
                 ),
@@ -397,9 +405,9 @@ def build_tools() -> list[ToolSpec]:
                 "flight_number",
                 "date",
                 "cabin",
-                "passengers",
+                "passenger_ids",
                 "payment_method_id",
-                "total_baggages",
+                "total_bags",
                 "insurance",
             ],
         ),
@@ -467,15 +475,15 @@ def build_tools() -> list[ToolSpec]:
             claims=["totals.net_paid"],
         ),
         _tool(
-            "update_reservation_baggages",
+            "update_reservation_bags",
             "add checked bags to my reservation",
-            "Raise the number of checked bags of an active reservation (no flight departed) to total_baggages; bags "
+            "Raise the number of checked bags of an active reservation (no flight departed) to total_bags; bags "
             "cannot be removed, and at most 4 per passenger. Free bags per passenger: regular 0/1/2, silver 1/2/3, gold "
             "2/3/4 in basic economy/economy/business; each bag beyond that costs $50, charged to payment_method_id. "
             "Returns the updated reservation.",
             {
                 "reservation_id": reservation_id,
-                "total_baggages": (
+                "total_bags": (
                     {
                         "type": "integer",
                         "minimum": 0,
@@ -491,11 +499,11 @@ def build_tools() -> list[ToolSpec]:
             reads=CHANGE_READS,
             writes=["payment_methods", "payments", "reservations"],
             outputs=RESERVATION_OUTPUTS,
-            claims=["nonfree_baggages"],
+            claims=["nonfree_bags"],
         ),
         _tool(
             "add_travel_insurance",
-            "add travel insurance to my reservation",
+            "buy travel insurance for my reservation",
             "Add travel insurance ($30 per passenger) to an active reservation without it, booked within the last 24 "
             "hours, with no flight departed; charged to payment_method_id. Returns the updated reservation.",
             {"reservation_id": reservation_id, "payment_method_id": payment_method_id},

@@ -255,8 +255,8 @@ def _reservation_view(ctx: ToolContext, reservation_id: str) -> Row:
         "status": res["status"],
         "created_at": res["created_at"],
         "insurance": bool(res["insurance"]),
-        "total_baggages": res["total_baggages"],
-        "nonfree_baggages": res["nonfree_baggages"],
+        "total_bags": res["total_bags"],
+        "nonfree_bags": res["nonfree_bags"],
         "compensated": bool(res["compensated"]),
         "cancel_reason": res["cancel_reason"],
         "flights": [
@@ -331,6 +331,11 @@ def get_user_details(ctx: ToolContext, *, user_id: str) -> dict:
         else:
             entry["balance"] = _dollars(m["balance_cents"])
         methods.append(entry)
+    saved = ctx.all(
+        "SELECT passenger_id, first_name, last_name, date_of_birth FROM saved_passengers WHERE user_id = ? "
+        "ORDER BY passenger_id",
+        (user_id,),
+    )
     reservations = [
         r["reservation_id"]
         for r in ctx.all(
@@ -345,6 +350,7 @@ def get_user_details(ctx: ToolContext, *, user_id: str) -> dict:
         "date_of_birth": user["date_of_birth"],
         "membership": user["membership"],
         "payment_methods": methods,
+        "saved_passengers": [dict(p) for p in saved],
         "reservations": reservations,
     }
 
@@ -411,9 +417,9 @@ def book_reservation(
     flight_number: str,
     date: str,
     cabin: str,
-    passengers: list[dict],
+    passenger_ids: list[str],
     payment_method_id: str,
-    total_baggages: int,
+    total_bags: int,
     insurance: str,
     return_flight_number: str | None = None,
     return_date: str | None = None,
@@ -423,8 +429,19 @@ def book_reservation(
         ctx.fail(f"Payment method {payment_method_id} not found.")
     user_id = method["user_id"]
     user = _user(ctx, user_id)
-    if len(passengers) > MAX_PASSENGERS:
+    if len(passenger_ids) > MAX_PASSENGERS:
         ctx.fail(f"A reservation can have at most {MAX_PASSENGERS} passengers; split the group.")
+    passengers = []
+    for passenger_id in passenger_ids:
+        p = ctx.one("SELECT * FROM saved_passengers WHERE passenger_id = ?", (passenger_id,))
+        if p is None:
+            ctx.fail(f"Passenger {passenger_id} not found.")
+        if p["user_id"] != user_id:
+            ctx.fail(
+                f"Passenger {passenger_id} is not saved on the profile of user {user_id}, who owns payment method "
+                f"{payment_method_id}; only the user's saved passengers can be booked."
+            )
+        passengers.append(p)
     if (return_flight_number is None) != (return_date is None):
         ctx.fail("A round trip needs both return_flight_number and return_date.")
     outbound = _flight_date(ctx, flight_number, date)
@@ -442,17 +459,17 @@ def book_reservation(
     count = len(passengers)
     for leg in legs:
         _bookable(ctx, leg, cabin, count)
-    if total_baggages > MAX_BAGS_PER_PASSENGER * count:
+    if total_bags > MAX_BAGS_PER_PASSENGER * count:
         ctx.fail(f"At most {MAX_BAGS_PER_PASSENGER} checked bags per passenger.")
     fares = sum(leg[f"price_{cabin}_cents"] for leg in legs) * count
-    nonfree = max(0, total_baggages - _free_bags(user["membership"], cabin, count))
+    nonfree = max(0, total_bags - _free_bags(user["membership"], cabin, count))
     insured = insurance == "yes"
     total = fares + nonfree * BAG_FEE_CENTS + (INSURANCE_CENTS * count if insured else 0)
     _check_can_charge(ctx, method, total)
     rid = ctx.next_id("reservations", "reservation_id", "N", 5)
     ctx.execute(
         "INSERT INTO reservations (reservation_id, user_id, origin, destination, trip_type, cabin, status, insurance, "
-        "total_baggages, nonfree_baggages, compensated, created_at, cancel_reason) "
+        "total_bags, nonfree_bags, compensated, created_at, cancel_reason) "
         "VALUES (?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, 0, ?, NULL)",
         (
             rid,
@@ -462,7 +479,7 @@ def book_reservation(
             "round_trip" if len(legs) == 2 else "one_way",
             cabin,
             1 if insured else 0,
-            total_baggages,
+            total_bags,
             nonfree,
             ctx.now,
         ),
@@ -478,7 +495,7 @@ def book_reservation(
         ctx.execute(
             "INSERT INTO reservation_passengers (reservation_id, passenger_no, first_name, last_name, date_of_birth) "
             "VALUES (?, ?, ?, ?, ?)",
-            (rid, number, p["first_name"].strip(), p["last_name"].strip(), p["date_of_birth"]),
+            (rid, number, p["first_name"], p["last_name"], p["date_of_birth"]),
         )
     _record(ctx, rid, payment_method_id, "payment", total, "booking")
     return _reservation_view(ctx, rid)
@@ -544,10 +561,8 @@ def update_reservation_cabin(
         diff += (fare - seg["price_cents"]) * count
     # Bags already paid stay paid; bags the new cabin's allowance no longer covers are charged.
     user = _user(ctx, res["user_id"])
-    nonfree = max(
-        res["nonfree_baggages"], res["total_baggages"] - _free_bags(user["membership"], cabin, count)
-    )
-    diff += (nonfree - res["nonfree_baggages"]) * BAG_FEE_CENTS
+    nonfree = max(res["nonfree_bags"], res["total_bags"] - _free_bags(user["membership"], cabin, count))
+    diff += (nonfree - res["nonfree_bags"]) * BAG_FEE_CENTS
     _settle(ctx, res, method, diff, "cabin_change")
     for seg, fare in zip(segments, fares, strict=True):
         _move_seats(ctx, seg["flight_number"], seg["date"], res["cabin"], count)
@@ -557,7 +572,7 @@ def update_reservation_cabin(
             (fare, rid, seg["segment_no"]),
         )
     ctx.execute(
-        "UPDATE reservations SET cabin = ?, nonfree_baggages = ? WHERE reservation_id = ?",
+        "UPDATE reservations SET cabin = ?, nonfree_bags = ? WHERE reservation_id = ?",
         (cabin, nonfree, rid),
     )
     return _reservation_view(ctx, rid)
@@ -608,32 +623,32 @@ def change_reservation_flight(
     return _reservation_view(ctx, rid)
 
 
-def update_reservation_baggages(
-    ctx: ToolContext, *, reservation_id: str, total_baggages: int, payment_method_id: str
+def update_reservation_bags(
+    ctx: ToolContext, *, reservation_id: str, total_bags: int, payment_method_id: str
 ) -> dict:
     res = _reservation(ctx, reservation_id)
     rid = res["reservation_id"]
     _require_active(ctx, res, "have bags added")
     _require_not_flown(ctx, res, _segments(ctx, rid), "have bags added")
-    if total_baggages < res["total_baggages"]:
+    if total_bags < res["total_bags"]:
         ctx.fail(
-            f"Reservation {rid} has {res['total_baggages']} checked bag(s); bags can be added but not removed."
+            f"Reservation {rid} has {res['total_bags']} checked bag(s); bags can be added but not removed."
         )
-    if total_baggages == res["total_baggages"]:
-        ctx.fail(f"Reservation {rid} already has {total_baggages} checked bag(s).")
+    if total_bags == res["total_bags"]:
+        ctx.fail(f"Reservation {rid} already has {total_bags} checked bag(s).")
     count = _passenger_count(ctx, rid)
-    if total_baggages > MAX_BAGS_PER_PASSENGER * count:
+    if total_bags > MAX_BAGS_PER_PASSENGER * count:
         ctx.fail(
             f"At most {MAX_BAGS_PER_PASSENGER} checked bags per passenger ({MAX_BAGS_PER_PASSENGER * count} here)."
         )
     user = _user(ctx, res["user_id"])
     method = _method(ctx, payment_method_id, res["user_id"])
     free = _free_bags(user["membership"], res["cabin"], count)
-    nonfree = max(res["nonfree_baggages"], total_baggages - free)
-    _settle(ctx, res, method, (nonfree - res["nonfree_baggages"]) * BAG_FEE_CENTS, "baggage")
+    nonfree = max(res["nonfree_bags"], total_bags - free)
+    _settle(ctx, res, method, (nonfree - res["nonfree_bags"]) * BAG_FEE_CENTS, "baggage")
     ctx.execute(
-        "UPDATE reservations SET total_baggages = ?, nonfree_baggages = ? WHERE reservation_id = ?",
-        (total_baggages, nonfree, rid),
+        "UPDATE reservations SET total_bags = ?, nonfree_bags = ? WHERE reservation_id = ?",
+        (total_bags, nonfree, rid),
     )
     return _reservation_view(ctx, rid)
 

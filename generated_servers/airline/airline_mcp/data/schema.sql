@@ -44,18 +44,28 @@ CREATE TABLE "payment_methods" (
 CREATE TABLE "reservations" (
   "reservation_id" TEXT NOT NULL CHECK (length(reservation_id) = 6 AND reservation_id NOT GLOB '*[^A-Z0-9]*'),
   "user_id" TEXT NOT NULL REFERENCES "users" ("user_id"),
-  "origin" TEXT NOT NULL REFERENCES "airports" ("code"),
-  "destination" TEXT NOT NULL REFERENCES "airports" ("code"),
+  "origin" TEXT NOT NULL CHECK (origin GLOB '[A-Z][A-Z][A-Z]'),
+  "destination" TEXT NOT NULL CHECK (destination GLOB '[A-Z][A-Z][A-Z]' AND destination <> origin),
   "trip_type" TEXT NOT NULL CHECK ("trip_type" IN ('one_way', 'round_trip')),
   "cabin" TEXT NOT NULL CHECK ("cabin" IN ('basic_economy', 'economy', 'business')),
   "status" TEXT NOT NULL CHECK ("status" IN ('active', 'cancelled', 'completed')),
   "insurance" INTEGER NOT NULL CHECK ("insurance" IN (0, 1)),
-  "total_baggages" INTEGER NOT NULL CHECK (total_baggages >= 0),
-  "nonfree_baggages" INTEGER NOT NULL CHECK (nonfree_baggages >= 0 AND nonfree_baggages <= total_baggages),
+  "total_bags" INTEGER NOT NULL CHECK (total_bags >= 0),
+  "nonfree_bags" INTEGER NOT NULL CHECK (nonfree_bags >= 0 AND nonfree_bags <= total_bags),
   "compensated" INTEGER NOT NULL CHECK (compensated IN (0, 1)),
   "created_at" TEXT NOT NULL,
   "cancel_reason" TEXT CHECK ((status = 'cancelled') = (cancel_reason IS NOT NULL) AND coalesce(cancel_reason, 'other') IN ('change of plans', 'airline cancelled flight', 'health', 'weather', 'other')),
   PRIMARY KEY ("reservation_id")
+) STRICT, WITHOUT ROWID;
+
+-- Passengers saved on a user's profile (the user and travel companions); bookings are made for saved passengers only.
+CREATE TABLE "saved_passengers" (
+  "passenger_id" TEXT NOT NULL,
+  "user_id" TEXT NOT NULL REFERENCES "users" ("user_id"),
+  "first_name" TEXT NOT NULL CHECK (length(first_name) > 0),
+  "last_name" TEXT NOT NULL CHECK (length(last_name) > 0),
+  "date_of_birth" TEXT NOT NULL CHECK (date_of_birth GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+  PRIMARY KEY ("passenger_id")
 ) STRICT, WITHOUT ROWID;
 
 -- One flight on one date: its status, seats left and current fare per cabin.
