@@ -81,11 +81,11 @@ def import_sql(
         raise ResourceImportError("line 1", f"no table to import: {found}{why}")
     operations = [op for r in resources for op in _operations(r, schema.tables[r.name])]
     given, data_notes = _seed_data(schema, resources, use_inserts, max_rows)
-    partitions = sum(1 for d in schema.tables.values() if d.original.lower() in schema.partitions)
+    partitions = [d for d in schema.tables.values() if d.original.lower() in schema.partitions]
     coverage = Coverage(  # a partition's rows are its parent's: not a table of its own
-        operations=schema.create_tables - partitions,
+        operations=schema.create_tables - len(partitions),
         served=len(resources),
-        fields=schema.columns_seen,
+        fields=schema.columns_seen - sum(len(d.written) for d in partitions),
         fields_kept=sum(len(r.fields) for r in resources),
     )
     title = name.replace("_", " ").title()

@@ -395,6 +395,22 @@ def test_statements_that_cannot_be_modelled_cost_only_themselves() -> None:
     assert imported.coverage.operations == 6 and imported.coverage.served == 5
 
 
+def test_partitions_are_rows_of_their_parent() -> None:
+    script = (
+        "CREATE TABLE public.payment (payment_id integer NOT NULL, paid_on date NOT NULL, amount numeric(5,2))"
+        " PARTITION BY RANGE (paid_on);\n"
+        "CREATE TABLE public.payment_p2024 (payment_id integer NOT NULL, paid_on date NOT NULL, amount numeric(5,2));\n"
+        "ALTER TABLE ONLY public.payment ATTACH PARTITION public.payment_p2024 FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');\n"
+        "ALTER TABLE ONLY public.payment ADD CONSTRAINT payment_pkey PRIMARY KEY (paid_on, payment_id);\n"
+    )
+    imported = import_sql(script, "payments", dialect="postgres")
+    assert [t.name for t in imported.spec.tables] == ["payment"]
+    notes = _notes(imported)
+    assert "line 2: CREATE TABLE payment_p2024: a partition of payment; its rows are rows of payment" in notes
+    assert "line 3: ATTACH PARTITION: payment_p2024 holds rows of payment" in notes
+    assert (imported.coverage.operations, imported.coverage.fields) == (1, 3)
+
+
 @pytest.mark.parametrize(
     ("script", "message"),
     [
