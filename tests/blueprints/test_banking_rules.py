@@ -212,7 +212,7 @@ def test_unknown_ids_and_missing_statements_are_refused(desk, seed):
     desk.refused("get_account_details", "account acct_999999 not found", account_id="acct_999999")
     desk.refused("get_card_details", "card card_999999 not found", card_id="card_999999")
     desk.refused("get_transaction_details", "txn_9999999 not found", transaction_id="txn_9999999")
-    desk.refused("get_scheduled_transfer", "sched_999999 not found", scheduled_transfer_id="sched_999999")
+    desk.refused("get_scheduled_payment", "sched_999999 not found", scheduled_payment_id="sched_999999")
     desk.refused("freeze_card", "not found", card_id="card_999999")
     account = seed.accounts_with(kind="checking", status="open")[0]
     desk.refused("get_statement", "no statement", account_id=account["account_id"], month="2026-06")
@@ -549,7 +549,7 @@ def test_overdraft_protection_cannot_cover_more_than_savings_holds(desk, seed):
     )
 
 
-# --------------------------------------------------------------------------- payees and scheduled transfers
+# --------------------------------------------------------------------------- payees and scheduled payments
 
 
 def test_payee_payments_need_an_open_checking_account_and_an_active_own_payee(desk, seed):
@@ -615,37 +615,37 @@ def test_payee_payments_respect_the_daily_limit_across_accounts(desk, seed):
 def test_scheduling_rules(desk, seed):
     checking, payee = seed.checking_with_payee()
     args = {"from_account_id": checking["account_id"], "payee_id": payee["payee_id"], "amount": 100.0}
-    desk.refused("schedule_transfer", "future date", **args, payment_date="2026-06-01")
-    desk.refused("schedule_transfer", "future date", **args, payment_date="2026-05-20")
-    desk.refused("schedule_transfer", "at most 365 days", **args, payment_date="2027-06-02")
-    desk.refused("schedule_transfer", "must be a date", **args, payment_date="2026-02-30")
+    desk.refused("schedule_payment", "future date", **args, payment_date="2026-06-01")
+    desk.refused("schedule_payment", "future date", **args, payment_date="2026-05-20")
+    desk.refused("schedule_payment", "at most 365 days", **args, payment_date="2027-06-02")
+    desk.refused("schedule_payment", "must be a date", **args, payment_date="2026-02-30")
     over = {"standard": 2_600.0, "plus": 5_100.0, "premier": 10_100.0}[seed.tier(checking["account_id"])]
     desk.refused(
-        "schedule_transfer",
+        "schedule_payment",
         "exceeds the daily payee limit",
         **{**args, "amount": over},
         payment_date="2026-07-01",
     )
-    out, before, after = desk.ok("schedule_transfer", **args, payment_date="2026-07-01")
-    (row,) = new_rows(before, after, "scheduled_transfers", "scheduled_transfer_id")
+    out, before, after = desk.ok("schedule_payment", **args, payment_date="2026-07-01")
+    (row,) = new_rows(before, after, "scheduled_payments", "scheduled_payment_id")
     assert (
         out["status"] == "pending" and row["amount_cents"] == 10_000 and row["payment_date"] == "2026-07-01"
     )
-    desk.refused("schedule_transfer", "already scheduled", **args, payment_date="2026-07-01")
+    desk.refused("schedule_payment", "already scheduled", **args, payment_date="2026-07-01")
 
 
-def test_cancelling_scheduled_transfers(desk, seed):
-    rows = seed.state["scheduled_transfers"]
+def test_cancelling_scheduled_payments(desk, seed):
+    rows = seed.state["scheduled_payments"]
     paid = next(r for r in rows if r["status"] == "paid")
     desk.refused(
-        "cancel_scheduled_transfer",
-        "only pending scheduled transfers",
-        scheduled_transfer_id=paid["scheduled_transfer_id"],
+        "cancel_scheduled_payment",
+        "only pending scheduled payments",
+        scheduled_payment_id=paid["scheduled_payment_id"],
     )
     due = next(r for r in rows if r["status"] == "pending" and r["payment_date"] == "2026-06-01")
-    desk.refused("cancel_scheduled_transfer", "due today", scheduled_transfer_id=due["scheduled_transfer_id"])
+    desk.refused("cancel_scheduled_payment", "due today", scheduled_payment_id=due["scheduled_payment_id"])
     later = next(r for r in rows if r["status"] == "pending" and r["payment_date"] > "2026-06-01")
-    out, _, _ = desk.ok("cancel_scheduled_transfer", scheduled_transfer_id=later["scheduled_transfer_id"])
+    out, _, _ = desk.ok("cancel_scheduled_payment", scheduled_payment_id=later["scheduled_payment_id"])
     assert out["status"] == "cancelled"
 
 

@@ -56,7 +56,7 @@ def test_every_state_a_rule_talks_about_is_present(state):
     assert {"checking", "savings", "credit"} <= {a["kind"] for a in state["accounts"]}
     assert {"inactive", "active", "frozen", "closed"} <= {c["status"] for c in state["cards"]}
     assert {"lost", "stolen"} & {c["status"] for c in state["cards"]}
-    assert {"pending", "paid", "cancelled"} <= {s["status"] for s in state["scheduled_transfers"]}
+    assert {"pending", "paid", "cancelled"} <= {s["status"] for s in state["scheduled_payments"]}
     assert {"open", "resolved"} <= {t["dispute_state"] for t in state["transactions"]}
     assert {"active", "pending_verification"} <= {p["status"] for p in state["payees"]}
 
@@ -214,7 +214,7 @@ def test_limits_bite_somewhere(state):
     assert any(n >= 6 for a, n in withdrawals.items() if a in savings)
     assert any(t["kind"] == "payee_payment" and t["posted_at"] >= "2026-06-01" for t in state["transactions"])
     assert any(
-        s["status"] == "pending" and s["payment_date"] == NOW[:10] for s in state["scheduled_transfers"]
+        s["status"] == "pending" and s["payment_date"] == NOW[:10] for s in state["scheduled_payments"]
     )
     assert any(
         t["kind"] == "card_purchase"
@@ -224,10 +224,10 @@ def test_limits_bite_somewhere(state):
     )
 
 
-def test_scheduled_transfers_use_own_checking_accounts_and_payees(state):
+def test_scheduled_payments_use_own_checking_accounts_and_payees(state):
     accounts = {a["account_id"]: a for a in state["accounts"]}
     payees = {p["payee_id"]: p for p in state["payees"]}
-    for s in state["scheduled_transfers"]:
+    for s in state["scheduled_payments"]:
         account = accounts[s["account_id"]]
         assert account["kind"] == "checking"
         assert payees[s["payee_id"]]["customer_id"] == account["customer_id"]

@@ -683,7 +683,7 @@ class _World:
             n += rng.randint(1, 3)
             self.scheduled.append(
                 {
-                    "scheduled_transfer_id": f"sched_{n:06d}",
+                    "scheduled_payment_id": f"sched_{n:06d}",
                     "account_id": account["account_id"],
                     "payee_id": payee["payee_id"],
                     "amount_cents": _dollars_cents(rng, 25, 1200),
@@ -734,6 +734,6 @@ class _World:
             "payees": self.payees,
             "transactions": self.txns,
             "disputes": self.disputes,
-            "scheduled_transfers": self.scheduled,
+            "scheduled_payments": self.scheduled,
             "statements": self.statements,
         }

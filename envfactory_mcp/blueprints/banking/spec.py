@@ -100,13 +100,13 @@ _REFUSALS: list[tuple[str, str, str, list[str | int], str, str, str]] = [
         "a transaction can be disputed only once",
     ),
     (
-        "cancel_scheduled_transfer",
-        "scheduled_transfer",
+        "cancel_scheduled_payment",
+        "scheduled_payment",
         "status",
         ["pending"],
-        "get_scheduled_transfer",
+        "get_scheduled_payment",
         "status",
-        "only scheduled transfers that are still pending can be cancelled",
+        "only scheduled payments that are still pending can be cancelled",
     ),
 ]
 
@@ -140,8 +140,8 @@ def build_policy_rules() -> PolicyRules:
             "update_card_limit",
             "transfer_between_accounts",
             "send_to_payee",
-            "schedule_transfer",
-            "cancel_scheduled_transfer",
+            "schedule_payment",
+            "cancel_scheduled_payment",
             "file_dispute",
             "set_overdraft_protection",
             "waive_fee",
@@ -171,7 +171,7 @@ def build_spec(seed: int) -> EnvSpec:
         domain="banking",
         description=(
             "Customer service for a retail bank. The agent verifies a customer's identity, then looks up their "
-            "accounts, balances and holds, transactions, cards, statements and scheduled transfers, and can "
+            "accounts, balances and holds, transactions, cards, statements and scheduled payments, and can "
             "activate, freeze, unfreeze or replace cards and change debit limits, move money between the "
             "customer's accounts or to saved payees within tier limits, schedule and cancel payments, dispute card "
             "purchases with provisional credit, set overdraft protection and waive a fee once a year."

@@ -274,14 +274,12 @@ def build_tables() -> list[TableSpec]:
         ],
     )
     scheduled = TableSpec(
-        name="scheduled_transfers",
-        entity="scheduled_transfer",
-        description="Transfers to a payee scheduled for a future date.",
-        primary_key=["scheduled_transfer_id"],
+        name="scheduled_payments",
+        entity="scheduled_payment",
+        description="Payments to a payee scheduled for a future date.",
+        primary_key=["scheduled_payment_id"],
         columns=[
-            col(
-                "scheduled_transfer_id", description="Id such as 'sched_000017'.", entity="scheduled_transfer"
-            ),
+            col("scheduled_payment_id", description="Id such as 'sched_000017'.", entity="scheduled_payment"),
             col(
                 "account_id",
                 description="Account to pay from.",
@@ -295,7 +293,7 @@ def build_tables() -> list[TableSpec]:
                 description="Date to pay, YYYY-MM-DD.",
                 check="payment_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'",
             ),
-            col("status", description="Status of the scheduled transfer.", enum=list(SCHEDULED_STATUSES)),
+            col("status", description="Status of the scheduled payment.", enum=list(SCHEDULED_STATUSES)),
             col("created_at", description="When it was scheduled (ISO 8601, UTC)."),
         ],
     )

@@ -79,7 +79,7 @@ TXN_ID = _str(
 )
 PAYEE_ID = _str(12, "Payee id from get_customer_details, e.g. 'payee_000031'.", pattern=r"^payee_[0-9]{6}$")
 SCHED_ID = _str(
-    12, "Scheduled transfer id from get_customer_details, e.g. 'sched_000017'.", pattern=r"^sched_[0-9]{6}$"
+    12, "Scheduled payment id from get_customer_details, e.g. 'sched_000017'.", pattern=r"^sched_[0-9]{6}$"
 )
 AMOUNT: Schema = {
     "type": "number",
@@ -140,7 +140,7 @@ TXN_FIELDS: dict[str, Schema] = {
 
 SCHEDULED_OUT = _obj(
     {
-        "scheduled_transfer_id": TEXT,
+        "scheduled_payment_id": TEXT,
         "account_id": TEXT,
         "payee_id": TEXT,
         "payee_name": TEXT,
@@ -151,7 +151,7 @@ SCHEDULED_OUT = _obj(
     }
 )
 SCHEDULED_OUTPUTS = {
-    "scheduled_transfer_id": "scheduled_transfer",
+    "scheduled_payment_id": "scheduled_payment",
     "account_id": "account",
     "payee_id": "payee",
 }
@@ -236,7 +236,7 @@ def build_tools() -> list[ToolSpec]:
             "see my profile",
             "Get a customer's profile: name, contact details, home address, tier, when a fee was last waived and whether a waiver is "
             "available, their accounts, cards and saved payees (with ids and statuses), and the ids of their "
-            "scheduled transfers.",
+            "scheduled payments.",
             {"customer_id": customer_id},
             _obj(
                 {
@@ -284,16 +284,16 @@ def build_tools() -> list[ToolSpec]:
                             }
                         )
                     ),
-                    "scheduled_transfers": _arr(TEXT),
+                    "scheduled_payments": _arr(TEXT),
                 }
             ),
-            reads=["accounts", "cards", "customers", "payees", "scheduled_transfers"],
+            reads=["accounts", "cards", "customers", "payees", "scheduled_payments"],
             outputs={
                 "customer_id": "customer",
                 "accounts[].account_id": "account",
                 "cards[].card_id": "card",
                 "payees[].payee_id": "payee",
-                "scheduled_transfers[]": "scheduled_transfer",
+                "scheduled_payments[]": "scheduled_payment",
             },
         ),
         _tool(
@@ -414,12 +414,12 @@ def build_tools() -> list[ToolSpec]:
             claims=["closing_balance"],
         ),
         _tool(
-            "get_scheduled_transfer",
-            "check on a scheduled transfer",
-            "Get a scheduled transfer: account, payee, amount, date and status.",
-            {"scheduled_transfer_id": (SCHED_ID, _param("scheduled_transfer", False))},
+            "get_scheduled_payment",
+            "check on a scheduled payment",
+            "Get a scheduled payment: account, payee, amount, date and status.",
+            {"scheduled_payment_id": (SCHED_ID, _param("scheduled_payment", False))},
             SCHEDULED_OUT,
-            reads=["payees", "scheduled_transfers"],
+            reads=["payees", "scheduled_payments"],
             outputs=SCHEDULED_OUTPUTS,
             claims=["status"],
         ),
@@ -587,12 +587,12 @@ def build_tools() -> list[ToolSpec]:
             claims=["account.available_balance"],
         ),
         _tool(
-            "schedule_transfer",
-            "schedule a transfer to a payee",
+            "schedule_payment",
+            "schedule a payment",
             "Schedule a payment to a saved, active payee from an open checking account on a future date (YYYY-MM-DD, "
             "at most 365 days ahead); the amount may not exceed the tier's daily payee limit, and the same payee "
             "cannot be scheduled twice for one date from one account. Funds are taken on that date. Returns the "
-            "scheduled transfer.",
+            "scheduled payment.",
             {
                 "from_account_id": account_id,
                 "payee_id": payee_id,
@@ -604,19 +604,19 @@ def build_tools() -> list[ToolSpec]:
             },
             SCHEDULED_OUT,
             effect="write",
-            reads=["accounts", "customers", "payees", "scheduled_transfers"],
-            writes=["scheduled_transfers"],
+            reads=["accounts", "customers", "payees", "scheduled_payments"],
+            writes=["scheduled_payments"],
             outputs=SCHEDULED_OUTPUTS,
         ),
         _tool(
-            "cancel_scheduled_transfer",
-            "cancel a scheduled transfer",
-            "Cancel a scheduled transfer that is still scheduled and not due today. Returns it.",
-            {"scheduled_transfer_id": (SCHED_ID, _param("scheduled_transfer", False))},
+            "cancel_scheduled_payment",
+            "cancel a scheduled payment",
+            "Cancel a scheduled payment that is still scheduled and not due today. Returns it.",
+            {"scheduled_payment_id": (SCHED_ID, _param("scheduled_payment", False))},
             SCHEDULED_OUT,
             effect="write",
-            reads=["payees", "scheduled_transfers"],
-            writes=["scheduled_transfers"],
+            reads=["payees", "scheduled_payments"],
+            writes=["scheduled_payments"],
             outputs=SCHEDULED_OUTPUTS,
             claims=["status"],
             idempotent=True,

@@ -18,7 +18,7 @@ Rules, by object:
   withdrawals in 30 days from a savings account, paying a credit card at most what
   is owed; payments to active saved payees from checking, within the tier's daily limit;
   a checking account with overdraft protection draws a shortfall from the owner's savings;
-* scheduled transfers: a future date within a year, cancellable while scheduled and not due
+* scheduled payments: a future date within a year, cancellable while scheduled and not due
   today;
 * disputes: card purchases posted in the last 60 days, once per transaction, with a
   provisional credit up to the tier's threshold;
@@ -271,13 +271,11 @@ def _txn_view(ctx: ToolContext, txn: Row) -> dict:
     }
 
 
-def _scheduled_view(ctx: ToolContext, scheduled_transfer_id: str) -> dict:
-    row = _get(
-        ctx, "scheduled_transfers", "scheduled_transfer_id", scheduled_transfer_id, "Scheduled transfer"
-    )
+def _scheduled_view(ctx: ToolContext, scheduled_payment_id: str) -> dict:
+    row = _get(ctx, "scheduled_payments", "scheduled_payment_id", scheduled_payment_id, "Scheduled payment")
     payee = _get(ctx, "payees", "payee_id", row["payee_id"], "Payee")
     return {
-        "scheduled_transfer_id": row["scheduled_transfer_id"],
+        "scheduled_payment_id": row["scheduled_payment_id"],
         "account_id": row["account_id"],
         "payee_id": row["payee_id"],
         "payee_name": payee["name"],
@@ -353,8 +351,8 @@ def get_customer_details(ctx: ToolContext, *, customer_id: str) -> dict:
         (customer_id,),
     )
     scheduled = ctx.all(
-        "SELECT s.scheduled_transfer_id FROM scheduled_transfers s JOIN accounts a ON a.account_id = s.account_id "
-        "WHERE a.customer_id = ? ORDER BY s.scheduled_transfer_id",
+        "SELECT s.scheduled_payment_id FROM scheduled_payments s JOIN accounts a ON a.account_id = s.account_id "
+        "WHERE a.customer_id = ? ORDER BY s.scheduled_payment_id",
         (customer_id,),
     )
     last = customer["last_fee_waiver_at"]
@@ -375,7 +373,7 @@ def get_customer_details(ctx: ToolContext, *, customer_id: str) -> dict:
         "accounts": [dict(a) for a in accounts],
         "cards": [dict(c) for c in cards],
         "payees": [dict(p) for p in payees],
-        "scheduled_transfers": [s["scheduled_transfer_id"] for s in scheduled],
+        "scheduled_payments": [s["scheduled_payment_id"] for s in scheduled],
     }
 
 
@@ -468,8 +466,8 @@ def get_statement(ctx: ToolContext, *, account_id: str, month: str) -> dict:
     }
 
 
-def get_scheduled_transfer(ctx: ToolContext, *, scheduled_transfer_id: str) -> dict:
-    return _scheduled_view(ctx, scheduled_transfer_id)
+def get_scheduled_payment(ctx: ToolContext, *, scheduled_payment_id: str) -> dict:
+    return _scheduled_view(ctx, scheduled_payment_id)
 
 
 # --------------------------------------------------------------------------- cards
@@ -679,7 +677,7 @@ def send_to_payee(ctx: ToolContext, *, from_account_id: str, payee_id: str, amou
     }
 
 
-def schedule_transfer(
+def schedule_payment(
     ctx: ToolContext, *, from_account_id: str, payee_id: str, amount: float, payment_date: str
 ) -> dict:
     account = _account(ctx, from_account_id)
@@ -701,40 +699,38 @@ def schedule_transfer(
             f"The amount exceeds the daily payee limit of {_fmt(PAYEE_DAILY_LIMIT[tier])} for a {tier} customer."
         )
     duplicate = ctx.one(
-        "SELECT scheduled_transfer_id FROM scheduled_transfers WHERE account_id = ? AND payee_id = ? AND payment_date = ? "
+        "SELECT scheduled_payment_id FROM scheduled_payments WHERE account_id = ? AND payee_id = ? AND payment_date = ? "
         "AND status = 'pending'",
         (from_account_id, payee_id, payment_date),
     )
     if duplicate is not None:
         ctx.fail(
-            f"A payment to this payee is already scheduled for {payment_date} ({duplicate['scheduled_transfer_id']})."
+            f"A payment to this payee is already scheduled for {payment_date} ({duplicate['scheduled_payment_id']})."
         )
-    new_id = ctx.next_id("scheduled_transfers", "scheduled_transfer_id", "sched_", 6)
+    new_id = ctx.next_id("scheduled_payments", "scheduled_payment_id", "sched_", 6)
     ctx.execute(
-        "INSERT INTO scheduled_transfers (scheduled_transfer_id, account_id, payee_id, amount_cents, payment_date, status, "
+        "INSERT INTO scheduled_payments (scheduled_payment_id, account_id, payee_id, amount_cents, payment_date, status, "
         "created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)",
         (new_id, from_account_id, payee_id, cents, payment_date, ctx.now),
     )
     return _scheduled_view(ctx, new_id)
 
 
-def cancel_scheduled_transfer(ctx: ToolContext, *, scheduled_transfer_id: str) -> dict:
-    row = _get(
-        ctx, "scheduled_transfers", "scheduled_transfer_id", scheduled_transfer_id, "Scheduled transfer"
-    )
+def cancel_scheduled_payment(ctx: ToolContext, *, scheduled_payment_id: str) -> dict:
+    row = _get(ctx, "scheduled_payments", "scheduled_payment_id", scheduled_payment_id, "Scheduled payment")
     if row["status"] != "pending":
         ctx.fail(
-            f"Scheduled transfer {scheduled_transfer_id} is {row['status']}; only pending scheduled transfers can be cancelled."
+            f"Scheduled payment {scheduled_payment_id} is {row['status']}; only pending scheduled payments can be cancelled."
         )
     if row["payment_date"] <= _today(ctx):
         ctx.fail(
-            f"Scheduled transfer {scheduled_transfer_id} is due today and already processing; it cannot be cancelled."
+            f"Scheduled payment {scheduled_payment_id} is due today and already processing; it cannot be cancelled."
         )
     ctx.execute(
-        "UPDATE scheduled_transfers SET status = 'cancelled' WHERE scheduled_transfer_id = ?",
-        (scheduled_transfer_id,),
+        "UPDATE scheduled_payments SET status = 'cancelled' WHERE scheduled_payment_id = ?",
+        (scheduled_payment_id,),
     )
-    return _scheduled_view(ctx, scheduled_transfer_id)
+    return _scheduled_view(ctx, scheduled_payment_id)
 
 
 # --------------------------------------------------------------------------- disputes, settings, fees

@@ -63,16 +63,16 @@ CREATE TABLE "cards" (
   PRIMARY KEY ("card_id")
 ) STRICT, WITHOUT ROWID;
 
--- Transfers to a payee scheduled for a future date.
-CREATE TABLE "scheduled_transfers" (
-  "scheduled_transfer_id" TEXT NOT NULL,
+-- Payments to a payee scheduled for a future date.
+CREATE TABLE "scheduled_payments" (
+  "scheduled_payment_id" TEXT NOT NULL,
   "account_id" TEXT NOT NULL REFERENCES "accounts" ("account_id"),
   "payee_id" TEXT NOT NULL REFERENCES "payees" ("payee_id"),
   "amount_cents" INTEGER NOT NULL CHECK (amount_cents > 0),
   "payment_date" TEXT NOT NULL CHECK (payment_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'),
   "status" TEXT NOT NULL CHECK ("status" IN ('pending', 'paid', 'cancelled', 'failed')),
   "created_at" TEXT NOT NULL,
-  PRIMARY KEY ("scheduled_transfer_id")
+  PRIMARY KEY ("scheduled_payment_id")
 ) STRICT, WITHOUT ROWID;
 
 -- Monthly statements of an account: balances and totals of the month's transactions.
