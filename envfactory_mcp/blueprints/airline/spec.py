@@ -28,17 +28,13 @@ _ACTIVE_ONLY = {
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
     state = "get_reservation_details"
+    # Rules on the reservation's lifecycle status come first for their tool: the task
+    # generator draws refusal and contingent goals ("if it is still active, ...") from the
+    # first rule of a tool only. The basic-economy rule is declared for the policy check and
+    # the state read before a flight change; compensation's membership rule (a state of the
+    # user, not of the reservation the request names) is enforced by the tool and the policy
+    # text only, because a contingent goal on it reads "if reservation X is still silver".
     refusals = [
-        # First for its tool, so refusal tasks of flight changes are about the fare.
-        RefusalRule(
-            tool="change_reservation_flight",
-            entity="reservation",
-            column="cabin",
-            allowed=["economy", "business"],
-            shown_by=state,
-            path="cabin",
-            reason="basic economy flights cannot be changed",
-        ),
         *[
             RefusalRule(
                 tool=tool,
@@ -52,13 +48,13 @@ def build_policy_rules() -> PolicyRules:
             for tool, reason in _ACTIVE_ONLY.items()
         ],
         RefusalRule(
-            tool="issue_compensation_certificate",
-            entity="user",
-            column="membership",
-            allowed=["silver", "gold"],
-            shown_by="get_user_details",
-            path="membership",
-            reason="compensation certificates are only for silver and gold members",
+            tool="change_reservation_flight",
+            entity="reservation",
+            column="cabin",
+            allowed=["economy", "business"],
+            shown_by=state,
+            path="cabin",
+            reason="basic economy flights cannot be changed",
         ),
     ]
     return PolicyRules(
