@@ -823,3 +823,38 @@ def test_policy_rules_name_states_the_seed_has(banking_env):
         values = {row[rule.column] for row in state[tables[rule.entity]]}
         assert values - set(rule.allowed), f"{rule.tool}: no seed object in a refused state"
         assert values & set(rule.allowed), f"{rule.tool}: no seed object in an allowed state"
+
+
+def test_overdraft_protection_stops_at_the_savings_withdrawal_limit(desk, seed):
+    def fits(checking: dict, savings: dict) -> bool:
+        return seed.savings_withdrawals(savings["account_id"]) >= 6 and any(
+            p["customer_id"] == checking["customer_id"] and p["status"] == "active"
+            for p in seed.state["payees"]
+        )
+
+    checking, savings = _pair(seed, "checking", "savings", fits)
+    payee = seed.active_payee(checking["customer_id"])
+    desk.set("accounts", "account_id", checking["account_id"], overdraft_protection=1, balance_cents=0)
+    desk.set("accounts", "account_id", savings["account_id"], balance_cents=1_000_000)
+    desk.refused(
+        "send_to_payee",
+        "reached its 6 withdrawals",
+        from_account_id=checking["account_id"],
+        payee_id=payee["payee_id"],
+        amount=10.0,
+    )
+
+
+def test_payee_payments_come_from_checking_only(desk, seed):
+    checking, payee = seed.checking_with_payee()
+    other = seed.own(checking["customer_id"], "savings") or seed.own(checking["customer_id"], "credit")
+    if other is None:
+        other = next(a for a in seed.accounts_with(status="open") if a["kind"] != "checking")
+        desk.set("accounts", "account_id", other["account_id"], customer_id=checking["customer_id"])
+    desk.refused(
+        "send_to_payee",
+        "only be made from a checking account",
+        from_account_id=other["account_id"],
+        payee_id=payee["payee_id"],
+        amount=10.0,
+    )
