@@ -164,9 +164,7 @@ def _resource(schema: Schema, draft: TableDraft, entities: set[str]) -> Resource
                 f"{draft.original} has no primary key: its rows are addressed by its unique ({', '.join(keys)})",
             )
         )
-    alone = (
-        [k for k in keys if (k,) in draft.uniques and not draft.fields[k].nullable] if len(keys) > 1 else []
-    )
+    alone = [k for k in keys if (k,) in draft.uniques] if len(keys) > 1 else []  # key columns are NOT NULL
     if alone:  # a part of the key is unique by itself: it addresses the rows alone
         schema.ignored.append(
             Ignored(
