@@ -1,0 +1,484 @@
+"""Cross-server tasks: chains over linked servers, with per-server gold final states.
+
+A chain starts with a tool whose inputs the user can type (an email), on one server;
+each later step is a tool, preferably on a server the chain has not used yet, whose
+entity parameters are filled from earlier outputs of the same entity (``customer_id``
+from crm's ``find_customer_by_email`` feeds billing's ``list_invoices``); a value drawn
+from a list is named to the user by a sibling field that tells it apart (``the invoice
+with amount 1219.8``). Arguments the user types come from the seed through the task
+oracle's pools of calls that succeed (``tasks.oracle.Oracle.viable``). Every step runs
+through the servers' own toolboxes on fresh sessions, so the gold outputs are real; the
+gold final state is kept per server. Servers with no shared entity still make
+cross-server tasks: the chain then restarts on another server from what the user knows.
+
+The result is an ``EvalTask``: a ``tasks.model.Task`` (``servers`` lists every server the
+chain touches, ``gold.actions[].server`` says where each call goes) plus what the
+evaluation needs beside it: the offered servers (the chain's and distractors, 6 to 40
+tools namespaced ``<server>__<tool>``), the tools that matter, initial and gold state
+hashes per server, and the atomic claims of the reference answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from envfactory_mcp.env import Environment
+from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.eval.claims import AtomicClaim, claim_of
+from envfactory_mcp.runtime import SessionDatabase, Toolbox
+from envfactory_mcp.spec import ToolSpec
+from envfactory_mcp.tasks.model import (
+    Calibration,
+    Claim,
+    Fact,
+    Gold,
+    GoldAction,
+    InitialState,
+    Provenance,
+    Task,
+    UserScenario,
+)
+
+EVAL_SET_VERSION = 1
+MIN_TOOLS, MAX_TOOLS = 6, 40
+MIN_STEPS, MAX_STEPS = 2, 8
+SEP = "__"
+
+
+class EvalTask(BaseModel):
+    """One cross-server evaluation task (a line of an eval set)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    eval_version: int = EVAL_SET_VERSION
+    task: Task
+    offered: list[str]  # every server offered to the agent (chain servers first)
+    initial_hashes: dict[str, str]  # server -> seed state hash
+    gold_hashes: dict[str, str]  # server -> gold final state hash (unchanged servers too)
+    relevant_tools: list[str]  # namespaced tools the gold uses, in order
+    claims: list[AtomicClaim]
+    reference_answer: str
+    links: list[str] = Field(
+        default_factory=list
+    )  # "crm__find_customer_by_email.customer_id -> billing__list_invoices.customer_id"
+
+    @property
+    def task_id(self) -> str:
+        return self.task.task_id
+
+    @property
+    def writes(self) -> list[str]:
+        """Servers whose gold final state differs from their seed."""
+        return [s for s, h in self.gold_hashes.items() if h != self.initial_hashes[s]]
+
+
+def write_eval_set(tasks: list[EvalTask], path: Path) -> str:
+    """Write the eval set (one JSON line per task, sorted keys); returns its sha256."""
+    text = "".join(
+        json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n" for t in tasks
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_name(f".{path.name}.tmp")
+    staging.write_text(text, encoding="utf-8")
+    staging.replace(path)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_eval_set(path: Path) -> list[EvalTask]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise EnvFactoryError(f"{path}: cannot read the eval set: {exc}") from None
+    tasks = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            task = EvalTask.model_validate_json(line)
+        except ValueError as exc:
+            raise EnvFactoryError(f"{path}:{number}: not an eval task: {str(exc).splitlines()[0]}") from None
+        if task.eval_version != EVAL_SET_VERSION:
+            raise EnvFactoryError(
+                f"{path}:{number}: eval set version {task.eval_version}, expected {EVAL_SET_VERSION}"
+            )
+        tasks.append(task)
+    if not tasks:
+        raise EnvFactoryError(f"{path}: the eval set holds no task")
+    return tasks
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def values_at(output: Any, path: str) -> list[tuple[Any, dict[str, Any] | None, list[dict[str, Any]]]]:
+    """``(value, element, siblings)`` for every value at ``path`` (``a.b``, ``items[].id``):
+    ``element`` is the list element holding it (None outside lists), ``siblings`` the list."""
+    found: list[tuple[Any, dict[str, Any] | None, list[dict[str, Any]]]] = []
+
+    def walk(
+        node: Any, parts: list[str], element: dict[str, Any] | None, siblings: list[dict[str, Any]]
+    ) -> None:
+        if not parts:
+            if node is not None and not isinstance(node, dict | list):
+                found.append((node, element, siblings))
+            return
+        head, rest = parts[0], parts[1:]
+        if head.endswith("[]"):
+            items = node.get(head[:-2]) if isinstance(node, dict) else None
+            if isinstance(items, list):
+                for item in items:
+                    walk(item, rest, item if isinstance(item, dict) else None, items)
+        elif isinstance(node, dict) and head in node:
+            walk(node[head], rest, element, siblings)
+
+    walk(output, path.split("."), None, [])
+    return found
+
+
+def describe_element(element: dict[str, Any], siblings: list[dict[str, Any]], skip: str) -> str:
+    """Words that tell ``element`` apart from its siblings (``amount 1219.8``)."""
+    for key, value in element.items():
+        if key == skip or key.endswith("_id") or isinstance(value, dict | list):
+            continue
+        if sum(1 for s in siblings if isinstance(s, dict) and s.get(key) == value) == 1:
+            return f"{key.replace('_', ' ')} {value}"
+    return ""
+
+
+# ----------------------------------------------------------------------------- composer
+
+
+@dataclass
+class _Server:
+    env: Environment
+    toolbox: Toolbox
+    tools: dict[str, ToolSpec]
+    oracle: Any
+
+
+@dataclass
+class _Step:
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+    output: dict[str, Any]
+    linked: dict[str, tuple[int, str, str]] = field(
+        default_factory=dict
+    )  # param -> (step, path, description)
+
+
+class Rejected(Exception):
+    pass
+
+
+class LinkedComposer:
+    """Builds ``EvalTask`` s over several environments (deterministic for a seed)."""
+
+    def __init__(self, envs: list[Environment], seed: int = 0) -> None:
+        from envfactory_mcp.tasks.oracle import Oracle
+
+        if not envs:
+            raise EnvFactoryError("cross-server tasks need at least one environment")
+        names = [e.spec.name for e in envs]
+        bad = [n for n in names if SEP in n]
+        if bad or len(set(names)) != len(names):
+            raise EnvFactoryError(f"server names must be distinct and hold no '{SEP}': {names}")
+        self.seed = seed
+        self.order = names
+        self.servers = {
+            e.spec.name: _Server(e, e.toolbox(), {t.name: t for t in e.spec.tools}, Oracle(e, seed=seed))
+            for e in envs
+        }
+
+    # -------------------------------------------------------------- public
+
+    def compose(self, n: int, max_steps: int = 4, attempts_per_task: int = 40) -> list[EvalTask]:
+        """Up to ``n`` distinct tasks, each over at least two servers when there are two."""
+        tasks: list[EvalTask] = []
+        seen: set[str] = set()
+        index = 0
+        for attempt in range(n * attempts_per_task):
+            if len(tasks) >= n:
+                break
+            rng = random.Random(f"eval:{self.seed}:{attempt}")
+            try:
+                steps = self._chain(rng, max(MIN_STEPS, min(max_steps, MAX_STEPS)), start=attempt)
+            except Rejected:
+                continue
+            key = json.dumps([(s.server, s.tool, s.arguments) for s in steps], sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            task = self._task(steps, index)
+            if task.task.kind == "read" and not task.claims:
+                continue  # doing nothing would pass it
+            tasks.append(task)
+            index += 1
+        return tasks
+
+    # -------------------------------------------------------------- chains
+
+    def _starters(self, server: str) -> list[str]:
+        """Tools of ``server`` whose every input the user can type (no looked-up entity)."""
+        tools = self.servers[server].tools
+        return [
+            name
+            for name, tool in tools.items()
+            if tool.input_schema.get("properties")
+            and all(p.user_provided or p.entity is None for p in tool.params.values())
+            and self.servers[server].oracle.viable(name)
+        ]
+
+    def _chain(self, rng: random.Random, max_steps: int, start: int) -> list[_Step]:
+        servers = self.order[start % len(self.order) :] + self.order[: start % len(self.order)]
+        first = next((s for s in servers if self._starters(s)), None)
+        if first is None:
+            raise Rejected("no server has a tool the user can start with")
+        sessions = {name: SessionDatabase(s.env.seed_image) for name, s in self.servers.items()}
+        steps: list[_Step] = []
+        tool = rng.choice(self._starters(first))
+        args = rng.choice(self.servers[first].oracle.viable(tool))
+        steps.append(self._run(sessions, _Step(first, tool, dict(args), {})))
+        length = rng.randint(MIN_STEPS, max_steps)
+        wrote: set[tuple[str, str]] = set()
+        while len(steps) < length:
+            step = self._next(rng, sessions, steps, wrote, last=len(steps) == length - 1)
+            if step is None:
+                break
+            steps.append(step)
+            if self.servers[step.server].tools[step.tool].effect == "write":
+                wrote.add((step.server, step.tool))
+        used = {s.server for s in steps}
+        if len(self.order) > 1 and len(used) < 2:
+            raise Rejected("the chain stayed on one server")
+        if len(steps) < MIN_STEPS:
+            raise Rejected("too short")
+        return steps
+
+    def _next(
+        self,
+        rng: random.Random,
+        sessions: dict[str, SessionDatabase],
+        steps: list[_Step],
+        wrote: set[tuple[str, str]],
+        last: bool = False,
+    ) -> _Step | None:
+        used_tools = {(s.server, s.tool) for s in steps}
+        used_servers = {s.server for s in steps}
+        # Every entity value the chain has shown so far: entity -> [(step, path, value, description)]
+        shown: dict[str, list[tuple[int, str, Any, str]]] = {}
+        for i, step in enumerate(steps):
+            spec = self.servers[step.server].tools[step.tool]
+            for path, entity in spec.outputs.items():
+                for value, element, siblings in values_at(step.output, path):
+                    words = describe_element(element, siblings, path.rsplit(".", 1)[-1]) if element else ""
+                    shown.setdefault(entity, []).append((i, path, value, words))
+        candidates: list[tuple[int, str, str]] = []
+        for server in self.order:
+            for name, tool in self.servers[server].tools.items():
+                if (server, name) in used_tools or (server, name) in wrote:
+                    continue
+                needs = {p: ps.entity for p, ps in tool.params.items() if ps.entity and not ps.user_provided}
+                if not needs or any(e not in shown for e in needs.values()):
+                    continue
+                # Prefer new servers, and a write to end a chain (reads before it).
+                write_first = (tool.effect == "write") == last
+                rank = (0 if server not in used_servers else 2) + (0 if write_first else 1)
+                candidates.append((rank, server, name))
+        rng.shuffle(candidates)
+        candidates.sort(key=lambda c: c[0])
+        if not candidates and len(used_servers) < len(self.order):
+            # No shared entity: the user asks for something on another server too.
+            for server in self.order:
+                if server not in used_servers and self._starters(server):
+                    starter = rng.choice(self._starters(server))
+                    args = rng.choice(self.servers[server].oracle.viable(starter))
+                    try:
+                        return self._run(sessions, _Step(server, starter, dict(args), {}))
+                    except Rejected:
+                        continue
+        for _, server, name in candidates[:6]:
+            filled = self._fill(rng, sessions, steps, shown, server, name)
+            if filled is not None:
+                return filled
+        return None
+
+    def _fill(
+        self,
+        rng: random.Random,
+        sessions: dict[str, SessionDatabase],
+        steps: list[_Step],
+        shown: dict[str, list[tuple[int, str, Any, str]]],
+        server: str,
+        name: str,
+    ) -> _Step | None:
+        tool = self.servers[server].tools[name]
+        needs = {p: ps.entity for p, ps in tool.params.items() if ps.entity and not ps.user_provided}
+        pool = list(self.servers[server].oracle.viable(name)) or [{}]
+        for _ in range(8):
+            linked: dict[str, tuple[int, str, str]] = {}
+            args = dict(rng.choice(pool))
+            for param, entity in needs.items():
+                options = shown[str(entity)]
+                # Prefer values from the latest step: that is what links the chain.
+                latest = max(o[0] for o in options)
+                step_i, path, value, words = rng.choice([o for o in options if o[0] == latest] or options)
+                args[param] = value
+                linked[param] = (step_i, path, words)
+            if not any(steps[i].server != server or i == len(steps) - 1 for i, _, _ in linked.values()):
+                continue
+            try:
+                return self._run(sessions, _Step(server, name, args, {}, linked))
+            except Rejected:
+                continue
+        return None
+
+    def _run(self, sessions: dict[str, SessionDatabase], step: _Step) -> _Step:
+        srv = self.servers[step.server]
+        session = sessions[step.server]
+        outcome = srv.toolbox.call(session.db, step.tool, step.arguments)
+        if not outcome.ok or outcome.output is None:
+            raise Rejected(f"{step.server}.{step.tool} failed: {outcome.error}")
+        session.mark_written(outcome.written)
+        step.output = outcome.output
+        step.__dict__["_hash"] = session.hash()
+        return step
+
+    # -------------------------------------------------------------- task
+
+    def _task(self, steps: list[_Step], index: int) -> EvalTask:
+        chain_servers = list(dict.fromkeys(s.server for s in steps))
+        offered = self._offered(chain_servers)
+        gold_hashes = {name: self.servers[name].env.seed_hash for name in offered}
+        for step in steps:
+            gold_hashes[step.server] = step.__dict__["_hash"]
+        claims: list[AtomicClaim] = []
+        gold_claims: list[Claim] = []
+        for i, step in enumerate(steps):
+            spec = self.servers[step.server].tools[step.tool]
+            later_same = any(s.server == step.server and s.tool == step.tool for s in steps[i + 1 :])
+            for path in spec.claims:
+                if "[]" in path or later_same:
+                    continue
+                for value, _, _ in values_at(step.output, path)[:1]:
+                    claim = claim_of(f"c{len(claims)}", path, value, step.server, step.tool)
+                    claims.append(claim)
+                    gold_claims.append(
+                        Claim(tool=step.tool, path=path, value=value, text=_text(value), goal=0)
+                    )
+        if not claims:  # a chain of reads with nothing declared: its last entity values are the answer
+            last = steps[-1]
+            for path in self.servers[last.server].tools[last.tool].outputs:
+                if "[]" in path:
+                    continue
+                for value, _, _ in values_at(last.output, path)[:1]:
+                    claims.append(claim_of(f"c{len(claims)}", path, value, last.server, last.tool))
+                    gold_claims.append(Claim(tool=last.tool, path=path, value=value, text=_text(value)))
+        facts, opening = self._opening(steps, claims)
+        first = steps[0].server
+        env_name = "+".join(chain_servers)
+        actions = [
+            GoldAction(server=s.server, name=s.tool, arguments=s.arguments, output=s.output) for s in steps
+        ]
+        reference = "; ".join(c.text for c in claims) + "." if claims else "Done."
+        task = Task(
+            task_id=f"eval-{env_name}-s{self.seed}-{index}",
+            env=first,
+            servers=chain_servers,
+            kind="write"
+            if any(gold_hashes[s] != self.servers[s].env.seed_hash for s in chain_servers)
+            else "read",
+            user_scenario=UserScenario(
+                persona="A customer whose request spans several services.",
+                known_info=facts,
+                unknown_info=[f"{s.server} {s.tool} result" for s in steps],
+                reason_for_call=opening,
+                instructions_overspecified=opening,
+                opening_message=opening,
+                calibration=Calibration(method="offline"),
+            ),
+            initial_state=InitialState(state_hash=self.servers[first].env.seed_hash),
+            gold=Gold(
+                actions=actions,
+                final_state_hash=gold_hashes[first],
+                diff={},
+                claims=gold_claims,
+            ),
+            provenance=Provenance(
+                sampler="eval-linked",
+                seed=self.seed,
+                chain=[f"{s.server}/{s.tool}" for s in steps],
+                structure="cross-server",
+                index=index,
+            ),
+        )
+        links = [
+            f"{steps[i].server}{SEP}{steps[i].tool}.{path} -> {s.server}{SEP}{s.tool}.{param}"
+            for s in steps
+            for param, (i, path, _) in s.linked.items()
+        ]
+        return EvalTask(
+            task=task,
+            offered=offered,
+            initial_hashes={n: self.servers[n].env.seed_hash for n in offered},
+            gold_hashes=gold_hashes,
+            relevant_tools=list(dict.fromkeys(f"{s.server}{SEP}{s.tool}" for s in steps)),
+            claims=claims,
+            reference_answer=reference,
+            links=links,
+        )
+
+    def _offered(self, chain_servers: list[str]) -> list[str]:
+        """The chain's servers, then the others while the tool count stays within 40."""
+        offered = list(chain_servers)
+        count = sum(len(self.servers[s].tools) for s in offered)
+        for name in self.order:
+            if name in offered:
+                continue
+            more = len(self.servers[name].tools)
+            if count + more > MAX_TOOLS:
+                continue
+            offered.append(name)
+            count += more
+        return offered
+
+    def _opening(self, steps: list[_Step], claims: list[AtomicClaim]) -> tuple[list[Fact], str]:
+        facts: list[Fact] = []
+        asks: list[str] = []
+        for i, step in enumerate(steps):
+            tool = self.servers[step.server].tools[step.tool]
+            typed = {p: v for p, v in step.arguments.items() if p not in step.linked}
+            for param, value in typed.items():
+                facts.append(
+                    Fact(
+                        key=f"{i}.{param}",
+                        kind="identity" if i == 0 else "detail",
+                        value=value,
+                        text=f"my {param.replace('_', ' ')} is {value}",
+                        must=[str(value)],
+                        in_opening=True,
+                    )
+                )
+            words = [d for _, _, d in step.linked.values() if d]
+            what = tool.intent
+            if typed:
+                what += " (" + ", ".join(f"{p.replace('_', ' ')} {v}" for p, v in typed.items()) + ")"
+            if words:
+                what += f" for the one with {' and '.join(words)}"
+            asks.append(what)
+        opening = "Hi! Please " + "; then ".join(asks) + "."
+        labels = list(dict.fromkeys(c.text.split(":", 1)[0] for c in claims))
+        if labels:
+            opening += " Tell me the " + ", ".join(labels) + "."
+        return facts, opening
+
+
+def _text(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
