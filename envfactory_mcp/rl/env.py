@@ -74,12 +74,19 @@ class EnvFactoryServers:
         }
         self.gold = GoldCache()  # gold final states, replayed once per task for all episodes
         self._owners: dict[str, asyncio.Task[None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def get(self, env: str) -> ServerConnection:
         """The open connection to ``env`` (opened, or reopened after a failure, on demand)."""
         conn = self.conns.get(env)
         if conn is None:
             raise EnvFactoryError(f"no server {env!r} here: serving {', '.join(self.conns)}")
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # a new event loop (a trainer's second asyncio.run): reconnect
+            self._loop, self._owners = loop, {}
+            self.conns = {name: _fresh(c) for name, c in self.conns.items()}
+            self.gold = GoldCache()
+            conn = self.conns[env]
         if env not in self._owners:
             # The MCP client must be entered and left in one task: a task owns it.
             self._owners[env] = asyncio.get_running_loop().create_task(conn.owner())
@@ -87,6 +94,8 @@ class EnvFactoryServers:
         return conn
 
     async def close(self) -> None:
+        if self._loop is not asyncio.get_running_loop():
+            return  # their loop is gone, and with it the connections
         for env, owner in list(self._owners.items()):
             await self.conns[env].shutdown()
             await owner
@@ -97,6 +106,20 @@ class EnvFactoryServers:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _fresh(conn: ServerConnection) -> ServerConnection:
+    """A new, unopened connection like ``conn``."""
+    return ServerConnection(
+        conn.server,
+        conn.transport,
+        conn.servers_dir,
+        url=conn.url,
+        call_timeout_s=conn.call_timeout_s,
+        allow_unverified=conn.allow_unverified,
+        http_token=conn.http_token,
+        trust=conn.trust,
+    )
 
 
 def agent_turn(message: Message | str) -> AgentTurn:
