@@ -116,14 +116,18 @@ def load_environment(
     package = servers_dir / name
     if package.is_dir():
         try:
-            permit(package, allow_unverified, trust)
-            return load_package_env(package, allow_unverified=allow_unverified, trust=trust)
+            permission = permit(package, allow_unverified, trust)
+            env = load_package_env(package, allow_unverified=allow_unverified, trust=trust)
+            how = "jailed" if permission.jailed else "in this process"
+            typer.echo(f"using the package {name} in {package.resolve()} (its tools run {how})", err=True)
+            return env
         except (UnverifiedPackageError, JailUnavailableError):
             raise  # never quietly the blueprint instead: the package is what would be served
         except EnvFactoryError:
             if name not in blueprint_names():
                 raise
     if name in blueprint_names():
+        typer.echo(f"using the blueprint {name} (there is no package in {servers_dir})", err=True)
         return build_env(load_blueprint(name))
     raise EnvFactoryError(
         f"{name!r} is neither a blueprint ({', '.join(blueprint_names())}) nor a package in {servers_dir}/"

@@ -111,6 +111,7 @@ def verify(
     folder = Path(target) if Path(target).is_dir() else where.server_dir(target)
     try:
         if folder.is_dir():
+            typer.echo(f"verifying the package in {folder.resolve()}", err=True)
             report = verify_package(folder, options)
             if save:
                 root, pkg = locate_package(folder)
@@ -120,6 +121,9 @@ def verify(
                 raise EnvFactoryError(
                     f"{target} has no package to save a report in (run: envfactory-mcp build {target})"
                 )
+            typer.echo(
+                f"verifying the blueprint {target} (there is no package in {where.servers_dir})", err=True
+            )
             report = verify_environment(build_env(load_blueprint(target)), options)
         else:
             raise EnvFactoryError(

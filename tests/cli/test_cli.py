@@ -56,7 +56,7 @@ def test_verify_the_committed_package_exits_zero_with_a_json_report():
     result = runner.invoke(
         app, ["verify", "retail", "--json", "--no-stdio", "--servers-dir", str(SERVERS_DIR)]
     )
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert (
         report["env"] == "retail"
         and {c["check"]: c["status"] for c in report["environment"]}["stdio"] == "not run"
@@ -64,7 +64,7 @@ def test_verify_the_committed_package_exits_zero_with_a_json_report():
     assert result.exit_code == 1  # a check that did not run is not a pass
     result = runner.invoke(app, ["verify", "retail", "--json", "--servers-dir", str(SERVERS_DIR)])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["passed"] is True
+    assert json.loads(result.stdout)["passed"] is True
 
 
 def test_verify_a_broken_package_exits_one_and_names_tool_and_check(tmp_path: Path):
