@@ -23,6 +23,7 @@ import keyword
 import re
 import string
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -142,11 +143,15 @@ class Resource:
     def label(self) -> str:
         return self.entity.replace("_", " ").capitalize()
 
+    @cached_property
+    def _columns(self) -> dict[str, Field]:
+        return {f.name: f for f in self.fields}
+
     def field(self, name: str) -> Field:
-        return next(f for f in self.fields if f.name == name)
+        return self._columns[name]
 
     def has(self, name: str) -> bool:
-        return any(f.name == name for f in self.fields)
+        return name in self._columns
 
     def key_param(self, key: str) -> str:
         """Argument name of a key column: ``pet_id`` for a column called ``id``."""
@@ -287,15 +292,14 @@ def build_imported(
     coverage: Coverage | None = None,
 ) -> ImportedEnv:
     """The spec, tool source and seed rows of ``resources`` served by ``operations``."""
-    by_name = {r.name: r for r in resources}
-    tables = [_table(r, by_name) for r in resources]
+    by_name = Tables(resources)
     tools = [tool_spec(op, by_name) for op in operations]
     spec = EnvSpec(
         name=name,
         title=title,
         domain=title,
         description=description or title,
-        tables=tables,
+        tables=[_table(r, by_name) for r in resources],
         tools=tools,
         policy="Act only on records the user asks about; confirm before deleting anything.",
         seed=SeedSpec(generator=generator, seed=seed),
@@ -311,6 +315,7 @@ def fit_rows(resources: list[Resource], rows: Rows) -> Rows:
     """Generated rows made to fit what the shared generator does not know: one row per
     singleton key, no rows in a log table, and JSON columns holding JSON of their kind."""
     fitted: Rows = {}
+    by_name = {r.name: r for r in resources}
     for r in resources:
         table = [dict(row) for row in rows.get(r.name, [])]
         if r.log:
@@ -322,9 +327,38 @@ def fit_rows(resources: list[Resource], rows: Rows) -> Rows:
             for f in r.fields:
                 if f.kind in ("object", "json") or (f.kind == "array" and f.item_kind in ("object", "json")):
                     row[f.name] = _json_value(f, row.get(f.name))
+                target = by_name.get(f.references or "")
+                if target is not None and target.singleton and target.keys == ("id",):
+                    row[f.name] = 1  # everything points at the one row
             unique.setdefault(tuple(row.get(k) for k in r.keys), row)
         fitted[r.name] = list(unique.values())
-    return fitted
+    return _consistent(resources, fitted)
+
+
+def _consistent(resources: list[Resource], rows: Rows) -> Rows:
+    """Rows whose foreign keys point at rows that are gone (a trimmed singleton, a dropped
+    duplicate) lose the reference, or the row when the column cannot be empty."""
+    by_name = {r.name: r for r in resources}
+    changed = True
+    while changed:
+        changed = False
+        present = {r.name: {row.get(r.keys[0]) for row in rows.get(r.name, [])} for r in resources}
+        for r in resources:
+            kept = []
+            for row in rows.get(r.name, []):
+                ok = True
+                for f in r.fields:
+                    target = by_name.get(f.references or "")
+                    value = row.get(f.name)
+                    if target is None or value is None or value in present[target.name]:
+                        continue
+                    if f.nullable:
+                        row[f.name] = None
+                    else:
+                        ok, changed = False, True
+                kept.append(row) if ok else None
+            rows[r.name] = kept
+    return rows
 
 
 def _json_value(f: Field, value: Any) -> Any:
@@ -378,9 +412,28 @@ def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:
 Inputs = dict[str, tuple[Schema, ParamSpec, bool]]  # name -> (schema, param, required)
 
 
+class Tables(dict[str, Resource]):
+    """Resources by name, with who points at whom worked out once (large documents have hundreds)."""
+
+    def __init__(self, resources: Any) -> None:
+        super().__init__((r.name, r) for r in resources)
+        self.owned: dict[str, list[Resource]] = {}
+        self.children: dict[str, set[str]] = {}
+        for r in self.values():
+            if r.owned_by:
+                self.owned.setdefault(r.owned_by[0], []).append(r)
+            for f in r.fields:
+                if f.references:
+                    self.children.setdefault(f.references, set()).add(r.name)
+
+
+def tables(by_name: dict[str, Resource]) -> Tables:
+    return by_name if isinstance(by_name, Tables) else Tables(by_name.values())
+
+
 def owned(resource: Resource, by_name: dict[str, Resource]) -> list[Resource]:
     """Tables holding an array property of ``resource`` (``owned_by``), in declaration order."""
-    return [r for r in by_name.values() if r.owned_by and r.owned_by[0] == resource.name]
+    return tables(by_name).owned.get(resource.name, [])
 
 
 def scope_of(op: Operation, resource: Resource) -> tuple[str, ...]:
@@ -425,11 +478,14 @@ def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource])
         param = ParamSpec(entity=_entity(f, resource, by_name), user_provided=False)
         inputs[column] = (_plain(f), param, True)
     composite = len(resource.keys) > 1
+    new = op.kind == "create"  # a key the client chooses for a new row: not one that exists
     for key, arg in key_args(op, resource).items():
         f = resource.field(key)
-        entity = by_name[f.references].entity if f.references else None if composite else resource.entity
+        entity = by_name[f.references].entity if f.references else None if composite or new else resource.entity
         schema = _plain(f, f"{resource.label} {key}.")
-        inputs[arg] = (schema, ParamSpec(entity=entity, user_provided=False), True)
+        if new and f.kind == "string" and "enum" not in schema:
+            schema["minLength"] = max(1, int(schema.get("minLength", 1)))
+        inputs[arg] = (schema, ParamSpec(entity=entity, user_provided=entity is None), True)
     return inputs
 
 
@@ -565,11 +621,12 @@ def _intent(op: Operation, resource: Resource) -> str:
 
 def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
     """The declaration of one operation: schemas, entities, tables read and written, claims."""
+    by_name = tables(by_name)
     resource = by_name[op.resource]
     inputs = _inputs(op, resource, by_name)
     output, outputs = _output(op, resource, by_name)
     parents = {by_name[f.references].name for f in resource.fields if f.references}
-    children = {r.name for r in by_name.values() for f in r.fields if f.references == resource.name}
+    children = by_name.children.get(resource.name, set())
     mine = {c.name for c in owned(resource, by_name)}
     reads = {resource.name} | mine
     writes = {resource.name} | mine
@@ -615,7 +672,7 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
 
 def render_tools(title: str, source: str, resources: list[Resource], operations: list[Operation]) -> str:
     """The tool module: fixed helpers from the template plus one small function per operation."""
-    by_name = {r.name: r for r in resources}
+    by_name = Tables(resources)
 
     def per_table(pick: Any) -> str:
         found = {r.name: value for r in resources if (value := pick(r))}
@@ -627,7 +684,9 @@ def render_tools(title: str, source: str, resources: list[Resource], operations:
             if f.references and not (r.owned_by and f.name == r.parent):
                 children.setdefault(f.references, []).append((r.name, f.name, r.name.replace("_", " ")))
     owned_arrays = {
-        r.name: tuple((c.owned_by[1], c.name, c.parent, r.keys[0]) for c in owned(r, by_name) if c.owned_by)
+        r.name: tuple(
+            (c.owned_by[1], c.name, c.parent, r.keys[0], c.keys[0]) for c in owned(r, by_name) if c.owned_by
+        )
         for r in resources
         if owned(r, by_name)
     }

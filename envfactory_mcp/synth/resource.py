@@ -4,23 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml  # type: ignore[import-untyped]
-
 from envfactory_mcp.synth.crud import ImportedEnv, ResourceImportError, snake
 from envfactory_mcp.synth.openapi import import_openapi
+from envfactory_mcp.synth.openapi.documents import read_file
 from envfactory_mcp.synth.sqlddl import import_sql
 
 
 def import_resource(path: Path, name: str | None = None, seed: int = 0) -> ImportedEnv:
-    """An environment from an OpenAPI document (``.json`` / ``.yaml`` / ``.yml`` with an ``openapi`` key)
-    or SQL DDL (``.sql``). Raises ``ResourceImportError`` for any other file."""
+    """An environment from an OpenAPI document (``.json`` / ``.yaml`` / ``.yml`` with an ``openapi`` key;
+    relative ``$ref``s to other files resolve against its folder) or SQL DDL (``.sql``). Raises
+    ``ResourceImportError`` for any other file."""
     suffix = path.suffix.lower()
     if suffix == ".sql":
         return import_sql(path.read_text(encoding="utf-8"), name or snake(path.stem), seed)
     if suffix in (".json", ".yaml", ".yml"):
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = read_file(path, str(path))
         if isinstance(document, dict) and "openapi" in document:
-            return import_openapi(document, name, seed)
+            return import_openapi(document, name, seed, path=path)
+        if isinstance(document, dict) and "swagger" in document:
+            raise ResourceImportError(
+                str(path), f"a Swagger {document['swagger']} document: convert it to OpenAPI 3 first"
+            )
         raise ResourceImportError(str(path), "not an OpenAPI 3 document (no top-level 'openapi' key)")
     raise ResourceImportError(
         str(path), f"unknown resource type {suffix or '(no suffix)'!r}: use .json, .yaml, .yml or .sql"
