@@ -6,6 +6,7 @@ so ``--help`` stays fast.
 """
 
 from envfactory_mcp.cli import environments, synth, tasks, runs  # noqa: F401, I001 - registers the commands, in help order
+from envfactory_mcp.cli import eval as _eval  # noqa: F401 - registers the eval command
 from envfactory_mcp.cli.app import app
 
 

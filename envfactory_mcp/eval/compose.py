@@ -196,6 +196,21 @@ class LinkedComposer:
             e.spec.name: _Server(e, e.toolbox(), {t.name: t for t in e.spec.tools}, Oracle(e, seed=seed))
             for e in envs
         }
+        # Whether some server's output entity is another server's parameter entity.
+        made = {
+            (name, str(entity))
+            for name, s in self.servers.items()
+            for t in s.tools.values()
+            for entity in t.outputs.values()
+        }
+        wanted = {
+            (name, str(p.entity))
+            for name, s in self.servers.items()
+            for t in s.tools.values()
+            for p in t.params.values()
+            if p.entity and not p.user_provided
+        }
+        self.linked = any(a != b and e == f for a, e in made for b, f in wanted)
 
     # -------------------------------------------------------------- public
 
@@ -294,8 +309,8 @@ class LinkedComposer:
                 candidates.append((rank, server, name))
         rng.shuffle(candidates)
         candidates.sort(key=lambda c: c[0])
-        if not candidates and len(used_servers) < len(self.order):
-            # No shared entity: the user asks for something on another server too.
+        if not candidates and not self.linked and len(used_servers) < len(self.order):
+            # Servers that share no entity: the user asks for something on another server too.
             for server in self.order:
                 if server not in used_servers and self._starters(server):
                     starter = rng.choice(self._starters(server))

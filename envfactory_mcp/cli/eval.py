@@ -1,0 +1,107 @@
+"""The eval command: MCP-Atlas-style evaluation of an agent across linked servers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail
+from envfactory_mcp.errors import EnvFactoryError
+
+if TYPE_CHECKING:
+    from envfactory_mcp.env import Environment
+
+
+@app.command("eval")
+def eval_command(
+    envs: Annotated[
+        str,
+        typer.Option(
+            "--envs",
+            help="Servers, comma separated (packages or blueprints; crm, billing, shipping and notes_<k>"
+            " are the built-in linked demo servers when no package has their name).",
+        ),
+    ],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Results folder.")] = Path("eval_results"),
+    agent: Annotated[str, typer.Option(help="oracle, noop, random, coinflip or llm.")] = "oracle",
+    agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
+    agent_api_base: Annotated[str | None, typer.Option(help="Base URL of the agent's endpoint.")] = None,
+    agent_temperature: Annotated[float | None, typer.Option(help="The agent's sampling temperature.")] = None,
+    agent_max_tokens: Annotated[int | None, typer.Option(help="The agent's completion limit.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="litellm model that grades the claims the exact checks do not find.")
+    ] = None,
+    judge_api_base: Annotated[str | None, typer.Option(help="Base URL of the judge's endpoint.")] = None,
+    user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
+    user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
+    user_api_base: Annotated[str | None, typer.Option(help="Base URL of the user's endpoint.")] = None,
+    n: Annotated[int, typer.Option("-n", "--n", min=1, help="How many tasks to build.")] = 20,
+    tasks: Annotated[
+        Path | None, typer.Option("--tasks", help="Re-run this fixed eval set (an eval_set.jsonl) instead.")
+    ] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Episodes per task.")] = 1,
+    seed: Annotated[int, typer.Option(help="Task and agent seed.")] = 0,
+    max_chain: Annotated[int, typer.Option(min=2, max=8, help="Longest chain of needed tools.")] = 4,
+    max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
+    allow_unverified: AllowUnverified = False,
+    trust: Trust = False,
+    servers_dir: ServersDir = Path("generated_servers"),
+) -> None:
+    """Build (or re-run) cross-server tasks, play them with an agent, score claims and states, and
+    write a results table (terminal, results.json, report.html) with failure classes."""
+    import anyio
+
+    from envfactory_mcp.eval.main import EvalConfig, evaluate
+    from envfactory_mcp.eval.report import table
+
+    names = [e.strip() for e in envs.split(",") if e.strip()]
+    config = EvalConfig(
+        envs=names,
+        agent=agent,
+        agent_model=agent_model,
+        agent_api_base=agent_api_base,
+        agent_temperature=agent_temperature,
+        agent_max_tokens=agent_max_tokens,
+        judge_model=judge_model,
+        judge_api_base=judge_api_base,
+        user=user,
+        user_model=user_model,
+        user_api_base=user_api_base,
+        n=n,
+        trials=trials,
+        seed=seed,
+        max_chain=max_chain,
+        max_steps=max_steps,
+        concurrency=concurrency,
+        tasks_path=str(tasks) if tasks else None,
+    )
+    try:
+        if not names:
+            raise EnvFactoryError("--envs names no server")
+        loaded = load_envs(names, servers_dir, allow_unverified, trust)
+        summary, _ = anyio.run(evaluate, config, loaded, output)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    typer.echo(table(summary))
+    typer.echo(f"wrote {output}/results.json, {output}/report.html and the eval set {output}/eval_set.jsonl")
+
+
+def load_envs(names: list[str], servers_dir: Path, allow_unverified: bool, trust: bool) -> list[Environment]:
+    """Each server: a package or blueprint (``cli.app.load_environment``), else a demo server."""
+    from envfactory_mcp.blueprints import blueprint_names
+    from envfactory_mcp.cli.app import load_environment
+    from envfactory_mcp.eval import demo_envs
+
+    notes = [int(n[6:]) for n in names if n.startswith("notes_") and n[6:].isdigit()]
+    demo = {e.spec.name: e for e in demo_envs.linked_envs(3 + max(notes, default=0))}
+    loaded = []
+    for name in names:
+        if not (servers_dir / name).is_dir() and name not in blueprint_names() and name in demo:
+            typer.echo(f"using the demo server {name}", err=True)
+            loaded.append(demo[name])
+        else:
+            loaded.append(load_environment(name, servers_dir, allow_unverified, trust))
+    return loaded
