@@ -845,3 +845,14 @@ def test_calculator(desk):
     assert out["result"] == 354.98
     desk.refused("calculate", "only numbers", expression="__import__('os')")
     desk.refused("calculate", "division by zero", expression="1/0")
+
+
+def test_cabin_change_refused_when_the_airline_cancelled_a_flight(desk, seed):
+    r = seed.active(lambda r: "cancelled" in seed.statuses(r["reservation_id"]) and r["cabin"] != "business")
+    desk.refused(
+        "update_reservation_cabin",
+        "is cancelled and cannot be booked",
+        reservation_id=r["reservation_id"],
+        cabin="business",
+        payment_method_id=seed.card(r["user_id"]),
+    )

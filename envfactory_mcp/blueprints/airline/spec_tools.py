@@ -433,8 +433,8 @@ def build_tools() -> list[ToolSpec]:
         _tool(
             "update_reservation_cabin",
             "change the cabin of my reservation",
-            "Move every segment of an active reservation (no flight departed) to another cabin. Every flight needs "
-            "enough seats in the new cabin. The fare difference for all passengers (current fares of the new cabin "
+            "Move every segment of an active reservation (no flight departed) to another cabin. Every flight must be "
+            "scheduled or delayed, with enough seats in the new cabin. The fare difference for all passengers (current fares of the new cabin "
             "against the fares paid) is charged to payment_method_id, or refunded to it if it paid at least that much "
             "for this reservation; bags the new cabin's allowance no longer covers are charged at $50 each. Returns "
             "the updated reservation.",
