@@ -109,7 +109,7 @@ def split_reference(answer: str) -> list[str]:
     (``;``) or list item, with ``and``-joined facts split when both halves hold a value."""
     parts: list[str] = []
     for chunk in re.split(r"(?<=[.!?])\s+|;\s*|\n+\s*(?:[-*]|\d+[.)])?\s*", answer):
-        chunk = chunk.strip(" .;")
+        chunk = re.sub(r"^(?:[-*]|\d+[.)])\s+", "", chunk.strip()).strip(" .;")
         if not chunk:
             continue
         halves = re.split(r",?\s+and\s+", chunk)
@@ -179,6 +179,13 @@ def dates_in(text: str) -> set[date]:
     for d, mon, y in _DMY.findall(text):
         add(y, _MONTHS[mon.lower()], d)
     return found
+
+
+def without_dates(text: str) -> str:
+    """``text`` with every written date blanked (so its numbers are not read as amounts)."""
+    for pattern in (_ISO, _US, _MDY, _DMY):
+        text = pattern.sub(" ", text)
+    return text
 
 
 def _id_pattern(value: str) -> re.Pattern[str]:

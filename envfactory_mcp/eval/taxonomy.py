@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory_mcp.eval.claims import dates_in, numbers_in
+from envfactory_mcp.eval.claims import dates_in, numbers_in, without_dates
 from envfactory_mcp.scoring.reward import message_text
 from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
 
@@ -104,7 +104,7 @@ def unseen_values(messages: list[dict[str, Any]]) -> list[str]:
         seen_numbers = numbers_in(seen_text)
         seen_dates = dates_in(seen_text)
         lowered = seen_text.lower()
-        for value in numbers_in(text):
+        for value in numbers_in(without_dates(text)):
             if abs(value) > 10 and not any(abs(value - s) < 0.005 for s in seen_numbers):
                 unseen.append(f"{value:g}")
         for day in dates_in(text) - seen_dates:
