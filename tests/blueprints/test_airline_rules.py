@@ -856,3 +856,30 @@ def test_cabin_change_refused_when_the_airline_cancelled_a_flight(desk, seed):
         cabin="business",
         payment_method_id=seed.card(r["user_id"]),
     )
+
+
+def test_bags_refused_once_a_flight_departed(desk, seed):
+    r = seed.reservation(lambda r: r["status"] == "active" and seed.flown(r["reservation_id"]))
+    desk.refused(
+        "update_reservation_bags",
+        "cannot have bags added",
+        reservation_id=r["reservation_id"],
+        total_bags=r["total_bags"] + 1,
+        payment_method_id=seed.card(r["user_id"]),
+    )
+
+
+def test_name_and_birthday_shared_by_two_users_is_ambiguous(desk, seed):
+    user = seed.state["users"][0]
+    desk.sql(
+        "INSERT INTO users (user_id, first_name, last_name, email, date_of_birth, membership) "
+        "VALUES ('user_999998', ?, ?, 'twin@example.com', ?, 'regular')",
+        (user["first_name"], user["last_name"], user["date_of_birth"]),
+    )
+    desk.refused(
+        "find_user_id_by_name_dob",
+        "several users match",
+        first_name=user["first_name"],
+        last_name=user["last_name"],
+        date_of_birth=user["date_of_birth"],
+    )
