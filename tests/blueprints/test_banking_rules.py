@@ -212,7 +212,7 @@ def test_unknown_ids_and_missing_statements_are_refused(desk, seed):
     desk.refused("get_account_details", "account acct_999999 not found", account_id="acct_999999")
     desk.refused("get_card_details", "card card_999999 not found", card_id="card_999999")
     desk.refused("get_transaction_details", "txn_9999999 not found", transaction_id="txn_9999999")
-    desk.refused("get_scheduled_payment", "sched_999999 not found", scheduled_payment_id="sched_999999")
+    desk.refused("get_scheduled_payment", "sched_999999 not found", schedule_id="sched_999999")
     desk.refused("freeze_card", "not found", card_id="card_999999")
     account = seed.accounts_with(kind="checking", status="open")[0]
     desk.refused("get_statement", "no statement", account_id=account["account_id"], month="2026-06")
@@ -640,12 +640,12 @@ def test_cancelling_scheduled_payments(desk, seed):
     desk.refused(
         "cancel_scheduled_payment",
         "only pending scheduled payments",
-        scheduled_payment_id=paid["scheduled_payment_id"],
+        schedule_id=paid["scheduled_payment_id"],
     )
     due = next(r for r in rows if r["status"] == "pending" and r["payment_date"] == "2026-06-01")
-    desk.refused("cancel_scheduled_payment", "due today", scheduled_payment_id=due["scheduled_payment_id"])
+    desk.refused("cancel_scheduled_payment", "due today", schedule_id=due["scheduled_payment_id"])
     later = next(r for r in rows if r["status"] == "pending" and r["payment_date"] > "2026-06-01")
-    out, _, _ = desk.ok("cancel_scheduled_payment", scheduled_payment_id=later["scheduled_payment_id"])
+    out, _, _ = desk.ok("cancel_scheduled_payment", schedule_id=later["scheduled_payment_id"])
     assert out["status"] == "cancelled"
 
 

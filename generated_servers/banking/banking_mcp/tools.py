@@ -466,8 +466,8 @@ def get_statement(ctx: ToolContext, *, account_id: str, month: str) -> dict:
     }
 
 
-def get_scheduled_payment(ctx: ToolContext, *, scheduled_payment_id: str) -> dict:
-    return _scheduled_view(ctx, scheduled_payment_id)
+def get_scheduled_payment(ctx: ToolContext, *, schedule_id: str) -> dict:
+    return _scheduled_view(ctx, schedule_id)
 
 
 # --------------------------------------------------------------------------- cards
@@ -716,21 +716,21 @@ def schedule_payment(
     return _scheduled_view(ctx, new_id)
 
 
-def cancel_scheduled_payment(ctx: ToolContext, *, scheduled_payment_id: str) -> dict:
-    row = _get(ctx, "scheduled_payments", "scheduled_payment_id", scheduled_payment_id, "Scheduled payment")
+def cancel_scheduled_payment(ctx: ToolContext, *, schedule_id: str) -> dict:
+    row = _get(ctx, "scheduled_payments", "scheduled_payment_id", schedule_id, "Scheduled payment")
     if row["status"] != "pending":
         ctx.fail(
-            f"Scheduled payment {scheduled_payment_id} is {row['status']}; only pending scheduled payments can be cancelled."
+            f"Scheduled payment {schedule_id} is {row['status']}; only pending scheduled payments can be cancelled."
         )
     if row["payment_date"] <= _today(ctx):
         ctx.fail(
-            f"Scheduled payment {scheduled_payment_id} is due today and already processing; it cannot be cancelled."
+            f"Scheduled payment {schedule_id} is due today and already processing; it cannot be cancelled."
         )
     ctx.execute(
         "UPDATE scheduled_payments SET status = 'cancelled' WHERE scheduled_payment_id = ?",
-        (scheduled_payment_id,),
+        (schedule_id,),
     )
-    return _scheduled_view(ctx, scheduled_payment_id)
+    return _scheduled_view(ctx, schedule_id)
 
 
 # --------------------------------------------------------------------------- disputes, settings, fees
