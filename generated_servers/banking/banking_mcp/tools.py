@@ -18,7 +18,7 @@ Rules, by object:
   withdrawals in 30 days from a savings account, paying a credit card at most what
   is owed; payments to active saved payees from checking, within the tier's daily limit;
   a checking account with overdraft protection draws a shortfall from the owner's savings;
-* scheduled payments: a future date within a year, cancellable while scheduled and not due
+* scheduled payments: a future date within a year, cancellable while pending and not due
   today;
 * disputes: card purchases posted in the last 60 days, once per transaction, with a
   provisional credit up to the tier's threshold;
