@@ -71,16 +71,17 @@ class Describer:
         return Description(_phrase(words, chosen), [a[2] for a in chosen])
 
     def _attributes(self, row: int) -> list[tuple[str, str, str]]:
-        """(kind, column, text) candidates, most telling first. Kinds: ``name`` (its own
-        name, or the name of what it is a variant of), ``content`` (names of what it
-        holds), ``option`` (JSON options), ``category``, ``date``, ``label``."""
+        """(kind, column, text) candidates, most telling first. Kinds: ``own`` (its own
+        name, title or label), ``name`` (the name of what it points at: the product of a
+        variant, the line of a ticket), ``content`` (names of what it holds), ``option``
+        (JSON options), ``category``, ``date``, ``label``."""
         table_name, values = self.data.rows[row]
         table = self.tables[table_name]
         pk = set(table.primary_key)
         found: list[tuple[str, str, str]] = []
         for name_column in NAME_COLUMNS:
             if isinstance(values.get(name_column), str):
-                found.append(("name", name_column, values[name_column]))
+                found.append(("own", name_column, values[name_column]))
         refs = {values.get(c.name) for c in table.columns if c.entity and c.name not in pk}
         for level in self.data.related(row, depth=3)[1:]:
             names: list[tuple[str, str, str]] = []
@@ -154,13 +155,21 @@ class Describer:
 
 def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
     """'the Desk Lamp (color: blue)', 'the delivered order with the Desk Lamp and the Kettle
-    from May 10', 'the gift card payment method (visa)'."""
+    from May 10', 'the gift card payment method (visa)', 'Maya's phone (Unlimited Max)',
+    'the ticket "Video calls freeze" (Uma's phone)'."""
     picked: dict[str, list[str]] = {}
     for kind, column, text in chosen:
         picked.setdefault(kind, []).append(
             f"{column.replace('_', ' ')}: {text}" if kind == "option" else text
         )
-    if picked.get("name"):
+    titled = any(kind == "own" and column == "title" for kind, column, _ in chosen)
+    if picked.get("own"):
+        own = picked["own"][0]
+        text = f'the {words} "{own}"' if titled else _named(own)
+        if picked.get("name"):
+            text += f" ({', '.join(picked['name'])})"
+        picked["name"] = picked["own"]  # a category or label follows a name, as below
+    elif picked.get("name"):
         text = "the " + " ".join(picked["name"])
     else:
         text = "the " + " ".join([*picked.get("category", []), words])
@@ -175,6 +184,11 @@ def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
     if picked.get("date"):
         text += f" from {picked['date'][0]}"
     return text
+
+
+def _named(name: str) -> str:
+    """A name as a noun phrase: "Maya's phone" takes no article, "Desk Lamp" takes "the"."""
+    return name if re.search(r"\w's\b", name) else f"the {name}"
 
 
 def _parse_date(text: str) -> datetime | None:
