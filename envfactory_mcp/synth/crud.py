@@ -362,14 +362,20 @@ def _consistent(resources: list[Resource], rows: Rows) -> Rows:
 
 
 def _json_value(f: Field, value: Any) -> Any:
-    if value is None:
-        return None if f.nullable else ("[]" if f.kind == "array" else "{}" if f.kind == "object" else '""')
+    """A stored JSON value of the column's kind. Nullable ones are left empty: the verifier's
+    probes copy seed values as stored (JSON text), which no object or array argument accepts."""
+    if f.nullable:
+        return None
+    try:
+        decoded = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        decoded = value
     if f.kind == "object":
-        return json.dumps({"note": str(value)[:40]}, sort_keys=True)
+        return json.dumps(decoded if isinstance(decoded, dict) else {}, sort_keys=True)
     if f.kind == "json":
-        return json.dumps(value)
-    items = json.loads(value) if isinstance(value, str) else []
-    made = [{"note": str(v)[:40]} if f.item_kind == "object" else v for v in items]
+        return json.dumps(decoded, sort_keys=True)
+    items = decoded if isinstance(decoded, list) else []
+    made = [v if isinstance(v, dict) else {} for v in items] if f.item_kind == "object" else items
     return json.dumps(made, sort_keys=True)
 
 
@@ -400,7 +406,7 @@ def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:
         )
     return TableSpec(
         name=resource.name,
-        description=resource.description,
+        description=" ".join(resource.description.split()),  # one line: it becomes an SQL comment
         columns=columns,
         primary_key=list(resource.keys),
         entity=resource.entity,
@@ -481,7 +487,9 @@ def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource])
     new = op.kind == "create"  # a key the client chooses for a new row: not one that exists
     for key, arg in key_args(op, resource).items():
         f = resource.field(key)
-        entity = by_name[f.references].entity if f.references else None if composite or new else resource.entity
+        entity = (
+            by_name[f.references].entity if f.references else None if composite or new else resource.entity
+        )
         schema = _plain(f, f"{resource.label} {key}.")
         if new and f.kind == "string" and "enum" not in schema:
             schema["minLength"] = max(1, int(schema.get("minLength", 1)))
@@ -803,13 +811,7 @@ def _create_body(
     if op.fields is None:  # the legacy form: every writable column (and the parent link)
         names = [f.name for f in resource.writable] + ([resource.parent] if resource.parent else [])
     values = [f"{n!r}: {n}" for n in dict.fromkeys([*names, *scope_of(op, resource)]) if n in inputs]
-    for f in resource.fields:
-        if f.name in inputs or f.name in resource.keys:
-            continue
-        if f.auto:
-            values.append(f"{f.name!r}: ctx.now" + ("[:10]" if f.auto == "today" else ""))
-        elif f.default is not None:
-            values.append(f"{f.name!r}: {f.default!r}")
+    values += _server_values(resource, inputs)
     args = key_args(op, resource)
     values += [f"{k!r}: {a}" for k, a in args.items()]
     body = ["_row = {" + ", ".join(values) + "}", f"_check(ctx, {table}, _row, None)"]
@@ -828,6 +830,19 @@ def _create_body(
         body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
     body.append(f"return _show(ctx, {table}, _row)")
     return body
+
+
+def _server_values(resource: Resource, inputs: Inputs) -> list[str]:
+    """``column: value`` of what a new row gets without an argument: the clock, or a default."""
+    values = []
+    for f in resource.fields:
+        if f.name in inputs or f.name in resource.keys:
+            continue
+        if f.auto:
+            values.append(f"{f.name!r}: ctx.now" + ("[:10]" if f.auto == "today" else ""))
+        elif f.default is not None:
+            values.append(f"{f.name!r}: {f.default!r}")
+    return values
 
 
 def _key_shape(resource: Resource) -> tuple[str, int]:
@@ -858,7 +873,8 @@ def _change_body(
         body.append(f"_changes.update({{k: v for k, v in {optional}.items() if v is not None}})")
     if op.upsert:
         scoped = [c for c in scope_of(op, resource) if c not in resource.keys]
-        row = "{**_keys, " + "".join(f"{c!r}: {c}, " for c in scoped) + "**_changes}"
+        fixed = "".join(f"{v}, " for v in _server_values(resource, inputs))
+        row = "{" + fixed + "**_keys, " + "".join(f"{c!r}: {c}, " for c in scoped) + "**_changes}"
         body += [
             f"if ctx.one('SELECT 1 FROM \"{resource.name}\" WHERE ' + _where(_keys), tuple(_keys.values())) is None:",
             f"    _row = {row}",
@@ -874,7 +890,7 @@ def _change_body(
         value = dict(op.sets)[column]
         body += [
             f"if _row[{column!r}] == {value!r}:",
-            f"    ctx.fail(f'{resource.label} {{_row[{resource.keys[0]!r}]}} is already {value}.')",
+            f"    ctx.fail({resource.label + ' '!r} + str(_row[{resource.keys[0]!r}]) + {' is already ' + str(value) + '.'!r})",
         ]
     if op.kind == "update" and op.partial and maybe and not given:
         shown = ", ".join(maybe)

@@ -151,6 +151,7 @@ class Importer:
         self.log: Resource | None = None
         self.fields_seen = 0
         self.total = 0  # operations in the document
+        self._bare = False  # the GET being classified documents no response body
 
     def note(self, where: str, kind: IgnoredKind, reason: str) -> None:
         self.ignored.append(Ignored(where, kind, reason))
@@ -456,7 +457,8 @@ class Importer:
         literals = [t.name for t in tokens if t.name]
         methods = {op.method: op for op in ops}
         get = methods.get("get")
-        got, _ = self.response(get) if get else (None, False)
+        got, bare = self.response(get) if get else (None, False)
+        self._bare = bare
         listed = self.list_items(got, verb) if got is not None else None
         for op in ops:
             if words.is_security(literals[-2:]) or words.is_security([verb]):
@@ -543,6 +545,14 @@ class Importer:
             op.kind, op.draft = "singleton-get", draft
             draft.ops.append(op)
             return
+        if got is None and self._bare and place != "collection" and not _verbish(verb):
+            draft = self._draft(mask, tokens, "list")  # documented without a body: rows with a key only
+            op.kind, op.draft = "list", draft
+            draft.ops.append(op)
+            self.note(
+                op.where + "/responses", "content", "no response body is documented: its rows have only a key"
+            )
+            return
         op.kind = "unserved"
         if got is not None and got.error:
             self.note(op.where, "operation", f"its response schema cannot be read: {got.error}")
@@ -607,29 +617,26 @@ class Importer:
     # ------------------------------------------------------------------ 3. tables
 
     def name_tables(self) -> None:
-        taken: dict[str, Draft] = {}
+        """Table names from the path's last literal, made unique with what precedes it; every
+        table's entity (its singular) is unique too, so ids of one kind are never mistaken."""
+        taken: set[str] = {LOG_TABLE, "action"}
         order = sorted(self.drafts.values(), key=lambda d: (d.role == "implicit", len(d.rkey), d.rkey))
         for draft in order:
             base = snake(draft.literal)
-            candidates = [base]
             literals = [p for p in draft.rkey[:-1] if not p.startswith("{")]
+            candidates = [base]
             if literals:
-                candidates.append(f"{singular(literals[-1])}_{base}")
-                candidates.append("_".join([*literals[-2:], base]))
-            name = next((c for c in candidates if c not in taken and c != LOG_TABLE), None)
-            n = 2
-            while name is None:
-                name = f"{base}_{n}" if f"{base}_{n}" not in taken else None
-                n += 1
-            name = snake(name)[:56]
-            while name in taken:
-                name = f"{name[:52]}_{n}"
-                n += 1
-            taken[name] = draft
-            draft.name = name
-            draft.entity = singular(name) if not draft.singleton else name
-            if draft.entity == name and not draft.singleton:
-                draft.entity = f"{name}_item"
+                candidates += [f"{singular(literals[-1])}_{base}", "_".join([*literals[-2:], base])]
+            candidates += [f"{base}_{n}" for n in range(2, 100)]
+            for candidate in candidates:
+                name = snake(candidate)[:56]
+                entity = name if draft.singleton else singular(name)
+                if entity == name and not draft.singleton:
+                    entity = f"{name}_item"
+                if name not in taken and entity not in taken:
+                    break
+            taken |= {name, entity}
+            draft.name, draft.entity = name, entity
 
     def keys(self) -> None:
         for draft in self.drafts.values():
@@ -855,7 +862,7 @@ class Importer:
             key = parent.keys[j] if j < len(parent.keys) else parent.keys[-1] if parent.keys else "id"
             kind = parent.key_kinds.get(key, "string")
             candidates = [snake(param), f"{parent.entity}_{key}", f"{parent.entity}_id"]
-            if snake(param) == key:
+            if snake(param) == key and key in KEY_NAMES:  # ``{id}``: name the link after the parent
                 candidates = [f"{parent.entity}_{key}", f"{singular(parent.literal)}_{key}", snake(param)]
             existing = next(
                 (
@@ -959,6 +966,10 @@ class Importer:
                 )
             else:
                 draft.columns[name] = replace(f, read_only=False, auto=None)
+        for name, f in list(draft.columns.items()):
+            if f.kind in ("object", "json", "array") and f.description != OWNED and name not in draft.keys:
+                # stored as JSON text, and nullable: whether an argument is required is the operation's
+                draft.columns[name] = replace(f, nullable=True)
 
     def _resource(self, draft: Draft) -> Resource:
         fields: list[Field] = []
@@ -976,6 +987,8 @@ class Importer:
                 fields[i],
                 read_only=True,
                 nullable=False,
+                enum=None if fields[i].references is None else fields[i].enum,  # new keys are numbered
+                default=None,
                 description=fields[i].description or f"{draft.entity} {key}.",
             )
         parent = None
