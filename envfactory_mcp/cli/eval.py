@@ -46,6 +46,13 @@ def eval_command(
     max_chain: Annotated[int, typer.Option(min=2, max=8, help="Longest chain of needed tools.")] = 4,
     max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
+    transport: Annotated[
+        str,
+        typer.Option(
+            help="local (each server's toolbox in this process, fastest), or memory / stdio"
+            " (the packages in --servers-dir served over MCP)."
+        ),
+    ] = "local",
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     servers_dir: ServersDir = Path("generated_servers"),
@@ -77,12 +84,14 @@ def eval_command(
         max_steps=max_steps,
         concurrency=concurrency,
         tasks_path=str(tasks) if tasks else None,
+        transport=transport,
+        servers_dir=str(servers_dir),
     )
     try:
         if not names:
             raise EnvFactoryError("--envs names no server")
         loaded = load_envs(names, servers_dir, allow_unverified, trust)
-        summary, _ = anyio.run(evaluate, config, loaded, output)
+        summary, _ = anyio.run(evaluate, config, loaded, output, None, allow_unverified, trust)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     typer.echo(table(summary))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
@@ -38,6 +38,8 @@ class EvalConfig:
     max_steps: int = 30
     concurrency: int = 8
     tasks_path: str | None = None  # a fixed eval set to re-run
+    transport: str = "local"  # local (in this process), memory or stdio (the packages over MCP)
+    servers_dir: str = "generated_servers"
 
 
 def make_agent(config: EvalConfig, task: EvalTask) -> Agent:
@@ -89,6 +91,19 @@ def make_judge(config: EvalConfig) -> ClaimJudge | None:
     return ClaimJudge(LiteLLMClient(config.judge_model, api_base=config.judge_api_base, seed=config.seed))
 
 
+TRANSPORTS = ("local", "memory", "stdio")
+
+
+def transport_of(name: str) -> Literal["local", "memory", "stdio"]:
+    if name == "local":
+        return "local"
+    if name == "memory":
+        return "memory"
+    if name == "stdio":
+        return "stdio"
+    raise EnvFactoryError(f"unknown transport {name!r}: use one of {', '.join(TRANSPORTS)}")
+
+
 def eval_tasks(config: EvalConfig, envs: list[Environment]) -> list[EvalTask]:
     """The fixed eval set when given, else ``config.n`` new tasks over ``envs``."""
     if config.tasks_path:
@@ -100,12 +115,18 @@ def eval_tasks(config: EvalConfig, envs: list[Environment]) -> list[EvalTask]:
 
 
 async def evaluate(
-    config: EvalConfig, envs: list[Environment], out: Path, progress: Any = None
+    config: EvalConfig,
+    envs: list[Environment],
+    out: Path,
+    progress: Any = None,
+    allow_unverified: bool = False,
+    trust: bool = False,
 ) -> tuple[dict[str, Any], list[EvalResult]]:
     """Tasks, episodes, scores; writes ``eval_set.jsonl``, ``config.json``, ``results.json``,
     ``episodes.jsonl`` and ``report.html`` into ``out``; returns the summary and results."""
     import json
 
+    transport_of(config.transport)  # refused before anything is built
     tasks = eval_tasks(config, envs)
     out.mkdir(parents=True, exist_ok=True)
     digest = write_eval_set(tasks, out / "eval_set.jsonl")
@@ -124,6 +145,10 @@ async def evaluate(
         concurrency=config.concurrency,
         settings=EpisodeSettings(max_steps=config.max_steps),
         progress=progress,
+        transport=transport_of(config.transport),
+        servers_dir=Path(config.servers_dir),
+        allow_unverified=allow_unverified,
+        trust=trust,
     )
     summary = summarize(results, time.perf_counter() - started)
     summary["eval_set_sha256"] = digest

@@ -2,7 +2,8 @@
 
 Each offered server is an ``Environment`` served in this process (``LocalServer``: the
 same runtime toolbox and session databases the generated servers run, one session per
-episode), so every server's state can be reset and read. The agent sees every offered
+episode) or its package served over MCP (``McpServer``: stdio or in-memory, reset and
+read through the control plane), so every server's state can be reset and read. The agent sees every offered
 tool as ``<server>__<tool>``; the simulated user is the project's (scripted, or a model).
 After the episode each server's final state hash is compared with its gold (changed for
 the servers the task writes, unchanged for the rest: a changed distractor is a collateral
@@ -15,8 +16,10 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import anyio
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +29,7 @@ from envfactory_mcp.eval.claims import PASS_AT, PASS_LOOSE, ClaimJudge, ClaimsRe
 from envfactory_mcp.eval.claims import answer_text as _answer_text
 from envfactory_mcp.eval.compose import SEP, EvalTask
 from envfactory_mcp.eval.taxonomy import EpisodeFacts, classify
+from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
 from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.runtime import SessionDatabase
 from envfactory_mcp.scoring.policy import policy_violations
@@ -37,18 +41,19 @@ class LocalServer:
 
     def __init__(self, env: Environment) -> None:
         self.env = env
+        self.spec = env.spec
         self.name = env.spec.name
         self.toolbox = env.toolbox()
         self.tools = {t.name: t for t in env.spec.tools}
         self.instructions = env.spec.policy
         self.sessions: dict[str, SessionDatabase] = {}
 
-    def reset(self, session: str) -> str:
+    async def reset(self, session: str) -> str:
         db = SessionDatabase(self.env.seed_image)
         self.sessions[session] = db
         return db.hash()
 
-    def call(self, session: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    async def call(self, session: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
         """``(ok, text)``: the output as JSON, or the error message."""
         import json
 
@@ -59,13 +64,41 @@ class LocalServer:
             return True, json.dumps(outcome.output, ensure_ascii=False, sort_keys=True)
         return False, outcome.error or "The tool failed."
 
-    def state_hash(self, session: str) -> str:
+    async def state_hash(self, session: str) -> str:
         return self.sessions[session].hash()
 
-    def end(self, session: str) -> None:
+    async def end(self, session: str) -> None:
         db = self.sessions.pop(session, None)
         if db is not None:
             db.close()
+
+
+class McpServer:
+    """One environment's server over MCP (``host.connection.ServerConnection``: stdio or
+    in-memory), each episode in its own session, reset and read through the control plane."""
+
+    def __init__(self, conn: ServerConnection, env: Environment) -> None:
+        self.conn = conn
+        self.spec = env.spec
+        self.name = env.spec.name
+        self.tools = {t.name: t for t in env.spec.tools}
+        self.instructions = conn.instructions
+
+    async def reset(self, session: str) -> str:
+        return await self.conn.reset(session)
+
+    async def call(self, session: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+        result = await self.conn.call(tool, arguments, session)
+        return not result.is_error, result.text
+
+    async def state_hash(self, session: str) -> str:
+        return await self.conn.state_hash(session)
+
+    async def end(self, session: str) -> None:
+        await self.conn.end(session)
+
+
+Server = LocalServer | McpServer
 
 
 class Usage(BaseModel):
@@ -125,7 +158,7 @@ class EpisodeSettings:
     keep_messages: bool = True
 
 
-def offered_tools(task: EvalTask, servers: dict[str, LocalServer]) -> list[dict[str, Any]]:
+def offered_tools(task: EvalTask, servers: dict[str, Server]) -> list[dict[str, Any]]:
     """The tools the agent sees, OpenAI function format, namespaced ``<server>__<tool>``."""
     return [
         {
@@ -137,11 +170,11 @@ def offered_tools(task: EvalTask, servers: dict[str, LocalServer]) -> list[dict[
             },
         }
         for name in task.offered
-        for tool in servers[name].env.spec.tools
+        for tool in servers[name].spec.tools
     ]
 
 
-def system_prompt(task: EvalTask, servers: dict[str, LocalServer]) -> str:
+def system_prompt(task: EvalTask, servers: dict[str, Server]) -> str:
     return "\n\n".join(f"## {n}\n\n{servers[n].instructions}".rstrip() for n in task.offered)
 
 
@@ -151,8 +184,9 @@ class _View:
 
     async def goal_met(self) -> bool:
         ep = self.ep
-        if any(ep.servers[s].state_hash(ep.session) != h for s, h in ep.task.gold_hashes.items()):
-            return False
+        for server, gold in ep.task.gold_hashes.items():
+            if await ep.servers[server].state_hash(ep.session) != gold:
+                return False
         answer = _answer_text(ep.messages)
         return all(matches(c, answer) for c in ep.task.claims)
 
@@ -163,7 +197,7 @@ class _View:
 @dataclass
 class _Episode:
     task: EvalTask
-    servers: dict[str, LocalServer]
+    servers: dict[str, Server]
     session: str
     messages: list[Message]
     writes: int = 0
@@ -171,13 +205,13 @@ class _Episode:
     calls: int = 0
 
 
-def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
+async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
     if call.arguments is None:
         return f"{TOOL_ERROR_PREFIX} malformed arguments for {call.name}: {call.error}", True
     server, _, tool = call.name.partition(SEP)
     if server not in ep.task.offered or tool not in ep.servers[server].tools:
         return f"{TOOL_ERROR_PREFIX} Unknown tool {call.name!r}.", True
-    ok, text = ep.servers[server].call(ep.session, tool, call.arguments)
+    ok, text = await ep.servers[server].call(ep.session, tool, call.arguments)
     if ok and ep.servers[server].tools[tool].effect == "write":
         ep.writes += 1
     return (text, False) if ok else (f"{TOOL_ERROR_PREFIX} {text}", True)
@@ -210,7 +244,7 @@ async def _loop(
         if turn.tool_calls:
             for call in turn.tool_calls:
                 ep.calls += 1
-                content, failed = _execute(ep, call)
+                content, failed = await _execute(ep, call)
                 ep.messages.append(
                     {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content}
                 )
@@ -233,7 +267,7 @@ async def run_episode(
     task: EvalTask,
     agent: Agent,
     user: UserSimulator,
-    servers: dict[str, LocalServer],
+    servers: dict[str, Server],
     judge: ClaimJudge | None = None,
     settings: EpisodeSettings = EpisodeSettings(),
     trial: int = 0,
@@ -245,28 +279,41 @@ async def run_episode(
     usage = {"agent": Usage(), "user": Usage(), "judge": Usage()}
     ep = _Episode(task=task, servers=servers, session=session, messages=[])
     reason, detail = "agent_stop", ""
-    for name in task.offered:
-        initial = servers[name].reset(session)
-        if initial != task.initial_hashes[name]:
-            reason, detail = "infrastructure_error", f"{name}: the seed state is not the eval set's"
+    finals: dict[str, str] = {}
     try:
-        if reason != "infrastructure_error":
-            with anyio.fail_after(settings.timeout_s):
-                agent.start(task.task, tools, system_prompt(task, servers))
-                ep.messages.append({"role": "user", "content": user.start(task.task)})
-                reason, detail = await _loop(ep, agent, user, settings, usage)
+        for name in task.offered:
+            initial = await servers[name].reset(session)
+            if initial != task.initial_hashes[name]:
+                raise InfrastructureError(
+                    f"{name}: the seed state is not the eval set's (the server changed)"
+                )
+        with anyio.fail_after(settings.timeout_s):
+            agent.start(task.task, tools, system_prompt(task, servers))
+            ep.messages.append({"role": "user", "content": user.start(task.task)})
+            reason, detail = await _loop(ep, agent, user, settings, usage)
     except TimeoutError:
         reason, detail = "timeout", f"the episode ran past {settings.timeout_s:g} s"
     except LLMError as exc:
         reason, detail = _model_failure(exc, "user")
-    finals = {name: servers[name].state_hash(session) for name in task.offered}
-    for name in task.offered:
-        servers[name].end(session)
-    server_states = {name: finals[name] == task.gold_hashes[name] for name in task.offered}
+    except InfrastructureError as exc:
+        reason, detail = "infrastructure_error", str(exc)
+    if reason != "infrastructure_error":
+        try:
+            with anyio.fail_after(60):
+                finals = {name: await servers[name].state_hash(session) for name in task.offered}
+        except (InfrastructureError, TimeoutError) as exc:
+            reason, detail = "infrastructure_error", f"reading the final states failed: {exc}"
+    with anyio.move_on_after(10):
+        for name in task.offered:
+            try:
+                await servers[name].end(session)
+            except InfrastructureError:
+                pass  # the session dies with its server
+    server_states = {name: finals.get(name) == task.gold_hashes[name] for name in task.offered}
     collateral = [
         name
         for name in task.offered
-        if name not in task.task.servers and finals[name] != task.initial_hashes[name]
+        if name not in task.task.servers and name in finals and finals[name] != task.initial_hashes[name]
     ]
     claims = await score_claims(task.claims, ep.messages, judge)
     usage["judge"].add(claims.judge_prompt_tokens, claims.judge_completion_tokens, claims.judge_cost_usd)
@@ -314,11 +361,11 @@ async def run_episode(
     return result
 
 
-def _violations(messages: list[Message], task: EvalTask, servers: dict[str, LocalServer]) -> list[str]:
+def _violations(messages: list[Message], task: EvalTask, servers: dict[str, Server]) -> list[str]:
     """Policy violations, server by server (each judged on its own calls, names plain)."""
     found: list[str] = []
     for name in task.offered:
-        spec = servers[name].env.spec
+        spec = servers[name].spec
         rules = spec.policy_rules
         if not (rules.confirm or rules.authentication or rules.refusals):
             continue
@@ -362,14 +409,57 @@ async def run_eval(
     concurrency: int = 8,
     settings: EpisodeSettings = EpisodeSettings(),
     progress: Callable[[int, int], None] | None = None,
+    transport: Transport | Literal["local"] = "local",
+    servers_dir: Path = Path("generated_servers"),
+    allow_unverified: bool = False,
+    trust: bool = False,
 ) -> list[EvalResult]:
-    """Every (task, trial), ``concurrency`` at a time; results in task order."""
-    servers = {e.spec.name: LocalServer(e) for e in envs}
-    missing = sorted({s for t in tasks for s in t.offered} - servers.keys())
+    """Every (task, trial), ``concurrency`` at a time; results in task order.
+
+    ``transport`` ``local`` serves each environment in this process (``LocalServer``);
+    ``stdio`` or ``memory`` serve the packages in ``servers_dir`` over MCP, one
+    connection per server shared by every episode (``McpServer``)."""
+    names = {e.spec.name for e in envs}
+    missing = sorted({s for t in tasks for s in t.offered} - names)
     if missing:
         from envfactory_mcp.errors import EnvFactoryError
 
         raise EnvFactoryError(f"the eval set needs servers that are not loaded: {', '.join(missing)}")
+    async with AsyncExitStack() as stack:
+        servers: dict[str, Server] = {}
+        for env in envs:
+            if transport == "local":
+                servers[env.spec.name] = LocalServer(env)
+                continue
+            conn = ServerConnection(
+                env.spec.name, transport, servers_dir, allow_unverified=allow_unverified, trust=trust
+            )
+            await stack.enter_async_context(conn)
+            servers[env.spec.name] = McpServer(conn, env)
+        return await _play_all(
+            tasks,
+            servers,
+            agent_factory,
+            user_factory,
+            judge_factory,
+            trials,
+            concurrency,
+            settings,
+            progress,
+        )
+
+
+async def _play_all(
+    tasks: list[EvalTask],
+    servers: dict[str, Server],
+    agent_factory: AgentFactory,
+    user_factory: UserFactory,
+    judge_factory: Callable[[], ClaimJudge | None],
+    trials: int,
+    concurrency: int,
+    settings: EpisodeSettings,
+    progress: Callable[[int, int], None] | None,
+) -> list[EvalResult]:
     todo = [(t, k) for t in tasks for k in range(trials)]
     results: list[EvalResult | None] = [None] * len(todo)
     limiter = anyio.CapacityLimiter(max(1, concurrency))
