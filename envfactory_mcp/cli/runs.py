@@ -83,6 +83,20 @@ def rollout(
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     servers_dir: ServersDir = Path("generated_servers"),
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="Where episodes run: local (this process) or ray (a Ray cluster; pip install "
+            "'envfactory-mcp[ray]'). A run may resume on either."
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to join with --backend ray: auto (this machine's, from ray start) or "
+            "host:port; default: a private local cluster for the run."
+        ),
+    ] = None,
 ) -> None:
     """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable).
 
@@ -92,6 +106,8 @@ def rollout(
     from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig
     from envfactory_mcp.host.rollout import rollout as run_rollout
 
+    if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+        raise fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
     if agent not in AGENTS or user not in USERS or transport not in ("stdio", "http", "memory"):
         raise fail(
             EnvFactoryError(
@@ -140,6 +156,8 @@ def rollout(
         allow_unverified=allow_unverified,
         trust=trust,
         http_token=http_token,
+        backend=backend,
+        ray_address=address,
     )
     try:
         from envfactory_mcp.packages import check_served, ensure_shipped

@@ -23,6 +23,7 @@ import anyio
 from pydantic_core import PydanticSerializationError
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.host.backends import BACKENDS, import_ray, run_ray
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode, score_record
 from envfactory_mcp.host.launch import package_spec
@@ -32,6 +33,8 @@ from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
 
 AGENTS = ("demonstrator", "oracle", "noop", "random", "llm")
+# Keys a run may change when it resumes: how it runs, not what it records.
+RESUMABLE_KEYS = ("concurrency", "backend", "ray_address")
 USERS = ("scripted", "llm")
 
 
@@ -69,6 +72,11 @@ class RolloutConfig:
     # Bearer token for servers reached over HTTP beyond loopback (``serve --auth-token``).
     # A secret, not configuration: never written to the metadata.
     http_token: str | None = field(default=None, repr=False)
+    # Where episodes run (``host.backends``): "local" (this process) or "ray" (a Ray
+    # cluster at ``ray_address``: None starts a private one, "auto" joins this machine's).
+    # Recorded, but a run may resume on another backend: the records are the same.
+    backend: str = "local"
+    ray_address: str | None = None
 
     def metadata(self, run_id: str) -> dict[str, Any]:
         """What a resumed run must match: the configuration and the exact task file."""
@@ -177,7 +185,11 @@ async def rollout(
         Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified, trust=config.trust
     )
     tasks = load_tasks(config)
-    with RunStore.open(run_dir, config.metadata(run_id)) as store:
+    if config.backend not in BACKENDS:
+        raise EnvFactoryError(f"unknown backend {config.backend!r}: use one of {', '.join(BACKENDS)}")
+    if config.backend == "ray":
+        import_ray()  # refused before any run directory exists
+    with RunStore.open(run_dir, config.metadata(run_id), resumable_keys=RESUMABLE_KEYS) as store:
         return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
 
 
@@ -190,14 +202,15 @@ async def _roll(
     agent_factory: Callable[[RolloutConfig, Task], Agent],
     user_factory: Callable[[RolloutConfig, Task], UserSimulator],
 ) -> dict[str, Any]:
-    from envfactory_mcp.scoring.passk import summarize
-
     done = store.done_keys()
     todo = [
         (task, trial) for trial in range(config.trials) for task in tasks if (task.task_id, trial) not in done
     ]
     rng = random.Random(f"order:{config.seed}")
     rng.shuffle(todo)  # trials of one task spread over time, so a slow task does not stall a block
+    if config.backend == "ray":
+        await run_ray(config, run_id, tasks, todo, store, progress, agent_factory, user_factory)
+        return _summarize(store, run_id)
     servers = _Servers(config)
     gold = GoldCache()
     episode_config = EpisodeConfig(
@@ -246,6 +259,12 @@ async def _roll(
             with anyio.CancelScope(shield=True):
                 for conn in servers.conns.values():
                     await conn.shutdown()
+    return _summarize(store, run_id)
+
+
+def _summarize(store: Any, run_id: str) -> dict[str, Any]:
+    from envfactory_mcp.scoring.passk import summarize
+
     records = store.records()
     summary = summarize(records)
     summary["harness_failures"] = harness_failures(records)
