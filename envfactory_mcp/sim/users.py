@@ -30,6 +30,15 @@ ACKNOWLEDGE = "Okay, thank you."
 EMAIL_CUES = ("email", "e-mail")
 NAME_ZIP_CUES = ("name", "zip", "postcode", "postal code")
 IDENTITY_CUES = (*EMAIL_CUES, *NAME_ZIP_CUES, "account", "who you are", "verify", "authenticate")
+# The agent says it handed the user to a person: "transferred you to a human agent", "handed
+# your case to a representative". Money transfers, which banking agents talk about all the
+# time, are not hand-offs.
+HANDOFF = re.compile(
+    r"\b(?:transferr?(?:ed|ing)?|hand(?:ed|ing)?|pass(?:ed|ing)?|connect(?:ed|ing)?|escalat(?:ed|ing))\b"
+    r"[^.!?]{0,60}?\b(?:to|with)\s+(?:a|an|our|the)?\s*(?:human|live|real)?\s*"
+    r"(?:human|agent|representative|colleague|specialist|person|team)\b",
+    re.IGNORECASE,
+)
 CONFIRM_CUES = (
     "confirm",
     "shall i",
@@ -154,7 +163,7 @@ class ScriptedUser:
     """A deterministic rule-based user, checked in this order on the agent's last text:
 
     1. ``view.goal_met()`` -> thanks and ``###STOP###``;
-    2. "transfer" mentioned -> ``###TRANSFER###``;
+    2. a hand-off to a person announced (``HANDOFF``) -> ``###TRANSFER###``;
     3. identity asked (email, name, zip, account, verify, ... in the agent's question,
        or anywhere in a text that asks nothing) -> the identity facts asked for and not
        yet given (email, or name and zip; all of them when the request does not say
@@ -207,7 +216,7 @@ class ScriptedUser:
             return UserTurn(GOAL_MET_REPLY)
         text = last_agent_text(messages)
         lowered = text.lower()
-        if "transfer" in lowered:
+        if HANDOFF.search(text):
             return UserTurn(TRANSFER)
         writes = view.writes_done()
         if writes > self._writes:
@@ -249,16 +258,19 @@ class ScriptedUser:
         return self._nudge(task)
 
     def _identity_asked(self, facts: list[Fact], lowered: str) -> list[int]:
-        """Indices of the identity facts the text asks for ([] when it asks for none)."""
-        if not any(cue in lowered for cue in IDENTITY_CUES):
-            return []
+        """Indices of the identity facts the text asks for ([] when it asks for none): by
+        the usual cues (email; name and zip), or by a fact's own label ("date of birth",
+        "ssn last four"), so a service that verifies people otherwise is answered too."""
         identity = [i for i, f in enumerate(facts) if f.kind == "identity"]
+        named = [i for i in identity if _words(fact_label(facts[i])) <= _words(lowered)]
+        if not any(cue in lowered for cue in IDENTITY_CUES):
+            return named
         email = [i for i in identity if "email" in facts[i].key]
         name_zip = [i for i in identity if i not in email]
         asked = (email if any(c in lowered for c in EMAIL_CUES) else []) + (
             name_zip if any(c in lowered for c in NAME_ZIP_CUES) else []
         )
-        return sorted(asked) or identity
+        return sorted(set(asked) | set(named)) or identity
 
     def _progress(self) -> None:
         self._given = set()

@@ -263,8 +263,9 @@ def build_scenario(
             facts.append(fact)
 
     def typed(key: str, kind: FactKind, value: Any, goal: int) -> None:
-        """A fact the user states as is: the value itself is what must appear."""
-        text = str(value)
+        """A fact the user states as is: the value itself is what must appear (a whole
+        number as a person says it: 6000, not 6000.0; values are compared by number)."""
+        text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
         add(
             Fact(
                 key=key,

@@ -176,11 +176,33 @@ async def test_scripted_user_progress_resets_the_nudge_budget(tasks):
     assert (await user.reply(said("Okay."), view)).stop_token == STOP
 
 
-async def test_scripted_user_says_transfer_when_transferred(tasks):
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have transferred you to a human agent.",
+        "I've handed your case to a human agent, who will get in touch with you.",
+        "Transferring you to a specialist now.",
+    ],
+)
+async def test_scripted_user_says_transfer_when_transferred(tasks, text: str):
     user = ScriptedUser()
     user.start(tasks[0])
-    reply = await user.reply(said("I have transferred you to a human agent."), FakeView())
+    reply = await user.reply(said(text), FakeView())
     assert reply.stop_token == TRANSFER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I will transfer $500 from checking to savings. Shall I go ahead?",
+        "The transfer to your savings is done.",
+    ],
+)
+async def test_a_money_transfer_is_not_a_hand_off(tasks, text: str):
+    user = ScriptedUser()
+    user.start(tasks[0])
+    reply = await user.reply(said(text), FakeView())
+    assert reply.stop_token != TRANSFER
 
 
 # ---------------------------------------------------------------- LLM user over HTTP
