@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ import anyio
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
+from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, openai_tools, run_episode
 from envfactory_mcp.llm import ToolCall
 from envfactory_mcp.sim.types import AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
@@ -106,6 +107,31 @@ class EnvFactoryServers:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def describe_server(
+    env: str, transport: Transport, servers_dir: Path, url: str | None = None, **conn: Any
+) -> tuple[str, list[dict[str, Any]]]:
+    """The environment's policy text and offered tools (OpenAI format), read from its
+    server once, in a thread of its own (the caller may be inside an event loop)."""
+    found: dict[str, Any] = {}
+
+    async def read() -> None:
+        async with ServerConnection(env, transport, servers_dir, url=url, **conn) as server:
+            found["instructions"], found["tools"] = server.instructions, openai_tools([server])
+
+    def run() -> None:
+        try:
+            anyio.run(read)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            found["error"] = exc
+
+    thread = threading.Thread(target=run, name=f"describe-{env}")
+    thread.start()
+    thread.join()
+    if "error" in found:
+        raise found["error"]
+    return found["instructions"], found["tools"]
 
 
 def _fresh(conn: ServerConnection) -> ServerConnection:

@@ -24,14 +24,12 @@ Needs ``pip install envfactory-mcp[rl]``. Tested with verifiers 0.2.0: later rel
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.host.connection import ServerConnection, Transport
-from envfactory_mcp.host.episode import openai_tools
-from envfactory_mcp.rl.env import EnvFactoryEnv, EnvFactoryServers, EnvOptions
+from envfactory_mcp.host.connection import Transport
+from envfactory_mcp.rl.env import EnvFactoryEnv, EnvFactoryServers, EnvOptions, describe_server
 from envfactory_mcp.sim.types import UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
@@ -43,33 +41,6 @@ except ImportError as exc:  # pragma: no cover - depends on the extra
     ) from exc
 
 STATE_KEY = "envfactory"
-
-
-def describe_server(
-    env: str, transport: Transport, servers_dir: Path, url: str | None = None, **conn: Any
-) -> tuple[str, list[dict[str, Any]]]:
-    """The environment's policy text and offered tools (OpenAI format), read from its
-    server once, in a thread of its own (the caller may be inside an event loop)."""
-    import anyio
-
-    found: dict[str, Any] = {}
-
-    async def read() -> None:
-        async with ServerConnection(env, transport, servers_dir, url=url, **conn) as server:
-            found["instructions"], found["tools"] = server.instructions, openai_tools([server])
-
-    def run() -> None:
-        try:
-            anyio.run(read)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
-            found["error"] = exc
-
-    thread = threading.Thread(target=run, name=f"describe-{env}")
-    thread.start()
-    thread.join()
-    if "error" in found:
-        raise found["error"]
-    return found["instructions"], found["tools"]
 
 
 def _to_openai(message: Any) -> dict[str, Any]:

@@ -1,0 +1,310 @@
+"""verl multi-turn RL over envfactory servers: a tool config, a dataset, a reward function.
+
+    from envfactory_mcp.rl.verl_adapter import write_verl_files
+    write_verl_files("retail", "tasks.jsonl", "verl_retail/")   # tools.yaml, train.parquet, ...
+
+then, in verl's trainer configuration::
+
+    actor_rollout_ref.rollout.multi_turn.enable=true
+    actor_rollout_ref.rollout.multi_turn.tool_config_path=verl_retail/tools.yaml
+    actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent
+    data.train_files=verl_retail/train.parquet
+    reward.custom_reward_function.path=<this file>  reward.custom_reward_function.name=compute_score
+
+*Tools* (``tools.yaml``): one native tool per environment tool, each an
+``EnvFactoryTool`` (verl's ``BaseTool``) with the tool's own OpenAI schema. verl's
+``ToolAgentLoop`` creates and releases a tool instance around every call, so the episode
+is keyed by the trajectory (``agent_data.request_id``): its first call opens an MCP session
+on the environment's server (``control.reset``, in the rollout worker's process, the
+server in-process or a stdio subprocess), every call runs in it, and what the episode did
+(calls, results, the state hash after each call) goes into ``agent_data.extra_fields``,
+which verl hands to the reward function as part of ``extra_info``.
+
+*Dataset* (``train.parquet``): one row per task in verl's RL format (the same columns as
+``envfactory-mcp export --format verl``, plus ``agent_name: tool_agent`` and the paths the
+reward needs).
+
+*Reward* (``compute_score``): our scorer on the episode: the state the tools left (the
+final state hash; no call means the seed), the tool calls as executed and the decoded
+response as the agent's final text (claims), against the task's gold; the same parts and
+product as a rollout's reward.
+
+*Simulated user*: verl 0.9 removed interactions (``ToolAgentLoop`` ends when the model
+stops calling tools and has no user turns), so there the episode is the agent's tool use
+from the opening message; the rows keep ``interaction_kwargs`` for verl releases that
+have ``verl.interactions``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections import OrderedDict
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from envfactory_mcp.host.connection import Transport
+from envfactory_mcp.rl.env import EnvFactoryServers
+from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
+from envfactory_mcp.tasks.model import Task, read_tasks
+from envfactory_mcp.trajectories.export import USER_INTERACTION
+
+STATE_KEY = "envfactory"
+TOOL_CLASS = "envfactory_mcp.rl.verl_adapter.EnvFactoryTool"
+
+try:  # verl is optional: the files can be written without it
+    from verl.tools.base_tool import BaseTool  # type: ignore[import-not-found,unused-ignore]
+    from verl.tools.schemas import ToolResponse  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - depends on the extra
+    BaseTool = object  # type: ignore[misc,assignment,unused-ignore]
+    ToolResponse = None  # type: ignore[misc,assignment,unused-ignore]
+
+
+# ---------------------------------------------------------------- files
+
+
+def tool_config(
+    env: str, tools: list[dict[str, Any]], servers_dir: str, transport: Transport = "memory"
+) -> dict[str, Any]:
+    """verl's tool configuration (``tools:`` list of native tools) for ``tools``."""
+    config = {"type": "native", "env": env, "servers_dir": str(servers_dir), "transport": transport}
+    return {
+        "tools": [{"class_name": TOOL_CLASS, "config": dict(config), "tool_schema": tool} for tool in tools]
+    }
+
+
+def dataset_rows(
+    tasks: list[Task],
+    system_prompt: str | None,
+    tool_names: list[str],
+    tasks_path: str,
+    servers_dir: str,
+    reward_basis: tuple[str, ...] = ("state", "claims"),
+) -> list[dict[str, Any]]:
+    """One verl RL row per task."""
+    rows = []
+    for index, task in enumerate(tasks):
+        create = {
+            "env": task.env,
+            "task_id": task.task_id,
+            "initial_state_hash": task.initial_state.state_hash,
+        }
+        system = [{"role": "system", "content": system_prompt}] if system_prompt else []
+        rows.append(
+            {
+                "data_source": f"envfactory/{task.env}",
+                "agent_name": "tool_agent",
+                "prompt": [*system, {"role": "user", "content": task.user_scenario.opening_message}],
+                "ability": "tool_use",
+                "reward_model": {
+                    "style": "rule",
+                    "ground_truth": {"gold_state_hash": task.gold.final_state_hash, "task_id": task.task_id},
+                },
+                "extra_info": {
+                    "index": index,
+                    "task_id": task.task_id,
+                    "env": task.env,
+                    "tasks_path": str(tasks_path),
+                    "servers_dir": str(servers_dir),
+                    "reward_basis": list(reward_basis),
+                    "need_tools_kwargs": True,
+                    "tools_kwargs": {name: {"create_kwargs": dict(create)} for name in tool_names},
+                    "interaction_kwargs": {"name": USER_INTERACTION, "task_id": task.task_id},
+                },
+            }
+        )
+    return rows
+
+
+def write_verl_files(
+    env: str,
+    tasks_path: str,
+    out_dir: str | Path,
+    servers_dir: str = "generated_servers",
+    transport: Transport = "memory",
+    reward_basis: tuple[str, ...] = ("state", "claims"),
+) -> dict[str, Path]:
+    """Write ``tools.yaml``, ``train.parquet`` (and ``train.jsonl``) for ``env``'s tasks."""
+    import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    import yaml  # type: ignore[import-untyped,unused-ignore]
+
+    from envfactory_mcp.rl.env import describe_server
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = [t for t in read_tasks(tasks_path) if t.env == env]
+    instructions, tools = describe_server(env, transport, Path(servers_dir))
+    paths = {"tools": out / "tools.yaml", "parquet": out / "train.parquet", "jsonl": out / "train.jsonl"}
+    paths["tools"].write_text(
+        yaml.safe_dump(tool_config(env, tools, str(Path(servers_dir).resolve()), transport), sort_keys=False),
+        encoding="utf-8",
+    )
+    rows = dataset_rows(
+        tasks,
+        instructions,
+        [t["function"]["name"] for t in tools],
+        str(Path(tasks_path).resolve()),
+        str(Path(servers_dir).resolve()),
+        reward_basis,
+    )
+    pd.DataFrame(rows).to_parquet(paths["parquet"])
+    paths["jsonl"].write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+    )
+    return paths
+
+
+# ---------------------------------------------------------------- the tool
+
+_SERVERS: dict[tuple[str, str, str], EnvFactoryServers] = {}
+# trajectory -> (connection's server, session): sessions open in this process, oldest first
+_OPEN: OrderedDict[str, tuple[Any, str]] = OrderedDict()
+MAX_OPEN_SESSIONS = 800  # under the server's 1,000 keys per connection: the oldest is ended past it
+
+
+def _servers(env: str, transport: str, servers_dir: str) -> EnvFactoryServers:
+    key = (env, transport, servers_dir)
+    if key not in _SERVERS:
+        _SERVERS[key] = EnvFactoryServers([env], transport=transport, servers_dir=servers_dir)  # type: ignore[arg-type]
+    return _SERVERS[key]
+
+
+class EnvFactoryTool(BaseTool):  # type: ignore[misc,valid-type,unused-ignore]
+    """One environment tool for verl's ``ToolAgentLoop``, run over MCP in the trajectory's
+    session (see the module doc)."""
+
+    def __init__(self, config: dict[str, Any], tool_schema: Any) -> None:
+        super().__init__(config, tool_schema)
+        self.env = str(config["env"])
+        self.servers_dir = str(config.get("servers_dir", "generated_servers"))
+        self.transport = str(config.get("transport", "memory"))
+        self._created: dict[str, dict[str, Any]] = {}
+
+    async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, Any]:
+        instance_id = instance_id or secrets.token_hex(8)
+        self._created[instance_id] = dict(kwargs.get("create_kwargs") or {})
+        return instance_id, ToolResponse()
+
+    async def execute(
+        self, instance_id: str, parameters: dict[str, Any], **kwargs: Any
+    ) -> tuple[Any, float, dict[str, Any]]:
+        create = self._created.get(instance_id, {})
+        agent_data = kwargs.get("agent_data")
+        trajectory = str(getattr(agent_data, "request_id", None) or instance_id)
+        fields = getattr(agent_data, "extra_fields", None)
+        extra: dict[str, Any] = fields if isinstance(fields, dict) else {}  # the same dict: verl reads it
+        conn = await _servers(self.env, self.transport, self.servers_dir).get(self.env)
+        episode = extra.get(STATE_KEY)
+        if episode is None or trajectory not in _OPEN:
+            session = f"verl/{create.get('task_id', '')}/{trajectory}/{secrets.token_urlsafe(12)}"
+            initial = await conn.reset(session)
+            episode = extra[STATE_KEY] = {
+                "env": self.env,
+                "task_id": create.get("task_id"),
+                "initial_state_hash": initial,
+                "final_state_hash": initial,
+                "calls": [],
+            }
+            _OPEN[trajectory] = (conn, session)
+            while len(_OPEN) > MAX_OPEN_SESSIONS:
+                old_conn, old_session = _OPEN.popitem(last=False)[1]
+                await old_conn.end(old_session)
+        session = _OPEN[trajectory][1]
+        result = await conn.call(self.name, parameters, session)
+        text = f"{TOOL_ERROR_PREFIX} {result.text}" if result.is_error else result.text
+        episode["calls"].append({"name": self.name, "arguments": parameters, "content": text})
+        episode["final_state_hash"] = await conn.state_hash(session)
+        return ToolResponse(text=text), 0.0, {"is_error": result.is_error}
+
+    async def release(self, instance_id: str, **kwargs: Any) -> None:
+        self._created.pop(instance_id, None)
+
+
+# ---------------------------------------------------------------- the reward
+
+
+@cache
+def _tasks(tasks_path: str) -> dict[str, Task]:
+    return {t.task_id: t for t in read_tasks(tasks_path)}
+
+
+@cache
+def _spec(servers_dir: str, env: str) -> Any:
+    from envfactory_mcp.host.launch import package_spec
+
+    return package_spec(Path(servers_dir), env)
+
+
+def episode_messages(task: Task, episode: dict[str, Any] | None, final_text: str) -> list[dict[str, Any]]:
+    """The conversation the scorer reads: the opening, each tool call as executed and its
+    result, then the agent's final text."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": task.user_scenario.opening_message}]
+    for index, call in enumerate((episode or {}).get("calls", [])):
+        call_id = f"call_{index}"
+        arguments = json.dumps(call["arguments"], ensure_ascii=False)
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": call["name"], "arguments": arguments},
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {"role": "tool", "tool_call_id": call_id, "name": call["name"], "content": call["content"]}
+        )
+    messages.append({"role": "assistant", "content": final_text})
+    return messages
+
+
+def compute_score(
+    data_source: str,
+    solution_str: str,
+    ground_truth: dict[str, Any],
+    extra_info: dict[str, Any] | None = None,
+    **kwargs: Any,
+) -> float:
+    """verl's custom reward function: the episode's reward from envfactory's scorer."""
+    from envfactory_mcp.scoring.reward import reward_from, score_episode
+
+    info = extra_info or {}
+    task = _tasks(str(info["tasks_path"]))[str(ground_truth["task_id"])]
+    episode = info.get(STATE_KEY)
+    final = episode["final_state_hash"] if episode else task.initial_state.state_hash
+    basis = tuple(info.get("reward_basis") or ("state", "claims"))
+    spec = _spec(str(info["servers_dir"]), task.env) if info.get("servers_dir") else None
+    parts = score_episode(
+        task,
+        episode_messages(task, episode, solution_str),
+        final,
+        str(ground_truth["gold_state_hash"]),
+        basis=basis,
+        spec=spec,
+    )
+    return float(reward_from(parts))
+
+
+async def close_sessions() -> None:
+    """End every session this process opened and close its servers (tests, shutdown)."""
+    while _OPEN:
+        conn, session = _OPEN.popitem(last=False)[1]
+        await conn.end(session)
+    for servers in _SERVERS.values():
+        await servers.close()
+    _SERVERS.clear()
+
+
+__all__ = [
+    "EnvFactoryTool",
+    "close_sessions",
+    "compute_score",
+    "dataset_rows",
+    "tool_config",
+    "write_verl_files",
+]

@@ -1,0 +1,105 @@
+"""The verl files, loaded by verl's own classes (CPU only): the tool config through
+``initialize_tools_from_config``, the dataset through ``RLHFDataset``, the reward function
+through ``get_custom_reward_fn``; then the oracle's calls through the loaded tools, with
+verl's ``AgentData``, score 1.0 and no calls 0. Needs verl (``pip install verl``; see the
+``rl`` extra's note)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+from paths import SERVERS_DIR
+
+from envfactory_mcp.env import Environment
+from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
+from envfactory_mcp.tasks.generate import generate_tasks
+from envfactory_mcp.tasks.model import read_tasks, write_tasks
+
+pytest.importorskip("verl", reason="verl is not installed: pip install verl (CPU wheels work)")
+pytestmark = pytest.mark.slow  # builds retail and its tasks
+
+
+@pytest.fixture(scope="module")
+def tasks_file(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    made, _ = generate_tasks(retail_env, 4, seed=21)
+    path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
+    write_tasks([t for t in made if t.gold.actions][:2], path)
+    return path
+
+
+def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path: Path):
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.tool_agent_loop import AgentData
+    from verl.tools.tool_registry import initialize_tools_from_config
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    from verl.utils.dataset.rl_dataset import RLHFDataset
+
+    from envfactory_mcp.rl import verl_adapter
+    from envfactory_mcp.rl.verl_adapter import EnvFactoryTool, close_sessions, write_verl_files
+
+    paths = write_verl_files("retail", str(tasks_file), tmp_path / "verl", servers_dir=str(SERVERS_DIR))
+    tools = {t.name: t for t in initialize_tools_from_config(str(paths["tools"]))}
+    assert tools and all(isinstance(t, EnvFactoryTool) for t in tools.values())
+
+    config = OmegaConf.create(
+        {"prompt_key": "prompt", "filter_overlong_prompts": False, "max_prompt_length": 4096}
+    )
+    dataset = RLHFDataset(data_files=[str(paths["parquet"])], tokenizer=None, config=config)
+    assert len(dataset) == 2
+    tasks = read_tasks(tasks_file)
+    rows = [dataset[i] for i in range(2)]
+    assert rows[0]["extra_info"]["task_id"] == tasks[0].task_id
+    assert set(rows[0]["tools_kwargs"]) == set(tools)
+    assert rows[0]["raw_prompt"][-1]["content"] == tasks[0].user_scenario.opening_message
+
+    reward_config = OmegaConf.create(
+        {"reward": {"custom_reward_function": {"path": verl_adapter.__file__, "name": "compute_score"}}}
+    )
+    compute_score = get_custom_reward_fn(reward_config)
+    assert compute_score is not None
+
+    async def play(row: dict, calls: list) -> dict:
+        agent_data = AgentData(
+            messages=list(row["raw_prompt"]),
+            image_data=[],
+            video_data=[],
+            audio_data=None,
+            mm_processor_kwargs=None,
+            metrics={},
+            request_id=f"req-{row['extra_info']['task_id']}",
+            tools_kwargs=row["tools_kwargs"],
+        )
+        for name, arguments in calls:  # what ToolAgentLoop._call_tool does for each call
+            tool = tools[name]
+            instance, _ = await tool.create(create_kwargs=row["tools_kwargs"][name]["create_kwargs"])
+            response, _, _ = await tool.execute(instance, arguments, agent_data=agent_data)
+            assert response.text and not response.text.startswith("Error")
+            await tool.release(instance)
+        return agent_data.extra_fields
+
+    async def main() -> tuple[dict, dict]:
+        try:
+            solved = await play(rows[0], [(a.name, a.arguments) for a in tasks[0].gold.actions])
+            idle = await play(rows[1], [])
+            return solved, idle
+        finally:
+            await close_sessions()
+
+    solved, idle = anyio.run(main)
+
+    def score(row: dict, fields: dict, text: str) -> float:
+        extra_info = {**row["extra_info"], **fields}  # as verl's reward manager merges tool_extra_fields
+        json.dumps(extra_info)  # what the rollout hands over is plain data
+        return compute_score(
+            data_source=row["data_source"],
+            solution_str=text,
+            ground_truth=row["reward_model"]["ground_truth"],
+            extra_info=extra_info,
+        )
+
+    assert score(rows[0], solved, closing_message(tasks[0])) == 1.0
+    assert score(rows[0], solved, "Done.") < 1.0 or not tasks[0].gold.claims  # claims count
+    assert score(rows[1], idle, NOOP_MESSAGE) == 0.0
