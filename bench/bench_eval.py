@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from envfactory_mcp.env import Environment
 from envfactory_mcp.eval.agents import CoinFlipAgent
 from envfactory_mcp.eval.compose import EvalTask, LinkedComposer
-from envfactory_mcp.eval.demo_envs import linked_envs
+from envfactory_mcp.eval.demo_envs import SHARED_ENTITIES, linked_envs
 from envfactory_mcp.eval.report import summarize
 from envfactory_mcp.eval.runner import EpisodeSettings, EvalResult, run_eval
 from envfactory_mcp.sim.agents import NoopAgent, OracleAgent
@@ -70,7 +70,7 @@ def main() -> None:
     for servers in (1, 3, 10):
         envs = linked_envs(servers)
         t0 = time.perf_counter()
-        tasks = LinkedComposer(envs, seed=0).compose(args.tasks)
+        tasks = LinkedComposer(envs, seed=0, shared_entities=SHARED_ENTITIES).compose(args.tasks)
         compose_s = time.perf_counter() - t0
         rates: dict[str, float] = {}
         check: dict[str, float] = {}

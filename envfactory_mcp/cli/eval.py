@@ -43,6 +43,14 @@ def eval_command(
     ] = None,
     trials: Annotated[int, typer.Option(min=1, help="Episodes per task.")] = 1,
     seed: Annotated[int, typer.Option(help="Task and agent seed.")] = 0,
+    shared_entities: Annotated[
+        str | None,
+        typer.Option(
+            help="Entity types whose ids mean the same thing on every server (e.g. customer,invoice):"
+            " only these cross servers. Default: the demo servers' own, else none (then a task"
+            " is several requests, one per server)."
+        ),
+    ] = None,
     max_chain: Annotated[int, typer.Option(min=2, max=8, help="Longest chain of needed tools.")] = 4,
     max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
@@ -85,6 +93,9 @@ def eval_command(
         concurrency=concurrency,
         tasks_path=str(tasks) if tasks else None,
         transport=transport,
+        shared_entities=None
+        if shared_entities is None
+        else [e.strip() for e in shared_entities.split(",") if e.strip()],
         servers_dir=str(servers_dir),
     )
     try:

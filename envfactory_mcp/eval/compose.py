@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,7 @@ class _Server:
     toolbox: Toolbox
     tools: dict[str, ToolSpec]
     oracle: Any
+    helpers: frozenset[str] = frozenset()  # utilities, the calculator, the hand-off: never a step
 
 
 @dataclass
@@ -181,7 +183,10 @@ class Rejected(Exception):
 class LinkedComposer:
     """Builds ``EvalTask`` s over several environments (deterministic for a seed)."""
 
-    def __init__(self, envs: list[Environment], seed: int = 0) -> None:
+    def __init__(self, envs: list[Environment], seed: int = 0, shared_entities: Iterable[str] = ()) -> None:
+        """``shared_entities``: entity types that mean the same thing on every server (the
+        same ``customer`` id is the same customer); only their values cross servers, as in
+        the tool graph (``graph.build``). Other entities link steps of one server only."""
         from envfactory_mcp.tasks.oracle import Oracle
 
         if not envs:
@@ -192,8 +197,11 @@ class LinkedComposer:
             raise EnvFactoryError(f"server names must be distinct and hold no '{SEP}': {names}")
         self.seed = seed
         self.order = names
+        self.shared = frozenset(shared_entities)
         self.servers = {
-            e.spec.name: _Server(e, e.toolbox(), {t.name: t for t in e.spec.tools}, Oracle(e, seed=seed))
+            e.spec.name: _Server(
+                e, e.toolbox(), {t.name: t for t in e.spec.tools}, Oracle(e, seed=seed), _helpers(e)
+            )
             for e in envs
         }
         # Whether some server's output entity is another server's parameter entity.
@@ -210,7 +218,7 @@ class LinkedComposer:
             for p in t.params.values()
             if p.entity and not p.user_provided
         }
-        self.linked = any(a != b and e == f for a, e in made for b, f in wanted)
+        self.linked = any(a != b and e == f and e in self.shared for a, e in made for b, f in wanted)
 
     # -------------------------------------------------------------- public
 
@@ -246,7 +254,8 @@ class LinkedComposer:
         return [
             name
             for name, tool in tools.items()
-            if tool.input_schema.get("properties")
+            if name not in self.servers[server].helpers
+            and tool.input_schema.get("properties")
             and all(p.user_provided or p.entity is None for p in tool.params.values())
             and self.servers[server].oracle.viable(name)
         ]
@@ -297,11 +306,17 @@ class LinkedComposer:
                     shown.setdefault(entity, []).append((i, path, value, words))
         candidates: list[tuple[int, str, str]] = []
         for server in self.order:
+            if server not in used_servers and not self._fits(used_servers, server):
+                continue
             for name, tool in self.servers[server].tools.items():
-                if (server, name) in used_tools or (server, name) in wrote:
+                if (
+                    (server, name) in used_tools
+                    or (server, name) in wrote
+                    or name in self.servers[server].helpers
+                ):
                     continue
                 needs = {p: ps.entity for p, ps in tool.params.items() if ps.entity and not ps.user_provided}
-                if not needs or any(e not in shown for e in needs.values()):
+                if not needs or any(not self._options(shown, steps, str(e), server) for e in needs.values()):
                     continue
                 # Prefer new servers, and a write to end a chain (reads before it).
                 write_first = (tool.effect == "write") == last
@@ -312,7 +327,7 @@ class LinkedComposer:
         if not candidates and not self.linked and len(used_servers) < len(self.order):
             # Servers that share no entity: the user asks for something on another server too.
             for server in self.order:
-                if server not in used_servers and self._starters(server):
+                if server not in used_servers and self._fits(used_servers, server) and self._starters(server):
                     starter = rng.choice(self._starters(server))
                     args = rng.choice(self.servers[server].oracle.viable(starter))
                     try:
@@ -341,7 +356,7 @@ class LinkedComposer:
             linked: dict[str, tuple[int, str, str]] = {}
             args = dict(rng.choice(pool))
             for param, entity in needs.items():
-                options = shown[str(entity)]
+                options = self._options(shown, steps, str(entity), server)
                 # Prefer values from the latest step: that is what links the chain.
                 latest = max(o[0] for o in options)
                 step_i, path, value, words = rng.choice([o for o in options if o[0] == latest] or options)
@@ -354,6 +369,17 @@ class LinkedComposer:
             except Rejected:
                 continue
         return None
+
+    def _fits(self, used: set[str], server: str) -> bool:
+        """Whether the chain may add ``server`` and still offer at most ``MAX_TOOLS`` tools."""
+        return sum(len(self.servers[s].tools) for s in used | {server}) <= MAX_TOOLS
+
+    def _options(
+        self, shown: dict[str, list[tuple[int, str, Any, str]]], steps: list[_Step], entity: str, server: str
+    ) -> list[tuple[int, str, Any, str]]:
+        """The values of ``entity`` the chain has shown that may feed a tool of ``server``."""
+        found = shown.get(entity, [])
+        return found if entity in self.shared else [o for o in found if steps[o[0]].server == server]
 
     def _run(self, sessions: dict[str, SessionDatabase], step: _Step) -> _Step:
         srv = self.servers[step.server]
@@ -493,6 +519,14 @@ class LinkedComposer:
         if labels:
             opening += " Tell me the " + ", ".join(labels) + "."
         return facts, opening
+
+
+def _helpers(env: Environment) -> frozenset[str]:
+    rules = env.spec.policy_rules
+    names = set(rules.utilities) | ({rules.calculator} if rules.calculator else set())
+    if rules.transfer:
+        names.add(rules.transfer.tool)
+    return frozenset(names)
 
 
 def _text(value: Any) -> str:

@@ -16,6 +16,7 @@ from envfactory_mcp.env import Environment, assemble_env
 from envfactory_mcp.spec import parse_spec
 
 LINKED = ("crm", "billing", "shipping")
+SHARED_ENTITIES = ("customer", "invoice")  # the same id means the same thing on every linked server
 
 
 def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:

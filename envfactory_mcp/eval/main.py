@@ -38,6 +38,9 @@ class EvalConfig:
     max_steps: int = 30
     concurrency: int = 8
     tasks_path: str | None = None  # a fixed eval set to re-run
+    # Entity types whose ids mean the same on every server (None: the demo servers' own,
+    # when every server is a demo server, else none).
+    shared_entities: list[str] | None = None
     transport: str = "local"  # local (in this process), memory or stdio (the packages over MCP)
     servers_dir: str = "generated_servers"
 
@@ -108,7 +111,14 @@ def eval_tasks(config: EvalConfig, envs: list[Environment]) -> list[EvalTask]:
     """The fixed eval set when given, else ``config.n`` new tasks over ``envs``."""
     if config.tasks_path:
         return read_eval_set(Path(config.tasks_path))
-    tasks = LinkedComposer(envs, seed=config.seed).compose(config.n, max_steps=config.max_chain)
+    from envfactory_mcp.eval import demo_envs
+
+    shared = config.shared_entities
+    if shared is None:
+        demo = all(e.spec.domain == "eval" and e.spec.name in demo_envs.LINKED for e in envs)
+        shared = list(demo_envs.SHARED_ENTITIES) if demo else []
+    composer = LinkedComposer(envs, seed=config.seed, shared_entities=shared)
+    tasks = composer.compose(config.n, max_steps=config.max_chain)
     if not tasks:
         raise EnvFactoryError(f"no cross-server task could be built over {', '.join(config.envs)}")
     return tasks

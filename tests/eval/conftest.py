@@ -6,7 +6,7 @@ import pytest
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.eval.compose import EvalTask, LinkedComposer
-from envfactory_mcp.eval.demo_envs import linked_envs
+from envfactory_mcp.eval.demo_envs import SHARED_ENTITIES, linked_envs
 
 
 @pytest.fixture(scope="session")
@@ -17,4 +17,4 @@ def linked() -> list[Environment]:
 
 @pytest.fixture(scope="session")
 def eval_tasks(linked: list[Environment]) -> list[EvalTask]:
-    return LinkedComposer(linked, seed=3).compose(16)
+    return LinkedComposer(linked, seed=3, shared_entities=SHARED_ENTITIES).compose(16)

@@ -26,6 +26,7 @@ from envfactory_mcp.eval.compose import (
     read_eval_set,
     write_eval_set,
 )
+from envfactory_mcp.eval.demo_envs import SHARED_ENTITIES
 from envfactory_mcp.eval.report import render_html, summarize, table
 from envfactory_mcp.eval.runner import EvalResult, run_eval
 from envfactory_mcp.llm import ToolCall
@@ -65,7 +66,7 @@ def test_tasks_span_linked_servers(eval_tasks: list[EvalTask], linked: list[Envi
 def test_tasks_are_deterministic_and_the_eval_set_round_trips(
     eval_tasks: list[EvalTask], linked: list[Environment], tmp_path: Path
 ) -> None:
-    again = LinkedComposer(linked, seed=3).compose(16)
+    again = LinkedComposer(linked, seed=3, shared_entities=SHARED_ENTITIES).compose(16)
     assert [t.model_dump() for t in again] == [t.model_dump() for t in eval_tasks]
     path = tmp_path / "eval_set.jsonl"
     digest = write_eval_set(eval_tasks, path)
