@@ -144,8 +144,11 @@ def _resource(
         with _verifying(console, imported.spec.name, len(imported.spec.tools)):
             built = emit_verified(env, output / imported.spec.name, extra_files=extra)
     except VerificationFailed as exc:
+        failures = exc.report.failures()
         console.print(
-            f"{escape(imported.spec.name)} failed verification; nothing was written", highlight=False
+            f"{escape(imported.spec.name)} failed verification ({len(failures)} failure(s)); nothing was written"
+            + (f"; first: {escape(failures[0])}" if failures else ""),
+            highlight=False,
         )
         return _summary(
             imported.spec.name, "failed", None, exc.report.failures(), imported.notes(), fidelity=fidelity
