@@ -29,10 +29,12 @@ final state hash; no call means the seed), the tool calls as executed and the de
 response as the agent's final text (claims), against the task's gold; the same parts and
 product as a rollout's reward.
 
-*Simulated user*: verl 0.9 removed interactions (``ToolAgentLoop`` ends when the model
-stops calling tools and has no user turns), so there the episode is the agent's tool use
-from the opening message; the rows keep ``interaction_kwargs`` for verl releases that
-have ``verl.interactions``.
+*Simulated user* (``interaction.yaml``): ``EnvFactoryInteraction``, verl's
+``BaseInteraction`` interface over our user simulator, for verl releases that have
+``verl.interactions`` (``multi_turn.interaction_config_path``; the rows'
+``interaction_kwargs`` select it and name the task). verl 0.9 removed interactions:
+``ToolAgentLoop`` ends when the model stops calling tools and has no user turns, so there
+the episode is the agent's tool use from the opening message, then its final text.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from envfactory_mcp.trajectories.export import USER_INTERACTION
 
 STATE_KEY = "envfactory"
 TOOL_CLASS = "envfactory_mcp.rl.verl_adapter.EnvFactoryTool"
+INTERACTION_CLASS = "envfactory_mcp.rl.verl_adapter.EnvFactoryInteraction"
 
 try:  # verl is optional: the files can be written without it
     from verl.tools.base_tool import BaseTool  # type: ignore[import-not-found,unused-ignore]
@@ -125,7 +128,8 @@ def write_verl_files(
     transport: Transport = "memory",
     reward_basis: tuple[str, ...] = ("state", "claims"),
 ) -> dict[str, Path]:
-    """Write ``tools.yaml``, ``train.parquet`` (and ``train.jsonl``) for ``env``'s tasks."""
+    """Write ``tools.yaml``, ``interaction.yaml``, ``train.parquet`` (and ``train.jsonl``)
+    for ``env``'s tasks."""
     import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
     import yaml  # type: ignore[import-untyped,unused-ignore]
 
@@ -135,7 +139,15 @@ def write_verl_files(
     out.mkdir(parents=True, exist_ok=True)
     tasks = [t for t in read_tasks(tasks_path) if t.env == env]
     instructions, tools = describe_server(env, transport, Path(servers_dir))
-    paths = {"tools": out / "tools.yaml", "parquet": out / "train.parquet", "jsonl": out / "train.jsonl"}
+    paths = {
+        "tools": out / "tools.yaml",
+        "interaction": out / "interaction.yaml",
+        "parquet": out / "train.parquet",
+        "jsonl": out / "train.jsonl",
+    }
+    paths["interaction"].write_text(
+        yaml.safe_dump(interaction_config(str(Path(tasks_path).resolve())), sort_keys=False), encoding="utf-8"
+    )
     paths["tools"].write_text(
         yaml.safe_dump(tool_config(env, tools, str(Path(servers_dir).resolve()), transport), sort_keys=False),
         encoding="utf-8",
@@ -160,6 +172,7 @@ def write_verl_files(
 _SERVERS: dict[tuple[str, str, str], EnvFactoryServers] = {}
 # trajectory -> (connection's server, session): sessions open in this process, oldest first
 _OPEN: OrderedDict[str, tuple[Any, str]] = OrderedDict()
+_EPISODES: dict[str, dict[str, Any]] = {}  # trajectory -> what its tools did (as in extra_fields)
 MAX_OPEN_SESSIONS = 800  # under the server's 1,000 keys per connection: the oldest is ended past it
 
 
@@ -207,18 +220,110 @@ class EnvFactoryTool(BaseTool):  # type: ignore[misc,valid-type,unused-ignore]
                 "calls": [],
             }
             _OPEN[trajectory] = (conn, session)
+            _EPISODES[trajectory] = episode
             while len(_OPEN) > MAX_OPEN_SESSIONS:
-                old_conn, old_session = _OPEN.popitem(last=False)[1]
+                old, (old_conn, old_session) = _OPEN.popitem(last=False)
+                _EPISODES.pop(old, None)
                 await old_conn.end(old_session)
         session = _OPEN[trajectory][1]
         result = await conn.call(self.name, parameters, session)
         text = f"{TOOL_ERROR_PREFIX} {result.text}" if result.is_error else result.text
         episode["calls"].append({"name": self.name, "arguments": parameters, "content": text})
+        read_only = next((t.read_only for t in conn.tools if t.name == self.name), True)
+        if not result.is_error and not read_only:
+            episode["writes"] = episode.get("writes", 0) + 1
         episode["final_state_hash"] = await conn.state_hash(session)
         return ToolResponse(text=text), 0.0, {"is_error": result.is_error}
 
     async def release(self, instance_id: str, **kwargs: Any) -> None:
         self._created.pop(instance_id, None)
+
+
+# ---------------------------------------------------------------- the simulated user
+
+try:  # verl releases with interactions (removed in 0.9)
+    from verl.interactions.base import BaseInteraction  # type: ignore[import-not-found,unused-ignore]
+except ImportError:
+    BaseInteraction = object  # type: ignore[misc,assignment,unused-ignore]
+
+
+def interaction_config(
+    tasks_path: str, user_model: str | None = None, user_api_base: str | None = None
+) -> dict[str, Any]:
+    """verl's interaction configuration (``interaction:`` list) naming the simulated user."""
+    config: dict[str, Any] = {"tasks_path": str(tasks_path)}
+    if user_model:
+        config.update(user_model=user_model, user_api_base=user_api_base)
+    return {"interaction": [{"name": USER_INTERACTION, "class_name": INTERACTION_CLASS, "config": config}]}
+
+
+class _TrajectoryView:
+    """What the simulated user may ask about the trajectory (``sim.types.EpisodeView``):
+    the state its tools left, read from their session in this process."""
+
+    def __init__(self, trajectory: str, task: Task, messages: list[dict[str, Any]]) -> None:
+        self.trajectory, self.task, self.messages = trajectory, task, messages
+
+    async def goal_met(self) -> bool:
+        from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
+
+        entry = _OPEN.get(self.trajectory)
+        state = await entry[0].state_hash(entry[1]) if entry else self.task.initial_state.state_hash
+        if state != self.task.gold.final_state_hash:
+            return False
+        called = {name for name, _ in agent_calls(self.messages)}
+        if any(tool not in called for tool in self.task.gold.required_calls):
+            return False
+        return not claims_communicated(self.task.gold.claims, self.messages)[1]
+
+    def writes_done(self) -> int:
+        return int(_EPISODES.get(self.trajectory, {}).get("writes", 0))
+
+
+class EnvFactoryInteraction(BaseInteraction):  # type: ignore[misc,valid-type,unused-ignore]
+    """The simulated user as a verl interaction (``BaseInteraction``'s methods): started per
+    trajectory with the row's ``interaction_kwargs`` (``task_id``), it answers the agent's
+    text with the scripted user (or ``user_model``) and ends the rollout on a stop token.
+    The trajectory id must be the one the tools see as ``agent_data.request_id``."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.name = str(config.get("name", USER_INTERACTION))
+        self._users: dict[str, tuple[Any, Task]] = {}
+
+    async def start_interaction(self, instance_id: str | None = None, **kwargs: Any) -> str:
+        instance_id = instance_id or secrets.token_hex(8)
+        task = _tasks(str(kwargs.get("tasks_path") or self.config["tasks_path"]))[str(kwargs["task_id"])]
+        user: Any
+        if self.config.get("user_model"):
+            from envfactory_mcp.llm import LiteLLMClient
+            from envfactory_mcp.sim.users import LLMUser
+
+            user = LLMUser(
+                LiteLLMClient(self.config["user_model"], api_base=self.config.get("user_api_base"))
+            )
+        else:
+            from envfactory_mcp.sim.users import ScriptedUser
+
+            user = ScriptedUser()
+        user.start(task)
+        self._users[instance_id] = (user, task)
+        return instance_id
+
+    async def generate_response(
+        self, instance_id: str, messages: list[dict[str, Any]], **kwargs: Any
+    ) -> tuple[bool, str, float, dict[str, Any]]:
+        user, task = self._users[instance_id]
+        conversation = [m for m in messages if m.get("role") != "system"]
+        reply = await user.reply(conversation, _TrajectoryView(instance_id, task, conversation))
+        return reply.stop_token is not None, reply.content, 0.0, {"stop_token": reply.stop_token}
+
+    async def calculate_score(self, instance_id: str | None = None, **kwargs: Any) -> float:
+        return 0.0  # the episode's reward is compute_score's, at the end
+
+    async def finalize_interaction(self, instance_id: str | None = None, **kwargs: Any) -> None:
+        if instance_id is not None:
+            self._users.pop(instance_id, None)
 
 
 # ---------------------------------------------------------------- the reward
@@ -295,16 +400,19 @@ async def close_sessions() -> None:
     while _OPEN:
         conn, session = _OPEN.popitem(last=False)[1]
         await conn.end(session)
+    _EPISODES.clear()
     for servers in _SERVERS.values():
         await servers.close()
     _SERVERS.clear()
 
 
 __all__ = [
+    "EnvFactoryInteraction",
     "EnvFactoryTool",
     "close_sessions",
     "compute_score",
     "dataset_rows",
+    "interaction_config",
     "tool_config",
     "write_verl_files",
 ]

@@ -38,7 +38,12 @@ def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path:
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
     from envfactory_mcp.rl import verl_adapter
-    from envfactory_mcp.rl.verl_adapter import EnvFactoryTool, close_sessions, write_verl_files
+    from envfactory_mcp.rl.verl_adapter import (
+        EnvFactoryInteraction,
+        EnvFactoryTool,
+        close_sessions,
+        write_verl_files,
+    )
 
     paths = write_verl_files("retail", str(tasks_file), tmp_path / "verl", servers_dir=str(SERVERS_DIR))
     tools = {t.name: t for t in initialize_tools_from_config(str(paths["tools"]))}
@@ -80,15 +85,38 @@ def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path:
             await tool.release(instance)
         return agent_data.extra_fields
 
-    async def main() -> tuple[dict, dict]:
+    # the simulated user, as configured (verl 0.9.1 has no loader for it: read the YAML)
+    interaction_items = OmegaConf.load(paths["interaction"]).interaction
+    assert interaction_items[0].class_name.endswith("EnvFactoryInteraction")
+    user = EnvFactoryInteraction(config=OmegaConf.to_container(interaction_items[0].config, resolve=True))
+
+    async def ask_user(row: dict, messages: list[dict]) -> tuple[bool, str]:
+        trajectory = f"req-{row['extra_info']['task_id']}"
+        kwargs = {k: v for k, v in row["interaction_kwargs"].items() if k != "name"}
+        await user.start_interaction(trajectory, **kwargs)
+        done, text, _, _ = await user.generate_response(trajectory, messages)
+        await user.finalize_interaction(trajectory)
+        return done, text
+
+    async def main() -> tuple[dict, dict, tuple[bool, str], tuple[bool, str]]:
         try:
             solved = await play(rows[0], [(a.name, a.arguments) for a in tasks[0].gold.actions])
             idle = await play(rows[1], [])
-            return solved, idle
+            opening = list(rows[0]["raw_prompt"])
+            happy = await ask_user(
+                rows[0], [*opening, {"role": "assistant", "content": closing_message(tasks[0])}]
+            )
+            waiting = await ask_user(
+                rows[1], [*rows[1]["raw_prompt"], {"role": "assistant", "content": NOOP_MESSAGE}]
+            )
+            return solved, idle, happy, waiting
         finally:
             await close_sessions()
 
-    solved, idle = anyio.run(main)
+    solved, idle, happy, waiting = anyio.run(main)
+    # the user is satisfied once the tools reached the gold state and the outcome was said
+    assert happy[0] and "###STOP###" in happy[1]
+    assert not waiting[0]
 
     def score(row: dict, fields: dict, text: str) -> float:
         extra_info = {**row["extra_info"], **fields}  # as verl's reward manager merges tool_extra_fields
