@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.spec import ColumnSpec, EnvSpec, ParamSpec, SeedSpec, TableSpec, ToolSpec
+from envfactory_mcp.verify.static_gate import FORBIDDEN_NAMES
 
 Kind = Literal["string", "integer", "number", "boolean", "array", "object", "json"]
 OpKind = Literal["get", "list", "create", "update", "delete", "action", "record"]
@@ -56,6 +57,20 @@ _PY_TYPES = {
 }
 JSON_KINDS = ("array", "object", "json")  # stored as JSON text
 UUID_PREFIX = "00000000-0000-4000-8000-"
+# Names no column or argument may have: the static gate refuses them in tool code (``input``,
+# ``open``, ...), and generated code needs ``ctx``, ``str`` and ``all`` as they are.
+RESERVED = frozenset(FORBIDDEN_NAMES) | {
+    "ctx",
+    "changes",
+    "str",
+    "all",
+    "dict",
+    "list",
+    "bool",
+    "int",
+    "float",
+    "Any",
+}
 
 
 class ResourceImportError(EnvFactoryError):
@@ -265,7 +280,7 @@ def snake(name: str) -> str:
     if not text or not text[0].isalpha():
         text = f"x_{text}"
     text = text[:60]
-    return f"{text}_" if keyword.iskeyword(text) or text in ("ctx", "changes") else text
+    return f"{text}_" if keyword.iskeyword(text) or text in RESERVED else text
 
 
 def singular(name: str) -> str:
@@ -693,7 +708,9 @@ def render_tools(title: str, source: str, resources: list[Resource], operations:
                 children.setdefault(f.references, []).append((r.name, f.name, r.name.replace("_", " ")))
     owned_arrays = {
         r.name: tuple(
-            (c.owned_by[1], c.name, c.parent, r.keys[0], c.keys[0]) for c in owned(r, by_name) if c.owned_by
+            (c.owned_by[1], c.name, c.parent, r.keys[0], c.keys[0], _defaults(c))
+            for c in owned(r, by_name)
+            if c.owned_by
         )
         for r in resources
         if owned(r, by_name)
@@ -715,6 +732,12 @@ def render_tools(title: str, source: str, resources: list[Resource], operations:
         unique=per_table(lambda r: tuple(f.name for f in r.fields if f.unique and f.name not in r.keys)),
         tools="".join(_function(op, by_name) for op in operations),
     )
+
+
+def _defaults(resource: Resource) -> dict[str, Any]:
+    return {
+        f.name: f.default for f in resource.fields if f.default is not None and f.name not in resource.keys
+    }
 
 
 def _annotation(schema: Schema, required: bool) -> str:

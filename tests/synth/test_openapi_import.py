@@ -1,4 +1,9 @@
-"""OpenAPI documents in six styles each become a verified server that an MCP client uses statefully."""
+"""OpenAPI documents become verified servers that an MCP client uses statefully.
+
+Six small documents in different styles, and a real-style one (``library.yaml``: version
+prefixes, wrappers, list envelopes, a search, an action, a singleton, sign-in and batch
+endpoints) are verified and used over MCP (``slow``). The constructs of real documents are
+each checked on a snippet modelled on a published API (fast: import only)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+import yaml  # type: ignore[import-untyped]
 from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
@@ -21,8 +27,6 @@ from envfactory_mcp.synth.crud import ResourceImportError
 from envfactory_mcp.synth.openapi import import_openapi
 from envfactory_mcp.synth.resource import import_resource
 from envfactory_mcp.verify.static_gate import check_tool_code
-
-pytestmark = pytest.mark.slow  # each document is verified in the sandbox and over stdio (~1.5 s)
 
 DOCS = Path(__file__).parent / "openapi"
 UUID_1 = "00000000-0000-4000-8000-000000000001"
@@ -122,6 +126,7 @@ def _server(package_dir: Path, env_name: str) -> Any:
     return importlib.import_module(f"{package_name(env_name)}.server").build_server()
 
 
+@pytest.mark.slow  # each document is verified in the sandbox and over stdio (~4 s)
 @pytest.mark.parametrize("document", sorted(SCENARIOS))
 async def test_document_becomes_a_verified_stateful_server(document: str, tmp_path: Path) -> None:
     result = await anyio.to_thread.run_sync(_build, document, tmp_path)
@@ -155,6 +160,7 @@ async def test_document_becomes_a_verified_stateful_server(document: str, tmp_pa
         assert gone.is_error and "not found" in _text(gone)
 
 
+@pytest.mark.slow
 async def test_nested_resources_are_scoped_to_their_parent(tmp_path: Path) -> None:
     imported = import_openapi(DOCS / "petstore_nested.json")
     spec = imported.spec
@@ -301,3 +307,745 @@ def test_import_is_deterministic_and_chooses_the_importer_by_suffix(tmp_path: Pa
         import_resource(plain, None, 0)
     with pytest.raises(ResourceImportError, match="unknown resource type '.txt'"):
         import_resource(tmp_path / "x.txt", None, 0)
+
+
+# --------------------------------------------------------------------------- real documents' constructs
+
+
+def api(paths: dict[str, Any], schemas: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """A minimal OpenAPI 3.1 document around ``paths``."""
+    doc: dict[str, Any] = {"openapi": "3.1.0", "info": {"title": "Snippet", "version": "1"}, "paths": paths}
+    if schemas:
+        doc["components"] = {"schemas": schemas}
+    return {**doc, **extra}
+
+
+def ok(schema: dict[str, Any], code: str = "200") -> dict[str, Any]:
+    """An operation answering ``schema`` as JSON."""
+    return {"responses": {code: {"description": "ok", "content": {"application/json": {"schema": schema}}}}}
+
+
+def sends(schema: dict[str, Any], answer: dict[str, Any] | None = None, code: str = "201") -> dict[str, Any]:
+    """An operation with a JSON request body (answering ``answer``, or nothing)."""
+    op = ok(answer, code) if answer is not None else {"responses": {"204": {"description": "done"}}}
+    return {**op, "requestBody": {"content": {"application/json": {"schema": schema}}}}
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def param(name: str, schema: dict[str, Any] | None = None, where: str = "path") -> dict[str, Any]:
+    return {"name": name, "in": where, "required": where == "path", "schema": schema or {"type": "string"}}
+
+
+def tools(imported: Any) -> dict[str, Any]:
+    return {t.name: t for t in imported.spec.tools}
+
+
+def inputs(tool: Any) -> tuple[set[str], set[str]]:
+    """(argument names, required argument names) of a tool."""
+    return set(tool.input_schema["properties"]), set(tool.input_schema["required"])
+
+
+PET = {
+    "type": "object",
+    "required": ["id", "name"],
+    "properties": {
+        "id": {"type": "integer", "readOnly": True},
+        "name": {"type": "string"},
+        "status": {"type": "string", "enum": ["available", "pending", "sold"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
+
+def test_one_unmodellable_part_never_aborts_the_document() -> None:
+    doc = api(
+        {
+            "/pets": {"get": ok({"type": "array", "items": ref("Pet")}), "head": {"responses": {"200": {}}}},
+            "/pets/{petId}": {"parameters": [param("petId", {"type": "integer"})], "get": ok(ref("Pet"))},
+            "/remote": {"get": ok({"$ref": "https://example.com/schemas.yaml#/Thing"})},
+            "/broken": {"get": ok({"$ref": "#/components/schemas/Missing"})},
+        },
+        {"Pet": PET, "Unused": {"type": "object"}},
+    )
+    imported = import_openapi(doc)
+    assert set(tools(imported)) == {"list_pets", "get_pet"}
+    ignored = {i.where: i for i in imported.ignored}
+    assert ignored["#/paths/~1pets/head"].kind == "operation"
+    assert "remote $ref" in ignored["#/paths/~1remote/get"].reason
+    assert "points at nothing" in ignored["#/paths/~1broken/get"].reason
+    assert ignored["#/components/schemas/Unused"].reason == "not used by any served operation"
+    assert imported.coverage.operations == 5 and imported.coverage.served == 2
+    assert imported.coverage.fields_kept >= 3
+
+
+def test_version_prefixes_and_server_base_paths_are_not_resources() -> None:
+    user = {"type": "object", "properties": {"username": {"type": "string"}, "uuid": {"type": "string"}}}
+    doc = api(
+        {
+            "/2.0/users/{username}": {"parameters": [param("username")], "get": ok(ref("User"))},
+            "/v1/repositories/{slug}": {"parameters": [param("slug")], "get": ok({"type": "object"})},
+            "/api/v2/teams": {"get": ok({"type": "array", "items": {"type": "object"}})},
+            "/2010-04-01/Accounts.json": {"get": ok({"type": "object", "properties": {"accounts": {}}})},
+        },
+        {"User": user},
+        servers=[{"url": "https://api.example.com/base"}],
+    )
+    spec = import_openapi(doc).spec
+    assert {t.name for t in spec.tables} >= {"users", "repositories", "teams", "accounts"}
+    assert not {"x_2_0", "v1", "api", "x_2010_04_01"} & {t.name for t in spec.tables}
+
+
+def test_grouping_segments_are_folded_into_names() -> None:
+    product = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    doc = api(
+        {
+            "/v1/catalogs/products": {
+                "get": ok(
+                    {"type": "object", "properties": {"products": {"type": "array", "items": ref("P")}}}
+                ),
+                "post": sends(ref("P"), ref("P")),
+            },
+            "/v1/catalogs/products/{product_id}": {"parameters": [param("product_id")], "get": ok(ref("P"))},
+            "/v1/admin/products": {"get": ok({"type": "array", "items": {"type": "object"}})},
+        },
+        {"P": product},
+    )
+    spec = import_openapi(doc).spec
+    names = {t.name for t in spec.tables}
+    assert "products" in names and "admin_products" in names  # a second 'products' keeps its group
+
+
+def test_parameters_in_a_row_make_a_composite_key() -> None:
+    mark = {"type": "string", "enum": [".", "X", "O"]}
+    coordinate = {"type": "integer", "minimum": 1, "maximum": 3}
+    doc = api(
+        {
+            "/board/{row}/{column}": {
+                "parameters": [param("row", coordinate), param("column", coordinate)],
+                "get": ok(mark),
+                "put": {**sends(mark, mark, "200")},
+            }
+        }
+    )
+    imported = import_openapi(doc)
+    board = imported.spec.table("board")
+    assert board is not None and board.primary_key == ["row", "column"]
+    get = tools(imported)["get_board"]
+    assert inputs(get) == ({"row", "column"}, {"row", "column"})
+    assert get.input_schema["properties"]["row"]["maximum"] == 3
+    keys = [(r["row"], r["column"]) for r in imported.rows["board"]]
+    assert len(keys) == len(set(keys)) and all(1 <= r <= 3 and 1 <= c <= 3 for r, c in keys)
+
+
+def test_parameter_first_paths_and_the_root_are_served() -> None:
+    item = {"type": "object", "properties": {"title": {"type": "string"}}}
+    doc = api(
+        {
+            "/": {"get": ok({"type": "object", "properties": {"version": {"type": "string"}}})},
+            "/{itemId}/info.json": {"parameters": [param("itemId")], "get": ok(item)},
+        }
+    )
+    imported = import_openapi(doc)
+    assert {t.name for t in imported.spec.tables} >= {"service", "items"}
+    info = next(t for t in imported.spec.tools if "item_id" in t.input_schema["properties"])
+    assert info.input_schema["properties"]["item_id"]["type"] == "string"
+    root = next(t for t in imported.spec.tools if not t.input_schema["properties"])
+    assert "version" in root.output_schema["properties"]
+
+
+def test_singletons_are_one_record_read_and_updated_without_a_key() -> None:
+    user = {
+        "type": "object",
+        "required": ["login"],
+        "properties": {"login": {"type": "string"}, "bio": {"type": "string", "nullable": True}},
+    }
+    doc = api(
+        {
+            "/user": {
+                "get": {**ok(ref("User")), "operationId": "getAuthenticated"},
+                "patch": sends(user, ref("User"), "200"),
+            },
+            "/users/{username}/settings": {
+                "parameters": [param("username")],
+                "get": ok({"type": "object", "properties": {"theme": {"type": "string"}}}),
+            },
+            "/users/{username}": {"parameters": [param("username")], "get": ok(ref("User"))},
+        },
+        {"User": user},
+    )
+    imported = import_openapi(doc)
+    get = tools(imported)["get_authenticated"]
+    assert inputs(get) == (set(), set())
+    assert "items" not in get.output_schema["properties"] and "login" in get.output_schema["properties"]
+    assert len(imported.rows["user"]) == 1
+    settings = next(
+        t
+        for t in imported.spec.tools
+        if t.name != "get_authenticated" and "theme" in t.output_schema["properties"]
+    )
+    assert inputs(settings)[1] == {"username"}  # one settings record per user, found by the user's key
+    table = imported.spec.table("settings")
+    assert table is not None and table.primary_key == ["username"]
+
+
+def test_a_sub_resource_without_a_parent_path_gets_its_parent() -> None:
+    repo = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    doc = api(
+        {
+            "/orgs/{org}/repos": {
+                "parameters": [param("org")],
+                "get": ok({"type": "array", "items": ref("Repo")}),
+                "post": sends(repo, ref("Repo")),
+            },
+            "/repos/{owner}/{repo}/issues": {
+                "parameters": [param("owner"), param("repo")],
+                "get": ok(
+                    {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {"number": {"type": "integer"}}},
+                    }
+                ),
+            },
+        },
+        {"Repo": repo},
+    )
+    imported = import_openapi(doc)
+    spec = imported.spec
+    repos = spec.table("repos")
+    assert repos is not None and repos.column("org") is not None
+    assert repos.column("org").references == "orgs.org"  # type: ignore[union-attr]
+    orgs = spec.table("orgs")
+    assert orgs is not None and orgs.primary_key == ["org"] and imported.rows["orgs"]
+    listing = tools(imported)["list_repos"]
+    assert inputs(listing)[1] == {"org"}
+    issues = next(t for t in spec.tools if "issues" in t.name)
+    assert inputs(issues)[1] == {"owner", "repo"}
+
+
+def test_search_endpoints_are_filtered_reads_keeping_their_filters() -> None:
+    issue = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "title": {"type": "string"},
+            "state": {"type": "string", "enum": ["open", "closed"]},
+        },
+    }
+    doc = api(
+        {
+            "/pet": {"post": sends(ref("Pet"), ref("Pet"))},
+            "/pet/{petId}": {"parameters": [param("petId", {"type": "integer"})], "get": ok(ref("Pet"))},
+            "/pet/findByStatus": {
+                "get": {
+                    **ok({"type": "array", "items": ref("Pet")}),
+                    "operationId": "findPetsByStatus",
+                    "parameters": [
+                        param("status", {"type": "string", "enum": ["available", "pending", "sold"]}, "query")
+                    ],
+                }
+            },
+            "/pet/findByTags": {
+                "get": {
+                    **ok({"type": "array", "items": ref("Pet")}),
+                    "operationId": "findPetsByTags",
+                    "parameters": [param("tags", {"type": "array", "items": {"type": "string"}}, "query")],
+                }
+            },
+            "/repos/{id}/issues/{number}": {
+                "parameters": [param("id"), param("number", {"type": "integer"})],
+                "get": ok(ref("Issue")),
+            },
+            "/search/issues": {
+                "get": {
+                    **ok(
+                        {
+                            "type": "object",
+                            "properties": {
+                                "total_count": {"type": "integer"},
+                                "items": {"type": "array", "items": ref("Issue")},
+                            },
+                        }
+                    ),
+                    "operationId": "searchIssues",
+                    "parameters": [
+                        param("q", None, "query"),
+                        param("state", {"type": "string"}, "query"),
+                        param("sort", None, "query"),
+                    ],
+                }
+            },
+        },
+        {"Pet": PET, "Issue": issue},
+    )
+    imported = import_openapi(doc)
+    by_status, by_tags, search = (
+        tools(imported)[n] for n in ("find_pets_by_status", "find_pets_by_tags", "search_issues")
+    )
+    assert by_status.effect == "read" and by_status.reads == ["pet"]  # the collection is called /pet
+    assert by_status.input_schema["properties"]["status"]["enum"] == ["available", "pending", "sold"]
+    assert by_tags.input_schema["properties"]["tags"]["type"] == "string"  # any of the pet's tags
+    assert search.reads == ["issues"] and inputs(search)[0] >= {"q", "state"}
+    assert any("'sort'" in i.reason for i in imported.ignored if "search~1issues" in i.where)
+
+
+LOAN = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "integer", "readOnly": True},
+        "status": {"type": "string", "enum": ["active", "returned", "cancelled"]},
+        "archived": {"type": "boolean"},
+        "returned_at": {"type": "string", "format": "date-time", "nullable": True, "readOnly": True},
+    },
+}
+
+
+def test_verbs_become_state_transitions_or_recorded_actions() -> None:
+    doc = api(
+        {
+            "/loans": {"post": sends(ref("Loan"), ref("Loan"))},
+            "/loans/{id}": {"parameters": [param("id", {"type": "integer"})], "get": ok(ref("Loan"))},
+            "/loans/{id}/return": {"parameters": [param("id", {"type": "integer"})], "post": ok(ref("Loan"))},
+            "/loans/{id}/cancel": {"parameters": [param("id", {"type": "integer"})], "post": ok(ref("Loan"))},
+            "/loans/{id}/archive": {
+                "parameters": [param("id", {"type": "integer"})],
+                "post": {"responses": {"204": {}}},
+            },
+            "/loans/{id}/remind": {
+                "parameters": [param("id", {"type": "integer"})],
+                "post": sends(
+                    {"type": "object", "required": ["channel"], "properties": {"channel": {"type": "string"}}}
+                ),
+            },
+        },
+        {"Loan": LOAN},
+    )
+    imported = import_openapi(doc)
+    source = imported.tools_source
+    named = tools(imported)
+    returned = named["return_loan"]
+    assert returned.writes == ["loans"] and returned.claims == ["status", "returned_at"]
+    assert "'status': 'returned', 'returned_at': ctx.now" in source
+    assert "'status': 'cancelled'" in source and "'archived': True" in source
+    remind = named["remind_loan"]
+    assert remind.writes == ["action_log"] and inputs(remind) == (
+        {"loan_id", "channel"},
+        {"loan_id", "channel"},
+    )
+    assert imported.rows["action_log"] == []
+
+
+def test_batch_and_sign_in_endpoints_are_ignored_with_their_reason() -> None:
+    doc = api(
+        {
+            "/messages": {"post": sends(ref("Message"), ref("Message"))},
+            "/messages/{id}": {"parameters": [param("id")], "get": ok(ref("Message"))},
+            "/messages/batch": {"post": sends({"type": "array", "items": ref("Message")})},
+            "/users/login": {"get": ok({"type": "string"})},
+            "/oauth/token": {"post": sends({"type": "object"}, {"type": "object"})},
+            "/follow_requests/{id}/authorize": {"parameters": [param("id")], "post": ok({"type": "object"})},
+        },
+        {"Message": {"type": "object", "properties": {"id": {"type": "string"}, "body": {"type": "string"}}}},
+    )
+    imported = import_openapi(doc)
+    ignored = {i.where: i for i in imported.ignored}
+    assert "batch" in ignored["#/paths/~1messages~1batch/post"].reason
+    assert ignored["#/paths/~1users~1login/get"].kind == "security"
+    assert ignored["#/paths/~1oauth~1token/post"].kind == "security"
+    assert "#/paths/~1follow_requests~1{id}~1authorize/post" not in ignored  # accepting a request is state
+
+
+def test_schemas_arrays_of_objects_maps_and_wrappers() -> None:
+    order = {
+        "type": "object",
+        "required": ["id", "lines"],
+        "properties": {
+            "id": {"type": "string", "readOnly": True},
+            "lines": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["sku", "quantity"],
+                    "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
+                },
+            },
+            "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+            "extra": {"type": "object"},
+            "shipping": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "zip": {"type": "string"}},
+            },
+            "history": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"at": {"type": "string"}}},
+                "readOnly": True,
+            },
+        },
+    }
+    doc = api(
+        {
+            "/orders": {
+                "get": ok(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "data": {"type": "array", "items": ref("Order")},
+                            "total": {"type": "integer"},
+                            "has_more": {"type": "boolean"},
+                        },
+                    }
+                ),
+                "post": sends(
+                    {"type": "object", "properties": {"order": ref("Order")}},
+                    {"type": "object", "properties": {"order": ref("Order")}},
+                ),
+            },
+            "/orders/{id}": {
+                "parameters": [param("id")],
+                "get": ok({"type": "object", "properties": {"order": ref("Order")}}),
+                "delete": {"responses": {"204": {}}},
+            },
+        },
+        {"Order": order},
+    )
+    imported = import_openapi(doc)
+    spec = imported.spec
+    orders, lines = spec.table("orders"), spec.table("order_lines")
+    assert orders is not None and lines is not None
+    assert {c.name for c in orders.columns} == {
+        "id",
+        "metadata",
+        "extra",
+        "shipping_city",
+        "shipping_zip",
+        "history",
+    }
+    assert lines.column("order_id").references == "orders.id"  # type: ignore[union-attr]
+    assert {c.name for c in lines.columns} == {"row_id", "order_id", "sku", "quantity"}
+    create = tools(imported)["create_order"]
+    assert inputs(create)[1] == {"lines"}  # unwrapped: the order's fields, not an 'order' argument
+    assert create.input_schema["properties"]["lines"]["items"]["required"] == ["sku", "quantity"]
+    assert create.input_schema["properties"]["metadata"]["type"] == "object"
+    assert create.writes == ["order_lines", "orders"]
+    get = tools(imported)["get_order"]
+    assert get.output_schema["properties"]["lines"]["type"] == "array"
+    assert tools(imported)["delete_order"].writes == ["order_lines", "orders"]  # its lines go with it
+
+
+def test_responses_without_json_bodies_are_fine() -> None:
+    doc = api(
+        {
+            "/notes": {"get": ok({"type": "array", "items": ref("Note")}), "post": sends(ref("Note"))},
+            "/notes/{id}": {
+                "parameters": [param("id", {"type": "integer"})],
+                "get": ok(ref("Note")),
+                "put": sends(ref("Note")),
+                "delete": {"responses": {"204": {"description": "gone"}}},
+            },
+            "/notes/{id}/export": {
+                "parameters": [param("id", {"type": "integer"})],
+                "get": {
+                    "responses": {
+                        "200": {
+                            "description": "text",
+                            "content": {"text/plain": {"schema": {"type": "string"}}},
+                        }
+                    }
+                },
+            },
+        },
+        {
+            "Note": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "readOnly": True}, "text": {"type": "string"}},
+            }
+        },
+    )
+    imported = import_openapi(doc)
+    assert {"create_note", "update_note", "delete_note", "get_note", "list_notes"} <= set(tools(imported))
+    assert any(i.where == "#/paths/~1notes~1{id}~1export/get" for i in imported.ignored)
+
+
+def test_natural_keys_are_kept_and_no_integer_id_is_invented() -> None:
+    user = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "format": "int64"},
+            "username": {"type": "string"},
+            "email": {"type": "string"},
+        },
+    }
+    doc = api(
+        {
+            "/user": {"post": sends(ref("User"), ref("User"))},
+            "/user/{username}": {
+                "parameters": [param("username")],
+                "get": ok(ref("User")),
+                "delete": {"responses": {"204": {}}},
+            },
+        },
+        {"User": user},
+    )
+    imported = import_openapi(doc)
+    users = imported.spec.table("user")
+    assert users is not None and users.primary_key == ["username"] and users.column("username").type == "TEXT"  # type: ignore[union-attr]
+    get = tools(imported)["get_user"]
+    assert inputs(get) == ({"username"}, {"username"})
+    assert get.params["username"].entity == users.entity
+
+
+def test_required_inputs_and_query_parameters_of_a_create_stay_required() -> None:
+    doc = api(
+        {
+            "/streams": {
+                "post": {
+                    "parameters": [
+                        param("callbackUrl", {"type": "string", "format": "uri"}, "query")
+                        | {"required": True}
+                    ],
+                    **ok(
+                        {
+                            "type": "object",
+                            "required": ["subscriptionId"],
+                            "properties": {"subscriptionId": {"type": "string"}},
+                        },
+                        "201",
+                    ),
+                }
+            }
+        }
+    )
+    imported = import_openapi(doc)
+    create = next(iter(imported.spec.tools))
+    assert inputs(create) == (
+        {"callback_url"},
+        {"callback_url"},
+    )  # the input stays required; the output is not an input
+    assert imported.spec.table("streams").primary_key == ["subscription_id"]  # type: ignore[union-attr]
+
+
+def test_one_of_any_of_all_of_never_crash() -> None:
+    cat = {
+        "type": "object",
+        "required": ["meows"],
+        "properties": {"meows": {"type": "boolean"}, "name": {"type": "string"}},
+    }
+    dog = {
+        "type": "object",
+        "required": ["barks"],
+        "properties": {"barks": {"type": "boolean"}, "name": {"type": "string"}},
+    }
+    doc = api(
+        {
+            "/pets": {
+                "post": sends(
+                    {"oneOf": [ref("Cat"), ref("Dog")], "discriminator": {"propertyName": "kind"}},
+                    {"anyOf": [ref("Cat"), ref("Dog")]},
+                )
+            },
+            "/pets/{id}": {
+                "parameters": [param("id")],
+                "get": ok(
+                    {
+                        "allOf": [
+                            {"anyOf": [ref("Cat"), ref("Dog")]},
+                            {"type": "object", "properties": {"id": {"type": "string"}}},
+                        ]
+                    }
+                ),
+            },
+            "/odd": {
+                "get": ok(
+                    {"oneOf": [{"type": "string"}, {"type": "array", "items": {"not": {}}}, {"type": "null"}]}
+                )
+            },
+            "/tree": {"get": ok(ref("Node"))},
+        },
+        {
+            "Cat": cat,
+            "Dog": dog,
+            "Node": {
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": ref("Node")}, "self": ref("Node")},
+            },
+        },
+    )
+    imported = import_openapi(doc)
+    pets = imported.spec.table("pets")
+    assert pets is not None and {"meows", "barks", "name", "id"} <= {c.name for c in pets.columns}
+    assert pets.column("meows").nullable  # type: ignore[union-attr]  # required by one variant only
+    assert imported.spec.table("tree") is not None
+
+
+def test_multi_file_documents_resolve_relative_refs(tmp_path: Path) -> None:
+    imported = import_resource(DOCS / "multifile" / "openapi.yaml")
+    pets = imported.spec.table("pets")
+    assert pets is not None and {c.name for c in pets.columns} == {"id", "name", "owner_name", "owner_email"}
+    assert set(tools(imported)) == {"list_pets", "add_pet", "get_pet", "delete_pet"}
+    assert inputs(tools(imported)["add_pet"])[1] == {"name"}
+    assert not any(i.kind == "schema" for i in imported.ignored)  # the component that is a file ref is used
+    parsed = import_openapi(
+        yaml.safe_load((DOCS / "multifile" / "openapi.yaml").read_text()),
+        path=DOCS / "multifile" / "openapi.yaml",
+    )
+    assert parsed == imported
+
+
+def test_ref_loops_and_malformed_refs_get_one_line_errors(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("Thing: {$ref: 'b.yaml#/Thing'}\n")
+    (tmp_path / "b.yaml").write_text("Thing: {$ref: 'a.yaml#/Thing'}\n")
+    (tmp_path / "notes.txt").write_text("not a schema")
+    root = tmp_path / "api.yaml"
+    root.write_text(
+        yaml.safe_dump(
+            api(
+                {
+                    "/loop": {"get": ok({"$ref": "a.yaml#/Thing"})},
+                    "/self": {"get": ok({"$ref": "#/components/schemas/Self"})},
+                    "/bad": {"get": ok({"$ref": 42})},
+                    "/text": {"get": ok({"$ref": "notes.txt"})},
+                    "/gone": {"get": ok({"$ref": "missing.yaml#/X"})},
+                    "/outside": {"get": ok({"$ref": "/etc/passwd"})},
+                },
+                {"Self": {"$ref": "#/components/schemas/Self"}},
+            )
+        )
+    )
+    with pytest.raises(ResourceImportError) as caught:
+        import_resource(root)
+    assert "\n" not in str(caught.value) and caught.value.where == "#/paths"
+    reasons = {
+        i.where: i.reason
+        for i in import_openapi(
+            api(
+                {
+                    **yaml.safe_load(root.read_text())["paths"],
+                    "/ok": {"get": ok({"type": "array", "items": {"type": "object"}})},
+                },
+                {"Self": {"$ref": "#/components/schemas/Self"}},
+            ),
+            path=root,
+        ).ignored
+    }
+    assert "$ref loop through" in reasons["#/paths/~1loop/get"]
+    assert "$ref loop through" in reasons["#/paths/~1self/get"]
+    assert "must be a string" in reasons["#/paths/~1bad/get"]
+    assert "only .json, .yaml and .yml" in reasons["#/paths/~1text/get"]
+    assert "no such file" in reasons["#/paths/~1gone/get"]
+    assert all("\n" not in reason for reason in reasons.values())
+
+
+def test_a_document_with_hundreds_of_operations_imports_in_seconds() -> None:
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for n in range(150):
+        name = f"Thing{n}"
+        schemas[name] = {
+            "type": "object",
+            "required": ["id"],
+            "properties": {
+                "id": {"type": "string"},
+                "title": {"type": "string"},
+                "parent": ref(f"Thing{max(0, n - 1)}"),
+                "meta": {
+                    "allOf": [
+                        {"type": "object", "properties": {"a": {"type": "integer"}}},
+                        {"type": "object", "properties": {"b": {"type": "string"}}},
+                    ]
+                },
+            },
+        }
+        paths[f"/v1/things{n}"] = {
+            "get": ok({"type": "array", "items": ref(name)}),
+            "post": sends(ref(name), ref(name)),
+        }
+        paths[f"/v1/things{n}/{{id}}"] = {
+            "parameters": [param("id")],
+            "get": ok(ref(name)),
+            "patch": sends(ref(name), ref(name), "200"),
+            "delete": {"responses": {"204": {}}},
+        }
+        paths[f"/v1/things{n}/{{id}}/archive"] = {
+            "parameters": [param("id")],
+            "post": {"responses": {"204": {}}},
+        }
+    started = time.perf_counter()
+    imported = import_openapi(api(paths, schemas))
+    assert time.perf_counter() - started < 10
+    assert imported.coverage.operations == 900 and imported.coverage.served == 900
+
+
+@pytest.mark.slow  # verified in the sandbox and over stdio, then used over MCP (~6 s)
+async def test_a_real_style_document_is_used_statefully_over_mcp(tmp_path: Path) -> None:
+    """library.yaml: create, read back, update, act, search and delete behave as the document says."""
+    imported = import_openapi(DOCS / "library.yaml")
+    ignored = {i.where: i.kind for i in imported.ignored}
+    assert ignored["#/paths/~1v1~1auth~1login/post"] == "security"
+    assert ignored["#/paths/~1v1~1books~1batch/post"] == "operation"
+    assert ignored["#/paths/~1v1~1health/get"] == "operation"  # text/plain: not state
+    assert imported.coverage.operations == 17 and imported.coverage.served == 13
+    result = await anyio.to_thread.run_sync(_build, "library.yaml", tmp_path)
+    clock = result.env.spec.clock
+    isbn = "9780140449136"
+    async with Client(_server(result.package_dir, result.env.spec.name)) as client:
+
+        async def call(tool: str, **arguments: Any) -> Any:
+            answer = await client.call_tool(tool, arguments)
+            assert not answer.is_error, (tool, _text(answer))
+            return answer.structured_content
+
+        async def refused(tool: str, **arguments: Any) -> str:
+            answer = await client.call_tool(tool, arguments)
+            assert answer.is_error, (tool, answer.structured_content)
+            return _text(answer)
+
+        book = await call(
+            "add_book",
+            isbn=isbn,
+            title="The Odyssey",
+            genre="poetry",
+            tags=["epic", "greek"],
+            authors=[{"name": "Homer"}, {"name": "Emily Wilson", "role": "translator"}],
+            metadata={"shelf": "A3"},
+        )
+        assert book["authors"] == [
+            {"name": "Homer", "role": "author"},
+            {"name": "Emily Wilson", "role": "translator"},
+        ]
+        assert book["added_at"] == clock and book["metadata"] == {"shelf": "A3"}
+        assert await call("get_book", isbn=isbn) == book
+        assert "already exists" in await refused(
+            "add_book", isbn=isbn, title="Again", genre="poetry", authors=[]
+        )
+        changed = await call("update_book", isbn=isbn, title="The Odyssey (tr. Wilson)", tags=["epic"])
+        assert changed["title"] == "The Odyssey (tr. Wilson)" and changed["tags"] == ["epic"]
+        assert changed["authors"] == book["authors"]  # not given: left as they were
+        assert await call("get_book", isbn=isbn) == changed
+        found = await call("search_books", q="Wilson")
+        assert [b["isbn"] for b in found["items"]] == [isbn]
+        tagged = await call("list_books", tags="epic", limit=5)
+        assert isbn in [b["isbn"] for b in tagged["items"]] and tagged["limit"] == 5
+        loan = await call("lend_book", book_isbn=isbn, borrower="Ada Lovelace")
+        assert loan["status"] == "active" and loan["returned_at"] is None
+        assert "not found" in await refused("lend_book", book_isbn="0000000000", borrower="Ada")
+        back = await call("return_loan", loan_id=loan["id"])
+        assert back["status"] == "returned" and back["returned_at"] == clock
+        assert "already returned" in await refused("return_loan", loan_id=loan["id"])
+        assert (await call("get_loan", loan_id=loan["id"])) == back
+        returned = await call("list_loans", status="returned", book_isbn=isbn)
+        assert [item["id"] for item in returned["items"]] == [loan["id"]]
+        reminder = await call("remind_borrower", loan_id=loan["id"], channel="sms")
+        assert reminder["action"] == "remind_borrower" and reminder["details"] == {"channel": "sms"}
+        assert reminder["resource"] == "loans" and reminder["target"] == f'{{"id": {loan["id"]}}}'
+        me = await call("get_profile")
+        assert set(me) == {"id", "name", "email", "preferences"}
+        assert (await call("update_profile", name="Grace Hopper"))["name"] == "Grace Hopper"
+        assert (await call("get_profile"))["name"] == "Grace Hopper"
+        assert "still has 1 loans" in await refused("remove_book", isbn=isbn)
+        spare = await call(
+            "add_book", isbn="9780199537822", title="Beowulf", genre="poetry", authors=[{"name": "Anon"}]
+        )
+        assert (await call("remove_book", isbn=spare["isbn"])) == {"isbn": spare["isbn"], "deleted": True}
+        assert "not found" in await refused("get_book", isbn=spare["isbn"])

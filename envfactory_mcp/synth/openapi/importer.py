@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from envfactory_mcp.synth.crud import (
     NOW,
@@ -53,7 +53,7 @@ from envfactory_mcp.synth.crud import (
 )
 from envfactory_mcp.synth.openapi import words
 from envfactory_mcp.synth.openapi.documents import Loc, RefError, Refs, pointer
-from envfactory_mcp.synth.openapi.paths import Masked, Token, masked, plural, tokenize
+from envfactory_mcp.synth.openapi.paths import Masked, Token, masked, tokenize
 from envfactory_mcp.synth.openapi.shapes import SCALARS, Shape, Shapes
 
 Node = dict[str, Any]
@@ -64,7 +64,9 @@ MAX_DEPTH = 2  # nested objects flattened this deep; deeper ones are JSON column
 LOG_TABLE = "action_log"
 KEY_NAMES = ("id", "uid", "uuid", "sid", "key", "slug", "name", "code", "number")
 OWNED = "\x00owned"  # the description of an array of objects while it waits to become a child table
-STAMP = re.compile(r"(^|_)(created|updated|modified|deleted)(_at|_on|_date|_time)?$|_at$")
+STAMP = re.compile(
+    r"^(date_|time_)?(created|updated|modified|added|inserted|last_modified|last_updated)(_at|_on|_date|_time)?$"
+)
 BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
 
 
@@ -95,6 +97,7 @@ class Op:
     bound: dict[int, str] = field(default_factory=dict)  # search over another table: slot -> column
     sets: tuple[tuple[str, Any], ...] = ()
     upsert: bool = False
+    consumed: set[str] = field(default_factory=set)  # query parameters taken as columns
 
     @property
     def node(self) -> Node:
@@ -126,6 +129,7 @@ class Draft:
     id_style: str = "integer"
     columns: dict[str, Field] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)  # scope column of each ancestor run
+    key_shapes: dict[str, Shape] = field(default_factory=dict)  # schemas of path parameters that are keys
     children: list[Resource] = field(default_factory=list)  # owned array tables
     body_columns: dict[str, tuple[set[str], set[str]]] = field(
         default_factory=dict
@@ -259,7 +263,8 @@ class Importer:
                 continue
             schema = self._content(loc, op.where + f"/responses/{code}", body=False)
             if schema is None:
-                empty = True
+                content = loc.node.get("content") if isinstance(loc.node, dict) else None
+                empty = empty or not content  # no body at all (a file or text is not "empty")
                 continue
             return self.shapes.of(schema), empty
         return None, empty
@@ -352,7 +357,9 @@ class Importer:
                 op.role = "collection"
                 op.draft = self._draft(op.mask, op.tokens, "collection")
                 op.kind = {"get": "list", "post": "create"}.get(op.method, "record")
-                if op.kind == "create" and words.is_security([t.name or "" for t in op.tokens]):
+                if op.kind == "create" and words.is_security(
+                    [t.name or "" for t in op.tokens], bool(op.slots)
+                ):
                     op.kind = "security"
                 op.draft.ops.append(op)
             else:
@@ -461,7 +468,7 @@ class Importer:
         self._bare = bare
         listed = self.list_items(got, verb) if got is not None else None
         for op in ops:
-            if words.is_security(literals[-2:]) or words.is_security([verb]):
+            if words.is_security(literals[-2:], keyed=bool(op.slots)):
                 op.kind = "security"
                 continue
             if op.method == "get":
@@ -619,8 +626,12 @@ class Importer:
     def name_tables(self) -> None:
         """Table names from the path's last literal, made unique with what precedes it; every
         table's entity (its singular) is unique too, so ids of one kind are never mistaken."""
-        taken: set[str] = {LOG_TABLE, "action"}
-        order = sorted(self.drafts.values(), key=lambda d: (d.role == "implicit", len(d.rkey), d.rkey))
+        taken: set[str] = {LOG_TABLE}
+        entities: set[str] = {"action"}
+        order = sorted(
+            self.drafts.values(),
+            key=lambda d: (d.role == "implicit", d.role != "collection", len(d.rkey), d.rkey),
+        )
         for draft in order:
             base = snake(draft.literal)
             literals = [p for p in draft.rkey[:-1] if not p.startswith("{")]
@@ -631,11 +642,12 @@ class Importer:
             for candidate in candidates:
                 name = snake(candidate)[:56]
                 entity = name if draft.singleton else singular(name)
-                if entity == name and not draft.singleton:
-                    entity = f"{name}_item"
-                if name not in taken and entity not in taken:
+                if draft.singleton and entity in entities:
+                    entity = f"current_{name}"  # ``/user`` next to ``/users/{username}``
+                if name not in taken and entity not in entities:
                     break
-            taken |= {name, entity}
+            taken.add(name)
+            entities.add(entity)
             draft.name, draft.entity = name, entity
 
     def keys(self) -> None:
@@ -651,6 +663,7 @@ class Importer:
             if draft.item_params:
                 keys, kinds = [], {}
                 params = self._item_param_shapes(draft)
+                draft.key_shapes = {}
                 for param in draft.item_params:
                     column = _match_key(param, draft.entity, props)
                     shape = params.get(param) or (self.shapes.of(props[column]) if column in props else None)
@@ -664,17 +677,16 @@ class Importer:
                         kind = prop_kind if prop_kind in ("integer", "string") else kind
                     keys.append(column)
                     kinds[column] = kind
+                    if shape is not None:
+                        draft.key_shapes[column] = shape
                 draft.keys, draft.key_kinds = tuple(dict.fromkeys(keys)), kinds
             else:
+                scalar = [p for p in props if self.shapes.of(props[p]).kind in ("integer", "string")]
+                required = draft.shape.required if draft.shape is not None else set()
                 found = next(
-                    (
-                        snake(p)
-                        for n in (*KEY_NAMES, f"{draft.entity}_id")
-                        for p in props
-                        if snake(p) == n and self.shapes.of(props[p]).kind in ("integer", "string")
-                    ),
+                    (snake(p) for n in (*KEY_NAMES, f"{draft.entity}_id") for p in scalar if snake(p) == n),
                     None,
-                )
+                ) or next((snake(p) for p in scalar if p in required and snake(p).endswith("_id")), None)
                 if found is not None:
                     prop = next(p for p in props if snake(p) == found)
                     draft.keys, draft.key_kinds = (found,), {found: self.shapes.of(props[prop]).kind}
@@ -731,6 +743,30 @@ class Importer:
                 for name, column in made.items():
                     if name not in draft.columns:
                         draft.columns[name] = replace(column, nullable=True)
+            # query parameters of a create or update are inputs too (``POST /streams?callbackUrl=``)
+            for op in draft.ops:
+                if op.kind not in ("create", "update") or op.draft is not draft:
+                    continue
+                for param in op.params:
+                    name = snake(param.name)
+                    if param.place != "query" or name in words.PAGINATION or name in words.CURSORS:
+                        continue
+                    if name not in draft.columns:
+                        column = self._column(name, param.shape, nullable=True)
+                        if column.kind == "array":
+                            column = replace(column, item_kind=self.item_kind(param.shape))
+                        draft.columns[name] = column
+                    cols, needed = draft.body_columns.setdefault(op.where, (set(), set()))
+                    cols.add(name)
+                    if param.required:
+                        needed.add(name)
+                    op.consumed.add(param.name)
+            # an array of objects no request writes stays a JSON column: a child table pays off
+            # only when the array is written (and every table costs each verification probe)
+            written = {c for cols, _ in draft.body_columns.values() for c in cols}
+            for name, column in list(draft.columns.items()):
+                if column.description == OWNED and name not in written:
+                    draft.columns[name] = replace(column, description="")
 
     def _flatten(
         self,
@@ -810,6 +846,12 @@ class Importer:
                 continue
             out[column] = self._column(column, sub, nullable=not needed)
 
+    def item_kind(self, shape: Shape) -> Kind:
+        """The kind of an array's elements: a scalar, or any JSON value."""
+        items = self.shapes.of(shape.items) if shape.items is not None else None
+        kind = items.kind if items is not None and items.kind in SCALARS else "json"
+        return cast(Kind, kind)
+
     def _column(self, column: str, shape: Shape, *, nullable: bool) -> Field:
         kind: str = shape.kind if shape.kind in (*SCALARS, "array", "object", "json") else "json"
         enum = None
@@ -851,8 +893,15 @@ class Importer:
                 draft.keys = tuple(draft.links[-1:]) or ("id",)
             for key in draft.keys:
                 if key not in draft.columns:
-                    kind = draft.key_kinds.get(key, "string")
-                    draft.columns = {key: Field(name=key, kind=kind), **draft.columns}  # type: ignore[arg-type]
+                    kind: Any = draft.key_kinds.get(key, "string")
+                    shape = draft.key_shapes.get(key)
+                    column = self._column(key, shape, nullable=False) if shape is not None else None
+                    column = (
+                        replace(column, kind=kind, enum=None)
+                        if column is not None
+                        else Field(name=key, kind=kind)
+                    )
+                    draft.columns = {key: column, **draft.columns}
 
     def _link_columns(self, draft: Draft, parent: Draft, params: tuple[str, ...]) -> list[str]:
         """The columns of ``draft`` holding the key of ``parent`` (one per parameter of the run)."""
@@ -941,12 +990,15 @@ class Importer:
             draft.id_style = "client"
         for name, f in list(draft.columns.items()):
             if name in draft.keys:
-                draft.columns[name] = replace(f, nullable=False, read_only=True, default=None, auto=None)
+                kind: Any = draft.key_kinds.get(name, f.kind if f.kind in ("integer", "string") else "string")
+                draft.columns[name] = replace(
+                    f, kind=kind, nullable=False, read_only=True, default=None, auto=None, item_kind="string"
+                )
                 continue
             if name in draft.links or f.description == OWNED:
                 continue
-            if (draft.bodies and name not in written) or (f.read_only and name not in written):
-                stamp = f.kind == "string" and (f.format == "date-time" or bool(STAMP.search(name)))
+            if (draft.body_columns and name not in written) or (f.read_only and name not in written):
+                stamp = f.kind == "string" and f.format != "date" and bool(STAMP.search(name))
                 default = f.default
                 if default is None and f.enum:
                     default = f.enum[0]
@@ -1291,9 +1343,8 @@ class Importer:
                 if name in taken or any(f.name == name for f in params):
                     continue
                 f = self._column(name, p.shape, nullable=not p.required)
-                if f.kind == "array" and p.shape.items is not None:
-                    items = self.shapes.of(p.shape.items)
-                    f = replace(f, item_kind=items.kind if items.kind in SCALARS else "json")  # type: ignore[arg-type]
+                if f.kind == "array":
+                    f = replace(f, item_kind=self.item_kind(p.shape))
                 params.append(replace(f, read_only=False))
                 if p.required:
                     required.append(name)
@@ -1420,7 +1471,7 @@ class Importer:
                     "parameter",
                     f"{p.place} parameter {p.name!r} (authentication/transport, not state)",
                 )
-            elif p.place == "query" and op.kind != "record":
+            elif p.place == "query" and op.kind != "record" and p.name not in op.consumed:
                 self.note(
                     p.where, "parameter", f"query parameter {p.name!r} only shapes the response; not served"
                 )
@@ -1457,10 +1508,16 @@ class Importer:
                     op.where + "/callbacks", "document", "callbacks are requests the API makes; not served"
                 )
         schemas = _dict(components.get("schemas"))
+        root = self.refs.root()
         for name in schemas:
-            where = pointer("#", "components", "schemas", str(name))
-            if where not in self.shapes.used:
-                self.note(where, "schema", "not used by any served operation")
+            here = root.at("components", "schemas", name)
+            try:
+                target = self.refs.follow(here).where
+            except RefError as exc:
+                self.note(here.where, "schema", str(exc))
+                continue
+            if here.where not in self.shapes.used and target not in self.shapes.used:
+                self.note(here.where, "schema", "not used by any served operation")
 
     # ------------------------------------------------------------------ all of it
 
@@ -1663,6 +1720,3 @@ def _tool_name(op: Op, draft: Draft | None) -> str:
     if base is None:
         base = f"{literal or op.method}_{entity}"
     return snake(base)[:58]
-
-
-_ = (plural, Kind)

@@ -16,24 +16,24 @@ SECURITY_WORDS = {
     "signup",
     "oauth",
     "oauth2",
-    "authorize",
-    "authenticate",
-    "authentication",
-    "token",
-    "refresh_token",
-    "access_token",
     "openid",
     "saml",
     "sso",
+    "token",
+    "tokens",
+    "refresh_token",
+    "access_token",
+    "authenticate",
+    "authentication",
     "two_factor",
     "mfa",
     "password",
     "reset_password",
     "forgot_password",
-    "verify_credentials",
-    "update_credentials",
-    "credentials",
 }
+# Security words only where the path names no record: ``/oauth/authorize`` signs in,
+# ``/follow_requests/{id}/authorize`` accepts a follow request.
+SECURITY_UNKEYED = {"authorize", "revoke", "userinfo", "introspect", "jwks", "session", "sessions"}
 PAGINATION = {
     "limit": "offset",
     "offset": "offset",
@@ -166,8 +166,14 @@ def is_batch(word: str) -> bool:
     )
 
 
-def is_security(words: list[str]) -> bool:
-    return any(w in SECURITY_WORDS or w.startswith(("oauth", "login_", "logout_")) for w in words)
+def is_security(words: list[str], keyed: bool = False) -> bool:
+    """Whether a path's literals name a sign-in, token or credential endpoint."""
+    return any(
+        w in SECURITY_WORDS
+        or w.startswith(("oauth", "login_", "logout_"))
+        or (not keyed and w in SECURITY_UNKEYED)
+        for w in words
+    )
 
 
 def verb_of(word: str) -> str:
