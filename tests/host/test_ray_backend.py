@@ -49,7 +49,8 @@ def cluster() -> object:
     at the end."""
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths are bounded
-    ray_cli = Path(sys.executable).with_name("ray")
+    beside = Path(sys.executable).with_name("ray")
+    ray_cli = beside if beside.is_file() else Path(shutil.which("ray") or "ray")
     head = subprocess.Popen(
         [
             str(ray_cli),
