@@ -47,12 +47,13 @@ UserFactory = Callable[["RolloutConfig", "Task"], "UserSimulator"]
 
 
 def import_ray() -> Any:
+    need = "--backend ray needs Ray on this machine and every node: pip install 'envfactory-mcp[ray]'"
     try:
         import ray  # type: ignore[import-not-found,unused-ignore]
     except ImportError as exc:
-        raise EnvFactoryError(
-            "--backend ray needs Ray on this machine and every node: pip install 'envfactory-mcp[ray]'"
-        ) from exc
+        raise EnvFactoryError(need) from exc
+    if not hasattr(ray, "remote"):  # a folder named ray on sys.path (Ray's own /tmp/ray, say)
+        raise EnvFactoryError(f"{need} (found only a folder: {list(getattr(ray, '__path__', []))[:1]})")
     return ray
 
 
