@@ -180,15 +180,15 @@ async def rollout(
     from envfactory_mcp.trajectories.store import RunStore
 
     run_id = run_dir.name
+    if config.backend not in BACKENDS:
+        raise EnvFactoryError(f"unknown backend {config.backend!r}: use one of {', '.join(BACKENDS)}")
+    if config.backend == "ray":
+        import_ray()  # refused before any run directory exists
     # Refused before any run directory exists (the launchers refuse too, as a backstop).
     check_served(
         Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified, trust=config.trust
     )
     tasks = load_tasks(config)
-    if config.backend not in BACKENDS:
-        raise EnvFactoryError(f"unknown backend {config.backend!r}: use one of {', '.join(BACKENDS)}")
-    if config.backend == "ray":
-        import_ray()  # refused before any run directory exists
     with RunStore.open(run_dir, config.metadata(run_id), resumable_keys=RESUMABLE_KEYS) as store:
         return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
 

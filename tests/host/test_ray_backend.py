@@ -21,14 +21,14 @@ import pytest
 from paths import ROOT, SERVERS_DIR
 
 from envfactory_mcp.env import Environment
+from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.trajectories.record import TrajectoryRecord
 from envfactory_mcp.trajectories.store import read_records
 
-pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
-pytestmark = pytest.mark.slow
+NO_RAY = "the ray extra is not installed: pip install -e '.[test,ray]'"
 
 TASKS, TRIALS = 25, 8  # 200 episodes
 
@@ -43,10 +43,24 @@ def _free_port() -> int:
 RAY_ENV = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 
 
+def test_an_unknown_backend_is_refused_before_any_run_directory_exists(tmp_path: Path):
+    (tmp_path / "tasks.jsonl").write_text("", encoding="utf-8")
+    config = RolloutConfig(
+        envs=["retail"],
+        tasks_path=str(tmp_path / "tasks.jsonl"),
+        servers_dir=str(SERVERS_DIR),
+        backend="spark",
+    )
+    with pytest.raises(EnvFactoryError, match="unknown backend 'spark'"):
+        anyio.run(rollout, config, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.fixture(scope="module")
 def cluster() -> object:
     """A one-node Ray cluster on 127.0.0.1, ended (its process group, which we started)
     at the end."""
+    pytest.importorskip("ray", reason=NO_RAY)
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths are bounded
     beside = Path(sys.executable).with_name("ray")
@@ -96,6 +110,7 @@ def comparable(record: TrajectoryRecord) -> dict[str, object]:
     return record.model_dump(exclude={"timings"})
 
 
+@pytest.mark.slow
 def test_ray_backend_killed_halfway_resumes_with_the_local_backends_records(
     retail_env: Environment, cluster: str, tmp_path: Path
 ):
