@@ -106,6 +106,10 @@ def eval_command(
     except EnvFactoryError as exc:
         raise fail(exc) from None
     typer.echo(table(summary))
+    if not tasks and summary["tasks"] < n:
+        typer.echo(
+            f"note: only {summary['tasks']} distinct tasks could be built of the {n} asked for", err=True
+        )
     typer.echo(f"wrote {output}/results.json, {output}/report.html and the eval set {output}/eval_set.jsonl")
 
 
