@@ -26,7 +26,7 @@ def test_startup_imports_nothing_heavy():
 def test_list_json_reports_counts_and_status():
     result = runner.invoke(app, ["list", "--json", "--servers-dir", str(SERVERS_DIR)])
     assert result.exit_code == 0, result.output
-    entries = {e["name"]: e for e in json.loads(result.output)}
+    entries = {e["name"]: e for e in json.loads(result.stdout)}
     retail = entries["retail"]
     assert retail["tools"] >= 14 and retail["tables"] >= 5 and retail["emitted"] is True
     assert retail["domain"] == "retail"
@@ -122,7 +122,7 @@ def test_graph_writes_a_self_contained_html_picture_and_json(tmp_path: Path):
     page = (tmp_path / "g.html").read_text(encoding="utf-8")
     assert "<svg" in page and "cancel_pending_order" in page and "http" not in page
     result = runner.invoke(app, ["graph", "retail", "--format", "json"])
-    assert json.loads(result.output)["format"] == "envfactory-tool-graph/1"
+    assert json.loads(result.stdout)["format"] == "envfactory-tool-graph/1"
     assert runner.invoke(app, ["graph", "retail", "--format", "png"]).exit_code == 1
 
 
