@@ -326,13 +326,23 @@ def build_imported(
     return ImportedEnv(spec, source_text, rows, sorted(set(ignored)), coverage or Coverage())
 
 
-def fit_rows(resources: list[Resource], rows: Rows) -> Rows:
+SEED_ROWS = 800  # rows of all tables together, beyond which each top-level table keeps fewer (at least 4)
+
+
+def fit_rows(resources: list[Resource], rows: Rows, budget: int | None = None) -> Rows:
     """Generated rows made to fit what the shared generator does not know: one row per
-    singleton key, no rows in a log table, and JSON columns holding JSON of their kind."""
+    singleton key, no rows in a log table, JSON columns holding JSON of their kind, and
+    no more than about ``budget`` rows in all: an API of hundreds of tables gets a few rows
+    per table (verifying it probes every tool, and each probe costs time per row)."""
     fitted: Rows = {}
     by_name = {r.name: r for r in resources}
+    budget = SEED_ROWS if budget is None else budget
+    total = sum(len(rows.get(r.name, [])) for r in resources)
+    cap = max(4, budget // max(1, len(resources))) if total > budget else None
     for r in resources:
         table = [dict(row) for row in rows.get(r.name, [])]
+        if r.parent is None:  # nested rows follow their parents (1-3 each), so they shrink too
+            table = table[:cap]
         if r.log:
             table = []
         elif r.singleton and r.keys == ("id",):
@@ -352,7 +362,8 @@ def fit_rows(resources: list[Resource], rows: Rows) -> Rows:
 
 def _consistent(resources: list[Resource], rows: Rows) -> Rows:
     """Rows whose foreign keys point at rows that are gone (a trimmed singleton, a dropped
-    duplicate) lose the reference, or the row when the column cannot be empty."""
+    duplicate) lose the reference, or point at another row when the column cannot be empty
+    (the row goes only when no row is left to point at)."""
     by_name = {r.name: r for r in resources}
     changed = True
     while changed:
@@ -367,8 +378,11 @@ def _consistent(resources: list[Resource], rows: Rows) -> Rows:
                     value = row.get(f.name)
                     if target is None or value is None or value in present[target.name]:
                         continue
+                    others = rows.get(target.name, [])
                     if f.nullable:
                         row[f.name] = None
+                    elif others and f.name not in r.keys:
+                        row[f.name] = others[-1].get(target.keys[0])
                     else:
                         ok, changed = False, True
                 kept.append(row) if ok else None
@@ -507,7 +521,13 @@ def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource])
         )
         schema = _plain(f, f"{resource.label} {key}.")
         if new and f.kind == "string" and "enum" not in schema:
+            # A new key: any text will do. (The verifier reaches a create only with a key no
+            # row has; it makes those from plain text bounds, not from formats or patterns.)
             schema["minLength"] = max(1, int(schema.get("minLength", 1)))
+            if schema.pop("format", None) is not None:
+                schema["description"] = f"{resource.label} {key} ({f.format}, new)."
+        elif new and f.kind == "integer" and "maximum" not in schema and not f.references:
+            schema["maximum"] = 2**31 - 1
         inputs[arg] = (schema, ParamSpec(entity=entity, user_provided=entity is None), True)
     return inputs
 

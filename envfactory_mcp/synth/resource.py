@@ -16,7 +16,13 @@ def import_resource(path: Path, name: str | None = None, seed: int = 0) -> Impor
     ``ResourceImportError`` for any other file."""
     suffix = path.suffix.lower()
     if suffix == ".sql":
-        return import_sql(path.read_text(encoding="utf-8"), name or snake(path.stem), seed)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ResourceImportError(str(path), f"not UTF-8 text (byte {exc.start})") from None
+        except OSError as exc:
+            raise ResourceImportError(str(path), f"cannot read the file: {exc.strerror or exc}") from None
+        return import_sql(text, name or snake(path.stem), seed)
     if suffix in (".json", ".yaml", ".yml"):
         document = read_file(path, str(path))
         if isinstance(document, dict) and "openapi" in document:

@@ -897,44 +897,36 @@ def test_ref_loops_and_malformed_refs_get_one_line_errors(tmp_path: Path) -> Non
     (tmp_path / "a.yaml").write_text("Thing: {$ref: 'b.yaml#/Thing'}\n")
     (tmp_path / "b.yaml").write_text("Thing: {$ref: 'a.yaml#/Thing'}\n")
     (tmp_path / "notes.txt").write_text("not a schema")
-    root = tmp_path / "api.yaml"
-    root.write_text(
-        yaml.safe_dump(
-            api(
-                {
-                    "/loop": {"get": ok({"$ref": "a.yaml#/Thing"})},
-                    "/self": {"get": ok({"$ref": "#/components/schemas/Self"})},
-                    "/bad": {"get": ok({"$ref": 42})},
-                    "/text": {"get": ok({"$ref": "notes.txt"})},
-                    "/gone": {"get": ok({"$ref": "missing.yaml#/X"})},
-                    "/outside": {"get": ok({"$ref": "/etc/passwd"})},
-                },
-                {"Self": {"$ref": "#/components/schemas/Self"}},
-            )
-        )
-    )
-    with pytest.raises(ResourceImportError) as caught:
-        import_resource(root)
-    assert "\n" not in str(caught.value) and caught.value.where == "#/paths"
-    reasons = {
-        i.where: i.reason
-        for i in import_openapi(
-            api(
-                {
-                    **yaml.safe_load(root.read_text())["paths"],
-                    "/ok": {"get": ok({"type": "array", "items": {"type": "object"}})},
-                },
-                {"Self": {"$ref": "#/components/schemas/Self"}},
-            ),
-            path=root,
-        ).ignored
+    listing = {"get": ok({"type": "array", "items": {"type": "object"}})}
+    broken = {
+        "/ok": listing,
+        "/bad": {"get": ok({"$ref": 42})},
+        "/text": {"get": ok({"$ref": "notes.txt"})},
+        "/gone": {"get": ok({"$ref": "missing.yaml#/X"})},
+        "/nowhere": {"get": ok({"$ref": "#/components/schemas/Nothing"})},
     }
-    assert "$ref loop through" in reasons["#/paths/~1loop/get"]
-    assert "$ref loop through" in reasons["#/paths/~1self/get"]
+    root = tmp_path / "api.yaml"
+    root.write_text(yaml.safe_dump(api(broken)))
+    reasons = {i.where: i.reason for i in import_resource(root).ignored}  # each malformed ref: its part only
     assert "must be a string" in reasons["#/paths/~1bad/get"]
     assert "only .json, .yaml and .yml" in reasons["#/paths/~1text/get"]
-    assert "no such file" in reasons["#/paths/~1gone/get"]
+    assert "'missing.yaml': no such file" in reasons["#/paths/~1gone/get"]
+    assert "points at nothing" in reasons["#/paths/~1nowhere/get"]
     assert all("\n" not in reason for reason in reasons.values())
+    for paths, schemas, where in (
+        ({"/loop": {"get": ok({"$ref": "a.yaml#/Thing"})}}, None, "a.yaml#/Thing"),
+        ({"/self": {"get": ok(ref("Self"))}}, {"Self": ref("Self")}, "#/components/schemas/Self"),
+    ):
+        root.write_text(yaml.safe_dump(api({**paths, "/ok": listing}, schemas)))
+        with pytest.raises(ResourceImportError) as caught:  # a loop is a malformed document
+            import_resource(root)
+        assert "$ref loop through" in str(caught.value) and "\n" not in str(caught.value)
+        assert where in str(caught.value)
+    hundred = "/".join(f"{{p{i}}}" for i in range(100))
+    with pytest.raises(
+        ResourceImportError, match=r"^#/paths: no operation can be served.*100 path parameters"
+    ):
+        import_openapi(api({f"/cells/{hundred}": {"get": ok({"type": "object"})}}))
 
 
 def test_a_document_with_hundreds_of_operations_imports_in_seconds() -> None:

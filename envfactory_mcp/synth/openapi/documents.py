@@ -4,8 +4,9 @@ A document is JSON or YAML (read with libyaml when it is there; dates stay strin
 most ``MAX_BYTES``. ``$ref``s are resolved with the ``referencing`` library: a local
 ``#/components/...`` pointer, or a relative file (``./schemas/pet.yaml#/Pet``,
 ``../common.yaml``) resolved against the folder of the file the ``$ref`` is written in.
-Remote URLs are never fetched. Every problem is a ``RefError`` (or, for the root file,
-a ``ResourceImportError``) whose message is one line naming the place.
+Remote URLs are never fetched. A ``$ref`` that cannot be followed is a ``RefError`` (the
+importer leaves that part out); a ``$ref`` loop, and a file that cannot be read as the
+document, are a ``ResourceImportError``: one line naming the place.
 """
 
 from __future__ import annotations
@@ -185,7 +186,8 @@ class Refs:
             if target is None:
                 target = self._cache[key] = self._lookup(loc, ref)
             if target.where in seen or target.where == loc.where:
-                raise RefError(f"{seen[0] if seen else loc.where}: $ref loop through {target.where}")
+                # never a schema, whatever reads it: the document is malformed, not just this part
+                raise ResourceImportError(seen[0] if seen else loc.where, f"$ref loop through {target.where}")
             seen.append(loc.where)
             if len(seen) > 64:
                 raise RefError(f"{seen[0]}: a chain of more than 64 $refs")

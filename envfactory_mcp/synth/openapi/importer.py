@@ -61,6 +61,7 @@ METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 SERVED_METHODS = ("get", "post", "put", "patch", "delete")
 MAX_COLUMNS = 120  # per table; the rest are listed as ignored
 MAX_DEPTH = 2  # nested objects flattened this deep; deeper ones are JSON columns
+MAX_KEY_PARTS = 8  # path parameters in a row (a composite key); more is not a record
 LOG_TABLE = "action_log"
 KEY_NAMES = ("id", "uid", "uuid", "sid", "key", "slug", "name", "code", "number")
 OWNED = "\x00owned"  # the description of an array of objects while it waits to become a child table
@@ -207,9 +208,17 @@ class Importer:
                 if not isinstance(loc.node, dict):
                     self.note(where, "operation", "the operation is not an object")
                     continue
+                toks = tokens[path]
+                longest = max((len(tok.params) for tok in toks), default=0)
+                if longest > MAX_KEY_PARTS:
+                    self.note(
+                        where,
+                        "operation",
+                        f"{longest} path parameters in a row: no record has a key of that many parts",
+                    )
+                    continue
                 own = self._params(loc, "parameters")
                 merged = {(p.place, p.name): p for p in [*shared, *own]}
-                toks = tokens[path]
                 self.ops.append(Op(path, method, where, loc, toks, list(merged.values()), masked(toks)))
 
     def _skip_path(self, path: str, item: Any, reason: str) -> None:
@@ -1200,14 +1209,7 @@ class Importer:
         kind = "create" if op.kind == "create" else "update"
         if kind == "create" and resource.singleton:
             kind = "update"
-        upsert = op.upsert or (
-            kind == "update"
-            and op.method == "put"
-            and not resource.singleton
-            and not any(o.kind == "create" for o in draft.ops)
-        )
-        if kind == "update" and resource.singleton and resource.keys == ("id",):
-            upsert = False
+        upsert = op.upsert and kind == "update" and not (resource.singleton and resource.keys == ("id",))
         partial = kind == "update" and (op.method == "patch" or not required)
         if upsert:
             required = tuple(n for n in required if not resource.field(n).nullable) if required else ()
@@ -1524,6 +1526,11 @@ class Importer:
     def run(self, *, name: str, title: str, description: str, seed: int) -> ImportedEnv:
         self.read_operations()
         self.classify()
+        for draft in self.drafts.values():  # PUT on an item of a table nothing creates: it creates too
+            if draft.role == "collection" and not any(o.kind == "create" for o in draft.ops):
+                for op in draft.ops:
+                    if op.role == "item" and op.method == "put" and op.kind == "update":
+                        op.upsert = True
         for op in self.ops:  # a search or bound list also reaches its table from the top
             if op.draft is not None and op.kind == "search" and not op.bound and len(op.slots) == 0:
                 op.draft.scoped_top = op.draft.scoped_top or bool(op.draft.ancestors)
