@@ -491,7 +491,7 @@ def key_args(op: Operation, resource: Resource) -> dict[str, str]:
     for key in resource.keys:
         if key in scope:
             continue  # a per-parent singleton: its key is its parent link
-        name = resource.key_param(key)
+        name = resource.key_param(key) if len(resource.keys) == 1 else key  # parts of a key keep their names
         out[key] = key if name in scope else name
     return out
 

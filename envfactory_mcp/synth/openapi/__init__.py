@@ -55,6 +55,16 @@ def import_openapi(
         )
     except RecursionError:
         raise ResourceImportError("#", "the document is nested too deeply to import") from None
+    except (
+        KeyError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        IndexError,
+    ) as exc:  # a bug of ours: one line still
+        raise ResourceImportError(
+            "#", f"the importer failed on this document ({type(exc).__name__}: {exc})"
+        ) from exc
 
 
 def _is_file(text: str) -> bool:

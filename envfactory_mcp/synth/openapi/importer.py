@@ -1212,7 +1212,7 @@ class Importer:
         upsert = op.upsert and kind == "update" and not (resource.singleton and resource.keys == ("id",))
         partial = kind == "update" and (op.method == "patch" or not required)
         if upsert:
-            required = tuple(n for n in required if not resource.field(n).nullable) if required else ()
+            required = tuple(n for n in required if not resource.has(n) or not resource.field(n).nullable)
         return Operation(
             kind=kind,
             resource=resource.name,
