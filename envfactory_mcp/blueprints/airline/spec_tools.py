@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from envfactory_mcp.blueprints import kit
+from envfactory_mcp.blueprints.kit import Schema
 from envfactory_mcp.spec import ParamSpec, ToolSpec
 
 from .spec_tables import (
@@ -18,73 +18,32 @@ from .spec_tables import (
     TRIP_TYPES,
 )
 
-Schema = dict[str, Any]
-
-
-def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {
-        "type": "string",
-        "description": description,
-        "minLength": min_length,
-        "maxLength": max_length,
-    }
-    if pattern is not None:
-        schema["pattern"] = pattern
-    return schema
-
-
-def _obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties) if required is None else required,
-        "additionalProperties": False,
-    }
-
-
-def _arr(items: Schema, description: str = "", **kw: Any) -> Schema:
-    schema: Schema = {"type": "array", "items": items, **kw}
-    if description:
-        schema["description"] = description
-    return schema
-
-
-def _enum(values: list[str], description: str = "") -> Schema:
-    schema: Schema = {"type": "string", "enum": list(values)}
-    if description:
-        schema["description"] = description
-    return schema
-
-
 MONEY: Schema = {"type": "number", "description": "Dollars, two decimals."}
 TEXT: Schema = {"type": "string"}
 INT: Schema = {"type": "integer"}
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
-USER_ID = _str(
+USER_ID = kit.string(
     11, "Internal user id from a find_user_id_* tool, e.g. 'user_000042'.", pattern=r"^user_[0-9]{6}$"
 )
-RESERVATION_ID = _str(6, "Six-character reservation code, e.g. 'Q4XK7M'.", pattern=r"^[A-Z0-9]{6}$")
-FLIGHT_NUMBER = _str(6, "Flight number, e.g. 'HAT123'.", pattern=r"^HAT[0-9]{3}$")
-AIRPORT = _str(3, "Three-letter IATA airport code, e.g. 'JFK'.", pattern=r"^[A-Z]{3}$")
-DATE = {**_str(10, "Date, 'YYYY-MM-DD'.", pattern=DATE_PATTERN), "examples": ["2026-06-03", "2026-06-05"]}
-PASSENGER_ID = _str(
+RESERVATION_ID = kit.string(6, "Six-character reservation code, e.g. 'Q4XK7M'.", pattern=r"^[A-Z0-9]{6}$")
+FLIGHT_NUMBER = kit.string(6, "Flight number, e.g. 'HAT123'.", pattern=r"^HAT[0-9]{3}$")
+AIRPORT = kit.string(3, "Three-letter IATA airport code, e.g. 'JFK'.", pattern=r"^[A-Z]{3}$")
+DATE = {
+    **kit.string(10, "Date, 'YYYY-MM-DD'.", pattern=DATE_PATTERN),
+    "examples": ["2026-06-03", "2026-06-05"],
+}
+PASSENGER_ID = kit.string(
     10, "Saved passenger id from get_user_details, e.g. 'pax_000123'.", pattern=r"^pax_[0-9]{6}$"
 )
-PAYMENT_METHOD_ID = _str(
+PAYMENT_METHOD_ID = kit.string(
     18,
     "Payment method id from get_user_details, e.g. 'credit_card_000123'.",
     pattern=r"^(credit_card|gift_card|certificate)_[0-9]{6}$",
 )
 
-Inputs = dict[str, tuple[Schema, ParamSpec]]
 
-
-def _param(entity: str | None, user_provided: bool) -> ParamSpec:
-    return ParamSpec(entity=entity, user_provided=user_provided)
-
-
-SEGMENT_OUT = _obj(
+SEGMENT_OUT = kit.obj(
     {
         "segment": INT,
         "flight_number": TEXT,
@@ -93,40 +52,40 @@ SEGMENT_OUT = _obj(
         "destination": TEXT,
         "departure_time": TEXT,
         "arrival_time": TEXT,
-        "status": _enum(FLIGHT_STATUSES),
+        "status": kit.enum(FLIGHT_STATUSES),
         "price": MONEY,
     }
 )
-RESERVATION_OUT = _obj(
+RESERVATION_OUT = kit.obj(
     {
         "reservation_id": TEXT,
         "user_id": TEXT,
         "origin": TEXT,
         "destination": TEXT,
-        "trip_type": _enum(TRIP_TYPES),
-        "cabin": _enum(CABINS),
-        "status": _enum(RESERVATION_STATUSES),
+        "trip_type": kit.enum(TRIP_TYPES),
+        "cabin": kit.enum(CABINS),
+        "status": kit.enum(RESERVATION_STATUSES),
         "created_at": TEXT,
         "insurance": {"type": "boolean"},
         "total_bags": INT,
         "nonfree_bags": INT,
         "compensated": {"type": "boolean"},
         "cancel_reason": {"type": ["string", "null"], "enum": [*CANCEL_REASONS, None]},
-        "flights": _arr(SEGMENT_OUT),
-        "passengers": _arr(_obj({"first_name": TEXT, "last_name": TEXT, "date_of_birth": TEXT})),
-        "payments": _arr(
-            _obj(
+        "flights": kit.array(SEGMENT_OUT),
+        "passengers": kit.array(kit.obj({"first_name": TEXT, "last_name": TEXT, "date_of_birth": TEXT})),
+        "payments": kit.array(
+            kit.obj(
                 {
                     "payment_id": TEXT,
-                    "kind": _enum(PAYMENT_KINDS),
+                    "kind": kit.enum(PAYMENT_KINDS),
                     "payment_method_id": TEXT,
                     "amount": MONEY,
-                    "reason": _enum(PAYMENT_REASONS),
+                    "reason": kit.enum(PAYMENT_REASONS),
                     "created_at": TEXT,
                 }
             )
         ),
-        "totals": _obj({"paid": MONEY, "refunded": MONEY, "net_paid": MONEY}),
+        "totals": kit.obj({"paid": MONEY, "refunded": MONEY, "net_paid": MONEY}),
     }
 )
 RESERVATION_OUTPUTS = {
@@ -149,97 +108,66 @@ VIEW_READS = [
 CHANGE_READS = sorted([*VIEW_READS, "payment_methods", "saved_passengers", "users"])
 
 
-def _tool(
-    name: str,
-    intent: str,
-    description: str,
-    inputs: Inputs,
-    output_schema: Schema,
-    *,
-    effect: str = "read",
-    reads: list[str] | None = None,
-    writes: list[str] | None = None,
-    outputs: dict[str, str] | None = None,
-    claims: list[str] | None = None,
-    required: list[str] | None = None,
-    **hints: bool,
-) -> ToolSpec:
-    return ToolSpec(
-        name=name,
-        intent=intent,
-        description=description,
-        effect=effect,  # type: ignore[arg-type]
-        reads=sorted(set(reads or [])),
-        writes=sorted(writes or []),
-        input_schema=_obj({k: schema for k, (schema, _) in inputs.items()}, required),
-        output_schema=output_schema,
-        params={k: param for k, (_, param) in inputs.items()},
-        outputs=outputs or {},
-        claims=claims or [],
-        **hints,
-    )
-
-
 def build_tools() -> list[ToolSpec]:
-    user_id = (USER_ID, _param("user", False))
-    reservation_id = (RESERVATION_ID, _param("reservation", True))
-    payment_method_id = (PAYMENT_METHOD_ID, _param("payment_method", False))
-    flight_number = (FLIGHT_NUMBER, _param("flight", True))
-    date = (DATE, _param(None, True))
-    cabin = (_enum(CABINS, "Cabin class."), _param(None, True))
+    user_id = (USER_ID, kit.param("user", False))
+    reservation_id = (RESERVATION_ID, kit.param("reservation", True))
+    payment_method_id = (PAYMENT_METHOD_ID, kit.param("payment_method", False))
+    flight_number = (FLIGHT_NUMBER, kit.param("flight", True))
+    date = (DATE, kit.param(None, True))
+    cabin = (kit.enum(CABINS, "Cabin class."), kit.param(None, True))
     return [
-        _tool(
+        kit.tool(
             "find_user_id_by_email",
             "look up my account by email",
             "Find a user's id from their email address (case-insensitive). Use this to authenticate the user before "
             "anything else. Fails if no user has that email.",
             {
                 "email": (
-                    _str(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"),
-                    _param(None, True),
+                    kit.string(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"),
+                    kit.param(None, True),
                 )
             },
-            _obj({"user_id": TEXT}),
+            kit.obj({"user_id": TEXT}),
             reads=["users"],
             outputs={"user_id": "user"},
         ),
-        _tool(
+        kit.tool(
             "find_user_id_by_name_dob",
             "look up my account by name and date of birth",
             "Find a user's id from first name, last name and date of birth ('YYYY-MM-DD'). Use this to authenticate a "
             "user who cannot give their email. Fails if no user, or more than one, matches.",
             {
-                "first_name": (_str(60, "First name."), _param(None, True)),
-                "last_name": (_str(60, "Last name."), _param(None, True)),
+                "first_name": (kit.string(60, "First name."), kit.param(None, True)),
+                "last_name": (kit.string(60, "Last name."), kit.param(None, True)),
                 "date_of_birth": (
-                    _str(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN),
-                    _param(None, True),
+                    kit.string(10, "Date of birth, 'YYYY-MM-DD'.", pattern=DATE_PATTERN),
+                    kit.param(None, True),
                 ),
             },
-            _obj({"user_id": TEXT}),
+            kit.obj({"user_id": TEXT}),
             reads=["users"],
             outputs={"user_id": "user"},
         ),
-        _tool(
+        kit.tool(
             "get_user_details",
             "see my account",
             "Get a user's profile: name, email, date of birth, membership tier (regular, silver or gold), saved "
             "payment methods (gift cards and travel certificates with their balance in dollars), saved passengers "
             "and the codes of all their reservations.",
             {"user_id": user_id},
-            _obj(
+            kit.obj(
                 {
                     "user_id": TEXT,
                     "first_name": TEXT,
                     "last_name": TEXT,
                     "email": TEXT,
                     "date_of_birth": TEXT,
-                    "membership": _enum(MEMBERSHIPS),
-                    "payment_methods": _arr(
-                        _obj(
+                    "membership": kit.enum(MEMBERSHIPS),
+                    "payment_methods": kit.array(
+                        kit.obj(
                             {
                                 "payment_method_id": TEXT,
-                                "kind": _enum(PAYMENT_METHOD_KINDS),
+                                "kind": kit.enum(PAYMENT_METHOD_KINDS),
                                 "brand": TEXT,
                                 "last_four": TEXT,
                                 "balance": MONEY,
@@ -247,8 +175,8 @@ def build_tools() -> list[ToolSpec]:
                             required=["payment_method_id", "kind"],
                         )
                     ),
-                    "saved_passengers": _arr(
-                        _obj(
+                    "saved_passengers": kit.array(
+                        kit.obj(
                             {
                                 "passenger_id": TEXT,
                                 "first_name": TEXT,
@@ -257,7 +185,7 @@ def build_tools() -> list[ToolSpec]:
                             }
                         )
                     ),
-                    "reservations": _arr(TEXT),
+                    "reservations": kit.array(TEXT),
                 }
             ),
             reads=["payment_methods", "reservations", "saved_passengers", "users"],
@@ -268,7 +196,7 @@ def build_tools() -> list[ToolSpec]:
                 "reservations[]": "reservation",
             },
         ),
-        _tool(
+        kit.tool(
             "get_reservation_details",
             "check on my reservation",
             "Get a reservation: status (active, cancelled or completed), trip type, cabin, flight segments with each "
@@ -280,39 +208,39 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "list_all_airports",
             "see which airports the airline flies to",
             "List every airport the airline serves, with its code, name and city.",
             {},
-            _obj({"airports": _arr(_obj({"code": TEXT, "name": TEXT, "city": TEXT}))}),
+            kit.obj({"airports": kit.array(kit.obj({"code": TEXT, "name": TEXT, "city": TEXT}))}),
             reads=["airports"],
             outputs={"airports[].code": "airport"},
         ),
-        _tool(
+        kit.tool(
             "search_direct_flights",
             "find flights between two airports",
             "Search the direct flights between two airports on a date: each flight's number, times, status, seats "
             "left and current one-passenger fare in dollars per cabin (basic_economy, economy, business).",
             {
-                "origin": (AIRPORT, _param("airport", True)),
-                "destination": (AIRPORT, _param("airport", True)),
+                "origin": (AIRPORT, kit.param("airport", True)),
+                "destination": (AIRPORT, kit.param("airport", True)),
                 "date": date,
             },
-            _obj(
+            kit.obj(
                 {
                     "origin": TEXT,
                     "destination": TEXT,
                     "date": TEXT,
-                    "flights": _arr(
-                        _obj(
+                    "flights": kit.array(
+                        kit.obj(
                             {
                                 "flight_number": TEXT,
                                 "departure_time": TEXT,
                                 "arrival_time": TEXT,
-                                "status": _enum(FLIGHT_STATUSES),
-                                "seats": _obj({c: INT for c in CABINS}),
-                                "prices": _obj({c: MONEY for c in CABINS}),
+                                "status": kit.enum(FLIGHT_STATUSES),
+                                "seats": kit.obj({c: INT for c in CABINS}),
+                                "prices": kit.obj({c: MONEY for c in CABINS}),
                             }
                         )
                     ),
@@ -322,13 +250,13 @@ def build_tools() -> list[ToolSpec]:
             outputs={"origin": "airport", "destination": "airport", "flights[].flight_number": "flight"},
             claims=["flights[].prices.economy"],
         ),
-        _tool(
+        kit.tool(
             "get_flight_status",
             "check the status of a flight",
             "Get the status of a flight on a date: scheduled, delayed, cancelled, departed or landed, with its route "
             "and scheduled times.",
             {"flight_number": flight_number, "date": date},
-            _obj(
+            kit.obj(
                 {
                     "flight_number": TEXT,
                     "date": TEXT,
@@ -336,14 +264,14 @@ def build_tools() -> list[ToolSpec]:
                     "destination": TEXT,
                     "departure_time": TEXT,
                     "arrival_time": TEXT,
-                    "status": _enum(FLIGHT_STATUSES),
+                    "status": kit.enum(FLIGHT_STATUSES),
                 }
             ),
             reads=["flight_dates", "flights"],
             outputs={"flight_number": "flight", "origin": "airport", "destination": "airport"},
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "book_reservation",
             "book a flight",
             "Book a one-way trip (flight_number on date) or a round trip (also return_flight_number on return_date, "
@@ -358,26 +286,26 @@ def build_tools() -> list[ToolSpec]:
                 "date": date,
                 "cabin": cabin,
                 "passenger_ids": (
-                    _arr(
+                    kit.array(
                         PASSENGER_ID,
                         "Saved passengers to book, from get_user_details.",
                         minItems=1,
                         uniqueItems=True,
                     ),
-                    _param("passenger", False),
+                    kit.param("passenger", False),
                 ),
                 "payment_method_id": payment_method_id,
                 "total_bags": (
                     {"type": "integer", "minimum": 0, "maximum": 20, "description": "Checked bags in all."},
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
                 "insurance": (
-                    _enum(["yes", "no"], "Buy travel insurance: 'yes' or 'no'."),
-                    _param(None, True),
+                    kit.enum(["yes", "no"], "Buy travel insurance: 'yes' or 'no'."),
+                    kit.param(None, True),
                 ),
                 "return_flight_number": (
                     {**FLIGHT_NUMBER, "description": "Return flight of a round trip."},
-                    _param("flight", True),
+                    kit.param("flight", True),
                 ),
                 "return_date": (
                     {
@@ -385,7 +313,7 @@ def build_tools() -> list[ToolSpec]:
                         "description": "Date of the return flight.",
                         "examples": ["2026-06-05", "2026-06-07"],
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
             RESERVATION_OUT,
@@ -411,7 +339,7 @@ def build_tools() -> list[ToolSpec]:
                 "insurance",
             ],
         ),
-        _tool(
+        kit.tool(
             "cancel_reservation",
             "cancel a reservation",
             "Cancel an active reservation none of whose flights has departed. Allowed only when it was booked within "
@@ -421,7 +349,7 @@ def build_tools() -> list[ToolSpec]:
             "reservation.",
             {
                 "reservation_id": reservation_id,
-                "reason": (_enum(list(CANCEL_REASONS), "Why the user cancels."), _param(None, True)),
+                "reason": (kit.enum(list(CANCEL_REASONS), "Why the user cancels."), kit.param(None, True)),
             },
             RESERVATION_OUT,
             effect="write",
@@ -430,7 +358,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["status", "totals.refunded"],
         ),
-        _tool(
+        kit.tool(
             "update_reservation_cabin",
             "change the cabin of my reservation",
             "Move every segment of an active reservation (no flight departed) to another cabin. Every flight must be "
@@ -446,7 +374,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["totals.net_paid"],
         ),
-        _tool(
+        kit.tool(
             "change_reservation_flight",
             "change a flight of my reservation",
             "Put an active reservation on flight_number on date in place of its segment on the same route (origin "
@@ -459,11 +387,11 @@ def build_tools() -> list[ToolSpec]:
                 "reservation_id": reservation_id,
                 "flight_number": (
                     {**FLIGHT_NUMBER, "description": "Flight to take instead, e.g. 'HAT123'."},
-                    _param("flight", True),
+                    kit.param("flight", True),
                 ),
                 "date": (
                     {**DATE, "description": "Date of the new flight, 'YYYY-MM-DD'."},
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
                 "payment_method_id": payment_method_id,
             },
@@ -474,7 +402,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["totals.net_paid"],
         ),
-        _tool(
+        kit.tool(
             "update_reservation_bags",
             "add checked bags to my reservation",
             "Raise the number of checked bags of an active reservation (no flight departed) to total_bags; bags "
@@ -490,7 +418,7 @@ def build_tools() -> list[ToolSpec]:
                         "maximum": 20,
                         "description": "New total of checked bags.",
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
                 "payment_method_id": payment_method_id,
             },
@@ -501,7 +429,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["nonfree_bags"],
         ),
-        _tool(
+        kit.tool(
             "add_travel_insurance",
             "buy travel insurance for my reservation",
             "Add travel insurance ($30 per passenger) to an active reservation without it, booked within the last 24 "
@@ -514,19 +442,19 @@ def build_tools() -> list[ToolSpec]:
             outputs=RESERVATION_OUTPUTS,
             claims=["totals.net_paid"],
         ),
-        _tool(
+        kit.tool(
             "issue_compensation_certificate",
             "get compensation for a delayed or cancelled flight",
             "Issue a travel certificate to a silver or gold member whose reservation has a flight the airline "
             "cancelled ($100 per passenger) or delayed ($50 per passenger); once per reservation. The certificate is "
             "saved as a payment method of the user.",
             {"user_id": user_id, "reservation_id": reservation_id},
-            _obj(
+            kit.obj(
                 {
                     "certificate_id": TEXT,
                     "user_id": TEXT,
                     "reservation_id": TEXT,
-                    "cause": _enum(["cancelled", "delayed"]),
+                    "cause": kit.enum(["cancelled", "delayed"]),
                     "amount": MONEY,
                 }
             ),
@@ -536,7 +464,7 @@ def build_tools() -> list[ToolSpec]:
             outputs={"certificate_id": "payment_method", "user_id": "user", "reservation_id": "reservation"},
             claims=["amount"],
         ),
-        _tool(
+        kit.tool(
             "calculate",
             "work out an amount",
             "Evaluate an arithmetic expression with numbers, + - * /, and parentheses, e.g. '(389.99 - 212.5) * 2'. "
@@ -544,26 +472,26 @@ def build_tools() -> list[ToolSpec]:
             {
                 "expression": (
                     {
-                        **_str(200, "Arithmetic expression."),
+                        **kit.string(200, "Arithmetic expression."),
                         "examples": ["(389.99 - 212.5) * 2", "154.04 + 50"],
                     },
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"expression": TEXT, "result": {"type": "number"}}),
+            kit.obj({"expression": TEXT, "result": {"type": "number"}}),
             claims=["result"],
         ),
-        _tool(
+        kit.tool(
             "transfer_to_human_agents",
             "talk to a human",
             "Transfer the user to a human agent, with a summary of the issue. Use only when the user explicitly asks "
             "for a human or the request cannot be handled with the other tools under the policy.",
             {
                 "summary": (
-                    _str(2000, "Summary of the user's issue for the human agent."),
+                    kit.string(2000, "Summary of the user's issue for the human agent."),
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"transferred": {"type": "boolean"}, "message": TEXT, "summary": TEXT}),
+            kit.obj({"transferred": {"type": "boolean"}, "message": TEXT, "summary": TEXT}),
         ),
     ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from envfactory_mcp.blueprints import kit
+from envfactory_mcp.blueprints.kit import Schema
 from envfactory_mcp.spec import ParamSpec, ToolSpec
 
 from .spec_tables import (
@@ -22,63 +22,28 @@ from .spec_tables import (
     TXN_KINDS,
 )
 
-Schema = dict[str, Any]
-
-
-def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {
-        "type": "string",
-        "description": description,
-        "minLength": min_length,
-        "maxLength": max_length,
-    }
-    if pattern is not None:
-        schema["pattern"] = pattern
-    return schema
-
-
-def _obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties) if required is None else required,
-        "additionalProperties": False,
-    }
-
-
-def _arr(items: Schema, description: str = "") -> Schema:
-    schema: Schema = {"type": "array", "items": items}
-    if description:
-        schema["description"] = description
-    return schema
-
-
-def _enum(values: list[Any], nullable: bool = False) -> Schema:
-    if nullable:
-        return {"type": ["string", "null"], "enum": [*values, None]}
-    return {"type": "string", "enum": list(values)}
-
-
 MONEY: Schema = {"type": "number", "description": "Dollars, two decimals."}
 MAYBE_MONEY: Schema = {"type": ["number", "null"], "description": "Dollars, two decimals, or null."}
 TEXT: Schema = {"type": "string"}
 MAYBE_TEXT: Schema = {"type": ["string", "null"]}
 BOOL: Schema = {"type": "boolean"}
 
-CUSTOMER_ID = _str(
+CUSTOMER_ID = kit.string(
     11, "Internal customer id from a find_customer_* tool, e.g. 'cust_000042'.", pattern=r"^cust_[0-9]{6}$"
 )
-ACCOUNT_ID = _str(
+ACCOUNT_ID = kit.string(
     11, "Internal account id from get_customer_details, e.g. 'acct_000123'.", pattern=r"^acct_[0-9]{6}$"
 )
-CARD_ID = _str(
+CARD_ID = kit.string(
     11, "Internal card id from get_customer_details, e.g. 'card_000045'.", pattern=r"^card_[0-9]{6}$"
 )
-TXN_ID = _str(
+TXN_ID = kit.string(
     11, "Transaction id from list_account_transactions, e.g. 'txn_0001234'.", pattern=r"^txn_[0-9]{7}$"
 )
-PAYEE_ID = _str(12, "Payee id from get_customer_details, e.g. 'payee_000031'.", pattern=r"^payee_[0-9]{6}$")
-SCHED_ID = _str(
+PAYEE_ID = kit.string(
+    12, "Payee id from get_customer_details, e.g. 'payee_000031'.", pattern=r"^payee_[0-9]{6}$"
+)
+SCHED_ID = kit.string(
     12, "Scheduled payment id from get_customer_details, e.g. 'sched_000017'.", pattern=r"^sched_[0-9]{6}$"
 )
 AMOUNT: Schema = {
@@ -89,24 +54,18 @@ AMOUNT: Schema = {
     "examples": [40.0, 75.0, 120.0, 200.0, 350.0, 500.0, 800.0, 1500.0, 3000.0, 6000.0],
 }
 
-Inputs = dict[str, tuple[Schema, ParamSpec]]
 
+ACCOUNT_SUMMARY = kit.obj({"account_id": TEXT, "name": TEXT, "balance": MONEY, "available_balance": MONEY})
 
-def _param(entity: str | None, user_provided: bool) -> ParamSpec:
-    return ParamSpec(entity=entity, user_provided=user_provided)
-
-
-ACCOUNT_SUMMARY = _obj({"account_id": TEXT, "name": TEXT, "balance": MONEY, "available_balance": MONEY})
-
-CARD_OUT = _obj(
+CARD_OUT = kit.obj(
     {
         "card_id": TEXT,
         "customer_id": TEXT,
         "account_id": TEXT,
-        "kind": _enum(CARD_KINDS),
+        "kind": kit.enum(CARD_KINDS),
         "name": TEXT,
         "last_four": TEXT,
-        "status": _enum(CARD_STATUSES),
+        "status": kit.enum(CARD_STATUSES),
         "expires": TEXT,
         "issued_on": TEXT,
         "daily_limit": MAYBE_MONEY,
@@ -128,17 +87,17 @@ TXN_FIELDS: dict[str, Schema] = {
     "transaction_id": TEXT,
     "account_id": TEXT,
     "card_id": MAYBE_TEXT,
-    "kind": _enum(TXN_KINDS),
+    "kind": kit.enum(TXN_KINDS),
     "name": TEXT,
     "amount": {"type": "number", "description": "Signed dollars: positive in, negative out."},
     "posted_at": TEXT,
     "hold_until": MAYBE_TEXT,
     "payee_id": MAYBE_TEXT,
-    "dispute_state": _enum(DISPUTE_STATES),
+    "dispute_state": kit.enum(DISPUTE_STATES),
     "waived": BOOL,
 }
 
-SCHEDULED_OUT = _obj(
+SCHEDULED_OUT = kit.obj(
     {
         "scheduled_payment_id": TEXT,
         "account_id": TEXT,
@@ -146,7 +105,7 @@ SCHEDULED_OUT = _obj(
         "payee_name": TEXT,
         "amount": MONEY,
         "payment_date": TEXT,
-        "status": _enum(SCHEDULED_STATUSES),
+        "status": kit.enum(SCHEDULED_STATUSES),
         "created_at": TEXT,
     }
 )
@@ -157,134 +116,104 @@ SCHEDULED_OUTPUTS = {
 }
 
 
-def _tool(
-    name: str,
-    intent: str,
-    description: str,
-    inputs: Inputs,
-    output_schema: Schema,
-    *,
-    effect: str = "read",
-    reads: list[str] | None = None,
-    writes: list[str] | None = None,
-    outputs: dict[str, str] | None = None,
-    claims: list[str] | None = None,
-    **hints: bool,
-) -> ToolSpec:
-    return ToolSpec(
-        name=name,
-        intent=intent,
-        description=description,
-        effect=effect,  # type: ignore[arg-type]
-        reads=sorted(reads or []),
-        writes=sorted(writes or []),
-        input_schema=_obj({k: schema for k, (schema, _) in inputs.items()}),
-        output_schema=output_schema,
-        params={k: param for k, (_, param) in inputs.items()},
-        outputs=outputs or {},
-        claims=claims or [],
-        **hints,
-    )
-
-
 def build_tools() -> list[ToolSpec]:
-    customer_id = (CUSTOMER_ID, _param("customer", False))
-    account_id = (ACCOUNT_ID, _param("account", False))
-    card_id = (CARD_ID, _param("card", False))
-    transaction_id = (TXN_ID, _param("transaction", False))
-    payee_id = (PAYEE_ID, _param("payee", False))
-    amount = (AMOUNT, _param(None, True))
+    customer_id = (CUSTOMER_ID, kit.param("customer", False))
+    account_id = (ACCOUNT_ID, kit.param("account", False))
+    card_id = (CARD_ID, kit.param("card", False))
+    transaction_id = (TXN_ID, kit.param("transaction", False))
+    payee_id = (PAYEE_ID, kit.param("payee", False))
+    amount = (AMOUNT, kit.param(None, True))
     return [
-        _tool(
+        kit.tool(
             "find_customer_by_email",
             "verify my identity with my email",
             "Verify a customer's identity from their email address (case-insensitive) and the zip code of their home "
             "address, and return their customer id. Use this (or find_customer_by_name) before anything else. Fails if they do not match.",
             {
                 "email": (
-                    _str(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"),
-                    _param(None, True),
+                    kit.string(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"),
+                    kit.param(None, True),
                 ),
                 "zip": (
-                    _str(5, "Five-digit zip code of the home address.", pattern=r"^[0-9]{5}$"),
-                    _param(None, True),
+                    kit.string(5, "Five-digit zip code of the home address.", pattern=r"^[0-9]{5}$"),
+                    kit.param(None, True),
                 ),
             },
-            _obj({"customer_id": TEXT}),
+            kit.obj({"customer_id": TEXT}),
             reads=["customers"],
             outputs={"customer_id": "customer"},
         ),
-        _tool(
+        kit.tool(
             "find_customer_by_name",
             "verify my identity with my name",
             "Verify a customer's identity from first name, last name and the last four digits of their Social Security "
             "number, and return their customer id. Fails if no customer, or more than one, matches.",
             {
-                "first_name": (_str(60, "First name."), _param(None, True)),
-                "last_name": (_str(60, "Last name."), _param(None, True)),
+                "first_name": (kit.string(60, "First name."), kit.param(None, True)),
+                "last_name": (kit.string(60, "Last name."), kit.param(None, True)),
                 "ssn_last_four": (
-                    _str(4, "Last four digits of the SSN.", pattern=r"^[0-9]{4}$"),
-                    _param(None, True),
+                    kit.string(4, "Last four digits of the SSN.", pattern=r"^[0-9]{4}$"),
+                    kit.param(None, True),
                 ),
             },
-            _obj({"customer_id": TEXT}),
+            kit.obj({"customer_id": TEXT}),
             reads=["customers"],
             outputs={"customer_id": "customer"},
         ),
-        _tool(
+        kit.tool(
             "get_customer_details",
             "see my profile",
             "Get a customer's profile: name, contact details, home address, tier, when a fee was last waived and whether a waiver is "
             "available, their accounts, cards and saved payees (with ids and statuses), and the ids of their "
             "scheduled payments.",
             {"customer_id": customer_id},
-            _obj(
+            kit.obj(
                 {
                     "customer_id": TEXT,
                     "first_name": TEXT,
                     "last_name": TEXT,
                     "email": TEXT,
                     "phone": TEXT,
-                    "address": _obj(
+                    "address": kit.obj(
                         {k: dict(TEXT) for k in ("address1", "address2", "city", "state", "country", "zip")}
                     ),
-                    "tier": _enum(TIERS),
+                    "tier": kit.enum(TIERS),
                     "customer_since": TEXT,
                     "last_fee_waiver_at": MAYBE_TEXT,
                     "fee_waiver_available": BOOL,
-                    "accounts": _arr(
-                        _obj(
+                    "accounts": kit.array(
+                        kit.obj(
                             {
                                 "account_id": TEXT,
-                                "kind": _enum(ACCOUNT_KINDS),
+                                "kind": kit.enum(ACCOUNT_KINDS),
                                 "name": TEXT,
                                 "last_four": TEXT,
-                                "status": _enum(ACCOUNT_STATUSES),
+                                "status": kit.enum(ACCOUNT_STATUSES),
                             }
                         )
                     ),
-                    "cards": _arr(
-                        _obj(
+                    "cards": kit.array(
+                        kit.obj(
                             {
                                 "card_id": TEXT,
-                                "kind": _enum(CARD_KINDS),
+                                "kind": kit.enum(CARD_KINDS),
                                 "name": TEXT,
                                 "last_four": TEXT,
-                                "status": _enum(CARD_STATUSES),
+                                "status": kit.enum(CARD_STATUSES),
                             }
                         )
                     ),
-                    "payees": _arr(
-                        _obj(
+                    "payees": kit.array(
+                        kit.obj(
                             {
                                 "payee_id": TEXT,
                                 "name": TEXT,
-                                "kind": _enum(PAYEE_KINDS),
-                                "status": _enum(PAYEE_STATUSES),
+                                "kind": kit.enum(PAYEE_KINDS),
+                                "status": kit.enum(PAYEE_STATUSES),
                             }
                         )
                     ),
-                    "scheduled_payments": _arr(TEXT),
+                    "scheduled_payments": kit.array(TEXT),
                 }
             ),
             reads=["accounts", "cards", "customers", "payees", "scheduled_payments"],
@@ -296,7 +225,7 @@ def build_tools() -> list[ToolSpec]:
                 "scheduled_payments[]": "scheduled_payment",
             },
         ),
-        _tool(
+        kit.tool(
             "get_account_details",
             "check my account balance",
             "Get an account: kind, product name, last four digits, status, ledger balance and available balance in "
@@ -304,21 +233,23 @@ def build_tools() -> list[ToolSpec]:
             "owed (credit accounts), overdraft protection, withdrawals in the last 30 days (savings) and the daily payee "
             "limit (checking).",
             {"account_id": account_id},
-            _obj(
+            kit.obj(
                 {
                     "account_id": TEXT,
                     "customer_id": TEXT,
-                    "kind": _enum(ACCOUNT_KINDS),
+                    "kind": kit.enum(ACCOUNT_KINDS),
                     "name": TEXT,
                     "last_four": TEXT,
-                    "status": _enum(ACCOUNT_STATUSES),
+                    "status": kit.enum(ACCOUNT_STATUSES),
                     "opened_on": TEXT,
                     "balance": MONEY,
                     "available_balance": MONEY,
                     "credit_limit": MAYBE_MONEY,
                     "amount_owed": MAYBE_MONEY,
                     "overdraft_protection": BOOL,
-                    "holds": _arr(_obj({"transaction_id": TEXT, "amount": MONEY, "available_on": TEXT})),
+                    "holds": kit.array(
+                        kit.obj({"transaction_id": TEXT, "amount": MONEY, "available_on": TEXT})
+                    ),
                     "savings_withdrawals_last_30_days": {"type": ["integer", "null"]},
                     "daily_payee_limit": MAYBE_MONEY,
                 }
@@ -330,33 +261,33 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["available_balance"],
         ),
-        _tool(
+        kit.tool(
             "list_account_transactions",
             "see my recent transactions",
             "List every posted transaction of an account, newest first: id, date, kind, merchant or description, "
             "signed amount in dollars, card used, hold date of deposits, dispute state and whether a fee was waived.",
             {"account_id": account_id},
-            _obj({"account_id": TEXT, "transactions": _arr(_obj(dict(TXN_FIELDS)))}),
+            kit.obj({"account_id": TEXT, "transactions": kit.array(kit.obj(dict(TXN_FIELDS)))}),
             reads=["accounts", "transactions"],
             outputs={
                 "account_id": "account",
                 "transactions[].transaction_id": "transaction",
             },
         ),
-        _tool(
+        kit.tool(
             "get_transaction_details",
             "look into a transaction",
             "Get one transaction with its dispute, if any (status, reason, provisional credit).",
             {"transaction_id": transaction_id},
-            _obj(
+            kit.obj(
                 {
                     **TXN_FIELDS,
                     "dispute": {
                         "type": ["object", "null"],
                         "properties": {
                             "dispute_id": TEXT,
-                            "status": _enum(DISPUTE_STATUSES),
-                            "reason": _enum(DISPUTE_REASONS),
+                            "status": kit.enum(DISPUTE_STATUSES),
+                            "reason": kit.enum(DISPUTE_REASONS),
                             "provisional_credit": MONEY,
                             "opened_at": TEXT,
                         },
@@ -373,7 +304,7 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["dispute_state"],
         ),
-        _tool(
+        kit.tool(
             "get_card_details",
             "check on my card",
             "Get a card: kind, product name, last four digits, status, expiry, the account it draws on, the daily "
@@ -385,7 +316,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=CARD_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "get_statement",
             "get my monthly statement",
             "Get the statement of an account for one completed month (YYYY-MM): opening and closing balance, total "
@@ -393,11 +324,13 @@ def build_tools() -> list[ToolSpec]:
             {
                 "account_id": account_id,
                 "month": (
-                    _str(7, "Statement month, YYYY-MM, e.g. '2026-04'.", pattern=r"^20[0-9]{2}-[01][0-9]$"),
-                    _param(None, True),
+                    kit.string(
+                        7, "Statement month, YYYY-MM, e.g. '2026-04'.", pattern=r"^20[0-9]{2}-[01][0-9]$"
+                    ),
+                    kit.param(None, True),
                 ),
             },
-            _obj(
+            kit.obj(
                 {
                     "statement_id": TEXT,
                     "account_id": TEXT,
@@ -413,17 +346,17 @@ def build_tools() -> list[ToolSpec]:
             outputs={"statement_id": "statement"},
             claims=["closing_balance"],
         ),
-        _tool(
+        kit.tool(
             "get_scheduled_payment",
             "check on a scheduled payment",
             "Get a scheduled payment: account, payee, amount, date and status.",
-            {"schedule_id": (SCHED_ID, _param("scheduled_payment", False))},
+            {"schedule_id": (SCHED_ID, kit.param("scheduled_payment", False))},
             SCHEDULED_OUT,
             reads=["payees", "scheduled_payments"],
             outputs=SCHEDULED_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "activate_card",
             "activate my new card",
             "Activate an inactive card (a new or replacement card). Expired cards cannot be activated, nor cards "
@@ -437,7 +370,7 @@ def build_tools() -> list[ToolSpec]:
             claims=["status"],
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "freeze_card",
             "freeze my card",
             "Temporarily freeze an active card: purchases and withdrawals are declined until it is unfrozen. Returns "
@@ -451,7 +384,7 @@ def build_tools() -> list[ToolSpec]:
             claims=["status"],
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "unfreeze_card",
             "unfreeze my card",
             "Unfreeze a frozen card so it works again; the card's account must be open. Returns the card.",
@@ -464,7 +397,7 @@ def build_tools() -> list[ToolSpec]:
             claims=["status"],
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "report_card_lost",
             "report my card lost or stolen",
             "Report an inactive, active or frozen card lost or stolen: it is blocked for good and a replacement card "
@@ -474,26 +407,26 @@ def build_tools() -> list[ToolSpec]:
             {
                 "card_id": card_id,
                 "reason": (
-                    {**_enum(LOSS_REASONS), "description": "Whether the card was lost or stolen."},
-                    _param(None, True),
+                    {**kit.enum(LOSS_REASONS), "description": "Whether the card was lost or stolen."},
+                    kit.param(None, True),
                 ),
                 "shipping": (
                     {
-                        **_enum(["standard", "expedited"]),
+                        **kit.enum(["standard", "expedited"]),
                         "description": "Standard (7-10 business days) or expedited (1-2).",
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
-            _obj(
+            kit.obj(
                 {
                     "card_id": TEXT,
-                    "status": _enum(CARD_STATUSES),
-                    "replacement": _obj(
+                    "status": kit.enum(CARD_STATUSES),
+                    "replacement": kit.obj(
                         {
                             "card_id": TEXT,
                             "last_four": TEXT,
-                            "status": _enum(CARD_STATUSES),
+                            "status": kit.enum(CARD_STATUSES),
                             "expires": TEXT,
                             "shipping": TEXT,
                             "arrives_in": TEXT,
@@ -508,7 +441,7 @@ def build_tools() -> list[ToolSpec]:
             outputs={"card_id": "card", "replacement.card_id": "card"},
             claims=["replacement.last_four", "fee"],
         ),
-        _tool(
+        kit.tool(
             "update_card_limit",
             "change the daily limit on my debit card",
             "Set the daily purchase and ATM limit of an active or frozen debit card, in dollars, between $100.00 and "
@@ -523,7 +456,7 @@ def build_tools() -> list[ToolSpec]:
                         "maximum": 100000,
                         "examples": [300.0, 500.0, 750.0, 1000.0, 1500.0, 2000.0, 3000.0, 4000.0],
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
             CARD_OUT,
@@ -534,7 +467,7 @@ def build_tools() -> list[ToolSpec]:
             claims=["daily_limit"],
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "transfer_between_accounts",
             "move money between my accounts",
             "Transfer money now between two open accounts of the same customer. Not from a credit account; to a "
@@ -542,12 +475,12 @@ def build_tools() -> list[ToolSpec]:
             "in any 30 days. Only available funds can be moved; from a checking account with overdraft protection a "
             "shortfall is drawn from the customer's savings. Returns both accounts' balances.",
             {"from_account_id": account_id, "to_account_id": account_id, "amount": amount},
-            _obj(
+            kit.obj(
                 {
                     "from_account": ACCOUNT_SUMMARY,
                     "to_account": ACCOUNT_SUMMARY,
                     "amount": MONEY,
-                    "transaction_ids": _arr(TEXT),
+                    "transaction_ids": kit.array(TEXT),
                 }
             ),
             effect="write",
@@ -559,14 +492,14 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["from_account.available_balance"],
         ),
-        _tool(
+        kit.tool(
             "send_to_payee",
             "pay someone I saved as a payee",
             "Pay a saved, active payee now from an open checking account. Payments to payees are limited per day by "
             "tier (standard $2,500.00, plus $5,000.00, premier $10,000.00 in all). Only available funds can be sent; "
             "with overdraft protection a shortfall is drawn from the customer's savings. Returns the account balance.",
             {"from_account_id": account_id, "payee_id": payee_id, "amount": amount},
-            _obj(
+            kit.obj(
                 {
                     "account": ACCOUNT_SUMMARY,
                     "payee_id": TEXT,
@@ -574,7 +507,7 @@ def build_tools() -> list[ToolSpec]:
                     "amount": MONEY,
                     "sent_today": MONEY,
                     "daily_limit": MONEY,
-                    "transaction_ids": _arr(TEXT),
+                    "transaction_ids": kit.array(TEXT),
                 }
             ),
             effect="write",
@@ -586,7 +519,7 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["account.available_balance"],
         ),
-        _tool(
+        kit.tool(
             "schedule_payment",
             "schedule a payment",
             "Schedule a payment to a saved, active payee from an open checking account on a future date (YYYY-MM-DD, "
@@ -598,8 +531,8 @@ def build_tools() -> list[ToolSpec]:
                 "payee_id": payee_id,
                 "amount": amount,
                 "payment_date": (
-                    _str(10, "Date to pay, YYYY-MM-DD.", pattern=r"^20[0-9]{2}-[01][0-9]-[0-3][0-9]$"),
-                    _param(None, True),
+                    kit.string(10, "Date to pay, YYYY-MM-DD.", pattern=r"^20[0-9]{2}-[01][0-9]-[0-3][0-9]$"),
+                    kit.param(None, True),
                 ),
             },
             SCHEDULED_OUT,
@@ -608,11 +541,11 @@ def build_tools() -> list[ToolSpec]:
             writes=["scheduled_payments"],
             outputs=SCHEDULED_OUTPUTS,
         ),
-        _tool(
+        kit.tool(
             "cancel_scheduled_payment",
             "cancel a scheduled payment",
             "Cancel a scheduled payment that is still scheduled and not due today. Returns it.",
-            {"schedule_id": (SCHED_ID, _param("scheduled_payment", False))},
+            {"schedule_id": (SCHED_ID, kit.param("scheduled_payment", False))},
             SCHEDULED_OUT,
             effect="write",
             reads=["payees", "scheduled_payments"],
@@ -621,7 +554,7 @@ def build_tools() -> list[ToolSpec]:
             claims=["status"],
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "file_dispute",
             "dispute a charge",
             "Dispute a card purchase posted in the last 60 days that has never been disputed. A provisional credit of "
@@ -631,11 +564,14 @@ def build_tools() -> list[ToolSpec]:
             {
                 "transaction_id": transaction_id,
                 "reason": (
-                    {**_enum(list(DISPUTE_REASONS)), "description": "Why the customer disputes the charge."},
-                    _param(None, True),
+                    {
+                        **kit.enum(list(DISPUTE_REASONS)),
+                        "description": "Why the customer disputes the charge.",
+                    },
+                    kit.param(None, True),
                 ),
             },
-            _obj(
+            kit.obj(
                 {
                     "dispute_id": TEXT,
                     "transaction_id": TEXT,
@@ -655,30 +591,35 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["provisional_credit"],
         ),
-        _tool(
+        kit.tool(
             "set_overdraft_protection",
             "change overdraft protection on my checking",
             "Turn overdraft protection of an open checking account on or off. Turning it on needs an open savings "
             "account of the same customer, which then covers shortfalls.",
             {
                 "account_id": account_id,
-                "setting": ({**_enum(["on", "off"]), "description": "'on' or 'off'."}, _param(None, True)),
+                "setting": (
+                    {**kit.enum(["on", "off"]), "description": "'on' or 'off'."},
+                    kit.param(None, True),
+                ),
             },
-            _obj({"account_id": TEXT, "overdraft_protection": BOOL, "linked_savings_account_id": MAYBE_TEXT}),
+            kit.obj(
+                {"account_id": TEXT, "overdraft_protection": BOOL, "linked_savings_account_id": MAYBE_TEXT}
+            ),
             effect="write",
             reads=["accounts"],
             writes=["accounts"],
             outputs={"account_id": "account", "linked_savings_account_id": "account"},
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "waive_fee",
             "get a fee refunded",
             "Waive a fee that has not been waived, on an open account: the fee is refunded to the account as a new "
             "transaction. A customer can have at most one fee waived every 12 months. Returns the refund and the "
             "account balance.",
             {"transaction_id": transaction_id},
-            _obj(
+            kit.obj(
                 {
                     "transaction_id": TEXT,
                     "refund_transaction_id": TEXT,
@@ -695,7 +636,7 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["amount"],
         ),
-        _tool(
+        kit.tool(
             "calculate",
             "work out an amount",
             "Evaluate an arithmetic expression with numbers, + - * /, and parentheses, e.g. '(1250.00 - 89.5) * 2'. "
@@ -703,26 +644,26 @@ def build_tools() -> list[ToolSpec]:
             {
                 "expression": (
                     {
-                        **_str(200, "Arithmetic expression."),
+                        **kit.string(200, "Arithmetic expression."),
                         "examples": ["(1250.00 - 89.5) * 2", "54.04 + 12.5"],
                     },
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"expression": TEXT, "result": {"type": "number"}}),
+            kit.obj({"expression": TEXT, "result": {"type": "number"}}),
             claims=["result"],
         ),
-        _tool(
+        kit.tool(
             "transfer_to_human_agents",
             "talk to a human",
             "Transfer the customer to a human agent, with a summary of the issue. Use only when the customer explicitly "
             "asks for a human or the request cannot be handled with the other tools under the policy.",
             {
                 "summary": (
-                    _str(2000, "Summary of the customer's issue for the human agent."),
+                    kit.string(2000, "Summary of the customer's issue for the human agent."),
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"transferred": BOOL, "message": TEXT, "summary": TEXT}),
+            kit.obj({"transferred": BOOL, "message": TEXT, "summary": TEXT}),
         ),
     ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from envfactory_mcp.blueprints import kit
+from envfactory_mcp.blueprints.kit import Inputs, Schema
 from envfactory_mcp.spec import ParamSpec, ToolSpec
 
 from .spec_tables import (
@@ -17,79 +17,39 @@ from .spec_tables import (
 
 # ---------------------------------------------------------------- schema helpers
 
-Schema = dict[str, Any]
-
-
-def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {
-        "type": "string",
-        "description": description,
-        "minLength": min_length,
-        "maxLength": max_length,
-    }
-    if pattern is not None:
-        schema["pattern"] = pattern
-    return schema
-
-
-def _obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties) if required is None else required,
-        "additionalProperties": False,
-    }
-
-
-def _arr(items: Schema, description: str = "", **kw: Any) -> Schema:
-    schema: Schema = {"type": "array", "items": items, **kw}
-    if description:
-        schema["description"] = description
-    return schema
-
-
-def _nullable(type_: str) -> Schema:
-    return {"type": [type_, "null"]}
-
 
 MONEY: Schema = {"type": "number", "description": "Dollars, two decimals."}
 TEXT: Schema = {"type": "string"}
 
-USER_ID = _str(
+USER_ID = kit.string(
     11, "Internal user id from a find_user_id_* tool, e.g. 'user_000042'.", pattern=r"^user_[0-9]{6}$"
 )
-ORDER_ID = _str(9, "Order id with the leading '#', e.g. '#W0012345'.", pattern=r"^#W[0-9]{7}$")
-PRODUCT_ID = _str(9, "Product id, e.g. 'prod_0007'.", pattern=r"^prod_[0-9]{4}$")
-ITEM_ID = _str(10, "Item id, e.g. 'item_00042'.", pattern=r"^item_[0-9]{5}$")
-PAYMENT_METHOD_ID = _str(
+ORDER_ID = kit.string(9, "Order id with the leading '#', e.g. '#W0012345'.", pattern=r"^#W[0-9]{7}$")
+PRODUCT_ID = kit.string(9, "Product id, e.g. 'prod_0007'.", pattern=r"^prod_[0-9]{4}$")
+ITEM_ID = kit.string(10, "Item id, e.g. 'item_00042'.", pattern=r"^item_[0-9]{5}$")
+PAYMENT_METHOD_ID = kit.string(
     18,
     "Payment method id from get_user_details, e.g. 'credit_card_000123'.",
     pattern=r"^(credit_card|gift_card|paypal)_[0-9]{6}$",
 )
 
 
-def _param(entity: str | None, user_provided: bool) -> ParamSpec:
-    return ParamSpec(entity=entity, user_provided=user_provided)
-
-
-Inputs = dict[str, tuple[Schema, ParamSpec]]
-
 ADDRESS_INPUTS: Inputs = {
-    "address1": (_str(100, "Street address, e.g. '123 Main St'."), _param(None, True)),
+    "address1": (kit.string(100, "Street address, e.g. '123 Main St'."), kit.param(None, True)),
     "address2": (
-        _str(100, "Apartment, suite, etc.; empty string if none.", min_length=0),
-        _param(None, True),
+        kit.string(100, "Apartment, suite, etc.; empty string if none.", min_length=0),
+        kit.param(None, True),
     ),
-    "city": (_str(60, "City."), _param(None, True)),
-    "state": (_str(40, "State, e.g. 'TX'."), _param(None, True)),
-    "country": (_str(60, "Country, e.g. 'USA'."), _param(None, True)),
-    "zip": (_str(5, "Five-digit zip code.", pattern=r"^[0-9]{5}$"), _param(None, True)),
+    "city": (kit.string(60, "City."), kit.param(None, True)),
+    "state": (kit.string(40, "State, e.g. 'TX'."), kit.param(None, True)),
+    "country": (kit.string(60, "Country, e.g. 'USA'."), kit.param(None, True)),
+    "zip": (kit.string(5, "Five-digit zip code.", pattern=r"^[0-9]{5}$"), kit.param(None, True)),
 }
-ADDRESS_OUT = _obj({name: dict(TEXT) for name in ADDRESS_INPUTS})
+ADDRESS_OUT = kit.obj({name: dict(TEXT) for name in ADDRESS_INPUTS})
 
 OPTIONS_OUT: Schema = {"type": "object", "additionalProperties": {"type": "string"}}
 
-ORDER_OUT = _obj(
+ORDER_OUT = kit.obj(
     {
         "order_id": TEXT,
         "user_id": TEXT,
@@ -98,8 +58,8 @@ ORDER_OUT = _obj(
         "address": ADDRESS_OUT,
         "items_modified": {"type": "boolean"},
         "cancel_reason": {"type": ["string", "null"], "enum": [*CANCEL_REASONS, None]},
-        "items": _arr(
-            _obj(
+        "items": kit.array(
+            kit.obj(
                 {
                     "item_id": TEXT,
                     "product_id": TEXT,
@@ -107,13 +67,13 @@ ORDER_OUT = _obj(
                     "options": OPTIONS_OUT,
                     "price": MONEY,
                     "state": {"type": "string", "enum": LINE_STATES},
-                    "exchange_item_id": _nullable("string"),
-                    "exchange_price": _nullable("number"),
+                    "exchange_item_id": kit.nullable("string"),
+                    "exchange_price": kit.nullable("number"),
                 }
             )
         ),
-        "payments": _arr(
-            _obj(
+        "payments": kit.array(
+            kit.obj(
                 {
                     "payment_id": TEXT,
                     "kind": {"type": "string", "enum": PAYMENT_KINDS},
@@ -124,7 +84,7 @@ ORDER_OUT = _obj(
                 }
             )
         ),
-        "totals": _obj({"items_total": MONEY, "paid": MONEY, "refunded": MONEY, "net_paid": MONEY}),
+        "totals": kit.obj({"items_total": MONEY, "paid": MONEY, "refunded": MONEY, "net_paid": MONEY}),
     }
 )
 ORDER_OUTPUTS = {
@@ -140,88 +100,63 @@ ORDER_VIEW_READS = ["items", "order_items", "orders", "payments", "products"]
 MONEY_READS = sorted([*ORDER_VIEW_READS, "payment_methods"])
 
 
-def _tool(
-    name: str,
-    intent: str,
-    description: str,
-    inputs: Inputs,
-    output_schema: Schema,
-    *,
-    effect: str = "read",
-    reads: list[str] | None = None,
-    writes: list[str] | None = None,
-    outputs: dict[str, str] | None = None,
-    claims: list[str] | None = None,
-    **hints: bool,
-) -> ToolSpec:
-    return ToolSpec(
-        name=name,
-        intent=intent,
-        description=description,
-        effect=effect,  # type: ignore[arg-type]
-        reads=sorted(reads or []),
-        writes=sorted(writes or []),
-        input_schema=_obj({k: schema for k, (schema, _) in inputs.items()}),
-        output_schema=output_schema,
-        params={k: param for k, (_, param) in inputs.items()},
-        outputs=outputs or {},
-        claims=claims or [],
-        **hints,
-    )
-
-
 # ---------------------------------------------------------------- the tools
 
 
 def build_tools() -> list[ToolSpec]:
     new_item_ids = (
-        _arr(ITEM_ID, "Replacement items, same order as item_ids.", minItems=1, maxItems=5, uniqueItems=True),
-        _param("item", False),
+        kit.array(
+            ITEM_ID, "Replacement items, same order as item_ids.", minItems=1, maxItems=5, uniqueItems=True
+        ),
+        kit.param("item", False),
     )
-    email = (_str(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"), _param(None, True))
-    user_id = (USER_ID, _param("user", False))
-    order_id = (ORDER_ID, _param("order", True))
-    payment_method_id = (PAYMENT_METHOD_ID, _param("payment_method", False))
+    email = (
+        kit.string(254, "Email address of the user.", pattern=r"^[^@\s]+@[^@\s]+$"),
+        kit.param(None, True),
+    )
+    user_id = (USER_ID, kit.param("user", False))
+    order_id = (ORDER_ID, kit.param("order", True))
+    payment_method_id = (PAYMENT_METHOD_ID, kit.param("payment_method", False))
     return [
-        _tool(
+        kit.tool(
             "find_user_id_by_email",
             "look up my account by email",
             "Find a user's id from their email address (case-insensitive). Use this to authenticate the user "
             "before anything else. Fails if no user has that email.",
             {"email": email},
-            _obj({"user_id": TEXT}),
+            kit.obj({"user_id": TEXT}),
             reads=["users"],
             outputs={"user_id": "user"},
         ),
-        _tool(
+        kit.tool(
             "find_user_id_by_name_zip",
             "look up my account by name and zip code",
             "Find a user's id from first name, last name and zip code of their default address. Use this to "
             "authenticate a user who cannot give their email. Fails if no user, or more than one, matches.",
             {
-                "first_name": (_str(60, "First name."), _param(None, True)),
-                "last_name": (_str(60, "Last name."), _param(None, True)),
+                "first_name": (kit.string(60, "First name."), kit.param(None, True)),
+                "last_name": (kit.string(60, "Last name."), kit.param(None, True)),
                 "zip": ADDRESS_INPUTS["zip"],
             },
-            _obj({"user_id": TEXT}),
+            kit.obj({"user_id": TEXT}),
             reads=["users"],
             outputs={"user_id": "user"},
         ),
-        _tool(
+        kit.tool(
             "get_user_details",
             "see my account",
             "Get a user's profile: name, email, default address, saved payment methods (gift cards with their "
             "current balance in dollars) and the ids of all their orders.",
             {"user_id": user_id},
-            _obj(
+            kit.obj(
                 {
                     "user_id": TEXT,
                     "first_name": TEXT,
                     "last_name": TEXT,
                     "email": TEXT,
                     "address": ADDRESS_OUT,
-                    "payment_methods": _arr(
-                        _obj(
+                    "payment_methods": kit.array(
+                        kit.obj(
                             {
                                 "payment_method_id": TEXT,
                                 "kind": {"type": "string", "enum": PAYMENT_METHOD_KINDS},
@@ -232,7 +167,7 @@ def build_tools() -> list[ToolSpec]:
                             required=["payment_method_id", "kind"],
                         )
                     ),
-                    "orders": _arr(TEXT),
+                    "orders": kit.array(TEXT),
                 }
             ),
             reads=["orders", "payment_methods", "users"],
@@ -242,7 +177,7 @@ def build_tools() -> list[ToolSpec]:
                 "orders[]": "order",
             },
         ),
-        _tool(
+        kit.tool(
             "get_order_details",
             "check on my order",
             "Get an order: status, shipping address, items (item id, product, options, price paid, and per-line "
@@ -254,18 +189,18 @@ def build_tools() -> list[ToolSpec]:
             outputs=ORDER_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "get_product_details",
             "see the options of a product",
             "Get a product type and all its variant items: item id, options, current price in dollars and "
             "whether it is available to order.",
-            {"product_id": (PRODUCT_ID, _param("product", False))},
-            _obj(
+            {"product_id": (PRODUCT_ID, kit.param("product", False))},
+            kit.obj(
                 {
                     "product_id": TEXT,
                     "name": TEXT,
-                    "variants": _arr(
-                        _obj(
+                    "variants": kit.array(
+                        kit.obj(
                             {
                                 "item_id": TEXT,
                                 "options": OPTIONS_OUT,
@@ -280,29 +215,29 @@ def build_tools() -> list[ToolSpec]:
             outputs={"product_id": "product", "variants[].item_id": "item"},
             claims=["variants[].price"],
         ),
-        _tool(
+        kit.tool(
             "list_all_product_types",
             "see what the store sells",
             "List every product type the store sells, with its name and product id.",
             {},
-            _obj({"products": _arr(_obj({"name": TEXT, "product_id": TEXT}))}),
+            kit.obj({"products": kit.array(kit.obj({"name": TEXT, "product_id": TEXT}))}),
             reads=["products"],
             outputs={"products[].product_id": "product"},
         ),
-        _tool(
+        kit.tool(
             "modify_user_address",
             "change my default address",
             "Replace the default address of a user's account. Existing orders keep their own shipping address. "
             "Confirm the full new address with the user before calling.",
             {"user_id": user_id, **ADDRESS_INPUTS},
-            _obj({"user_id": TEXT, "address": ADDRESS_OUT}),
+            kit.obj({"user_id": TEXT, "address": ADDRESS_OUT}),
             effect="write",
             reads=["users"],
             writes=["users"],
             outputs={"user_id": "user"},
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "modify_pending_order_address",
             "change the shipping address of my order",
             "Change the shipping address of an order. Only pending orders can be changed. Confirm the full new "
@@ -315,7 +250,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=ORDER_OUTPUTS,
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "modify_pending_order_payment",
             "pay for my order with a different method",
             "Move the payment of a pending order to another payment method of the same user. Every amount the "
@@ -329,7 +264,7 @@ def build_tools() -> list[ToolSpec]:
             writes=["payment_methods", "payments"],
             outputs=ORDER_OUTPUTS,
         ),
-        _tool(
+        kit.tool(
             "modify_pending_order_items",
             "change the items of my order",
             "Swap items of a pending order for other variants: new_item_ids[i] replaces item_ids[i], must be the "
@@ -340,8 +275,10 @@ def build_tools() -> list[ToolSpec]:
             {
                 "order_id": order_id,
                 "item_ids": (
-                    _arr(ITEM_ID, "Items of the order to replace.", minItems=1, maxItems=5, uniqueItems=True),
-                    _param("item", False),
+                    kit.array(
+                        ITEM_ID, "Items of the order to replace.", minItems=1, maxItems=5, uniqueItems=True
+                    ),
+                    kit.param("item", False),
                 ),
                 "new_item_ids": new_item_ids,
                 "payment_method_id": payment_method_id,
@@ -353,7 +290,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=ORDER_OUTPUTS,
             claims=["totals.items_total"],
         ),
-        _tool(
+        kit.tool(
             "cancel_pending_order",
             "cancel an order",
             "Cancel a pending order. The reason must be 'no longer needed' or 'ordered by mistake'. Every amount "
@@ -363,7 +300,7 @@ def build_tools() -> list[ToolSpec]:
                 "order_id": order_id,
                 "reason": (
                     {"type": "string", "enum": list(CANCEL_REASONS), "description": "Why the user cancels."},
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
             ORDER_OUT,
@@ -373,7 +310,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=ORDER_OUTPUTS,
             claims=["status", "totals.refunded"],
         ),
-        _tool(
+        kit.tool(
             "return_delivered_order_items",
             "return items I received",
             "Request a return of items of a delivered order. The refund (the price paid for those items) goes to "
@@ -383,8 +320,10 @@ def build_tools() -> list[ToolSpec]:
             {
                 "order_id": order_id,
                 "item_ids": (
-                    _arr(ITEM_ID, "Items of the order to return.", minItems=1, maxItems=5, uniqueItems=True),
-                    _param("item", False),
+                    kit.array(
+                        ITEM_ID, "Items of the order to return.", minItems=1, maxItems=5, uniqueItems=True
+                    ),
+                    kit.param("item", False),
                 ),
                 "payment_method_id": payment_method_id,
             },
@@ -395,7 +334,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=ORDER_OUTPUTS,
             claims=["status", "totals.refunded"],
         ),
-        _tool(
+        kit.tool(
             "exchange_delivered_order_items",
             "exchange items I received",
             "Request an exchange of items of a delivered order: new_item_ids[i] replaces item_ids[i], must be the "
@@ -406,10 +345,10 @@ def build_tools() -> list[ToolSpec]:
             {
                 "order_id": order_id,
                 "item_ids": (
-                    _arr(
+                    kit.array(
                         ITEM_ID, "Items of the order to exchange.", minItems=1, maxItems=5, uniqueItems=True
                     ),
-                    _param("item", False),
+                    kit.param("item", False),
                 ),
                 "new_item_ids": new_item_ids,
                 "payment_method_id": payment_method_id,
@@ -421,31 +360,34 @@ def build_tools() -> list[ToolSpec]:
             outputs=ORDER_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "calculate",
             "work out an amount",
             "Evaluate an arithmetic expression with numbers, + - * /, and parentheses, e.g. '(129.99 - 89.5) * 2'. "
             "The result is rounded to 2 decimals. Anything else is rejected.",
             {
                 "expression": (
-                    {**_str(200, "Arithmetic expression."), "examples": ["(129.99 - 89.5) * 2", "54.04 + 12.5"]},
+                    {
+                        **kit.string(200, "Arithmetic expression."),
+                        "examples": ["(129.99 - 89.5) * 2", "54.04 + 12.5"],
+                    },
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"expression": TEXT, "result": {"type": "number"}}),
+            kit.obj({"expression": TEXT, "result": {"type": "number"}}),
             claims=["result"],
         ),
-        _tool(
+        kit.tool(
             "transfer_to_human_agents",
             "talk to a human",
             "Transfer the user to a human agent, with a summary of the issue. Use only when the user explicitly "
             "asks for a human or the request cannot be handled with the other tools under the policy.",
             {
                 "summary": (
-                    _str(2000, "Summary of the user's issue for the human agent."),
+                    kit.string(2000, "Summary of the user's issue for the human agent."),
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"transferred": {"type": "boolean"}, "message": TEXT, "summary": TEXT}),
+            kit.obj({"transferred": {"type": "boolean"}, "message": TEXT, "summary": TEXT}),
         ),
     ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from envfactory_mcp.blueprints import kit
+from envfactory_mcp.blueprints.kit import Schema
 from envfactory_mcp.spec import ParamSpec, ToolSpec
 
 from .spec_tables import (
@@ -21,95 +21,59 @@ from .spec_tables import (
     TOPUP_SIZES,
 )
 
-Schema = dict[str, Any]
-
-
-def _str(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
-    schema: Schema = {
-        "type": "string",
-        "description": description,
-        "minLength": min_length,
-        "maxLength": max_length,
-    }
-    if pattern is not None:
-        schema["pattern"] = pattern
-    return schema
-
-
-def _obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties) if required is None else required,
-        "additionalProperties": False,
-    }
-
-
-def _arr(items: Schema) -> Schema:
-    return {"type": "array", "items": items}
-
-
-def _enum(values: list[Any], nullable: bool = False) -> Schema:
-    if nullable:
-        return {"type": ["string", "null"], "enum": [*values, None]}
-    return {"type": "string", "enum": list(values)}
-
-
-def _nullable(type_: str) -> Schema:
-    return {"type": [type_, "null"]}
-
-
 MONEY: Schema = {"type": "number", "description": "Dollars, two decimals."}
 GB: Schema = {"type": ["number", "null"], "description": "Gigabytes, two decimals; null means unlimited."}
 TEXT: Schema = {"type": "string"}
 BOOL: Schema = {"type": "boolean"}
 INT: Schema = {"type": "integer"}
 
-CUSTOMER_ID = _str(
+CUSTOMER_ID = kit.string(
     11, "Internal customer id from a find_customer_id_* tool, e.g. 'cust_000042'.", pattern=r"^cust_[0-9]{6}$"
 )
-PHONE = _str(
+PHONE = kit.string(
     10, "Ten-digit phone number of the line, digits only, e.g. '5125550143'.", pattern=r"^[0-9]{10}$"
 )
-PLAN_ID = _str(20, "Plan id from list_plans, e.g. 'plan_value15'.", pattern=r"^plan_[a-z0-9]{2,15}$")
-BILL_ID = _str(9, "Bill number as printed on the statement, e.g. 'B26050123'.", pattern=r"^B[0-9]{8}$")
-TICKET_ID = _str(9, "Ticket number, e.g. 'TKT004512'.", pattern=r"^TKT[0-9]{6}$")
-DEVICE_ID = _str(10, "Device id from get_line_details, e.g. 'dev_000123'.", pattern=r"^dev_[0-9]{6}$")
-MODEL_ID = _str(8, "Device model id from list_device_models, e.g. 'mdl_0007'.", pattern=r"^mdl_[0-9]{4}$")
-PAYMENT_METHOD_ID = _str(
+PLAN_ID = kit.string(20, "Plan id from list_plans, e.g. 'plan_value15'.", pattern=r"^plan_[a-z0-9]{2,15}$")
+BILL_ID = kit.string(9, "Bill number as printed on the statement, e.g. 'B26050123'.", pattern=r"^B[0-9]{8}$")
+TICKET_ID = kit.string(9, "Ticket number, e.g. 'TKT004512'.", pattern=r"^TKT[0-9]{6}$")
+DEVICE_ID = kit.string(10, "Device id from get_line_details, e.g. 'dev_000123'.", pattern=r"^dev_[0-9]{6}$")
+MODEL_ID = kit.string(
+    8, "Device model id from list_device_models, e.g. 'mdl_0007'.", pattern=r"^mdl_[0-9]{4}$"
+)
+PAYMENT_METHOD_ID = kit.string(
     11, "Payment method id from get_customer_details, e.g. 'card_000123'.", pattern=r"^(card|bank)_[0-9]{6}$"
 )
 
-PLAN_OUT = _obj(
+PLAN_OUT = kit.obj(
     {
         "plan_id": TEXT,
         "name": TEXT,
         "monthly_price": MONEY,
         "data_gb": GB,
         "roaming_included": BOOL,
-        "topup_price_per_gb": _nullable("number"),
+        "topup_price_per_gb": kit.nullable("number"),
         "available": BOOL,
     }
 )
-LINE_OUT = _obj(
+LINE_OUT = kit.obj(
     {
         "phone_number": TEXT,
         "customer_id": TEXT,
         "label": TEXT,
-        "status": _enum(LINE_STATUSES),
-        "suspension_reason": _enum(SUSPENSION_REASONS, nullable=True),
-        "suspended_since": _nullable("string"),
+        "status": kit.enum(LINE_STATUSES),
+        "suspension_reason": kit.enum(SUSPENSION_REASONS, nullable=True),
+        "suspended_since": kit.nullable("string"),
         "suspensions_this_year": INT,
         "plan": PLAN_OUT,
-        "pending_plan_id": _nullable("string"),
-        "pending_plan_effective": _nullable("string"),
+        "pending_plan_id": kit.nullable("string"),
+        "pending_plan_effective": kit.nullable("string"),
         "roaming_enabled": BOOL,
         "cycle": TEXT,
         "data_used_gb": {"type": "number"},
         "data_allowance_gb": GB,
         "data_remaining_gb": GB,
         "topups_this_cycle": INT,
-        "device_id": _nullable("string"),
+        "device_id": kit.nullable("string"),
         "activated_at": TEXT,
     }
 )
@@ -122,14 +86,14 @@ LINE_OUTPUTS = {
 }
 LINE_READS = ["customers", "data_topups", "devices", "lines", "plans", "suspensions"]
 
-DEVICE_OUT = _obj(
+DEVICE_OUT = kit.obj(
     {
         "device_id": TEXT,
         "phone_number": TEXT,
         "model_id": TEXT,
         "model_name": TEXT,
         "imei": TEXT,
-        "status": _enum(DEVICE_STATUSES),
+        "status": kit.enum(DEVICE_STATUSES),
         "purchased_at": TEXT,
         "months_owned": INT,
         "installment_balance": MONEY,
@@ -140,28 +104,28 @@ DEVICE_OUT = _obj(
 )
 DEVICE_READS = ["customers", "device_models", "devices", "lines"]
 
-BILL_OUT = _obj(
+BILL_OUT = kit.obj(
     {
         "bill_id": TEXT,
         "customer_id": TEXT,
         "period": TEXT,
         "label": TEXT,
-        "status": _enum(BILL_STATUSES),
-        "issued_at": _nullable("string"),
+        "status": kit.enum(BILL_STATUSES),
+        "issued_at": kit.nullable("string"),
         "due_date": TEXT,
-        "items": _arr(
-            _obj(
+        "items": kit.array(
+            kit.obj(
                 {
                     "item_no": INT,
-                    "phone_number": _nullable("string"),
-                    "kind": _enum(BILL_ITEM_KINDS),
+                    "phone_number": kit.nullable("string"),
+                    "kind": kit.enum(BILL_ITEM_KINDS),
                     "description": TEXT,
                     "amount": MONEY,
                 }
             )
         ),
-        "payments": _arr(
-            _obj({"payment_id": TEXT, "payment_method_id": TEXT, "amount": MONEY, "created_at": TEXT})
+        "payments": kit.array(
+            kit.obj({"payment_id": TEXT, "payment_method_id": TEXT, "amount": MONEY, "created_at": TEXT})
         ),
         "total": MONEY,
         "paid": MONEY,
@@ -177,122 +141,84 @@ BILL_OUTPUTS = {
 }
 BILL_READS = ["bill_items", "bills", "payments"]
 
-TICKET_OUT = _obj(
+TICKET_OUT = kit.obj(
     {
         "ticket_id": TEXT,
         "customer_id": TEXT,
         "phone_number": TEXT,
-        "category": _enum(TICKET_CATEGORIES),
-        "status": _enum(TICKET_STATUSES),
+        "category": kit.enum(TICKET_CATEGORIES),
+        "status": kit.enum(TICKET_STATUSES),
         "title": TEXT,
         "description": TEXT,
         "created_at": TEXT,
         "updated_at": TEXT,
-        "resolved_at": _nullable("string"),
-        "reopen_until": _nullable("string"),
+        "resolved_at": kit.nullable("string"),
+        "reopen_until": kit.nullable("string"),
     }
 )
 TICKET_OUTPUTS = {"ticket_id": "ticket", "customer_id": "customer", "phone_number": "line"}
 
 
-def _param(entity: str | None, user_provided: bool) -> ParamSpec:
-    return ParamSpec(entity=entity, user_provided=user_provided)
-
-
-Inputs = dict[str, tuple[Schema, ParamSpec]]
-
-
-def _tool(
-    name: str,
-    intent: str,
-    description: str,
-    inputs: Inputs,
-    output_schema: Schema,
-    *,
-    effect: str = "read",
-    reads: list[str] | None = None,
-    writes: list[str] | None = None,
-    outputs: dict[str, str] | None = None,
-    claims: list[str] | None = None,
-    required: list[str] | None = None,
-    **hints: bool,
-) -> ToolSpec:
-    return ToolSpec(
-        name=name,
-        intent=intent,
-        description=description,
-        effect=effect,  # type: ignore[arg-type]
-        reads=sorted(reads or []),
-        writes=sorted(writes or []),
-        input_schema=_obj({k: schema for k, (schema, _) in inputs.items()}, required=required),
-        output_schema=output_schema,
-        params={k: param for k, (_, param) in inputs.items()},
-        outputs=outputs or {},
-        claims=claims or [],
-        **hints,
-    )
-
-
 def build_tools() -> list[ToolSpec]:
-    customer_id = (CUSTOMER_ID, _param("customer", False))
-    phone = (PHONE, _param("line", True))
-    bill_id = (BILL_ID, _param("bill", True))
-    ticket_id = (TICKET_ID, _param("ticket", True))
+    customer_id = (CUSTOMER_ID, kit.param("customer", False))
+    phone = (PHONE, kit.param("line", True))
+    bill_id = (BILL_ID, kit.param("bill", True))
+    ticket_id = (TICKET_ID, kit.param("ticket", True))
     return [
-        _tool(
+        kit.tool(
             "find_customer_id_by_email",
             "look up my account by email",
             "Find a customer's id from their email address (case-insensitive). Use this to authenticate the "
             "customer before anything else. Fails if no customer has that email.",
             {
                 "email": (
-                    _str(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"),
-                    _param(None, True),
+                    kit.string(254, "Email address of the customer.", pattern=r"^[^@\s]+@[^@\s]+$"),
+                    kit.param(None, True),
                 )
             },
-            _obj({"customer_id": TEXT}),
+            kit.obj({"customer_id": TEXT}),
             reads=["customers"],
             outputs={"customer_id": "customer"},
         ),
-        _tool(
+        kit.tool(
             "find_customer_id_by_name_dob",
             "look up my account by name and date of birth",
             "Find a customer's id from first name, last name and date of birth (YYYY-MM-DD). Use this to "
             "authenticate a customer who cannot give their email. Fails if no customer, or more than one, matches.",
             {
-                "first_name": (_str(60, "First name."), _param(None, True)),
-                "last_name": (_str(60, "Last name."), _param(None, True)),
+                "first_name": (kit.string(60, "First name."), kit.param(None, True)),
+                "last_name": (kit.string(60, "Last name."), kit.param(None, True)),
                 "date_of_birth": (
-                    _str(10, "Date of birth, YYYY-MM-DD.", pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
-                    _param(None, True),
+                    kit.string(10, "Date of birth, YYYY-MM-DD.", pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+                    kit.param(None, True),
                 ),
             },
-            _obj({"customer_id": TEXT}),
+            kit.obj({"customer_id": TEXT}),
             reads=["customers"],
             outputs={"customer_id": "customer"},
         ),
-        _tool(
+        kit.tool(
             "get_customer_details",
             "see my account",
             "Get a customer's profile: name, email, loyalty tier, home area (city, state, zip), saved payment "
             "methods (cards with expiry month and whether they have expired, bank accounts), and the phone "
             "numbers of their lines, their bill numbers (newest first) and ticket numbers.",
             {"customer_id": customer_id},
-            _obj(
+            kit.obj(
                 {
                     "customer_id": TEXT,
                     "first_name": TEXT,
                     "last_name": TEXT,
                     "email": TEXT,
                     "date_of_birth": TEXT,
-                    "tier": _enum(TIERS),
-                    "home_area": _obj({"city": TEXT, "state": TEXT, "zip": TEXT}),
+                    "tier": kit.enum(TIERS),
+                    "home_area": kit.obj({"city": TEXT, "state": TEXT, "zip": TEXT}),
                     "customer_since": TEXT,
-                    "payment_methods": _arr(
-                        _obj(
+                    "payment_methods": kit.array(
+                        kit.obj(
                             {
                                 "payment_method_id": TEXT,
-                                "kind": _enum(PAYMENT_METHOD_KINDS),
+                                "kind": kit.enum(PAYMENT_METHOD_KINDS),
                                 "label": TEXT,
                                 "last_four": TEXT,
                                 "brand": TEXT,
@@ -302,9 +228,9 @@ def build_tools() -> list[ToolSpec]:
                             required=["payment_method_id", "kind", "label", "last_four"],
                         )
                     ),
-                    "lines": _arr(TEXT),
-                    "bills": _arr(TEXT),
-                    "tickets": _arr(TEXT),
+                    "lines": kit.array(TEXT),
+                    "bills": kit.array(TEXT),
+                    "tickets": kit.array(TEXT),
                 }
             ),
             reads=["bills", "customers", "lines", "payment_methods", "tickets"],
@@ -316,7 +242,7 @@ def build_tools() -> list[ToolSpec]:
                 "tickets[]": "ticket",
             },
         ),
-        _tool(
+        kit.tool(
             "get_line_details",
             "check on my line",
             "Get a phone line: its nickname, status (and the open suspension's reason), suspensions this calendar year, the "
@@ -329,28 +255,28 @@ def build_tools() -> list[ToolSpec]:
             outputs=LINE_OUTPUTS,
             claims=["status", "data_remaining_gb"],
         ),
-        _tool(
+        kit.tool(
             "list_plans",
             "see the available plans",
             "List every rate plan with its monthly price, data allowance in GB (null: unlimited), whether roaming "
             "is included, the price of one extra GB and whether it is open to new subscriptions (retired plans "
             "are not).",
             {},
-            _obj({"plans": _arr(PLAN_OUT)}),
+            kit.obj({"plans": kit.array(PLAN_OUT)}),
             reads=["plans"],
             outputs={"plans[].plan_id": "plan"},
             claims=["plans[].monthly_price"],
         ),
-        _tool(
+        kit.tool(
             "list_device_models",
             "see which phones are sold",
             "List the phones the carrier sells: model id, name, full price, the monthly installment over 24 "
             "months, and whether it is in stock.",
             {},
-            _obj(
+            kit.obj(
                 {
-                    "models": _arr(
-                        _obj(
+                    "models": kit.array(
+                        kit.obj(
                             {
                                 "model_id": TEXT,
                                 "name": TEXT,
@@ -366,19 +292,19 @@ def build_tools() -> list[ToolSpec]:
             outputs={"models[].model_id": "device_model"},
             claims=["models[].price"],
         ),
-        _tool(
+        kit.tool(
             "get_device_details",
             "check my phone's upgrade eligibility",
             "Get a device: model, IMEI, purchase date, months owned, remaining installment balance and monthly "
             "installment, the date from which it can be upgraded (24 months after purchase for standard tier, 18 "
             "for gold, 12 for platinum) and whether it can be upgraded now.",
-            {"device_id": (DEVICE_ID, _param("device", False))},
+            {"device_id": (DEVICE_ID, kit.param("device", False))},
             DEVICE_OUT,
             reads=DEVICE_READS,
             outputs={"device_id": "device", "phone_number": "line", "model_id": "device_model"},
             claims=["upgrade_eligible", "installment_balance"],
         ),
-        _tool(
+        kit.tool(
             "get_bill_details",
             "check on my bill",
             "Get a bill: period, status (open: current cycle, not payable yet; issued; overdue; paid), issue and "
@@ -389,7 +315,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=BILL_OUTPUTS,
             claims=["status", "balance_due"],
         ),
-        _tool(
+        kit.tool(
             "get_ticket_details",
             "check on my support ticket",
             "Get a support ticket: line, category, status (open, in_progress, resolved, closed), title, description, "
@@ -400,25 +326,25 @@ def build_tools() -> list[ToolSpec]:
             outputs=TICKET_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "get_outages",
             "check for network outages in my area",
             "List network outages published for a zip code, active first, with the service affected, cause, "
             "start and expected (or actual) resolution time. Use it when a customer reports no service or slow "
             "data: an active outage in their area explains it.",
-            {"zip": (_str(5, "Five-digit zip code.", pattern=r"^[0-9]{5}$"), _param(None, True))},
-            _obj(
+            {"zip": (kit.string(5, "Five-digit zip code.", pattern=r"^[0-9]{5}$"), kit.param(None, True))},
+            kit.obj(
                 {
                     "zip": TEXT,
                     "active_outages": INT,
-                    "outages": _arr(
-                        _obj(
+                    "outages": kit.array(
+                        kit.obj(
                             {
                                 "outage_id": TEXT,
                                 "city": TEXT,
                                 "state": TEXT,
-                                "service": _enum(OUTAGE_SERVICES),
-                                "status": _enum(OUTAGE_STATUSES),
+                                "service": kit.enum(OUTAGE_SERVICES),
+                                "status": kit.enum(OUTAGE_STATUSES),
                                 "cause": TEXT,
                                 "started_at": TEXT,
                                 "expected_resolution": TEXT,
@@ -431,7 +357,7 @@ def build_tools() -> list[ToolSpec]:
             outputs={"outages[].outage_id": "outage"},
             claims=["active_outages"],
         ),
-        _tool(
+        kit.tool(
             "pay_bill",
             "pay my bill",
             "Pay an issued or overdue bill with one of the customer's saved payment methods (not an expired card). "
@@ -439,7 +365,7 @@ def build_tools() -> list[ToolSpec]:
             "whole balance. The bill becomes paid when nothing is left. Returns the updated bill.",
             {
                 "bill_id": bill_id,
-                "payment_method_id": (PAYMENT_METHOD_ID, _param("payment_method", False)),
+                "payment_method_id": (PAYMENT_METHOD_ID, kit.param("payment_method", False)),
                 "amount": (
                     {
                         "type": "number",
@@ -447,7 +373,7 @@ def build_tools() -> list[ToolSpec]:
                         "description": "Dollars to pay, two decimals at most; omit to pay the full balance due.",
                         "examples": [20.0, 35.0, 50.0],
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
             BILL_OUT,
@@ -458,14 +384,14 @@ def build_tools() -> list[ToolSpec]:
             claims=["status", "balance_due"],
             required=["bill_id", "payment_method_id"],
         ),
-        _tool(
+        kit.tool(
             "change_plan",
             "change the plan of my line",
             "Move an active line to another plan open to subscriptions. A cheaper plan takes effect immediately "
             "(and roaming is switched off if the new plan has none); any other change is scheduled for the first "
             "day of the next cycle, replacing a change already scheduled. Suspended lines cannot change plans.",
-            {"phone_number": phone, "plan_id": (PLAN_ID, _param("plan", False))},
-            _obj(
+            {"phone_number": phone, "plan_id": (PLAN_ID, kit.param("plan", False))},
+            kit.obj(
                 {
                     "phone_number": TEXT,
                     "previous_plan_id": TEXT,
@@ -487,7 +413,7 @@ def build_tools() -> list[ToolSpec]:
             claims=["effective_date"],
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "purchase_data_topup",
             "buy extra data",
             "Buy 1, 2 or 5 GB of extra data for an active line on a plan with a data allowance (not unlimited), "
@@ -497,10 +423,10 @@ def build_tools() -> list[ToolSpec]:
                 "phone_number": phone,
                 "gigabytes": (
                     {"type": "integer", "enum": TOPUP_SIZES, "description": "GB of extra data."},
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
-            _obj(
+            kit.obj(
                 {
                     "topup_id": TEXT,
                     "phone_number": TEXT,
@@ -517,7 +443,7 @@ def build_tools() -> list[ToolSpec]:
             outputs={"topup_id": "topup", "phone_number": "line", "charged_to_bill": "bill"},
             claims=["price", "data_remaining_gb"],
         ),
-        _tool(
+        kit.tool(
             "enable_roaming",
             "turn on roaming",
             "Enable roaming on an active line whose plan includes roaming. Returns the line.",
@@ -529,7 +455,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=LINE_OUTPUTS,
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "disable_roaming",
             "turn off roaming",
             "Disable roaming on a line where it is enabled. Returns the line.",
@@ -541,7 +467,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=LINE_OUTPUTS,
             idempotent=True,
         ),
-        _tool(
+        kit.tool(
             "suspend_line",
             "suspend my line",
             "Suspend an active line (no calls, texts or data; the plan is still billed). The reason must be one "
@@ -555,7 +481,7 @@ def build_tools() -> list[ToolSpec]:
                         "enum": SUSPENSION_REASONS,
                         "description": "Why the customer suspends the line.",
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
             },
             LINE_OUT,
@@ -565,7 +491,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=LINE_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "resume_line",
             "resume my suspended line",
             "Resume a suspended line. Not possible while the account has an overdue bill. Returns the line.",
@@ -577,18 +503,18 @@ def build_tools() -> list[ToolSpec]:
             outputs=LINE_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "upgrade_device",
             "upgrade my phone",
             "Replace the phone of an active line with a new model in stock, once the current device is eligible "
             "(see get_device_details). The remaining installment balance of the old device is charged to the open "
             "bill as a payoff; the new phone is financed over 24 monthly installments. Returns the payoff and the "
             "new device.",
-            {"phone_number": phone, "model_id": (MODEL_ID, _param("device_model", False))},
-            _obj(
+            {"phone_number": phone, "model_id": (MODEL_ID, kit.param("device_model", False))},
+            kit.obj(
                 {
                     "phone_number": TEXT,
-                    "old_device_id": _nullable("string"),
+                    "old_device_id": kit.nullable("string"),
                     "payoff_charge": MONEY,
                     "charged_to_bill": TEXT,
                     "new_device": DEVICE_OUT,
@@ -606,7 +532,7 @@ def build_tools() -> list[ToolSpec]:
             },
             claims=["payoff_charge", "new_device.monthly_installment"],
         ),
-        _tool(
+        kit.tool(
             "create_ticket",
             "report a problem with my line",
             "Open a support ticket for a line. A line can have only one open or in-progress ticket per category. "
@@ -620,11 +546,13 @@ def build_tools() -> list[ToolSpec]:
                         "enum": TICKET_CATEGORIES,
                         "description": "What the problem is about.",
                     },
-                    _param(None, True),
+                    kit.param(None, True),
                 ),
                 "description": (
                     {
-                        **_str(500, "The problem in the customer's words, with what was already tried."),
+                        **kit.string(
+                            500, "The problem in the customer's words, with what was already tried."
+                        ),
                         "examples": [
                             "Calls drop after a few seconds since yesterday",
                             "The phone shows no signal at home",
@@ -641,7 +569,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=TICKET_OUTPUTS,
             claims=["ticket_id"],
         ),
-        _tool(
+        kit.tool(
             "close_ticket",
             "close my support ticket",
             "Close a ticket the customer no longer needs (open, in progress or resolved). A closed ticket cannot "
@@ -654,7 +582,7 @@ def build_tools() -> list[ToolSpec]:
             outputs=TICKET_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "reopen_ticket",
             "reopen my support ticket",
             "Reopen a resolved ticket whose problem came back, within 7 days of its resolution; after that, or "
@@ -667,31 +595,34 @@ def build_tools() -> list[ToolSpec]:
             outputs=TICKET_OUTPUTS,
             claims=["status"],
         ),
-        _tool(
+        kit.tool(
             "calculate",
             "work out an amount",
             "Evaluate an arithmetic expression with numbers, + - * /, and parentheses, e.g. '(45 - 35) * 2'. "
             "The result is rounded to 2 decimals. Anything else is rejected.",
             {
                 "expression": (
-                    {**_str(200, "Arithmetic expression."), "examples": ["(45 - 35) * 2", "54.04 + 12.5"]},
+                    {
+                        **kit.string(200, "Arithmetic expression."),
+                        "examples": ["(45 - 35) * 2", "54.04 + 12.5"],
+                    },
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"expression": TEXT, "result": {"type": "number"}}),
+            kit.obj({"expression": TEXT, "result": {"type": "number"}}),
             claims=["result"],
         ),
-        _tool(
+        kit.tool(
             "transfer_to_human_agents",
             "talk to a human",
             "Transfer the customer to a human agent, with a summary of the issue. Use only when the customer "
             "explicitly asks for a human or the request cannot be handled with the other tools under the policy.",
             {
                 "summary": (
-                    _str(2000, "Summary of the customer's issue for the human agent."),
+                    kit.string(2000, "Summary of the customer's issue for the human agent."),
                     ParamSpec(user_provided=True, composed=True),
                 )
             },
-            _obj({"transferred": BOOL, "message": TEXT, "summary": TEXT}),
+            kit.obj({"transferred": BOOL, "message": TEXT, "summary": TEXT}),
         ),
     ]

@@ -1,0 +1,99 @@
+"""What a hand-crafted blueprint declares its tools with: JSON Schema pieces and the tool
+builder, one home for all of them (each blueprint's ``spec_tools.py`` imports these).
+
+``tool(..., inputs={"order_id": (string(...), param("order", True))}, ...)`` pairs each
+argument's schema with its :class:`~envfactory_mcp.spec.ParamSpec` (the entity it names,
+whether the user provides it), so the two never drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envfactory_mcp.spec import ParamSpec, ToolSpec
+
+Schema = dict[str, Any]
+Inputs = dict[str, tuple[Schema, ParamSpec]]
+
+
+def string(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
+    schema: Schema = {
+        "type": "string",
+        "description": description,
+        "minLength": min_length,
+        "maxLength": max_length,
+    }
+    if pattern is not None:
+        schema["pattern"] = pattern
+    return schema
+
+
+def obj(properties: dict[str, Schema], required: list[str] | None = None) -> Schema:
+    """A closed object; every property is required unless ``required`` says otherwise."""
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+    }
+
+
+def array(items: Schema, description: str = "", **keywords: Any) -> Schema:
+    schema: Schema = {"type": "array", "items": items, **keywords}
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def enum(values: list[Any], description: str = "", *, nullable: bool = False) -> Schema:
+    """A string from ``values`` (or null, with ``nullable``)."""
+    schema: Schema = (
+        {"type": ["string", "null"], "enum": [*values, None]}
+        if nullable
+        else {"type": "string", "enum": list(values)}
+    )
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def nullable(type_: str) -> Schema:
+    return {"type": [type_, "null"]}
+
+
+def param(entity: str | None, user_provided: bool) -> ParamSpec:
+    return ParamSpec(entity=entity, user_provided=user_provided)
+
+
+def tool(
+    name: str,
+    intent: str,
+    description: str,
+    inputs: Inputs,
+    output_schema: Schema,
+    *,
+    effect: str = "read",
+    reads: list[str] | None = None,
+    writes: list[str] | None = None,
+    outputs: dict[str, str] | None = None,
+    claims: list[str] | None = None,
+    required: list[str] | None = None,
+    **hints: bool,
+) -> ToolSpec:
+    """One tool: its arguments' schemas and roles from ``inputs`` (all required unless
+    ``required`` names them), the tables it reads and writes, the outputs that name
+    entities, and the claims an answer must repeat."""
+    return ToolSpec(
+        name=name,
+        intent=intent,
+        description=description,
+        effect=effect,  # type: ignore[arg-type]
+        reads=sorted(set(reads or [])),
+        writes=sorted(writes or []),
+        input_schema=obj({k: schema for k, (schema, _) in inputs.items()}, required),
+        output_schema=output_schema,
+        params={k: spec for k, (_, spec) in inputs.items()},
+        outputs=outputs or {},
+        claims=claims or [],
+        **hints,
+    )
