@@ -141,7 +141,7 @@ def _resource(
     extra = {fidelity_relpath(imported.spec.name): fidelity.to_json()}
     started = time.perf_counter()
     try:
-        with _verifying(console, imported.spec.name, len(imported.spec.tools)):
+        with _verifying(console, imported.spec.name, len(imported.spec.tools), len(env.seed_sql.encode())):
             built = emit_verified(env, output / imported.spec.name, extra_files=extra)
     except VerificationFailed as exc:
         failures = exc.report.failures()
@@ -162,14 +162,14 @@ def _resource(
 
 
 @contextmanager
-def _verifying(console: Any, env_name: str, tools: int) -> Iterator[None]:
+def _verifying(console: Any, env_name: str, tools: int, seed_bytes: int) -> Iterator[None]:
     """A progress line (spinner and elapsed time, on a terminal) while ``env_name`` is verified."""
     from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from envfactory_mcp.verify.verifier import VerifyOptions, scaled_limits
 
-    limits = scaled_limits(VerifyOptions().limits, tools)
+    limits = scaled_limits(VerifyOptions().limits, tools, seed_bytes)
     console.print(
         f"verifying {escape(env_name)}: {tools} tools probed in the sandbox, then the package over stdio "
         f"(limits {limits.cpu_seconds} s CPU, {limits.wall_seconds:g} s wall) ...",

@@ -59,26 +59,31 @@ class NotAPackageError(EnvFactoryError):
     """The folder is not an emitted environment package."""
 
 
-# Probing costs grow with the tool count (about 30 probes a tool) and faster (each probe
-# resets the whole seed and hashes it after a write), so the sandbox's limits grow with it
-# past this many tools: a document with hundreds of operations verifies, and an
-# environment of retail's size keeps exactly its limits.
+# Probing costs grow with the tool count (about 30 probes a tool) and with the seed (each
+# probe restores the whole seed, and hashes every table after a write), so past this many
+# tools the sandbox's limits grow with both: a document with hundreds of operations
+# verifies, and an environment of retail's size keeps exactly its limits.
 FREE_TOOLS = 100
 
 
-def scaled_limits(limits: SandboxLimits, tools: int) -> SandboxLimits:
-    """``limits`` for verifying ``tools`` tools: unchanged up to ``FREE_TOOLS``, then cpu
-    seconds grow by ``(tools - FREE_TOOLS) * (0.5 + tools / 20000)`` and wall seconds by
-    three times that. Measured on the corpus of issue 12 (a loaded 2-core machine): Discord's
-    234 tools over 159 tables (a 2.4 MB seed) took 134 s of wall time in the sandbox. These
-    limits stop runaway code (each call has its own time limit besides), so they err on the
-    generous side rather than cut a verification that is progressing."""
-    extra = math.ceil(max(0, tools - FREE_TOOLS) * (0.5 + tools / 20000))
-    if extra <= 0:
+def probing_estimate(tools: int, seed_bytes: int) -> float:
+    """CPU seconds verification takes here, roughly: ``tools * (0.05 + 0.25 * seed MB)``.
+    On the corpus of issue 12 (a 2-core machine under load): Discord's 234 tools over a
+    2.4 MB seed took about 140 s, DigitalOcean's 654 over 2.3 MB 278 s of wall time,
+    Mastodon's 201 over 0.8 MB 22 s, 700 generated tools over a small seed 21 s."""
+    return tools * (0.05 + 0.25 * seed_bytes / 1_000_000)
+
+
+def scaled_limits(limits: SandboxLimits, tools: int, seed_bytes: int = 0) -> SandboxLimits:
+    """``limits`` for verifying ``tools`` tools over a seed of ``seed_bytes``: unchanged up
+    to ``FREE_TOOLS`` tools, then at least twice ``probing_estimate`` of CPU seconds and
+    twice that of wall time. These limits stop runaway code (each call has its own time
+    limit besides), so they err on the generous side rather than cut a verification that
+    is progressing on a busy machine."""
+    if tools <= FREE_TOOLS:
         return limits
-    return replace(
-        limits, cpu_seconds=limits.cpu_seconds + extra, wall_seconds=limits.wall_seconds + 3 * extra
-    )
+    cpu = max(limits.cpu_seconds, math.ceil(2 * probing_estimate(tools, seed_bytes)))
+    return replace(limits, cpu_seconds=cpu, wall_seconds=max(limits.wall_seconds, 2.0 * cpu))
 
 
 @dataclass(frozen=True)
@@ -204,7 +209,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
     record("spec")
     name = spec_model.name
     if options.scale_limits:
-        limits = scaled_limits(options.limits, len(spec_model.tools))
+        limits = scaled_limits(options.limits, len(spec_model.tools), len(seed_sql.encode()))
 
     # 2. runtime intact ----------------------------------------------------------------
     expected = vendored_runtime()
