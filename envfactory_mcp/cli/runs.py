@@ -40,9 +40,9 @@ def rollout(
     user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
     user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
     user_api_base: Annotated[str | None, typer.Option(help="Base URL for the user's model.")] = None,
-    trials: Annotated[int, typer.Option(help="Trials per task (for pass^k).")] = 1,
-    concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 8,
-    max_steps: Annotated[int, typer.Option(help="Agent turns per episode.")] = 30,
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task (for pass^k).")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
+    max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
     transport: Annotated[
         str, typer.Option(help="stdio (a subprocess per env), http (--url) or memory.")
     ] = "stdio",
@@ -116,6 +116,10 @@ def rollout(
         )
     if episode_timeout <= 0:
         raise fail(EnvFactoryError(f"--episode-timeout must be more than 0 seconds, got {episode_timeout:g}"))
+    # A participant played by a model needs the model, checked before any run directory exists.
+    for side, kind, model in (("agent", agent, agent_model), ("user", user, user_model)):
+        if kind == "llm" and not model:
+            raise fail(EnvFactoryError(f"--{side} llm needs --{side}-model (a litellm model string)"))
     # Sampling options of a participant without a model would be recorded as if they applied.
     for side, kind, options in (
         ("agent", agent, {"--temperature": temperature, "--max-tokens": max_tokens}),
@@ -199,10 +203,10 @@ def pipeline(
     output: Annotated[
         Path, typer.Option("-o", "--output", help="Folder for tasks, runs and the summary.")
     ] = Path("pipeline-out"),
-    n: Annotated[int, typer.Option("--n", help="Tasks to synthesise.")] = 50,
+    n: Annotated[int, typer.Option("-n", "--n", min=1, help="Tasks to synthesise.")] = 50,
     seed: Annotated[int, typer.Option(help="Seed for tasks and rollouts.")] = 0,
-    trials: Annotated[int, typer.Option(help="Trials per task.")] = 1,
-    concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 8,
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task.")] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
     max_harness_failures: MaxHarnessFailures = 0.1,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:

@@ -65,3 +65,21 @@ def test_a_valid_task_file_still_reads(tmp_path: Path):
     assert code == 0, output
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["task_id"] for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--agent", "llm"], "--agent llm needs --agent-model"),
+        (["--user", "llm"], "--user llm needs --user-model"),
+        (["--trials", "-1"], "--trials"),
+        (["--concurrency", "0"], "--concurrency"),
+    ],
+)
+def test_rollout_option_mistakes_leave_no_run_behind(tmp_path: Path, args: list[str], says: str):
+    tasks = tmp_path / "tasks.jsonl"
+    assert run("tasks", "retail", "-n", "1", "-o", str(tasks), "--servers-dir", str(SERVERS_DIR))[0] == 0
+    code, output = run("rollout", "retail", "--tasks", str(tasks), "-o", str(tmp_path / "run"),
+                       "--servers-dir", str(SERVERS_DIR), *args)  # fmt: skip
+    assert code in (1, 2) and says in output and "Traceback" not in output, output
+    assert not (tmp_path / "run").exists()
