@@ -14,8 +14,9 @@ Operations are counted here, from the document, not by the importer: OpenAPI, on
 path and method (get, put, post, delete, patch, head, options, trace; path items behind a
 ``$ref`` followed, across files too); SQL, one per ``CREATE TABLE`` statement. Served and
 ignored come from ``ImportedEnv.coverage`` and ``ImportedEnv.ignored``. An operation
-counts as ignored when an ``Ignored`` entry names it (its JSON pointer, or a line of its
-``CREATE TABLE``); "unaccounted" are those neither served nor ignored.
+counts as ignored when an ``Ignored`` entry of a kind other than parameter, field or
+schema names it (its JSON pointer, or a line of its ``CREATE TABLE``); "unaccounted" are
+those neither served nor ignored.
 
 Totals, with the targets of issue 12: documents that emit a verified server (>= 90%),
 operations served / operations in all documents (>= 70%), unaccounted operations (0).
@@ -44,6 +45,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 TARGET_VERIFIED, TARGET_SERVED = 0.90, 0.70
+# Ignored kinds that leave out a part of an operation (the operation itself is served),
+# even when their place is the operation's pointer: a query parameter, a property.
+PARTS = ("parameter", "field", "schema")
 
 
 # --------------------------------------------------------------------------- the corpus
@@ -139,7 +143,7 @@ def _ignored_operations(
     named: set[object] = set()
     for item in ignored:
         where = item["where"]
-        if where in pointers:
+        if where in pointers and item["kind"] not in PARTS:
             named.add(where)
         line = re.fullmatch(r"line (\d+)", where.strip())
         if line and item["kind"] in ("statement", "operation"):
