@@ -117,9 +117,9 @@ class Field:
             if self.format and self.kind == "string":
                 node["format"] = self.format
             if self.minimum is not None:
-                node["minimum"] = self.minimum
-            if self.maximum is not None:
-                node["maximum"] = self.maximum
+                node["minimum"] = max(self.minimum, -(2**63)) if self.kind == "integer" else self.minimum
+            if self.maximum is not None:  # SQLite stores integers in 64 bits
+                node["maximum"] = min(self.maximum, 2**63 - 1) if self.kind == "integer" else self.maximum
             if self.max_length is not None:
                 node["maxLength"] = self.max_length
         if self.nullable and self.kind != "json" and not for_input:  # an optional input is left out, not null

@@ -154,7 +154,6 @@ class Importer:
         self.by_schema: dict[str, Draft] = {}  # component schema place -> the table it describes
         self.resources: dict[str, Resource] = {}
         self.log: Resource | None = None
-        self.fields_seen = 0
         self.total = 0  # operations in the document
         self._bare = False  # the GET being classified documents no response body
 
@@ -790,7 +789,6 @@ class Importer:
         writing: bool = False,
     ) -> None:
         for prop, loc in shape.props.items():
-            self.fields_seen += 0 if writing else 1
             column = snake(prefix + prop)
             sub = self.shapes.of(loc)
             where = sub.where if sub.where != loc.where else loc.where
@@ -799,7 +797,11 @@ class Importer:
             needed = required and prop in shape.required and not sub.nullable
             if writing and sub.default is not None:
                 needed = False  # a request may leave out what has a default
-            if column in out or (top and column in draft.keys and column in out):
+            if column in out:
+                if not writing:
+                    self.note(
+                        loc.where, "field", f"its column name {column!r} is already another field's; not kept"
+                    )
                 continue
             if len(out) >= MAX_COLUMNS:
                 self.note(loc.where, "field", f"{draft.name} has more than {MAX_COLUMNS} columns; not kept")
@@ -1565,11 +1567,14 @@ class Importer:
                 used.add(r.name)
         keep = _closure(used, resources)
         resources = [r for r in resources if r.name in keep]
-        kept = sum(1 for r in resources if not r.log for f in r.fields if f.name not in r.keys)
+        kept = sum(
+            1 for r in resources if not r.log for f in r.fields if f.name not in r.keys and f.name != r.parent
+        )
+        dropped = len({i.where for i in self.ignored if i.kind == "field"})
         coverage = Coverage(
             operations=self.total,
             served=served,
-            fields=max(self.fields_seen, kept),
+            fields=kept + dropped,
             fields_kept=kept,
         )
         return build_imported(
