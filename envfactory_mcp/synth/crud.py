@@ -322,8 +322,41 @@ def build_imported(
     source_text = render_tools(title, source, resources, operations)
     from envfactory_mcp.synth.seed_rows import generate_rows  # it builds on this module's types
 
-    rows = fit_rows(resources, generate_rows(resources, seed))
+    rows = agree_with_inputs(tools, resources, fit_rows(resources, generate_rows(resources, seed)))
     return ImportedEnv(spec, source_text, rows, sorted(set(ignored)), coverage or Coverage())
+
+
+def agree_with_inputs(tools: list[ToolSpec], resources: list[Resource], rows: Rows) -> Rows:
+    """Seed values of a free column made to agree with the values a tool accepts for an
+    argument of the same name, where that tool's arguments are mostly that table's columns
+    (a volume's ``type`` among the ``type`` values of its action's request). Generated text
+    like 'Amber type' says less than the document's own values, and a call built from a
+    row of the table (as the verifier's probes build them) then fits the tool."""
+    columns = {r.name: {f.name: f for f in r.fields} for r in resources}
+    wanted: dict[tuple[str, str], list[Any]] = {}
+    for tool in tools:
+        props = tool.input_schema.get("properties", {})
+        plain = {n for n in props if tool.params.get(n) is None or tool.params[n].entity is None}
+        scores = {name: len(plain & cols.keys()) for name, cols in columns.items()}
+        best = max(scores.values(), default=0)
+        if best < 2:
+            continue
+        for table in (name for name, score in scores.items() if score == best):
+            keys = set(next(r.keys for r in resources if r.name == table))
+            for name in plain & columns[table].keys():
+                enum, f = props[name].get("enum"), columns[table][name]
+                kind = {"string": str, "integer": int}.get(f.kind)
+                if not enum or f.enum is not None or f.unique or f.references or name in keys or kind is None:
+                    continue
+                values = wanted.setdefault((table, name), [])
+                values += [
+                    v for v in enum if isinstance(v, kind) and not isinstance(v, bool) and v not in values
+                ]
+    for (table, name), values in wanted.items():
+        for i, row in enumerate(rows.get(table, [])):
+            if values and row.get(name) is not None and row[name] not in values:
+                row[name] = values[i % len(values)]
+    return rows
 
 
 SEED_ROWS = 800  # rows of all tables together, beyond which each top-level table keeps fewer (at least 4)

@@ -1665,7 +1665,7 @@ def _fits(kind: str, value: Any, enum: tuple[Any, ...] | None) -> bool:
     if kind == "string":
         return isinstance(value, str)
     if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
     if kind == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
     if kind == "boolean":
