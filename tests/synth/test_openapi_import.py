@@ -1041,3 +1041,28 @@ async def test_a_real_style_document_is_used_statefully_over_mcp(tmp_path: Path)
         )
         assert (await call("remove_book", isbn=spare["isbn"])) == {"isbn": spare["isbn"], "deleted": True}
         assert "not found" in await refused("get_book", isbn=spare["isbn"])
+
+
+def test_seed_values_agree_with_the_values_an_action_accepts() -> None:
+    volume = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "region": {"type": "string"}},
+    }
+    action = {
+        "type": "object",
+        "required": ["type"],
+        "properties": {
+            "type": {"type": "string", "enum": ["attach", "detach", "resize"]},
+            "region": {"type": "string", "enum": ["ams3", "nyc1"]},
+        },
+    }
+    doc = api(
+        {
+            "/volumes/{id}": {"parameters": [param("id")], "get": ok(ref("Volume"))},
+            "/volumes/{id}/resize": {"parameters": [param("id")], "post": sends(action)},
+        },
+        {"Volume": volume},
+    )
+    rows = import_openapi(doc).rows["volumes"]
+    assert {r["type"] for r in rows if r["type"] is not None} <= {"attach", "detach", "resize"}
+    assert {r["region"] for r in rows if r["region"] is not None} <= {"ams3", "nyc1"}
