@@ -11,6 +11,7 @@ from paths import ROOT, SERVERS_DIR
 from servers import http_server
 
 from envfactory_mcp.env import Environment
+from envfactory_mcp.runtime.server import portable_schema
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +36,9 @@ async def test_stdio_lists_every_tool_with_schemas_annotations_and_structured_re
     assert {t.name for t in tools} == set(declared)
     for tool in tools:
         spec = declared[tool.name]
-        assert tool.input_schema == spec.input_schema and tool.output_schema == spec.output_schema
+        # Listed in the portable form (type lists as anyOf), which means the same.
+        assert tool.input_schema == portable_schema(spec.input_schema)
+        assert tool.output_schema == portable_schema(spec.output_schema)
         assert tool.annotations.read_only_hint == (spec.effect == "read")
         assert tool.annotations.destructive_hint == spec.is_destructive
         assert tool.annotations.idempotent_hint == spec.is_idempotent

@@ -93,7 +93,7 @@ def test_a_package_that_serves_something_else_fails_the_stdio_stage(retail_env: 
     assert main in files["retail_mcp/server.py"]
     files["retail_mcp/server.py"] = files["retail_mcp/server.py"].replace(
         main,
-        main + "    load = Bundle.from_package\n\n"
+        main + "    from .runtime import Bundle\n\n    load = Bundle.from_package\n\n"
         "    def drop_one(*args: Any, **kwargs: Any) -> Bundle:\n"
         "        bundle = load(*args, **kwargs)\n"
         "        bundle.spec['tools'].pop()\n"
