@@ -108,6 +108,27 @@ def test_the_committed_corpus_is_what_issue_12_asks_for():
     assert all((CORPUS / e["file"]).stat().st_size < 5_000_000 for e in committed)
 
 
+@pytest.mark.parametrize(
+    ("root", "operations"),
+    [("openapi/digitalocean/DigitalOcean-public.v2.yaml", 659), ("openapi/sendgrid/oas_v3.json", 355)],
+    ids=["digitalocean", "sendgrid"],
+)
+def test_documents_split_across_files_are_imported_through_their_root(root: str, operations: int):
+    from envfactory_mcp.synth.resource import import_resource
+
+    imported = import_resource(CORPUS / root)
+    coverage = imported.coverage
+    assert coverage.operations == operations
+    assert coverage.served >= 0.9 * operations and len(imported.spec.tools) == coverage.served
+    method = r"#/paths/[^/]+/(get|put|post|delete|patch|head|options|trace)"
+    left_out = {
+        i.where
+        for i in imported.ignored
+        if i.kind not in ("parameter", "field", "schema") and re.fullmatch(method, i.where)
+    }
+    assert coverage.served + len(left_out) == operations, "operations neither served nor ignored"
+
+
 # --------------------------------------------------------------------------- hostile documents
 
 
