@@ -283,11 +283,24 @@ def snake(name: str) -> str:
     return f"{text}_" if keyword.iskeyword(text) or text in RESERVED else text
 
 
+_ES_PLURALS = re.compile(
+    r"(sses|xes|ches|shes|zzes|(stat|bon|camp|vir|corp|foc|radi|cens|b|ali|bi|atl|canv)uses|(ali|bi|atl|canv)ases)$"
+)
+
+
 def singular(name: str) -> str:
-    for plural, one in (("ies", "y"), ("sses", "ss"), ("ses", "s"), ("xes", "x")):
-        if name.endswith(plural):
-            return name[: -len(plural)] + one
-    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+    """``categories`` -> category, ``statuses`` -> status, ``databases`` -> database."""
+    if name.endswith(("series", "species")):
+        return name
+    if name.endswith("ies") and len(name) > 4:
+        return (
+            name[:-1]
+            if re.search(r"(mov|cook|zomb|rook|calor|prair|sort|goal)ies$", name)
+            else name[:-3] + "y"
+        )
+    if _ES_PLURALS.search(name):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") and not name.endswith(("ss", "us", "is")) else name
 
 
 # --------------------------------------------------------------------------- the environment
