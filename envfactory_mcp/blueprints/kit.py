@@ -1,5 +1,6 @@
-"""What a hand-crafted blueprint declares its tools with: JSON Schema pieces and the tool
-builder, one home for all of them (each blueprint's ``spec_tools.py`` imports these).
+"""What a hand-crafted blueprint declares its tables and tools with: the column builder,
+JSON Schema pieces and the tool builder, one home for all of them (each blueprint's
+``spec_tables.py`` and ``spec_tools.py`` import these).
 
 ``tool(..., inputs={"order_id": (string(...), param("order", True))}, ...)`` pairs each
 argument's schema with its :class:`~envfactory_mcp.spec.ParamSpec` (the entity it names,
@@ -10,10 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from envfactory_mcp.spec import ParamSpec, ToolSpec
+from envfactory_mcp.spec import ColumnSpec, ParamSpec, ToolSpec
 
 Schema = dict[str, Any]
 Inputs = dict[str, tuple[Schema, ParamSpec]]
+
+
+def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
+    """One column of a table (``kw``: the other ``ColumnSpec`` fields)."""
+    return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
 
 
 def string(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:

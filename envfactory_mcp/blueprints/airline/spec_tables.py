@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from envfactory_mcp.spec import ColumnSpec, TableSpec
+from envfactory_mcp.blueprints.kit import col
+from envfactory_mcp.spec import TableSpec
 
 MEMBERSHIPS = ["regular", "silver", "gold"]
 CABINS = ["basic_economy", "economy", "business"]
@@ -14,10 +15,6 @@ CARD_BRANDS = ["visa", "mastercard", "amex", "discover"]
 PAYMENT_KINDS = ["payment", "refund"]
 PAYMENT_REASONS = ["booking", "cancellation", "cabin_change", "flight_change", "baggage", "insurance"]
 CANCEL_REASONS = ["change of plans", "airline cancelled flight", "health", "weather", "other"]
-
-
-def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
-    return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
 
 
 _DATE = "GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'"

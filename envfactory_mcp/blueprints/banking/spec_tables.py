@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from envfactory_mcp.spec import ColumnSpec, TableSpec
+from envfactory_mcp.blueprints.kit import col
+from envfactory_mcp.spec import TableSpec
 
 TIERS = ["standard", "plus", "premier"]
 ACCOUNT_KINDS = ["checking", "savings", "credit"]
@@ -30,10 +31,6 @@ DISPUTE_STATES = ["without dispute", "open", "resolved"]
 DISPUTE_REASONS = ["not recognized", "duplicate charge", "wrong amount", "not received", "cancelled service"]
 DISPUTE_STATUSES = ["open", "resolved_in_favor", "resolved_denied"]
 SCHEDULED_STATUSES = ["pending", "paid", "cancelled", "failed"]
-
-
-def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
-    return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
 
 
 def build_tables() -> list[TableSpec]:

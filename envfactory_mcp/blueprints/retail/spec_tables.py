@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from envfactory_mcp.blueprints.kit import col
 from envfactory_mcp.spec import ColumnSpec, TableSpec
 
 ORDER_STATUSES = ["pending", "processed", "delivered", "cancelled", "return_requested", "exchange_requested"]
@@ -11,10 +12,6 @@ CARD_BRANDS = ["visa", "mastercard", "amex", "discover"]
 PAYMENT_KINDS = ["payment", "refund"]
 PAYMENT_REASONS = ["order", "cancellation", "payment_change", "items_modification", "return", "exchange"]
 CANCEL_REASONS = ["no longer needed", "ordered by mistake"]
-
-
-def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
-    return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
 
 
 def _address_columns(whose: str) -> list[ColumnSpec]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from envfactory_mcp.blueprints.kit import col
 from envfactory_mcp.spec import ColumnSpec, TableSpec
 
 TIERS = ["standard", "gold", "platinum"]
@@ -27,10 +28,6 @@ TICKET_STATUSES = ["open", "in_progress", "resolved", "closed"]
 OUTAGE_SERVICES = ["voice", "data", "voice_and_data"]
 OUTAGE_STATUSES = ["active", "resolved"]
 TOPUP_SIZES = [1, 2, 5]
-
-
-def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
-    return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
 
 
 def _ref(name: str, target: str, entity: str, description: str, **kw: Any) -> ColumnSpec:
