@@ -1,0 +1,78 @@
+"""Servers built from corpus documents behave statefully as their documents say, over a
+real MCP client (issue 12): create, read back, update, search, delete, and a deleted
+record is gone. Swagger's Petstore 3 (OpenAPI) and Chinook (SQLite DDL with its data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from envfactory_mcp.env import assemble_env
+from envfactory_mcp.runtime import ServerOptions, create_server
+from envfactory_mcp.synth.resource import import_resource
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+
+def served(document: Path) -> Any:
+    imported = import_resource(document)
+    env = assemble_env(imported.spec, imported.tools_source, imported.rows, load_code=True)
+    return create_server(env.bundle(), ServerOptions())
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    result = await client.call_tool(tool, arguments)
+    text = " ".join(getattr(b, "text", "") for b in result.content)
+    return result.is_error, result.structured_content if not result.is_error else text
+
+
+async def test_petstore3_pets_are_created_read_updated_found_and_deleted():
+    with anyio.fail_after(60):
+        async with Client(served(CORPUS / "openapi" / "swagger_petstore3.yaml")) as client:
+            failed, pet = await call(
+                client, "add_pet", {"name": "Rex", "photo_urls": ["https://x/rex.png"], "status": "available"}
+            )
+            assert not failed and pet["name"] == "Rex" and isinstance(pet["id"], int)
+            failed, read = await call(client, "get_pet_by_id", {"pet_id": pet["id"]})
+            assert not failed and read == pet
+            failed, updated = await call(
+                client, "update_pet_with_form", {"pet_id": pet["id"], "name": "Rex II", "status": "sold"}
+            )
+            assert not failed and (updated["name"], updated["status"]) == ("Rex II", "sold")
+            failed, sold = await call(client, "find_pets_by_status", {"status": "sold"})
+            assert not failed and pet["id"] in [p["id"] for p in sold["items"]]
+            assert all(p["status"] == "sold" for p in sold["items"])
+            failed, _ = await call(client, "find_pets_by_status", {"status": "available"})
+            assert not failed
+            failed, _ = await call(client, "delete_pet", {"pet_id": pet["id"]})
+            assert not failed
+            failed, gone = await call(client, "get_pet_by_id", {"pet_id": pet["id"]})
+            assert failed and "not found" in gone
+
+
+async def test_chinook_albums_keep_their_artist_and_go_when_deleted():
+    with anyio.fail_after(60):
+        async with Client(served(CORPUS / "sql" / "chinook_sqlite.sql")) as client:
+            failed, artist = await call(client, "create_artist", {"name": "The Test Band"})
+            assert not failed and artist["name"] == "The Test Band"
+            failed, album = await call(
+                client, "create_album", {"title": "First Light", "artist_id": artist["artist_id"]}
+            )
+            assert not failed and album["artist_id"] == artist["artist_id"]
+            failed, albums = await call(client, "list_albums", {"artist_id": artist["artist_id"]})
+            assert not failed and [a["album_id"] for a in albums["items"]] == [album["album_id"]]
+            failed, renamed = await call(
+                client, "update_album", {"album_id": album["album_id"], "title": "Second Light"}
+            )
+            assert not failed and renamed["title"] == "Second Light"
+            failed, read = await call(client, "get_album", {"album_id": album["album_id"]})
+            assert not failed and read["title"] == "Second Light"
+            failed, refused = await call(client, "create_album", {"title": "Nobody's", "artist_id": 10**6})
+            assert failed and "artist" in refused.lower()  # the document's foreign key holds
+            failed, _ = await call(client, "delete_album", {"album_id": album["album_id"]})
+            assert not failed
+            failed, gone = await call(client, "get_album", {"album_id": album["album_id"]})
+            assert failed and "not found" in gone.lower()
