@@ -76,3 +76,22 @@ async def test_chinook_albums_keep_their_artist_and_go_when_deleted():
             assert not failed
             failed, gone = await call(client, "get_album", {"album_id": album["album_id"]})
             assert failed and "not found" in gone.lower()
+
+
+async def test_paypal_invoices_act_through_their_action_endpoints():
+    """POST /v2/invoicing/invoices/{invoice_id}/send and /cancel are state transitions."""
+    with anyio.fail_after(60):
+        async with Client(served(CORPUS / "openapi" / "paypal_invoicing_v2.json")) as client:
+            failed, listed = await call(client, "invoices_list", {})
+            assert not failed and listed["items"]
+            invoice = listed["items"][0]["id"]
+            failed, sent = await call(client, "invoices_send", {"invoice_id": invoice})
+            assert not failed and sent["status"] == "SENT"
+            failed, read = await call(client, "invoices_get", {"invoice_id": invoice})
+            assert not failed and read["status"] == "SENT"
+            failed, cancelled = await call(client, "invoices_cancel", {"invoice_id": invoice})
+            assert not failed and cancelled["status"] == "CANCELLED"
+            failed, again = await call(client, "invoices_cancel", {"invoice_id": invoice})
+            assert failed and "already CANCELLED" in again
+            failed, found = await call(client, "invoices_search_invoices", {"status": "CANCELLED"})
+            assert not failed and invoice in [i["id"] for i in found["items"]]
