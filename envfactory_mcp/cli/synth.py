@@ -43,6 +43,13 @@ def synthesize(
             help="Fail (exit 1) when an importer leaves any part of a resource out (see its fidelity table)."
         ),
     ] = False,
+    inserts: Annotated[
+        bool,
+        typer.Option(
+            "--inserts/--no-inserts",
+            help="Seed from an SQL file's own INSERT/COPY rows (capped at 1,000 a table; other tables generated).",
+        ),
+    ] = True,
 ) -> None:
     """Synthesise verified environments: import resources, or have a model propose, implement and repair them.
 
@@ -64,7 +71,7 @@ def synthesize(
     results: list[dict[str, Any]] = []
     try:
         for path in resources:
-            results.append(_resource(path, name, seed, output, model, api_base, strict))
+            results.append(_resource(path, name, seed, output, model, api_base, strict, inserts))
         if descriptions or descriptions_from_file:
             pairs = [(name or _name_for(text), text) for text in descriptions] + descriptions_from_file
             results += anyio.run(_describe, pairs, output, model, api_base, concurrency, seed)
@@ -83,6 +90,7 @@ def _resource(
     model: str | None,
     api_base: str | None,
     strict: bool = False,
+    inserts: bool = True,
 ) -> dict[str, Any]:
     import time
 
@@ -100,7 +108,7 @@ def _resource(
     console.print(f"importing {escape(str(path))} ...", highlight=False)
     started = time.perf_counter()
     try:
-        imported = import_resource(path, name, seed)
+        imported = import_resource(path, name, seed, use_inserts=inserts)
     except ResourceImportError as exc:  # name the file when the importer names only a line
         if str(exc).startswith(str(path)):
             raise

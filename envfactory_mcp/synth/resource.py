@@ -10,10 +10,13 @@ from envfactory_mcp.synth.openapi.documents import read_file
 from envfactory_mcp.synth.sqlddl import import_sql
 
 
-def import_resource(path: Path, name: str | None = None, seed: int = 0) -> ImportedEnv:
+def import_resource(
+    path: Path, name: str | None = None, seed: int = 0, *, use_inserts: bool = True
+) -> ImportedEnv:
     """An environment from an OpenAPI document (``.json`` / ``.yaml`` / ``.yml`` with an ``openapi`` key;
     relative ``$ref``s to other files resolve against its folder) or SQL DDL (``.sql``). Raises
-    ``ResourceImportError`` for any other file."""
+    ``ResourceImportError`` for any other file. ``use_inserts``: an SQL file's own
+    INSERT/COPY rows seed the tables they fill (the rest are generated)."""
     suffix = path.suffix.lower()
     if suffix == ".sql":
         try:
@@ -22,7 +25,7 @@ def import_resource(path: Path, name: str | None = None, seed: int = 0) -> Impor
             raise ResourceImportError(str(path), f"not UTF-8 text (byte {exc.start})") from None
         except OSError as exc:
             raise ResourceImportError(str(path), f"cannot read the file: {exc.strerror or exc}") from None
-        return import_sql(text, name or snake(path.stem), seed)
+        return import_sql(text, name or snake(path.stem), seed, use_inserts=use_inserts)
     if suffix in (".json", ".yaml", ".yml"):
         document = read_file(path, str(path))
         if isinstance(document, dict) and "openapi" in document:

@@ -95,3 +95,12 @@ async def test_paypal_invoices_act_through_their_action_endpoints():
             assert failed and "already CANCELLED" in again
             failed, found = await call(client, "invoices_search_invoices", {"status": "CANCELLED"})
             assert not failed and invoice in [i["id"] for i in found["items"]]
+
+
+def test_an_sql_files_own_rows_seed_it_unless_asked_not_to():
+    chinook = CORPUS / "sql" / "chinook_sqlite.sql"
+    own = import_resource(chinook)
+    generated = import_resource(chinook, use_inserts=False)
+    names = {row["name"] for row in own.rows["artist"]}
+    assert "AC/DC" in names  # the file's first artist
+    assert "AC/DC" not in {row["name"] for row in generated.rows["artist"]}
