@@ -31,7 +31,6 @@ import json
 import logging
 import os
 import select
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -176,13 +175,10 @@ class _Worker:
             code = self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "the tool's process closed its channel"
-        if code > 128:  # bwrap reports a signal death as 128 + the signal
-            code = -(code - 128)
-        if code < 0:
-            try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
+        signum = jail.death_signal(code)
+        if signum is not None:
+            name = jail.signal_name(signum)
+            name = name if name.startswith("SIG") else f"signal {name}"
             hint = " (refused by the jail's seccomp filter)" if name == "SIGSYS" else ""
             return f"the tool's process was killed by {name}{hint}"
         return f"the tool's process exited with status {code}"

@@ -163,9 +163,9 @@ def run_in_sandbox(job: dict[str, Any], limits: SandboxLimits = SandboxLimits())
     stderr = err.decode(errors="replace")[-MAX_STDERR:]
     answer: dict[str, Any] | None = None
     if failure is None:
-        signum = _death_signal(proc.returncode, launch.jailed)
+        signum = jail.death_signal(proc.returncode, launch.jailed)
         if signum is not None:
-            failure = f"killed by signal {_signal_name(signum)}" + _limit_hint(signum)
+            failure = f"killed by signal {jail.signal_name(signum)}" + _limit_hint(signum)
         elif proc.returncode != 0:
             failure = f"worker exited with status {proc.returncode}: {stderr.strip().splitlines()[-1:] or ''}"
         else:
@@ -200,23 +200,6 @@ def _layers(
         jail_layers |= jail.layers_seen(seen) if seen is not None else dict(support.layers)
     return {"jail": jailed, **jail_layers, "network_namespace": isolated, "rlimits": True,
             "audit_hook": True, "call_time_limit": True, "wall_clock_kill": True}  # fmt: skip
-
-
-def _death_signal(returncode: int, jailed: bool) -> int | None:
-    """The signal that ended the worker, if one did. bwrap reports its child's death by
-    signal N as exit status 128 + N; a negative status is bwrap (or the worker) killed here."""
-    if returncode < 0:
-        return -returncode
-    if jailed and returncode > 128:
-        return returncode - 128
-    return None
-
-
-def _signal_name(signum: int) -> str:
-    try:
-        return signal.Signals(signum).name
-    except ValueError:
-        return str(signum)
 
 
 def sandbox_environment(workdir: str) -> dict[str, str]:

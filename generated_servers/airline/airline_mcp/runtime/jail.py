@@ -421,6 +421,25 @@ def layers_seen(seen: Mapping[str, object], host: Mapping[str, str] | None = Non
     }
 
 
+def death_signal(returncode: int, jailed: bool = True) -> int | None:
+    """The signal that ended a (jailed) program, if one did. bwrap reports its child's
+    death by signal N as exit status 128 + N; a negative status is bwrap (or an unjailed
+    program) killed by signal -status."""
+    if returncode < 0:
+        return -returncode
+    if jailed and returncode > 128:
+        return returncode - 128
+    return None
+
+
+def signal_name(signum: int) -> str:
+    """``SIGSYS`` for 31, or the number as text when Python knows no such signal."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return str(signum)
+
+
 def missing_layers(seen: Mapping[str, object], host: Mapping[str, str] | None = None) -> list[str]:
     """The layers a jailed program's ``observe_self()`` report does not show."""
     return [name for name, present in layers_seen(seen, host).items() if not present]
