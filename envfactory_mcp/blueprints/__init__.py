@@ -41,11 +41,25 @@ class Blueprint:
         return self.tools_source or inspect.getsource(self.tools_module)
 
 
-def blueprint_names() -> list[str]:
+def handcrafted_names() -> list[str]:
+    """The blueprints written by hand, one subpackage each."""
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
 
 
+def blueprint_names() -> list[str]:
+    """Every environment shipped with envfactory-mcp: the hand-crafted blueprints and the
+    library's composed services (``envfactory_mcp.library``)."""
+    from envfactory_mcp.library import service_names
+
+    return sorted({*handcrafted_names(), *service_names()})
+
+
 def load_blueprint(name: str) -> Blueprint:
+    if name not in handcrafted_names():
+        from envfactory_mcp.library import as_blueprint, load_service, service_names
+
+        if name in service_names():
+            return as_blueprint(load_service(name))  # type: ignore[no-any-return]
     if name not in blueprint_names():
         known = ", ".join(blueprint_names()) or "none"
         raise BlueprintError(f"unknown blueprint {name!r} (known: {known})")

@@ -32,7 +32,7 @@ from envfactory_mcp.spec import ColumnSpec, EnvSpec, ParamSpec, SeedSpec, TableS
 from envfactory_mcp.verify.static_gate import FORBIDDEN_NAMES
 
 Kind = Literal["string", "integer", "number", "boolean", "array", "object", "json"]
-OpKind = Literal["get", "list", "create", "update", "delete", "action", "record"]
+OpKind = Literal["get", "list", "create", "update", "delete", "action", "record", "find"]
 Schema = dict[str, Any]
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -104,6 +104,7 @@ class Field:
     auto: Literal["now", "today"] | None = None  # set from the clock on create
     read_only: bool = False  # never an argument (server-set keys, timestamps)
     item_kind: Kind = "string"  # for arrays
+    values: tuple[Any, ...] = ()  # seed rows draw this column's values from these (a vocabulary)
 
     def schema(self, *, for_input: bool = False) -> Schema:
         """The JSON Schema of this column's value, as output (nullable) or input (never null:
@@ -153,6 +154,8 @@ class Resource:
     # tools take and show them as the owner's property ``owned_by[1]``; they are deleted with it.
     owned_by: tuple[str, str] | None = None  # (owner table, property name)
     log: bool = False  # the table of recorded actions (``Operation.kind == "record"``)
+    # Seed rows: how many top-level rows, or rows per parent row (default 6-12, and 1-3).
+    seed_count: tuple[int, int] | None = None
 
     @property
     def label(self) -> str:
@@ -183,10 +186,22 @@ class Resource:
 
 
 @dataclass(frozen=True)
+class Guard:
+    """A business rule on the target row of an update, action or delete: the call is
+    refused, with ``reason``, unless the row's ``column`` holds one of ``allowed``."""
+
+    column: str
+    allowed: tuple[Any, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class Operation:
     """One tool: an operation on one resource.
 
     ``get`` / ``list`` / ``create`` / ``update`` / ``delete`` are the CRUD operations;
+    ``find`` looks a row's key up by other columns it is unique by (``fields``: a customer's
+    id from their email);
     ``action`` changes one row as the document's verb says (``sets``: a status value, a
     flag, a timestamp), and ``record`` checks its target row exists and records the call
     (its arguments) as a row of the log table (``log``), so the call has an effect to check.
@@ -215,6 +230,8 @@ class Operation:
     log: str | None = None  # record: the log table
     params: tuple[Field, ...] = ()  # record: arguments kept in the log row's details
     array_filters: tuple[str, ...] = ()  # list: filters given as arrays (any of the values)
+    guard: Guard | None = None  # update / action / delete: the state the target row must be in
+    intent: str | None = None  # what a user would call it ("cancel an appointment"); derived if None
 
 
 NOW = "$now"  # ``Operation.sets`` value: the environment's clock
@@ -528,7 +545,7 @@ def key_args(op: Operation, resource: Resource) -> dict[str, str]:
     """Key column -> argument name, for the keys ``op`` takes as arguments."""
     if resource.singleton and resource.keys == ("id",):
         return {}
-    if op.kind == "list" or (op.kind in ("action", "record") and not op.keyed):
+    if op.kind in ("list", "find") or (op.kind in ("action", "record") and not op.keyed):
         return {}
     if op.kind == "create" and resource.id_style != "client":
         return {}
@@ -650,6 +667,11 @@ def _inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
         for f in op.params:
             inputs[f.name] = _field_input(f, by_name, _required(op, f.name, f))
         return inputs
+    if op.kind == "find":  # the values a person knows about themselves
+        for name in op.fields or ():
+            schema = {**resource.field(name).schema(for_input=True), "description": f"The {name.replace('_', ' ')}."}
+            inputs[name] = (schema, ParamSpec(user_provided=True), True)
+        return inputs
     if op.kind in ("create", "update", "action"):
         children = {c.owned_by[1]: c for c in owned(resource, by_name) if c.owned_by}
         for name in field_names(op, resource, by_name):
@@ -678,6 +700,11 @@ def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
     if op.kind == "record":
         log = by_name[op.log or ""]
         return _row_schema(log, by_name), {"id": log.entity}
+    if op.kind == "find":
+        key = resource.keys[0]
+        found = {resource.key_param(key): {"type": resource.field(key).kind}}
+        schema = {"type": "object", "properties": found, "required": list(found), "additionalProperties": False}
+        return schema, {resource.key_param(key): resource.entity}
     if op.kind == "delete":
         keys = {k: {"type": resource.field(k).kind} for k in resource.keys}
         schema = {
@@ -700,9 +727,11 @@ def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
 
 
 def _intent(op: Operation, resource: Resource) -> str:
+    if op.intent:
+        return op.intent
     if op.kind == "list":
         return f"list {resource.name.replace('_', ' ')}"
-    if op.kind in ("action", "record"):
+    if op.kind in ("action", "record", "find"):
         return op.name.replace("_", " ")
     article = "an" if resource.label[0] in "AEIOU" else "a"
     return f"{op.kind} {article} {resource.entity.replace('_', ' ')}"
@@ -734,7 +763,7 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
         "delete": ["deleted"],
         "action": [c for c, _ in op.sets if c in output["properties"]],
     }.get(op.kind, [])
-    read = op.kind in ("get", "list")
+    read = op.kind in ("get", "list", "find")
     return ToolSpec(
         name=op.name,
         description=op.description,
@@ -831,10 +860,13 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     body: list[str]
     if op.kind == "get":
         body = [f"return _show(ctx, {table}, _one(ctx, {table}, {label}, {keys}, {where}))"]
+    elif op.kind == "find":
+        body = _find_body(op, resource)
     elif op.kind == "delete":
         body = [
             f"_keys = {keys}",
-            f"_one(ctx, {table}, {label}, _keys, {where})",
+            f"_row = _one(ctx, {table}, {label}, _keys, {where})",
+            *_guard(op, resource),
             f"_delete(ctx, {table}, {label}, _keys)",
             'return {**_keys, "deleted": True}',
         ]
@@ -974,9 +1006,12 @@ def _change_body(
             body.append(f"    _put_owned(ctx, {table}, _row, {arrays})")
         body.append(f"    return _show(ctx, {table}, _row)")
     body.append(f"_row = _one(ctx, {table}, {label}, _keys, {where})")
+    body += _guard(op, resource)
     status = [c for c, v in op.sets if v != NOW and resource.field(c).enum is not None]
     for column in status:
         value = dict(op.sets)[column]
+        if op.guard is not None and op.guard.column == column and value not in op.guard.allowed:
+            continue  # the guard already refuses a row in that state
         body += [
             f"if _row[{column!r}] == {value!r}:",
             f"    ctx.fail({resource.label + ' '!r} + str(_row[{resource.keys[0]!r}]) + {' is already ' + str(value) + '.'!r})",
@@ -990,6 +1025,32 @@ def _change_body(
         body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
     body.append(f"return _show(ctx, {table}, _row)")
     return body
+
+
+def _guard(op: Operation, resource: Resource) -> list[str]:
+    """The business rule on the target row: refused, with the rule's reason, in any other state."""
+    if op.guard is None:
+        return []
+    column, allowed = op.guard.column, tuple(op.guard.allowed)
+    said = f"{resource.label} " + "{} is " + "{}" + f": {op.guard.reason}."
+    return [
+        f"if _row[{column!r}] not in {allowed!r}:",
+        f"    ctx.fail({said!r}.format(_row[{resource.keys[0]!r}], _row[{column!r}]))",
+    ]
+
+
+def _find_body(op: Operation, resource: Resource) -> list[str]:
+    """A key looked up by columns the row is unique by; a clear failure when none matches."""
+    names = list(op.fields or ())
+    key = resource.keys[0]
+    said = " and ".join(n.replace("_", " ") for n in names)
+    return [
+        "_match = {" + ", ".join(f"{n!r}: {n}" for n in names) + "}",
+        f"_row = ctx.one('SELECT \"{key}\" FROM \"{resource.name}\" WHERE ' + _where(_match), tuple(_match.values()))",
+        "if _row is None:",
+        f"    ctx.fail({f'No {resource.label.lower()} with that {said}.'!r})",
+        f"return {{{resource.key_param(key)!r}: _row[{key!r}]}}",
+    ]
 
 
 def _record_body(

@@ -38,7 +38,7 @@ def generate_rows(resources: list[Resource], seed: int, given: Rows | None = Non
     by_name = {r.name: r for r in resources}
     rows: Rows = {}
     later: list[tuple[dict[str, Any], Field, str]] = []  # foreign keys to fill once their target has rows
-    for resource in _fill_order(resources):
+    for resource in fill_order(resources):
         if resource.name in given:
             rows[resource.name] = [dict(row) for row in given[resource.name]]
         else:
@@ -101,7 +101,7 @@ def extra_rows(
     return out
 
 
-def _fill_order(resources: list[Resource]) -> list[Resource]:
+def fill_order(resources: list[Resource]) -> list[Resource]:
     """Parents before children; inside a cycle, first the table whose missing parents are
     reached through nullable columns only (else the one waiting on the fewest)."""
     pending = {r.name: r for r in resources}
@@ -158,10 +158,11 @@ def _rows_of(
     parent = by_name[resource.field(resource.parent).references or ""] if resource.parent else None
     if parent is not None:
         parent_rows = done[parent.name][1:]
-        owners = [p for p in parent_rows for _ in range(rng.randint(1, 3))]
-        owners = owners[:30]
+        low, high = resource.seed_count or (1, 3)
+        owners = [p for p in parent_rows for _ in range(rng.randint(low, high))]
+        owners = owners[: 30 if resource.seed_count is None else None]
     else:
-        owners = [None] * rng.randint(6, 12)
+        owners = [None] * rng.randint(*(resource.seed_count or (6, 12)))
     for f in resource.fields:  # a unique reference: fewer rows than the rows it may point at
         if f.unique and f.references and f.references in done and f.references != resource.name:
             owners = owners[: max(1, len(done[f.references]) - 2)]
@@ -238,6 +239,8 @@ def _value(f: Field, resource: Resource, i: int, rng: random.Random) -> Any:
         return i
     if f.nullable and rng.random() < 0.15:
         return None
+    if f.values:  # the column's own vocabulary
+        return f.values[rng.randrange(len(f.values))]
     if f.enum is not None:
         return f.enum[rng.randrange(len(f.enum))]
     if f.kind == "boolean":

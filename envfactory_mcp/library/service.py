@@ -1,0 +1,256 @@
+"""A library service and how it becomes an environment: spec, tool code, seed rows, policy.
+
+A :class:`Service` declares its tables and operations (see :mod:`.kit`) and who its
+customer is. Everything a hand-crafted blueprint writes by hand is derived from that, so
+the task generator, the demonstrator, the scorer and the verifier read the same rules:
+
+* **authentication**: ``find_<customer>_id_by_<...>`` tools, one per way a customer can
+  be identified (``identify_by``); reads of tables that hold no customer's data (a
+  catalog, a schedule) need none;
+* **confirmation** before every write;
+* **refusals**: each operation's :class:`~envfactory_mcp.synth.crud.Guard` is a
+  :class:`~envfactory_mcp.spec.RefusalRule`, shown by the table's ``get`` tool;
+* **hand-off**: ``transfer_to_human_agents`` for the requests in ``out_of_scope``;
+* **the policy text**, written from the same declarations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from envfactory_mcp.spec import Authentication, EnvSpec, ParamSpec, PolicyRules, RefusalRule, SeedSpec, ToolSpec, Transfer
+from envfactory_mcp.synth.crud import Operation, Resource, Rows, Tables, build_imported
+
+from .kit import find
+
+TRANSFER_TOOL = "transfer_to_human_agents"
+
+_TRANSFER_CODE = '''
+
+def transfer_to_human_agents(ctx: ToolContext, summary: str) -> dict[str, Any]:
+    """Hand the conversation to a human agent, with a summary of what the user needs."""
+    return {
+        "transferred": True,
+        "message": "The conversation has been transferred to a human agent, who will follow up with the user.",
+        "summary": summary,
+    }
+'''
+
+
+@dataclass(frozen=True)
+class Service:
+    """One library environment: a real service's tables, its agent's operations and rules."""
+
+    name: str
+    title: str
+    domain: str
+    description: str  # what the agent does, for the spec and the package README
+    customer: str  # the table whose rows are the people the agent serves
+    resources: tuple[Resource, ...]
+    operations: tuple[Operation, ...]
+    out_of_scope: tuple[str, ...]  # requests no tool serves, said as a customer would
+    identify_by: tuple[tuple[str, ...], ...] = (("email",),)
+    notes: tuple[str, ...] = ()  # policy lines of the service's own (opening hours, fees)
+    clock: str = "2026-06-15T10:00:00Z"
+    seed: int = 1
+    archetypes: tuple[str, ...] = field(default=())  # which archetypes it composes, for the catalog
+
+    # ------------------------------------------------------------------ derived
+
+    def customer_resource(self) -> Resource:
+        return next(r for r in self.resources if r.name == self.customer)
+
+    def all_operations(self) -> list[Operation]:
+        customer = self.customer_resource()
+        finds = [find(customer, *by) for by in self.identify_by]
+        return [*finds, *self.operations]
+
+    def private_tables(self) -> set[str]:
+        """Tables holding a customer's data: the customer table and every table pointing at one."""
+        private = {self.customer}
+        grew = True
+        while grew:
+            grew = False
+            for r in self.resources:
+                if r.name not in private and any(f.references in private for f in r.fields):
+                    private.add(r.name)
+                    grew = True
+        return private
+
+    def policy_rules(self) -> PolicyRules:
+        ops = self.all_operations()
+        by_table = {r.name: r for r in self.resources}
+        private = self.private_tables()
+        getters = {op.resource: op.name for op in ops if op.kind == "get"}
+        writes = [op.name for op in ops if op.kind not in ("get", "list", "find")]
+        exempt = [op.name for op in ops if op.kind in ("get", "list") and op.resource not in private]
+        refusals = [
+            RefusalRule(
+                tool=op.name,
+                entity=by_table[op.resource].entity,
+                column=op.guard.column,
+                allowed=list(op.guard.allowed),
+                shown_by=getters[op.resource],
+                path=op.guard.column,
+                reason=op.guard.reason,
+            )
+            for op in ops
+            if op.guard is not None
+        ]
+        customer = self.customer_resource()
+        return PolicyRules(
+            authentication=Authentication(
+                tools=[op.name for op in ops if op.kind == "find"],
+                entity=customer.entity,
+                exempt=[*exempt, TRANSFER_TOOL],
+            ),
+            confirm=writes,
+            refusals=refusals,
+            transfer=Transfer(tool=TRANSFER_TOOL, out_of_scope=list(self.out_of_scope)),
+        )
+
+    def policy_text(self) -> str:
+        rules = self.policy_rules()
+        customer = self.customer_resource().entity.replace("_", " ")
+        auth = rules.authentication
+        assert auth is not None
+        finds = " or ".join(f"`{t}`" for t in auth.tools)
+        open_reads = [t for t in auth.exempt if t != TRANSFER_TOOL]
+        lines = [
+            f"# {self.title}: agent policy",
+            "",
+            f"You are the customer service agent of {self.title.lower()}. {self.description}",
+            f"You help **one** {customer} per conversation. The current time is {self.clock}; do not assume any other date.",
+            "",
+            "## General rules",
+            "",
+            f"- **Authenticate first.** Before you give out any {customer}'s information or change anything, "
+            f"find the {customer}'s id with {finds}, from what they tell you."
+            + (f" These need no authentication: {', '.join(f'`{t}`' for t in open_reads)}." if open_reads else ""),
+            f"- **Only their own records.** Once authenticated, only act on records that belong to that {customer}.",
+            "- **Confirm before every change.** Before calling "
+            + ", ".join(f"`{t}`" for t in rules.confirm)
+            + ", say exactly what you will do and get an explicit yes.",
+            "- **No making things up.** Only state facts that come from the user or from tool results; "
+            "ask for anything you need and do not have. Ids are internal: get them from tools.",
+            "- **One tool call at a time**, and do not answer the user in the same turn as a tool call.",
+            f"- **Transfer to a human** with `{TRANSFER_TOOL}` only when the user asks for a human or the "
+            "request cannot be handled with your tools under this policy; then tell the user a human will "
+            "follow up. A request this policy says to refuse is refused, not transferred.",
+        ]
+        if rules.refusals or self.notes:
+            lines += ["", "## Rules", ""]
+            for rule in rules.refusals:
+                states = ", ".join(str(a) for a in rule.allowed)
+                lines.append(
+                    f"- `{rule.tool}`: only when the {rule.entity.replace('_', ' ')}'s {rule.column.replace('_', ' ')} "
+                    f"is {states} (check it with `{rule.shown_by}` first); otherwise refuse: {rule.reason}."
+                )
+            lines += [f"- {note}" for note in self.notes]
+        return "\n".join(lines) + "\n"
+
+    def build(self) -> tuple[EnvSpec, str, Rows]:
+        """The spec, the tool module's source and the seed rows."""
+        imported = build_imported(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            source=f"the envfactory-mcp library ({', '.join(self.archetypes) or 'composed'})",
+            generator=f"library:{self.name}",
+            seed=self.seed,
+            resources=list(self.resources),
+            operations=self.all_operations(),
+            ignored=[],
+        )
+        transfer = ToolSpec(
+            name=TRANSFER_TOOL,
+            description=(
+                "Transfer the user to a human agent, with a summary of the issue. Use only when the user explicitly "
+                "asks for a human or the request cannot be handled with the other tools under the policy."
+            ),
+            intent="talk to a human",
+            effect="read",
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "summary": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 2000,
+                        "description": "Summary of the user's issue for the human agent.",
+                    }
+                },
+                "required": ["summary"],
+                "additionalProperties": False,
+            },
+            output_schema={
+                "type": "object",
+                "properties": {
+                    "transferred": {"type": "boolean"},
+                    "message": {"type": "string"},
+                    "summary": {"type": "string"},
+                },
+                "required": ["transferred", "message", "summary"],
+                "additionalProperties": False,
+            },
+            params={"summary": ParamSpec(user_provided=True, composed=True)},
+        )
+        spec = imported.spec.model_copy(
+            update={
+                "domain": self.domain,
+                "clock": self.clock,
+                "tools": [*imported.spec.tools, transfer],
+                "policy": self.policy_text(),
+                "policy_rules": self.policy_rules(),
+                "seed": SeedSpec(generator=f"library:{self.name}", seed=self.seed),
+            }
+        )
+        rows = self._settle(agree_on_keys(list(self.resources), imported.rows))
+        return spec, imported.tools_source + _TRANSFER_CODE, rows
+
+    def _settle(self, rows: Rows) -> Rows:
+        """Columns a transition fills (a cancellation's reason and time) stay empty on rows
+        that never went through it."""
+        for op in self.operations:
+            if op.kind != "action" or op.guard is None:
+                continue
+            resource = next(r for r in self.resources if r.name == op.resource)
+            state, target = op.sets[0]
+            filled = [c for c, _ in op.sets[1:]] + list(op.fields or ())
+            filled = [c for c in filled if resource.field(c).nullable]
+            for row in rows.get(resource.name, []):
+                if row.get(state) != target:
+                    for column in filled:
+                        row[column] = None
+        return rows
+
+    def tables(self) -> Tables:
+        return Tables(list(self.resources))
+
+
+def agree_on_keys(resources: list[Resource], rows: Rows) -> Rows:
+    """Make a row's keys tell one story: an appointment for a pet names the pet's owner.
+
+    Where a row points at ``A`` (its pet) and at ``B`` (an owner) and ``A`` itself points at
+    a ``B``, the row's ``B`` is set to ``A``'s. Tables are fixed parents first, so the rule
+    carries down chains (an invoice of an appointment names the appointment's owner)."""
+    from envfactory_mcp.synth.seed_rows import fill_order
+
+    by_name = {r.name: r for r in resources}
+    for resource in fill_order(resources):
+        links = [f for f in resource.fields if f.references and f.references != resource.name]
+        for via in links:
+            target = by_name[via.references or ""]
+            index = {row[target.keys[0]]: row for row in rows.get(target.name, [])}
+            for derived in links:
+                through = next(
+                    (g for g in target.fields if g.references == derived.references and g.name != target.keys[0]),
+                    None,
+                )
+                if derived is via or through is None:
+                    continue
+                for row in rows.get(resource.name, []):
+                    parent = index.get(row[via.name])
+                    if parent is not None and parent[through.name] is not None:
+                        row[derived.name] = parent[through.name]
+    return rows
