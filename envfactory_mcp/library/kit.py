@@ -27,11 +27,11 @@ __all__ = [
     "find",
     "flag",
     "get",
-    "spoken",
     "integer",
     "listing",
     "money",
     "ref",
+    "spoken",
     "stamp",
     "table",
     "text",
@@ -44,15 +44,28 @@ __all__ = [
 
 
 def text(
-    name: str, description: str = "", *values: str, max_length: int = 120, nullable: bool = False, unique: bool = False
+    name: str,
+    description: str = "",
+    *values: str,
+    max_length: int = 120,
+    nullable: bool = False,
+    unique: bool = False,
 ) -> Field:
     """A text column; ``values`` are what the seed draws from (its vocabulary)."""
     return Field(
-        name, "string", description, nullable=nullable, unique=unique, max_length=max_length, values=tuple(values)
+        name,
+        "string",
+        description,
+        nullable=nullable,
+        unique=unique,
+        max_length=max_length,
+        values=tuple(values),
     )
 
 
-def choice(name: str, options: tuple[str, ...], description: str = "", *, default: str | None = None) -> Field:
+def choice(
+    name: str, options: tuple[str, ...], description: str = "", *, default: str | None = None
+) -> Field:
     """A column holding one of ``options`` (a status, a tier, a category)."""
     return Field(name, "string", description, enum=options, default=default)
 
@@ -63,7 +76,13 @@ def integer(name: str, low: int, high: int, description: str = "", *, default: i
 
 def money(name: str, low: float, high: float, description: str = "") -> Field:
     """An amount in dollars, with two decimals in the seed."""
-    return Field(name, "number", description or f"{name.replace('_', ' ').capitalize()} in US dollars.", minimum=low, maximum=high)
+    return Field(
+        name,
+        "number",
+        description or f"{name.replace('_', ' ').capitalize()} in US dollars.",
+        minimum=low,
+        maximum=high,
+    )
 
 
 def flag(name: str, description: str = "", *, default: bool | None = None) -> Field:
@@ -77,7 +96,9 @@ def date(name: str, description: str = "", *, nullable: bool = False) -> Field:
 
 def stamp(name: str, description: str = "", *, auto: bool = True, nullable: bool = False) -> Field:
     """A moment (``2026-07-14T09:30:00Z``); with ``auto``, set from the clock when the row is made."""
-    return Field(name, "string", description, format="date-time", auto="now" if auto else None, nullable=nullable)
+    return Field(
+        name, "string", description, format="date-time", auto="now" if auto else None, nullable=nullable
+    )
 
 
 def ref(table_name: str, column: str, description: str = "", *, nullable: bool = False) -> Field:
@@ -132,19 +153,30 @@ def find(resource: Resource, *by: str, name: str | None = None) -> Operation:
     tool = name or f"find_{resource.entity}_id_by_{'_and_'.join(by)}"
     what = " and ".join(b.replace("_", " ") for b in by)
     return Operation(
-        "find", resource.name, tool, f"Find a {resource.entity.replace('_', ' ')}'s id from their {what}.", fields=by
+        "find",
+        resource.name,
+        tool,
+        f"Find a {resource.entity.replace('_', ' ')}'s id from their {what}.",
+        fields=by,
     )
 
 
 def get(resource: Resource, name: str | None = None, description: str | None = None) -> Operation:
     label = resource.entity.replace("_", " ")
     return Operation(
-        "get", resource.name, name or f"get_{resource.entity}_details", description or f"Show one {label} with all its details."
+        "get",
+        resource.name,
+        name or f"get_{resource.entity}_details",
+        description or f"Show one {label} with all its details.",
     )
 
 
 def listing(
-    resource: Resource, *filters: str, name: str | None = None, description: str | None = None, search: bool = False
+    resource: Resource,
+    *filters: str,
+    name: str | None = None,
+    description: str | None = None,
+    search: bool = False,
 ) -> Operation:
     """A list tool, narrowed by the columns in ``filters`` (a member's bookings, a status)."""
     label = resource.name.replace("_", " ")

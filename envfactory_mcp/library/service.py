@@ -18,9 +18,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envfactory_mcp.spec import Authentication, EnvSpec, ParamSpec, PolicyRules, RefusalRule, SeedSpec, ToolSpec, Transfer
+from envfactory_mcp.spec import (
+    Authentication,
+    EnvSpec,
+    ParamSpec,
+    PolicyRules,
+    RefusalRule,
+    SeedSpec,
+    ToolSpec,
+    Transfer,
+)
 from envfactory_mcp.synth.crud import Operation, Resource, Rows, Tables, build_imported
 
+from .archetypes import Part, compose
 from .kit import find
 
 TRANSFER_TOOL = "transfer_to_human_agents"
@@ -54,6 +64,37 @@ class Service:
     clock: str = "2026-06-15T10:00:00Z"
     seed: int = 1
     archetypes: tuple[str, ...] = field(default=())  # which archetypes it composes, for the catalog
+
+    @classmethod
+    def composed(
+        cls,
+        name: str,
+        title: str,
+        domain: str,
+        description: str,
+        customer: Resource,
+        *parts: Part,
+        out_of_scope: tuple[str, ...],
+        identify_by: tuple[tuple[str, ...], ...] = (("email",),),
+        notes: tuple[str, ...] = (),
+        seed: int = 1,
+    ) -> Service:
+        """A service made of ``customer``'s table and the archetype ``parts``."""
+        resources, operations, archetypes = compose(customer, *parts)
+        return cls(
+            name=name,
+            title=title,
+            domain=domain,
+            description=description,
+            customer=customer.name,
+            resources=resources,
+            operations=operations,
+            out_of_scope=out_of_scope,
+            identify_by=identify_by,
+            notes=notes,
+            seed=seed,
+            archetypes=archetypes,
+        )
 
     # ------------------------------------------------------------------ derived
 
@@ -126,17 +167,25 @@ class Service:
             "",
             f"- **Authenticate first.** Before you give out any {customer}'s information or change anything, "
             f"find the {customer}'s id with {finds}, from what they tell you."
-            + (f" These need no authentication: {', '.join(f'`{t}`' for t in open_reads)}." if open_reads else ""),
+            + (
+                f" These need no authentication: {', '.join(f'`{t}`' for t in open_reads)}."
+                if open_reads
+                else ""
+            ),
             f"- **Only their own records.** Once authenticated, only act on records that belong to that {customer}.",
             "- **Confirm before every change.** Before calling "
             + ", ".join(f"`{t}`" for t in rules.confirm)
             + ", say exactly what you will do and get an explicit yes.",
-            "- **No making things up.** Only state facts that come from the user or from tool results; "
-            "ask for anything you need and do not have. Ids are internal: get them from tools.",
+            (
+                "- **No making things up.** Only state facts that come from the user or from tool results; "
+                "ask for anything you need and do not have. Ids are internal: get them from tools."
+            ),
             "- **One tool call at a time**, and do not answer the user in the same turn as a tool call.",
-            f"- **Transfer to a human** with `{TRANSFER_TOOL}` only when the user asks for a human or the "
-            "request cannot be handled with your tools under this policy; then tell the user a human will "
-            "follow up. A request this policy says to refuse is refused, not transferred.",
+            (
+                f"- **Transfer to a human** with `{TRANSFER_TOOL}` only when the user asks for a human or the "
+                "request cannot be handled with your tools under this policy; then tell the user a human will "
+                "follow up. A request this policy says to refuse is refused, not transferred."
+            ),
         ]
         if rules.refusals or self.notes:
             lines += ["", "## Rules", ""]
@@ -244,7 +293,11 @@ def agree_on_keys(resources: list[Resource], rows: Rows) -> Rows:
             index = {row[target.keys[0]]: row for row in rows.get(target.name, [])}
             for derived in links:
                 through = next(
-                    (g for g in target.fields if g.references == derived.references and g.name != target.keys[0]),
+                    (
+                        g
+                        for g in target.fields
+                        if g.references == derived.references and g.name != target.keys[0]
+                    ),
                     None,
                 )
                 if derived is via or through is None:
