@@ -53,18 +53,33 @@ def list_cmd(
 
 @app.command()
 def build(
-    name: Annotated[str, typer.Argument(help="Blueprint to build, e.g. retail.")],
+    name: Annotated[str | None, typer.Argument(help="Environment to build, e.g. retail.")] = None,
+    all_: Annotated[
+        bool,
+        typer.Option("--all", help="Build and verify every shipped environment (hand-crafted and library)."),
+    ] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Builds at once with --all.")] = 2,
     seed: Annotated[
-        int | None, typer.Option(help="Seed for the seed data (default: the blueprint's).")
+        int | None, typer.Option(help="Seed for the seed data (default: the environment's).")
     ] = None,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Build a blueprint, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
+    """Build an environment, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
 
     Nothing is written unless verification passes; the report is stored in the package.
+    With --all, every shipped environment is built, several at once; the command exits 1
+    if any failed, after building the others.
     """
     from envfactory_mcp.build import VerificationFailed, build_blueprint
 
+    if all_ == (name is not None):
+        raise fail(EnvFactoryError("give an environment name or --all (not both)"))
+    if all_:
+        if seed is not None:
+            raise fail(EnvFactoryError("--seed applies to one environment, not to --all"))
+        _build_all(settings(servers_dir), jobs)
+        return
+    assert name is not None
     try:
         result = build_blueprint(settings(servers_dir), name, seed)
     except VerificationFailed as exc:
@@ -79,6 +94,49 @@ def build(
         f"seed hash {env.seed_hash[:12]}; verified ({report.probes} probes, {report.timings['total']:.1f} s) "
         f"-> {result.package_dir}"
     )
+
+
+def _build_all(config: object, jobs: int) -> None:
+    import time
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from envfactory_mcp.blueprints import blueprint_names
+    from envfactory_mcp.build import BuildOutcome, build_all
+    from envfactory_mcp.settings import Settings
+
+    assert isinstance(config, Settings)
+    names = blueprint_names()
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("building and verifying"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=len(names))
+
+        def step(outcome: BuildOutcome) -> None:
+            bar.update(task, advance=1, description=outcome.name)
+            if not outcome.ok:
+                console.print(
+                    f"[red]failed[/red] {outcome.name}: {outcome.error}", markup=True, highlight=False
+                )
+
+        outcomes = build_all(config, names, jobs, step)
+    failed = [o for o in outcomes if not o.ok]
+    tools = sum(o.tools for o in outcomes)
+    typer.echo(
+        f"built {len(outcomes) - len(failed)} of {len(outcomes)} environments ({tools} tools), every one verified, "
+        f"in {time.perf_counter() - started:.0f} s with {jobs} at a time -> {config.servers_dir}"
+    )
+    if failed:
+        raise fail(EnvFactoryError(f"{len(failed)} failed: {', '.join(o.name for o in failed)}"))
 
 
 @app.command()
