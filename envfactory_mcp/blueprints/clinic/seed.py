@@ -135,7 +135,11 @@ SPECIALTY_MEDS: dict[str, list[int]] = {
 PRIMARY_MEDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 18, 19, 20, 21]
 CHILD_MEDS = [6, 7, 10, 22]
 DIRECTIONS = {
-    "tablet": ["Take 1 tablet by mouth daily", "Take 1 tablet by mouth twice daily", "Take 1 tablet at bedtime"],
+    "tablet": [
+        "Take 1 tablet by mouth daily",
+        "Take 1 tablet by mouth twice daily",
+        "Take 1 tablet at bedtime",
+    ],
     "capsule": ["Take 1 capsule by mouth daily", "Take 1 capsule by mouth three times daily"],
     "inhaler": ["Inhale 2 puffs every 4 to 6 hours as needed"],
     "solution": ["Use 2 sprays in each nostril daily"],
@@ -255,9 +259,7 @@ def _providers(rng: random.Random) -> tuple[list[Row], dict[str, list[tuple[int,
                 "specialty": specialty,
                 "care_type": "primary_care" if specialty in PRIMARY else "specialist",
                 "location_id": location,
-                "weekly_schedule": "; ".join(
-                    f"{WEEKDAYS[d]} {h:02d}:00-{h + 4:02d}:00" for d, h in blocks
-                ),
+                "weekly_schedule": "; ".join(f"{WEEKDAYS[d]} {h:02d}:00-{h + 4:02d}:00" for d, h in blocks),
                 "accepting_new_patients": accepting,
             }
         )
@@ -431,20 +433,28 @@ class _World:
             return self._slot(provider, datetime.datetime(day.year, day.month, day.day, hour), 1)
         return None
 
-    def _add(self, patient: Row, provider: Row, slot: Row, visit_type: str, status: str, referral: Row | None) -> Row:
+    def _add(
+        self, patient: Row, provider: Row, slot: Row, visit_type: str, status: str, referral: Row | None
+    ) -> Row:
         start = datetime.datetime.fromisoformat(slot["start_time"][:19])
         if status == "scheduled":
             booked = _day(self.rng, datetime.date(2026, 5, 1), TODAY - datetime.timedelta(days=1))
         else:
             booked = (start - datetime.timedelta(days=self.rng.randint(3, 40))).date()
-        booked_at = datetime.datetime(booked.year, booked.month, booked.day, self.rng.randint(8, 18), self.rng.randint(0, 59))
+        booked_at = datetime.datetime(
+            booked.year, booked.month, booked.day, self.rng.randint(8, 18), self.rng.randint(0, 59)
+        )
         cancelled_at = None
         if status == "cancelled":
             # Most cancel days ahead; some within the last 24 hours before the visit (a late fee).
             hours = self.rng.choice([2, 5, 12, 30, 50, 72, 120, 200])
             moment = max(start - datetime.timedelta(hours=hours), booked_at + datetime.timedelta(hours=1))
             cancelled_at = _stamp(moment)
-        reason_key = "specialist" if provider["care_type"] == "specialist" and visit_type != "new_patient" else visit_type
+        reason_key = (
+            "specialist"
+            if provider["care_type"] == "specialist" and visit_type != "new_patient"
+            else visit_type
+        )
         row = {
             "appointment_id": "",
             "patient_id": patient["patient_id"],
@@ -538,7 +548,14 @@ class _World:
             if slot is None:
                 break
             status = "completed" if not seen else self._past_status()
-            self._add(patient, doctor, slot, "new_patient" if not seen else "follow_up", status, referral if hmo else None)
+            self._add(
+                patient,
+                doctor,
+                slot,
+                "new_patient" if not seen else "follow_up",
+                status,
+                referral if hmo else None,
+            )
             seen = True
             low = datetime.date.fromisoformat(slot["start_time"][:10]) + datetime.timedelta(days=14)
 
@@ -573,7 +590,8 @@ class _World:
         if self.plans[patient["plan_id"]][8] == 0:
             return False  # the clinic no longer takes the plan: nothing new is booked
         if any(
-            a["patient_id"] == patient["patient_id"] and a["provider_id"] == provider["provider_id"]
+            a["patient_id"] == patient["patient_id"]
+            and a["provider_id"] == provider["provider_id"]
             and a["status"] == "scheduled"
             for a in self.appointments
         ):
@@ -702,14 +720,16 @@ def _prescriptions(
                 continue
             index = rng.choice(pool)
             used.append(index)
-            name, form, schedule, supplies, max_refills = MEDICATIONS[index]
+            _, form, schedule, supplies, max_refills = MEDICATIONS[index]
             days = rng.choice(supplies)
             lifetime = 180 if schedule else 365
             # One in five was written long enough ago to have expired.
             if rng.random() < 0.2:
                 written = _day(rng, datetime.date(2025, 1, 10), TODAY - datetime.timedelta(days=lifetime + 1))
             else:
-                written = _day(rng, TODAY - datetime.timedelta(days=lifetime - 20), datetime.date(2026, 5, 20))
+                written = _day(
+                    rng, TODAY - datetime.timedelta(days=lifetime - 20), datetime.date(2026, 5, 20)
+                )
             expires = written + datetime.timedelta(days=lifetime)
             total = rng.randint(1, max_refills) if max_refills else 0
             # Last fill: from a few days ago (too soon to refill) to past the end of the supply.
@@ -726,13 +746,17 @@ def _prescriptions(
                 status = "needs_renewal"
                 if roll > 0.75:
                     status = "renewal_requested"
-                    renewal_at = _stamp(datetime.datetime(2026, 6, rng.randint(10, 17), rng.randint(8, 18), 0))
+                    renewal_at = _stamp(
+                        datetime.datetime(2026, 6, rng.randint(10, 17), rng.randint(8, 18), 0)
+                    )
             rx = {
                 "rx_number": "",
                 "patient_id": patient["patient_id"],
                 "medication_id": f"med_{index + 1:04d}",
                 "prescriber_id": doctor["provider_id"],
-                "pharmacy_id": patient["pharmacy_id"] if rng.random() < 0.8 else f"phm_{rng.randint(1, len(PHARMACIES)):04d}",
+                "pharmacy_id": patient["pharmacy_id"]
+                if rng.random() < 0.8
+                else f"phm_{rng.randint(1, len(PHARMACIES)):04d}",
                 "directions": rng.choice(DIRECTIONS[form]),
                 "days_supply": days,
                 "refills_remaining": remaining,
@@ -752,7 +776,9 @@ def _prescriptions(
                         "refill_id": "",
                         "rx": rx,
                         "pharmacy_id": rx["pharmacy_id"],
-                        "requested_at": _stamp(datetime.datetime(day.year, day.month, day.day, rng.randint(8, 19), 0)),
+                        "requested_at": _stamp(
+                            datetime.datetime(day.year, day.month, day.day, rng.randint(8, 19), 0)
+                        ),
                         "status": state,
                     }
                 )
@@ -797,7 +823,9 @@ def _bills(
         visit = datetime.date.fromisoformat(start_of[a["slot_id"]][:10])
         if a["status"] == "completed":
             if a["copay_cents"] > 0:
-                drafts.append((a, "copay", f"Copay, {a['visit_type'].replace('_', ' ')} visit", a["copay_cents"], visit))
+                drafts.append(
+                    (a, "copay", f"Copay, {a['visit_type'].replace('_', ' ')} visit", a["copay_cents"], visit)
+                )
             if care[a["provider_id"]] == "specialist" or rng.random() < 0.2:
                 cents = rng.randint(20, 240) * 100 + rng.choice([0, 50, 75])
                 issued = visit + datetime.timedelta(days=rng.randint(1, 10))
@@ -810,7 +838,9 @@ def _bills(
             cancelled = datetime.datetime.fromisoformat(a["cancelled_at"][:19])
             start = datetime.datetime.fromisoformat(start_of[a["slot_id"]][:19])
             if start - cancelled < datetime.timedelta(hours=24):
-                drafts.append((a, "late_cancellation_fee", "Late cancellation fee", LATE_FEE_CENTS, cancelled.date()))
+                drafts.append(
+                    (a, "late_cancellation_fee", "Late cancellation fee", LATE_FEE_CENTS, cancelled.date())
+                )
     drafts.sort(key=lambda d: (d[4], d[0]["appointment_id"], d[1]))
     bills: list[Row] = []
     payments: list[Row] = []
@@ -827,12 +857,28 @@ def _bills(
             settled = 0.92 if (TODAY - due).days > 45 else 0.5
             if roll < settled and pool:
                 status = "paid"
-                paid = [(cents, min(issued + datetime.timedelta(days=rng.randint(0, 25)), TODAY - datetime.timedelta(days=1)))]
+                paid = [
+                    (
+                        cents,
+                        min(
+                            issued + datetime.timedelta(days=rng.randint(0, 25)),
+                            TODAY - datetime.timedelta(days=1),
+                        ),
+                    )
+                ]
             else:
                 status = "overdue" if due < TODAY else "due"
                 if rng.random() < 0.3 and pool and cents >= 2000:
                     part = (cents * rng.randint(2, 6) // 10) // 100 * 100
-                    paid = [(part, min(issued + datetime.timedelta(days=rng.randint(0, 15)), TODAY - datetime.timedelta(days=1)))]
+                    paid = [
+                        (
+                            part,
+                            min(
+                                issued + datetime.timedelta(days=rng.randint(0, 15)),
+                                TODAY - datetime.timedelta(days=1),
+                            ),
+                        )
+                    ]
         for amount, day in paid:
             if amount <= 0:
                 continue
@@ -842,7 +888,11 @@ def _bills(
                     "bill_id": bill_id,
                     "payment_method_id": rng.choice(pool)["payment_method_id"],
                     "amount_cents": amount,
-                    "created_at": _stamp(datetime.datetime(day.year, day.month, day.day, rng.randint(8, 20), rng.randint(0, 59))),
+                    "created_at": _stamp(
+                        datetime.datetime(
+                            day.year, day.month, day.day, rng.randint(8, 20), rng.randint(0, 59)
+                        )
+                    ),
                 }
             )
         bills.append(

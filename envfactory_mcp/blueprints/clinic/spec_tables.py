@@ -88,7 +88,11 @@ def build_tables() -> list[TableSpec]:
             col("address", description="Street address.", check="length(address) > 0"),
             col("city", description="City.", check="length(city) > 0"),
             col("zip", description="Zip code.", check="zip GLOB '[0-9][0-9][0-9][0-9][0-9]'"),
-            col("phone", description="Phone number, ten digits.", check="phone GLOB '[0-9]*' AND length(phone) = 10"),
+            col(
+                "phone",
+                description="Phone number, ten digits.",
+                check="phone GLOB '[0-9]*' AND length(phone) = 10",
+            ),
             col("open_24h", "INTEGER", description="1 when open around the clock.", enum=[0, 1]),
         ],
     )
@@ -101,9 +105,20 @@ def build_tables() -> list[TableSpec]:
             col("patient_id", description="Internal patient id, e.g. 'pat_000042'.", entity="patient"),
             col("first_name", description="First name.", check="length(first_name) > 0"),
             col("last_name", description="Last name.", check="length(last_name) > 0"),
-            col("date_of_birth", description="Date of birth, YYYY-MM-DD.", check=f"date_of_birth {DATE_CHECK}"),
-            col("email", description="Lower-case email address; unique.", unique=True, check="email LIKE '%_@_%'"),
-            col("phone", description="Phone number, ten digits.", check="phone GLOB '[0-9]*' AND length(phone) = 10"),
+            col(
+                "date_of_birth", description="Date of birth, YYYY-MM-DD.", check=f"date_of_birth {DATE_CHECK}"
+            ),
+            col(
+                "email",
+                description="Lower-case email address; unique.",
+                unique=True,
+                check="email LIKE '%_@_%'",
+            ),
+            col(
+                "phone",
+                description="Phone number, ten digits.",
+                check="phone GLOB '[0-9]*' AND length(phone) = 10",
+            ),
             _ref("plan_id", "insurance_plans.plan_id", "plan", "Insurance plan on file."),
             col(
                 "member_id",
@@ -126,8 +141,16 @@ def build_tables() -> list[TableSpec]:
             col("kind", description="Kind of card.", enum=list(PAYMENT_METHOD_KINDS)),
             col("brand", description="Card brand.", enum=list(CARD_BRANDS)),
             col("last_four", description="Last four digits.", check="last_four GLOB '[0-9][0-9][0-9][0-9]'"),
-            col("label", description="How the card is shown, e.g. 'Visa ending 4242'.", check="length(label) > 0"),
-            col("expires", description="Last month the card is valid, YYYY-MM.", check="expires GLOB '20[0-9][0-9]-[01][0-9]'"),
+            col(
+                "label",
+                description="How the card is shown, e.g. 'Visa ending 4242'.",
+                check="length(label) > 0",
+            ),
+            col(
+                "expires",
+                description="Last month the card is valid, YYYY-MM.",
+                check="expires GLOB '20[0-9][0-9]-[01][0-9]'",
+            ),
         ],
     )
     locations = TableSpec(
@@ -177,10 +200,23 @@ def build_tables() -> list[TableSpec]:
         columns=[
             col("slot_id", description="Id such as 'slt_000123'.", entity="slot"),
             _ref("provider_id", "providers.provider_id", "provider", "Provider of the slot."),
-            col("start_time", description="Start, e.g. '2026-06-22T09:00:00Z'.", check=f"start_time {TIME_CHECK}"),
-            col("label", description="The slot as told to patients, e.g. 'Mon Jun 22, 9:00 AM'.", check="length(label) > 0"),
+            col(
+                "start_time",
+                description="Start, e.g. '2026-06-22T09:00:00Z'.",
+                check=f"start_time {TIME_CHECK}",
+            ),
+            col(
+                "label",
+                description="The slot as told to patients, e.g. 'Mon Jun 22, 9:00 AM'.",
+                check="length(label) > 0",
+            ),
             col("duration_minutes", "INTEGER", description="Length in minutes.", enum=[20, 30, 40]),
-            col("capacity", "INTEGER", description="Patients the slot can take.", check="capacity BETWEEN 1 AND 3"),
+            col(
+                "capacity",
+                "INTEGER",
+                description="Patients the slot can take.",
+                check="capacity BETWEEN 1 AND 3",
+            ),
         ],
     )
     referrals = TableSpec(
@@ -196,18 +232,36 @@ def build_tables() -> list[TableSpec]:
                 check="referral_id GLOB 'REF[0-9][0-9][0-9][0-9][0-9][0-9]'",
             ),
             _ref("patient_id", "patients.patient_id", "patient", "Patient referred."),
-            _ref("referring_provider_id", "providers.provider_id", "provider", "Provider who wrote the referral."),
+            _ref(
+                "referring_provider_id",
+                "providers.provider_id",
+                "provider",
+                "Provider who wrote the referral.",
+            ),
             col("specialty", description="Specialty the patient is referred to.", enum=list(SPECIALTIES)),
             col("issued_on", description="Date issued, YYYY-MM-DD.", check=f"issued_on {DATE_CHECK}"),
-            col("expires_on", description="Last day of validity, YYYY-MM-DD.", check=f"expires_on {DATE_CHECK}"),
-            col("visits_allowed", "INTEGER", description="Specialist visits covered.", check="visits_allowed BETWEEN 1 AND 6"),
+            col(
+                "expires_on",
+                description="Last day of validity, YYYY-MM-DD.",
+                check=f"expires_on {DATE_CHECK}",
+            ),
+            col(
+                "visits_allowed",
+                "INTEGER",
+                description="Specialist visits covered.",
+                check="visits_allowed BETWEEN 1 AND 6",
+            ),
             col(
                 "visits_used",
                 "INTEGER",
                 description="Visits booked or held on it.",
                 check="visits_used >= 0 AND visits_used <= visits_allowed",
             ),
-            col("status", description="active, used (no visits left) or expired.", enum=list(REFERRAL_STATUSES)),
+            col(
+                "status",
+                description="active, used (no visits left) or expired.",
+                enum=list(REFERRAL_STATUSES),
+            ),
         ],
     )
     appointments = TableSpec(
@@ -227,7 +281,11 @@ def build_tables() -> list[TableSpec]:
             _ref("provider_id", "providers.provider_id", "provider", "Provider seen."),
             _ref("slot_id", "slots.slot_id", "slot", "Slot booked."),
             col("visit_type", description="Kind of visit.", enum=list(VISIT_TYPES)),
-            col("reason", description="Reason for the visit in the patient's words.", check="length(reason) > 0"),
+            col(
+                "reason",
+                description="Reason for the visit in the patient's words.",
+                check="length(reason) > 0",
+            ),
             col("status", description="Status.", enum=list(APPOINTMENT_STATUSES)),
             _ref(
                 "referral_id",
@@ -236,7 +294,12 @@ def build_tables() -> list[TableSpec]:
                 "Referral the visit uses (specialist visits on HMO plans).",
                 nullable=True,
             ),
-            col("copay_cents", "INTEGER", description="Copay due for the visit, cents.", check="copay_cents >= 0"),
+            col(
+                "copay_cents",
+                "INTEGER",
+                description="Copay due for the visit, cents.",
+                check="copay_cents >= 0",
+            ),
             col("booked_at", description="When booked (ISO 8601)."),
             col(
                 "cancelled_at",
@@ -280,12 +343,24 @@ def build_tables() -> list[TableSpec]:
             _ref("medication_id", "medications.medication_id", "medication", "Medication."),
             _ref("prescriber_id", "providers.provider_id", "provider", "Prescribing provider."),
             _ref("pharmacy_id", "pharmacies.pharmacy_id", "pharmacy", "Pharmacy that fills it."),
-            col("directions", description="Directions, e.g. 'Take 1 tablet daily'.", check="length(directions) > 0"),
+            col(
+                "directions",
+                description="Directions, e.g. 'Take 1 tablet daily'.",
+                check="length(directions) > 0",
+            ),
             col("days_supply", "INTEGER", description="Days one fill lasts.", enum=[30, 60, 90]),
             col("refills_remaining", "INTEGER", description="Refills left.", check="refills_remaining >= 0"),
             col("written_on", description="Date written, YYYY-MM-DD.", check=f"written_on {DATE_CHECK}"),
-            col("expires_on", description="Last day it can be filled, YYYY-MM-DD.", check=f"expires_on {DATE_CHECK}"),
-            col("last_filled_on", description="Date of the last fill, YYYY-MM-DD.", check=f"last_filled_on {DATE_CHECK}"),
+            col(
+                "expires_on",
+                description="Last day it can be filled, YYYY-MM-DD.",
+                check=f"expires_on {DATE_CHECK}",
+            ),
+            col(
+                "last_filled_on",
+                description="Date of the last fill, YYYY-MM-DD.",
+                check=f"last_filled_on {DATE_CHECK}",
+            ),
             col("status", description="Status.", enum=list(PRESCRIPTION_STATUSES)),
             col(
                 "renewal_requested_at",
@@ -322,7 +397,9 @@ def build_tables() -> list[TableSpec]:
                 check="bill_id GLOB 'INV[0-9][0-9][0-9][0-9][0-9][0-9]'",
             ),
             _ref("patient_id", "patients.patient_id", "patient", "Patient billed."),
-            _ref("appointment_id", "appointments.appointment_id", "appointment", "Visit billed.", nullable=True),
+            _ref(
+                "appointment_id", "appointments.appointment_id", "appointment", "Visit billed.", nullable=True
+            ),
             col("kind", description="Kind of charge.", enum=list(BILL_KINDS)),
             col("description", description="Text on the statement.", check="length(description) > 0"),
             col("amount_cents", "INTEGER", description="Amount billed, cents.", check="amount_cents > 0"),

@@ -34,14 +34,16 @@ PROVIDER_ID = kit.string(8, "Provider id from list_providers, e.g. 'prv_0007'.",
 SLOT_ID = kit.string(
     10, "Slot id from get_provider_schedule's open slots, e.g. 'slt_000123'.", pattern=r"^slt_[0-9]{6}$"
 )
-APPOINTMENT_ID = kit.string(
-    9, "Appointment confirmation number, e.g. 'APT004512'.", pattern=r"^APT[0-9]{6}$"
+APPOINTMENT_ID = kit.string(9, "Appointment confirmation number, e.g. 'APT004512'.", pattern=r"^APT[0-9]{6}$")
+REFERRAL_ID = kit.string(
+    9, "Referral number from the referral letter, e.g. 'REF004512'.", pattern=r"^REF[0-9]{6}$"
 )
-REFERRAL_ID = kit.string(9, "Referral number from the referral letter, e.g. 'REF004512'.", pattern=r"^REF[0-9]{6}$")
 RX_NUMBER = kit.string(9, "Prescription number on the label, e.g. 'RX7001234'.", pattern=r"^RX[0-9]{7}$")
 PHARMACY_ID = kit.string(8, "Pharmacy id from list_pharmacies, e.g. 'phm_0004'.", pattern=r"^phm_[0-9]{4}$")
 PLAN_ID = kit.string(
-    24, "Insurance plan id from list_insurance_plans, e.g. 'ins_silver_hmo'.", pattern=r"^ins_[a-z0-9_]{2,20}$"
+    24,
+    "Insurance plan id from list_insurance_plans, e.g. 'ins_silver_hmo'.",
+    pattern=r"^ins_[a-z0-9_]{2,20}$",
 )
 BILL_ID = kit.string(9, "Statement number, e.g. 'INV260412'.", pattern=r"^INV[0-9]{6}$")
 PAYMENT_METHOD_ID = kit.string(
@@ -126,7 +128,14 @@ PRESCRIPTION_OUT = kit.obj(
         "status": kit.enum(PRESCRIPTION_STATUSES),
         "renewal_requested_at": NULL_TEXT,
         "refills": kit.array(
-            kit.obj({"refill_id": TEXT, "requested_at": TEXT, "status": kit.enum(REFILL_STATUSES), "pharmacy": TEXT})
+            kit.obj(
+                {
+                    "refill_id": TEXT,
+                    "requested_at": TEXT,
+                    "status": kit.enum(REFILL_STATUSES),
+                    "pharmacy": TEXT,
+                }
+            )
         ),
     }
 )
@@ -291,12 +300,19 @@ def build_tools() -> list[ToolSpec]:
             "see which insurance plans the clinic takes",
             "List the insurance plans the clinic knows, with tier, network type (HMO plans need a referral for "
             "specialist visits), the copays of a primary-care, specialist, telehealth visit and an annual physical, "
-            "and whether the clinic accepts the plan (plans it no longer takes are listed last).",
-            {},
+            "and whether the clinic accepts the plan (plans it no longer takes are listed last). Give "
+            "network_type (hmo, ppo, none) to list only plans of that kind.",
+            {
+                "network_type": (
+                    kit.enum(NETWORK_TYPES, "Only plans of this network type; omit for every plan."),
+                    kit.param(None, True),
+                )
+            },
             kit.obj({"plans": kit.array(PLAN_OUT)}),
             reads=["insurance_plans"],
             outputs={"plans[].plan_id": "plan"},
             claims=["plans[].specialist_copay"],
+            required=[],
         ),
         kit.tool(
             "list_providers",
@@ -333,7 +349,11 @@ def build_tools() -> list[ToolSpec]:
                 }
             ),
             reads=[*PROVIDER_READS, "appointments", "slots"],
-            outputs={"provider_id": "provider", "location.location_id": "location", "open_slots[].slot_id": "slot"},
+            outputs={
+                "provider_id": "provider",
+                "location.location_id": "location",
+                "open_slots[].slot_id": "slot",
+            },
             claims=["next_available"],
         ),
         kit.tool(
@@ -379,7 +399,15 @@ def build_tools() -> list[ToolSpec]:
             kit.obj(
                 {
                     "pharmacies": kit.array(
-                        kit.obj({"pharmacy_id": TEXT, "name": TEXT, "address": TEXT, "phone": TEXT, "open_24h": BOOL})
+                        kit.obj(
+                            {
+                                "pharmacy_id": TEXT,
+                                "name": TEXT,
+                                "address": TEXT,
+                                "phone": TEXT,
+                                "open_24h": BOOL,
+                            }
+                        )
                     )
                 }
             ),
@@ -447,7 +475,7 @@ def build_tools() -> list[ToolSpec]:
             {"appointment_id": appointment_id, "slot_id": slot_id},
             kit.obj({"appointment": APPOINTMENT_OUT, "previous_time": TEXT, **FEE_OUT}),
             effect="write",
-            reads=[*APPOINTMENT_READS, "bills", "referrals"],
+            reads=[*APPOINTMENT_READS, "bills", "patients", "referrals"],
             writes=["appointments", "bills"],
             outputs=FEE_OUTPUTS,
             claims=["appointment.when", "late_fee"],
@@ -461,7 +489,7 @@ def build_tools() -> list[ToolSpec]:
             {"appointment_id": appointment_id},
             kit.obj({"appointment": APPOINTMENT_OUT, **FEE_OUT}),
             effect="write",
-            reads=[*APPOINTMENT_READS, "bills", "referrals"],
+            reads=[*APPOINTMENT_READS, "bills", "patients", "referrals"],
             writes=["appointments", "bills", "referrals"],
             outputs=FEE_OUTPUTS,
             claims=["late_fee"],
@@ -528,7 +556,9 @@ def build_tools() -> list[ToolSpec]:
                 "plan_id": (PLAN_ID, kit.param("plan", False)),
                 "member_id": (
                     {
-                        **kit.string(10, "Member id on the insurance card.", pattern=r"^[A-Za-z]{3}[0-9]{7}$"),
+                        **kit.string(
+                            10, "Member id on the insurance card.", pattern=r"^[A-Za-z]{3}[0-9]{7}$"
+                        ),
                         "examples": ["CFH1234567", "SUM7654321"],
                     },
                     kit.param(None, True),

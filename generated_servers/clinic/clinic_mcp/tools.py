@@ -208,7 +208,9 @@ def _check_open(ctx: ToolContext, slot: Row) -> None:
         ctx.fail(f"Slot {slot['slot_id']} ({slot['label']}) is in the past; choose an upcoming slot.")
     booked = _booked(ctx, slot["slot_id"])
     if booked >= slot["capacity"]:
-        ctx.fail(f"Slot {slot['slot_id']} ({slot['label']}) is fully booked ({booked} of {slot['capacity']}).")
+        ctx.fail(
+            f"Slot {slot['slot_id']} ({slot['label']}) is fully booked ({booked} of {slot['capacity']})."
+        )
 
 
 def _recent_visit(ctx: ToolContext, patient_id: str, provider_id: str, days: int) -> bool:
@@ -232,7 +234,9 @@ def _plan_view(plan: Row) -> dict:
         "primary_copay": _dollars(plan["primary_copay_cents"]),
         "specialist_copay": _dollars(plan["specialist_copay_cents"]),
         "telehealth_copay": _dollars(plan["telehealth_copay_cents"]),
-        "annual_physical_copay": _dollars(0 if plan["network_type"] != "none" else plan["primary_copay_cents"]),
+        "annual_physical_copay": _dollars(
+            0 if plan["network_type"] != "none" else plan["primary_copay_cents"]
+        ),
         "accepted": bool(plan["accepted"]),
     }
 
@@ -341,7 +345,12 @@ def _prescription_view(ctx: ToolContext, rx_number: str) -> dict:
         "status": rx["status"],
         "renewal_requested_at": rx["renewal_requested_at"],
         "refills": [
-            {"refill_id": r["refill_id"], "requested_at": r["requested_at"], "status": r["status"], "pharmacy": r["pharmacy"]}
+            {
+                "refill_id": r["refill_id"],
+                "requested_at": r["requested_at"],
+                "status": r["status"],
+                "pharmacy": r["pharmacy"],
+            }
             for r in refills
         ],
     }
@@ -389,7 +398,9 @@ def find_patient_id_by_email(ctx: ToolContext, *, email: str) -> dict:
     return {"patient_id": row["patient_id"]}
 
 
-def find_patient_id_by_name_dob(ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str) -> dict:
+def find_patient_id_by_name_dob(
+    ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str
+) -> dict:
     rows = ctx.all(
         "SELECT patient_id FROM patients WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) "
         "AND date_of_birth = ? ORDER BY patient_id",
@@ -415,7 +426,9 @@ def get_patient_details(ctx: ToolContext, *, patient_id: str) -> dict:
             "expires": m["expires"],
             "expired": m["expires"] < month,
         }
-        for m in ctx.all("SELECT * FROM payment_methods WHERE patient_id = ? ORDER BY payment_method_id", (patient_id,))
+        for m in ctx.all(
+            "SELECT * FROM payment_methods WHERE patient_id = ? ORDER BY payment_method_id", (patient_id,)
+        )
     ]
 
     def ids(sql: str) -> list[str]:
@@ -444,13 +457,18 @@ def get_patient_details(ctx: ToolContext, *, patient_id: str) -> dict:
             "WHERE a.patient_id = ? ORDER BY s.start_time DESC, a.appointment_id"
         ),
         "referrals": ids("SELECT referral_id AS id FROM referrals WHERE patient_id = ? ORDER BY referral_id"),
-        "prescriptions": ids("SELECT rx_number AS id FROM prescriptions WHERE patient_id = ? ORDER BY rx_number"),
+        "prescriptions": ids(
+            "SELECT rx_number AS id FROM prescriptions WHERE patient_id = ? ORDER BY rx_number"
+        ),
         "bills": ids("SELECT bill_id AS id FROM bills WHERE patient_id = ? ORDER BY issued_on DESC, bill_id"),
     }
 
 
-def list_insurance_plans(ctx: ToolContext) -> dict:
-    rows = ctx.all("SELECT * FROM insurance_plans ORDER BY accepted DESC, name, plan_id")
+def list_insurance_plans(ctx: ToolContext, *, network_type: str | None = None) -> dict:
+    rows = ctx.all(
+        "SELECT * FROM insurance_plans WHERE ? IS NULL OR network_type = ? ORDER BY accepted DESC, name, plan_id",
+        (network_type, network_type),
+    )
     return {"plans": [_plan_view(p) for p in rows]}
 
 
@@ -551,16 +569,22 @@ def book_appointment(
     day = _moment(slot["start_time"]).date()
     age = _age_on(patient["date_of_birth"], day)
     if provider["specialty"] == "pediatrics" and age >= ADULT_AGE:
-        ctx.fail(f"{provider['name']} is a pediatrician and sees only patients under {ADULT_AGE}; the patient is {age}.")
+        ctx.fail(
+            f"{provider['name']} is a pediatrician and sees only patients under {ADULT_AGE}; the patient is {age}."
+        )
     if provider["specialty"] == "internal_medicine" and age < ADULT_AGE:
-        ctx.fail(f"{provider['name']} practises internal medicine and sees only adults; the patient is {age}.")
+        ctx.fail(
+            f"{provider['name']} practises internal medicine and sees only adults; the patient is {age}."
+        )
     established = ctx.scalar(
         "SELECT COUNT(*) FROM appointments WHERE patient_id = ? AND provider_id = ? AND status = 'completed'",
         (patient_id, provider_id),
     )
     if not established:
         if not provider["accepting_new_patients"]:
-            ctx.fail(f"{provider['name']} is not accepting new patients, and the patient has not been seen by them before.")
+            ctx.fail(
+                f"{provider['name']} is not accepting new patients, and the patient has not been seen by them before."
+            )
         if visit_type != "new_patient":
             ctx.fail(
                 f"The patient has never been seen by {provider['name']}; the first visit must be a new_patient visit."
@@ -629,7 +653,9 @@ def book_appointment(
 def reschedule_appointment(ctx: ToolContext, *, appointment_id: str, slot_id: str) -> dict:
     a = _appointment(ctx, appointment_id)
     if a["status"] != "scheduled":
-        ctx.fail(f"Appointment {appointment_id} is {a['status']}; only scheduled appointments can be rescheduled.")
+        ctx.fail(
+            f"Appointment {appointment_id} is {a['status']}; only scheduled appointments can be rescheduled."
+        )
     slot = _slot(ctx, slot_id)
     if slot["provider_id"] != a["provider_id"]:
         ctx.fail(
@@ -665,7 +691,9 @@ def reschedule_appointment(ctx: ToolContext, *, appointment_id: str, slot_id: st
 def cancel_appointment(ctx: ToolContext, *, appointment_id: str) -> dict:
     a = _appointment(ctx, appointment_id)
     if a["status"] != "scheduled":
-        ctx.fail(f"Appointment {appointment_id} is {a['status']}; only scheduled appointments can be cancelled.")
+        ctx.fail(
+            f"Appointment {appointment_id} is {a['status']}; only scheduled appointments can be cancelled."
+        )
     slot = _slot(ctx, a["slot_id"])
     fee = 0
     bill_id = None
@@ -718,7 +746,9 @@ def request_refill(ctx: ToolContext, *, rx_number: str) -> dict:
             "renewal_requested": "a renewal is already with the prescriber",
             "discontinued": "the prescriber stopped it",
         }[rx["status"]]
-        ctx.fail(f"Prescription {rx_number} is {rx['status']}; only active prescriptions can be refilled ({hint}).")
+        ctx.fail(
+            f"Prescription {rx_number} is {rx['status']}; only active prescriptions can be refilled ({hint})."
+        )
     if rx["expires_on"] < ctx.now[:10]:
         ctx.fail(f"Prescription {rx_number} expired on {rx['expires_on']}; request a renewal instead.")
     if rx["refills_remaining"] <= 0:
@@ -759,7 +789,9 @@ def request_renewal(ctx: ToolContext, *, rx_number: str) -> dict:
             "renewal_requested": "a renewal was already requested",
             "discontinued": "the prescriber stopped it",
         }[rx["status"]]
-        ctx.fail(f"Prescription {rx_number} is {rx['status']}; only prescriptions needing renewal can be renewed ({detail}).")
+        ctx.fail(
+            f"Prescription {rx_number} is {rx['status']}; only prescriptions needing renewal can be renewed ({detail})."
+        )
     _require_visit_for_controlled(ctx, rx, "renew")
     ctx.execute(
         "UPDATE prescriptions SET status = 'renewal_requested', renewal_requested_at = ? WHERE rx_number = ?",
@@ -771,7 +803,9 @@ def request_renewal(ctx: ToolContext, *, rx_number: str) -> dict:
 def transfer_prescription(ctx: ToolContext, *, rx_number: str, pharmacy_id: str) -> dict:
     rx = _prescription(ctx, rx_number)
     if rx["status"] not in TRANSFERABLE:
-        ctx.fail(f"Prescription {rx_number} is {rx['status']}; a discontinued prescription cannot be transferred.")
+        ctx.fail(
+            f"Prescription {rx_number} is {rx['status']}; a discontinued prescription cannot be transferred."
+        )
     med = ctx.one("SELECT * FROM medications WHERE medication_id = ?", (rx["medication_id"],))
     assert med is not None
     if med["controlled_schedule"] is not None:
@@ -803,7 +837,9 @@ def update_insurance_plan(
     else:
         member = (member_id or "").strip().upper()
         if len(member) != MEMBER_ID_LENGTH or not member[:3].isalpha() or not member[3:].isdigit():
-            ctx.fail("The member id from the insurance card is needed: three letters and seven digits, e.g. 'CFH1234567'.")
+            ctx.fail(
+                "The member id from the insurance card is needed: three letters and seven digits, e.g. 'CFH1234567'."
+            )
     ctx.execute(
         "UPDATE patients SET plan_id = ?, member_id = ? WHERE patient_id = ?", (plan_id, member, patient_id)
     )
@@ -817,7 +853,10 @@ def update_insurance_plan(
     for r in rows:
         copay = _copay(plan, _provider(ctx, r["provider_id"]), r["visit_type"])
         if copay != r["copay_cents"]:
-            ctx.execute("UPDATE appointments SET copay_cents = ? WHERE appointment_id = ?", (copay, r["appointment_id"]))
+            ctx.execute(
+                "UPDATE appointments SET copay_cents = ? WHERE appointment_id = ?",
+                (copay, r["appointment_id"]),
+            )
         updated.append({"appointment_id": r["appointment_id"], "copay": _dollars(copay)})
     return {
         "patient_id": patient_id,
@@ -831,7 +870,11 @@ def update_insurance_plan(
 def pay_bill(ctx: ToolContext, *, bill_id: str, payment_method_id: str, amount: float | None = None) -> dict:
     bill = _bill(ctx, bill_id)
     if bill["status"] not in ("due", "overdue"):
-        detail = "the insurer has not processed it yet" if bill["status"] == "pending_insurance" else "nothing is left to pay"
+        detail = (
+            "the insurer has not processed it yet"
+            if bill["status"] == "pending_insurance"
+            else "nothing is left to pay"
+        )
         ctx.fail(f"Bill {bill_id} is {bill['status']}; only due or overdue bills can be paid ({detail}).")
     method = ctx.one("SELECT * FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,))
     if method is None:
@@ -876,7 +919,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)
