@@ -47,8 +47,9 @@ def eval_command(
         str | None,
         typer.Option(
             help="Entity types whose ids mean the same thing on every server (e.g. customer,invoice):"
-            " only these cross servers. Default: the demo servers' own, else none (then a task"
-            " is several requests, one per server)."
+            " only these cross servers. Default: those at least two of the servers declare shared"
+            " (linked services, e.g. page_turner_books and page_turner_payments), or the demo"
+            " servers' own; with none, a task is several requests, one per server."
         ),
     ] = None,
     max_chain: Annotated[int, typer.Option(min=2, max=8, help="Longest chain of needed tools.")] = 4,

@@ -116,12 +116,21 @@ def eval_tasks(config: EvalConfig, envs: list[Environment]) -> list[EvalTask]:
     shared = config.shared_entities
     if shared is None:
         demo = all(e.spec.domain == "eval" and e.spec.name in demo_envs.LINKED for e in envs)
-        shared = list(demo_envs.SHARED_ENTITIES) if demo else []
+        shared = list(demo_envs.SHARED_ENTITIES) if demo else declared_shared(envs)
     composer = LinkedComposer(envs, seed=config.seed, shared_entities=shared)
     tasks = composer.compose(config.n, max_steps=config.max_chain)
     if not tasks:
         raise EnvFactoryError(f"no cross-server task could be built over {', '.join(config.envs)}")
     return tasks
+
+
+def declared_shared(envs: list[Environment]) -> list[str]:
+    """Entities at least two of ``envs`` declare shared (``EnvSpec.shared_entities``):
+    linked services, whose ids mean the same thing on each."""
+    from collections import Counter
+
+    counts = Counter(entity for e in envs for entity in set(e.spec.shared_entities))
+    return sorted(entity for entity, n in counts.items() if n >= 2)
 
 
 async def evaluate(

@@ -19,7 +19,7 @@ from types import ModuleType
 
 from envfactory_mcp.errors import BlueprintError
 
-from .service import Service
+from .service import Foreign, Service, Shared
 
 
 @cache
@@ -65,7 +65,7 @@ def as_blueprint(service: Service):  # type: ignore[no-untyped-def]  # returns b
         return replace(service, seed=seed).build()[0]
 
     def generate_seed(rng: random.Random):  # type: ignore[no-untyped-def]
-        return replace(service, seed=rng.randrange(2**31)).build()[2]
+        return service.build(rows_seed=rng.randrange(2**31))[2]
 
     return Blueprint(
         name=service.name,
@@ -77,4 +77,4 @@ def as_blueprint(service: Service):  # type: ignore[no-untyped-def]  # returns b
     )
 
 
-__all__ = ["Service", "as_blueprint", "load_service", "service_names"]
+__all__ = ["Foreign", "Service", "Shared", "as_blueprint", "load_service", "service_names"]

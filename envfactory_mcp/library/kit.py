@@ -28,6 +28,7 @@ __all__ = [
     "flag",
     "get",
     "integer",
+    "link",
     "listing",
     "money",
     "ref",
@@ -104,6 +105,12 @@ def stamp(name: str, description: str = "", *, auto: bool = True, nullable: bool
 def ref(table_name: str, column: str, description: str = "", *, nullable: bool = False) -> Field:
     """A column pointing at a row of ``table_name`` (its ``<entity>_id``)."""
     return Field(column, "string", description, references=table_name, nullable=nullable)
+
+
+def link(column: str, entity: str, description: str, *, nullable: bool = False) -> Field:
+    """A column holding a key of another service (linked services: the shop's ``order_id``
+    in its payments service); pair it with a ``Foreign`` link on the service."""
+    return Field(column, "string", description, nullable=nullable, entity=entity)
 
 
 def table(

@@ -16,6 +16,7 @@ the task generator, the demonstrator, the scorer and the verifier read the same 
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 from envfactory_mcp.spec import (
@@ -48,6 +49,28 @@ def transfer_to_human_agents(ctx: ToolContext, summary: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Shared:
+    """Linked services: ``table`` holds the very rows of the same table of ``service`` (the
+    same customers, with the same ids, names and emails)."""
+
+    table: str
+    service: str
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """Linked services: ``table.column`` holds keys of ``service``'s ``other_table`` (a
+    payment's order in the shop). The column is declared with :func:`.kit.link`; its seed
+    values are the other service's keys, and a row's references to a shared table follow
+    the row it points at (a payment of an order names the order's customer)."""
+
+    table: str
+    column: str
+    service: str
+    other_table: str
+
+
+@dataclass(frozen=True)
 class Service:
     """One library environment: a real service's tables, its agent's operations and rules."""
 
@@ -64,6 +87,8 @@ class Service:
     clock: str = "2026-06-15T10:00:00Z"
     seed: int = 1
     archetypes: tuple[str, ...] = field(default=())  # which archetypes it composes, for the catalog
+    shared: tuple[Shared, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
 
     @classmethod
     def composed(
@@ -78,6 +103,8 @@ class Service:
         identify_by: tuple[tuple[str, ...], ...] = (("email",),),
         notes: tuple[str, ...] = (),
         seed: int = 1,
+        shared: tuple[Shared, ...] = (),
+        foreign: tuple[Foreign, ...] = (),
     ) -> Service:
         """A service made of ``customer``'s table and the archetype ``parts``."""
         resources, operations, archetypes = compose(customer, *parts)
@@ -94,6 +121,8 @@ class Service:
             notes=notes,
             seed=seed,
             archetypes=archetypes,
+            shared=shared,
+            foreign=foreign,
         )
 
     # ------------------------------------------------------------------ derived
@@ -198,18 +227,110 @@ class Service:
             lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines) + "\n"
 
-    def build(self) -> tuple[EnvSpec, str, Rows]:
-        """The spec, the tool module's source and the seed rows."""
+    def linked_rows(self) -> dict[str, Rows]:
+        """The seed rows of every service this one links to."""
+        from envfactory_mcp.library import load_service
+
+        names = {link.service for link in self.shared} | {link.service for link in self.foreign}
+        return {name: load_service(name).build()[2] for name in sorted(names)}
+
+    def shared_entities(self) -> list[str]:
+        """Entities whose ids mean the same here and in a linked service: declared by the
+        service that links and by the one linked to."""
+        from envfactory_mcp.library import load_service, service_names
+
+        mine = {r.name: r.entity for r in self.resources}
+        out = {mine[link.table] for link in self.shared}
+        for link in self.foreign:
+            out.add(next(f for f in self._resource(link.table).fields if f.name == link.column).entity or "")
+        for name in service_names():  # services linking to this one
+            other = load_service(name)
+            for link in other.shared:
+                if link.service == self.name and link.table in mine:
+                    out.add(mine[link.table])
+            for link in other.foreign:
+                if link.service == self.name and link.other_table in mine:
+                    out.add(mine[link.other_table])
+        return sorted(e for e in out if e)
+
+    def _resource(self, name: str) -> Resource:
+        return next(r for r in self.resources if r.name == name)
+
+    def _linked_resources(self, linked: dict[str, Rows]) -> list[Resource]:
+        """The resources, with each foreign column's seed vocabulary set to the other
+        service's keys."""
+        from dataclasses import replace as replaced
+
+        from envfactory_mcp.library import load_service
+
+        resources = []
+        for resource in self.resources:
+            fields = list(resource.fields)
+            for link in self.foreign:
+                if link.table != resource.name:
+                    continue
+                other = load_service(link.service)._resource(link.other_table)
+                keys = tuple(row[other.keys[0]] for row in linked[link.service][link.other_table])
+                fields = [replaced(f, values=keys) if f.name == link.column else f for f in fields]
+            resources.append(replaced(resource, fields=tuple(fields)))
+        return resources
+
+    def _follow_links(self, rows: Rows, linked: dict[str, Rows]) -> Rows:
+        """A row pointing at another service's row names the same shared rows it does."""
+        from envfactory_mcp.library import load_service
+
+        shared = {link.table for link in self.shared}
+        for link in self.foreign:
+            other = load_service(link.service)._resource(link.other_table)
+            index = {row[other.keys[0]]: row for row in linked[link.service][link.other_table]}
+            columns = [
+                f.name
+                for f in self._resource(link.table).fields
+                if f.references in shared and other.has(f.name)
+            ]
+            resource = self._resource(link.table)
+            for row in rows.get(link.table, []):
+                target = index.get(row[link.column])
+                for column in columns:
+                    if target is not None and target[column] is not None:
+                        row[column] = target[column]
+                        self._repick(resource, row, column, rows)
+        return rows
+
+    def _repick(self, resource: Resource, row: dict[str, object], owner: str, rows: Rows) -> None:
+        """After ``row[owner]`` changed, its other references that belong to an owner (a
+        saved card) are moved to one of the new owner's (one of their cards)."""
+        for f in resource.fields:
+            if not f.references or f.name == owner:
+                continue
+            target = self._resource(f.references)
+            if not target.has(owner):
+                continue
+            mine = [r[target.keys[0]] for r in rows.get(target.name, []) if r[owner] == row[owner]]
+            if mine and row[f.name] not in mine:
+                row[f.name] = mine[sum(map(ord, str(row[resource.keys[0]]))) % len(mine)]
+
+    def build(self, rows_seed: int | None = None) -> tuple[EnvSpec, str, Rows]:
+        """The spec, the tool module's source and the seed rows.
+
+        The rows come from ``rows_seed``, by default the first draw of ``Random(self.seed)``:
+        what ``build_env`` gets from the blueprint's ``generate_seed(Random(seed))``, so a
+        linked service sees the very rows the other service's package holds."""
+        if rows_seed is None:
+            rows_seed = random.Random(self.seed).randrange(2**31)
+        linked = self.linked_rows()
+        given = {link.table: [dict(r) for r in linked[link.service][link.table]] for link in self.shared}
         imported = build_imported(
             name=self.name,
             title=self.title,
             description=self.description,
             source=f"the envfactory-mcp library ({', '.join(self.archetypes) or 'composed'})",
             generator=f"library:{self.name}",
-            seed=self.seed,
-            resources=list(self.resources),
+            seed=rows_seed,
+            resources=self._linked_resources(linked),
             operations=self.all_operations(),
             ignored=[],
+            given=given,
         )
         transfer = ToolSpec(
             name=TRANSFER_TOOL,
@@ -252,9 +373,10 @@ class Service:
                 "policy": self.policy_text(),
                 "policy_rules": self.policy_rules(),
                 "seed": SeedSpec(generator=f"library:{self.name}", seed=self.seed),
+                "shared_entities": self.shared_entities(),
             }
         )
-        rows = self._settle(agree_on_keys(list(self.resources), imported.rows))
+        rows = self._settle(self._follow_links(agree_on_keys(list(self.resources), imported.rows), linked))
         return spec, imported.tools_source + _TRANSFER_CODE, rows
 
     def _settle(self, rows: Rows) -> Rows:

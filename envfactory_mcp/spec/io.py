@@ -40,7 +40,10 @@ def load_spec(path: str | Path) -> EnvSpec:
 
 def dump_spec(spec: EnvSpec) -> str:
     """Deterministic JSON text of a spec (sorted keys, two-space indent, trailing newline)."""
-    return json.dumps(spec.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    data = spec.model_dump(mode="json")
+    if not data["shared_entities"]:  # only linked services say it; the others keep their bytes
+        del data["shared_entities"]
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def spec_json_schema() -> dict[str, Any]:

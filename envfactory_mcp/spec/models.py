@@ -150,6 +150,14 @@ class EnvSpec(_Model):
         default_factory=PolicyRules, description="The enforceable part of the policy, as data."
     )
     seed: SeedSpec
+    shared_entities: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Entity types whose ids mean the same thing in every environment that declares them too "
+            "(linked services: the same customer id is the same customer in the shop and its payments "
+            "service), so tasks can span those servers."
+        ),
+    )
 
     def table(self, name: str) -> TableSpec | None:
         return next((t for t in self.tables if t.name == name), None)

@@ -27,7 +27,19 @@ def validate_spec(spec: EnvSpec) -> EnvSpec:
     for tool in spec.tools:
         _check_tool(tool, tables)
     _check_policy_rules(spec)
+    _check_shared_entities(spec)
     return spec
+
+
+def _check_shared_entities(spec: EnvSpec) -> None:
+    known = {t.entity for t in spec.tables if t.entity} | {
+        p.entity for t in spec.tools for p in t.params.values() if p.entity
+    }
+    for i, entity in enumerate(spec.shared_entities):
+        if entity not in known:
+            raise SpecError(
+                f"shared_entities[{i}]", f"{entity!r} is not an entity of any table or tool parameter of this spec"
+            )
 
 
 def _check_policy_rules(spec: EnvSpec) -> None:

@@ -105,6 +105,7 @@ class Field:
     read_only: bool = False  # never an argument (server-set keys, timestamps)
     item_kind: Kind = "string"  # for arrays
     values: tuple[Any, ...] = ()  # seed rows draw this column's values from these (a vocabulary)
+    entity: str | None = None  # the entity of a key of another service this column holds (linked services)
 
     def schema(self, *, for_input: bool = False) -> Schema:
         """The JSON Schema of this column's value, as output (nullable) or input (never null:
@@ -335,6 +336,7 @@ def build_imported(
     operations: list[Operation],
     ignored: list[Ignored],
     coverage: Coverage | None = None,
+    given: Rows | None = None,
 ) -> ImportedEnv:
     """The spec, tool source and seed rows of ``resources`` served by ``operations``."""
     by_name = Tables(resources)
@@ -352,7 +354,7 @@ def build_imported(
     source_text = render_tools(title, source, resources, operations)
     from envfactory_mcp.synth.seed_rows import generate_rows  # it builds on this module's types
 
-    rows = agree_with_inputs(tools, resources, fit_rows(resources, generate_rows(resources, seed)))
+    rows = agree_with_inputs(tools, resources, fit_rows(resources, generate_rows(resources, seed, given)))
     return ImportedEnv(spec, source_text, rows, sorted(set(ignored)), coverage or Coverage())
 
 
@@ -472,7 +474,10 @@ def _json_value(f: Field, value: Any) -> Any:
 
 
 def _entity(f: Field, resource: Resource, by_name: dict[str, Resource]) -> str | None:
-    """The entity whose key a column holds: its target's, or its own table's for a single key."""
+    """The entity whose key a column holds: its target's, or its own table's for a single key
+    (or, for a key of another service, the entity it declares)."""
+    if f.entity:
+        return f.entity
     if f.references:
         return by_name[f.references].entity
     return resource.entity if resource.keys == (f.name,) else None
@@ -596,7 +601,7 @@ def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource])
 
 
 def _field_input(f: Field, by_name: dict[str, Resource], required: bool) -> tuple[Schema, ParamSpec, bool]:
-    entity = by_name[f.references].entity if f.references else None
+    entity = f.entity or (by_name[f.references].entity if f.references else None)
     schema = f.schema(for_input=True)
     if f.default is not None:
         schema["default"] = f.default

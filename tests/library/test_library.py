@@ -175,3 +175,60 @@ def test_build_all_gives_the_same_packages_whatever_the_concurrency(tmp_path: Pa
         }
 
     assert files(tmp_path / "one") == files(tmp_path / "two")  # seed.sql included
+
+
+def test_linked_services_share_their_customers_and_point_at_each_others_rows():
+    books, payments = (build_env(load_blueprint(n)) for n in ("page_turner_books", "page_turner_payments"))
+    assert books.spec.shared_entities == payments.spec.shared_entities == ["customer", "order"]
+    shop, pay = books.seed_state, payments.seed_state
+    assert shop["customers"] == pay["customers"]  # the very same people, ids and emails
+    orders = {o["order_id"]: o for o in shop["orders"]}
+    cards = {c["saved_card_id"]: c for c in pay["saved_cards"]}
+    assert pay["payments"] and pay["refund_requests"]
+    for payment in pay["payments"]:  # a payment of an order: the order's customer, with one of their cards
+        assert orders[payment["order_id"]]["customer_id"] == payment["customer_id"]
+        assert cards[payment["saved_card_id"]]["customer_id"] == payment["customer_id"]
+    for request in pay["refund_requests"]:
+        assert orders[request["order_id"]]["customer_id"] == request["customer_id"]
+    order_param = payments.spec.tool("request_refund").params["order_id"]  # type: ignore[union-attr]
+    assert order_param.entity == "order" and not order_param.user_provided
+
+
+def test_cross_server_tasks_carry_keys_from_one_linked_service_to_the_other():
+    from envfactory_mcp.eval.compose import LinkedComposer
+    from envfactory_mcp.eval.main import declared_shared
+
+    envs = [build_env(load_blueprint(n)) for n in ("page_turner_books", "page_turner_payments")]
+    assert declared_shared(envs) == ["customer", "order"]
+    tasks = LinkedComposer(envs, seed=3, shared_entities=declared_shared(envs)).compose(30)
+    crossing = 0
+    for task in tasks:
+        actions = task.task.gold.actions
+        assert {a.server for a in actions} == {"page_turner_books", "page_turner_payments"}
+        for i, action in enumerate(actions):
+            earlier = {
+                json.dumps(v) for a in actions[:i] if a.server != action.server for v in _leaves(a.output)
+            }
+            if any(json.dumps(v) in earlier for k, v in action.arguments.items() if k.endswith("_id")):
+                crossing += 1
+                break
+    assert len(tasks) == 30 and crossing >= 20  # most tasks carry an id found on one server to the other
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
+
+
+def test_a_shared_entity_must_be_one_of_the_spec():
+    from envfactory_mcp.errors import SpecError
+    from envfactory_mcp.spec import validate_spec
+
+    spec = (
+        load_blueprint("page_turner_books").build_spec(1).model_copy(update={"shared_entities": ["invoice"]})
+    )
+    with pytest.raises(SpecError, match="shared_entities"):
+        validate_spec(spec)
