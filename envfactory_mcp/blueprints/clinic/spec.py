@@ -81,6 +81,7 @@ def build_policy_rules() -> PolicyRules:
             entity="patient",
             exempt=[
                 "list_insurance_plans",
+                "get_plan_details",
                 "list_providers",
                 "get_provider_schedule",
                 "list_pharmacies",

@@ -26,6 +26,7 @@ TEXT: Schema = {"type": "string"}
 BOOL: Schema = {"type": "boolean"}
 INT: Schema = {"type": "integer"}
 NULL_TEXT = kit.nullable("string")
+SERVICES = ("primary_care", "specialist", "telehealth", "annual_physical")
 
 PATIENT_ID = kit.string(
     10, "Internal patient id from a find_patient_id_* tool, e.g. 'pat_000042'.", pattern=r"^pat_[0-9]{6}$"
@@ -311,8 +312,25 @@ def build_tools() -> list[ToolSpec]:
             kit.obj({"plans": kit.array(PLAN_OUT)}),
             reads=["insurance_plans"],
             outputs={"plans[].plan_id": "plan"},
-            claims=["plans[].specialist_copay"],
             required=[],
+        ),
+        kit.tool(
+            "get_plan_details",
+            "find out what a visit costs on an insurance plan",
+            "Get one insurance plan: carrier, tier, network type, whether the clinic accepts it, and the copay of "
+            "each kind of visit (primary_care, specialist, telehealth, annual_physical) in dollars.",
+            {"plan_id": (PLAN_ID, kit.param("plan", False))},
+            kit.obj(
+                {
+                    **PLAN_OUT["properties"],
+                    "copays": kit.array(
+                        kit.obj({"service": kit.enum(list(SERVICES)), "description": TEXT, "copay": MONEY})
+                    ),
+                }
+            ),
+            reads=["insurance_plans"],
+            outputs={"plan_id": "plan", "copays[].service": "service"},
+            claims=["copays[].copay"],
         ),
         kit.tool(
             "list_providers",

@@ -472,6 +472,22 @@ def list_insurance_plans(ctx: ToolContext, *, network_type: str | None = None) -
     return {"plans": [_plan_view(p) for p in rows]}
 
 
+def get_plan_details(ctx: ToolContext, *, plan_id: str) -> dict:
+    view = _plan_view(_plan(ctx, plan_id))
+    services = (
+        ("primary_care", "Visit with a primary-care provider", "primary_copay"),
+        ("specialist", "Visit with a specialist", "specialist_copay"),
+        ("telehealth", "Video visit", "telehealth_copay"),
+        ("annual_physical", "Yearly preventive physical", "annual_physical_copay"),
+    )
+    return {
+        **view,
+        "copays": [
+            {"service": name, "description": text, "copay": view[key]} for name, text, key in services
+        ],
+    }
+
+
 def list_providers(ctx: ToolContext) -> dict:
     rows = ctx.all("SELECT * FROM providers ORDER BY specialty, name, provider_id")
     return {"providers": [_provider_view(ctx, p) for p in rows]}
