@@ -117,14 +117,23 @@ def build_all(
     names: list[str],
     jobs: int = 2,
     progress: Callable[[BuildOutcome], None] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[BuildOutcome]:
     """Build and verify every environment in ``names``, ``jobs`` at a time in worker
-    processes; the packages are the same bytes whatever ``jobs`` is (each build is
-    deterministic and writes only its own folder). A failure is reported, not raised, so
-    one bad environment does not stop the others. Outcomes come back in ``names`` order."""
+    processes (``backend="ray"``: one Ray task per environment, one CPU each, on the
+    cluster at ``address``, or on a private local one when None; the servers directory
+    must be at the same path on every node). The packages are the same bytes whatever
+    ``jobs`` or backend (each build is deterministic and writes only its own folder). A
+    failure is reported, not raised, so one bad environment does not stop the others.
+    Outcomes come back in ``names`` order."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     done: dict[str, BuildOutcome] = {}
+    if backend == "ray":
+        return _build_all_ray(settings, names, progress, address)
+    if backend != "local":
+        raise EnvFactoryError(f"unknown backend {backend!r}: use local or ray")
     if jobs <= 1:
         for name in names:
             done[name] = _build_one(str(settings.servers_dir), name)
@@ -139,3 +148,38 @@ def build_all(
                 if progress:
                     progress(outcome)
     return [done[name] for name in names]
+
+
+def _build_all_ray(
+    settings: Settings,
+    names: list[str],
+    progress: Callable[[BuildOutcome], None] | None,
+    address: str | None,
+) -> list[BuildOutcome]:
+    from envfactory_mcp.host.backends import import_ray
+
+    ray = import_ray()
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning")
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=1)(_build_one)
+        servers = str(settings.servers_dir.resolve())
+        pending = {remote.remote(servers, name): name for name in names}
+        done: dict[str, BuildOutcome] = {}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                name = pending.pop(ref)
+                try:
+                    outcome = ray.get(ref)
+                except ray.exceptions.RayError as exc:  # a worker or node lost twice: not built
+                    first = (str(exc).strip().splitlines() or ["Ray error"])[0]
+                    outcome = BuildOutcome(name, False, 0.0, error=f"lost on the Ray cluster: {first}")
+                done[name] = outcome
+                if progress:
+                    progress(outcome)
+        return [done[name] for name in names]
+    finally:
+        if started_here:
+            ray.shutdown()

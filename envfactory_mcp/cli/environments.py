@@ -59,6 +59,15 @@ def build(
         typer.Option("--all", help="Build and verify every shipped environment (hand-crafted and library)."),
     ] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Builds at once with --all.")] = 2,
+    backend: Annotated[
+        str, typer.Option(help="Where --all builds run: local (worker processes) or ray (a Ray cluster).")
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to join with --backend ray: auto, or host:port (default: a private one)."
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option(help="Seed for the seed data (default: the environment's).")
     ] = None,
@@ -77,8 +86,12 @@ def build(
     if all_:
         if seed is not None:
             raise fail(EnvFactoryError("--seed applies to one environment, not to --all"))
-        _build_all(settings(servers_dir), jobs)
+        if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+            raise fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
+        _build_all(settings(servers_dir), jobs, backend, address)
         return
+    if backend != "local" or address is not None:
+        raise fail(EnvFactoryError("--backend and --address apply to --all"))
     assert name is not None
     try:
         result = build_blueprint(settings(servers_dir), name, seed)
@@ -96,7 +109,7 @@ def build(
     )
 
 
-def _build_all(config: object, jobs: int) -> None:
+def _build_all(config: object, jobs: int, backend: str, address: str | None) -> None:
     import time
 
     from rich.console import Console
@@ -128,12 +141,17 @@ def _build_all(config: object, jobs: int) -> None:
                     f"[red]failed[/red] {outcome.name}: {outcome.error}", markup=True, highlight=False
                 )
 
-        outcomes = build_all(config, names, jobs, step)
+        try:
+            outcomes = build_all(config, names, jobs, step, backend=backend, address=address)
+        except EnvFactoryError as exc:
+            raise fail(exc) from None
     failed = [o for o in outcomes if not o.ok]
     tools = sum(o.tools for o in outcomes)
     typer.echo(
-        f"built {len(outcomes) - len(failed)} of {len(outcomes)} environments ({tools} tools), every one verified, "
-        f"in {time.perf_counter() - started:.0f} s with {jobs} at a time -> {config.servers_dir}"
+        f"built {len(outcomes) - len(failed)} of {len(outcomes)} environments ({tools} tools), each verified, "
+        f"in {time.perf_counter() - started:.0f} s "
+        + ("on Ray" if backend == "ray" else f"with {jobs} at a time")
+        + f" -> {config.servers_dir}"
     )
     if failed:
         raise fail(EnvFactoryError(f"{len(failed)} failed: {', '.join(o.name for o in failed)}"))

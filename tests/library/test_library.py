@@ -232,3 +232,35 @@ def test_a_shared_entity_must_be_one_of_the_spec():
     )
     with pytest.raises(SpecError, match="shared_entities"):
         validate_spec(spec)
+
+
+@pytest.mark.slow
+def test_build_all_on_ray_gives_the_same_packages_as_local(tmp_path: Path):
+    """``build --all --backend ray`` on a private local Ray cluster (started and stopped by
+    the driver, in a subprocess so this process keeps no Ray state)."""
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[test,ray]'")
+    import subprocess
+    import sys
+
+    names = ["pet_grooming", "page_turner_books"]
+    script = (
+        "import sys; from pathlib import Path; from envfactory_mcp.build import build_all; "
+        "from envfactory_mcp.settings import Settings; "
+        f"out = build_all(Settings(servers_dir=Path(sys.argv[1])), {names!r}, backend='ray'); "
+        "print([o.ok for o in out])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "ray")], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[True, True]"
+    build_all(Settings(servers_dir=tmp_path / "local"), names, jobs=1)
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {
+            str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "verification.json" and "__pycache__" not in p.parts
+        }
+
+    assert files(tmp_path / "ray") == files(tmp_path / "local")
