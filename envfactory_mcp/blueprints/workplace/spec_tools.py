@@ -610,7 +610,7 @@ def build_tools() -> list[ToolSpec]:
         ),
         kit.tool(
             "reassign_task",
-            "hand a task to a colleague",
+            "reassign a task to another project member",
             "Reassign an open task (todo, in_progress or blocked) to another member of its project, by work "
             "email. Only the current assignee or the project lead can do it; the new assignee must not be on "
             "leave and must have fewer than 8 open tasks. Returns the task.",
