@@ -655,6 +655,8 @@ def test_cancelling_within_24_hours_costs_the_late_fee(desk, seed):
     assert bill["amount_cents"] == 5000 and bill["status"] == "due"
     assert bill["patient_id"] == a["patient_id"] and bill["appointment_id"] == a["appointment_id"]
     assert bill["issued_on"] == "2026-06-18" and bill["due_date"] == "2026-07-18"
+    [item] = new_rows(before, after, "bill_items")
+    assert item["bill_id"] == bill["bill_id"] and item["amount_cents"] == 5000
 
 
 def test_reschedule_rules(desk, seed):

@@ -155,6 +155,7 @@ REASONS: dict[str, list[str]] = {
     "specialist": ["Chest pain on exertion", "Mole that changed color", "Knee pain when climbing stairs",
                    "Thyroid follow-up", "Heart palpitations", "Eczema flare-up", "Shoulder pain"],
 }  # fmt: skip
+SERVICES = ["Office visit", "Lab work", "X-ray", "ECG", "Vaccine", "Skin biopsy", "Injection", "Ultrasound"]
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 BRAND_NAMES = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex", "discover": "Discover"}
 
@@ -171,7 +172,7 @@ def generate_seed(rng: random.Random) -> Rows:
     world.future()
     slots, appointments, referrals = world.finish()
     prescriptions, refills = _prescriptions(rng, patients, providers, appointments, slots)
-    bills, payments = _bills(rng, patients, methods, providers, appointments, slots)
+    bills, items, payments = _bills(rng, patients, methods, providers, appointments, slots)
     return {
         "insurance_plans": plans,
         "pharmacies": pharmacies,
@@ -186,6 +187,7 @@ def generate_seed(rng: random.Random) -> Rows:
         "prescriptions": prescriptions,
         "refills": refills,
         "bills": bills,
+        "bill_items": items,
         "payments": payments,
     }
 
@@ -811,7 +813,7 @@ def _bills(
     providers: list[Row],
     appointments: list[Row],
     slots: list[Row],
-) -> tuple[list[Row], list[Row]]:
+) -> tuple[list[Row], list[Row], list[Row]]:
     start_of = {s["slot_id"]: s["start_time"] for s in slots}
     care = {p["provider_id"]: p["care_type"] for p in providers}
     usable: dict[str, list[Row]] = {}
@@ -843,9 +845,23 @@ def _bills(
                 )
     drafts.sort(key=lambda d: (d[4], d[0]["appointment_id"], d[1]))
     bills: list[Row] = []
+    items: list[Row] = []
     payments: list[Row] = []
     for i, (a, kind, text, cents, issued) in enumerate(drafts, start=1):
         bill_id = f"INV{260000 + i * 3:06d}"
+        visit = datetime.date.fromisoformat(start_of[a["slot_id"]][:10])
+        when = f"{MONTHS[visit.month - 1]} {visit.day}"
+        if kind == "visit_balance":
+            services = rng.sample(SERVICES, rng.choice([1, 2, 2, 3]))
+            cuts = sorted(rng.sample(range(5, cents // 100 - 4), len(services) - 1)) if cents >= 2000 else []
+            cuts = [c * 100 for c in cuts][: len(services) - 1]
+            services = services[: len(cuts) + 1]
+            bounds = [0, *cuts, cents]
+            parts = [(f"{name} ({when})", bounds[k + 1] - bounds[k]) for k, name in enumerate(services)]
+        else:
+            parts = [(f"{text} ({when})", cents)]
+        for label, amount in parts:
+            items.append({"item_id": "", "bill_id": bill_id, "label": label, "amount_cents": amount})
         due = issued + datetime.timedelta(days=BILL_DUE_DAYS)
         pool = usable.get(a["patient_id"], [])
         recent = (TODAY - issued).days <= 21
@@ -911,4 +927,6 @@ def _bills(
     payments.sort(key=lambda p: (p["created_at"], p["bill_id"]))
     for i, p in enumerate(payments, start=1):
         p["payment_id"] = f"pay_{i:07d}"
-    return bills, payments
+    for i, item in enumerate(items, start=1):
+        item["item_id"] = f"itm_{i:07d}"
+    return bills, items, payments

@@ -408,6 +408,22 @@ def build_tables() -> list[TableSpec]:
             col("status", description="Status.", enum=list(BILL_STATUSES)),
         ],
     )
+    bill_items = TableSpec(
+        name="bill_items",
+        entity="bill_item",
+        description="Line items of a statement; a bill's amount is the sum of its items.",
+        primary_key=["item_id"],
+        columns=[
+            col("item_id", description="Id such as 'itm_0000123'.", entity="bill_item"),
+            _ref("bill_id", "bills.bill_id", "bill", "Statement of the item."),
+            col(
+                "label",
+                description="Text printed on the statement, e.g. 'Lab work (May 3)'.",
+                check="length(label) > 0",
+            ),
+            col("amount_cents", "INTEGER", description="Amount, cents.", check="amount_cents > 0"),
+        ],
+    )
     payments = TableSpec(
         name="payments",
         entity="payment",
@@ -435,5 +451,6 @@ def build_tables() -> list[TableSpec]:
         prescriptions,
         refills,
         bills,
+        bill_items,
         payments,
     ]

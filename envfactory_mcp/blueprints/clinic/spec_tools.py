@@ -154,6 +154,7 @@ BILL_OUT = kit.obj(
         "issued_on": TEXT,
         "due_date": TEXT,
         "status": kit.enum(BILL_STATUSES),
+        "items": kit.array(kit.obj({"item_id": TEXT, "label": TEXT, "amount": MONEY})),
         "payments": kit.array(
             kit.obj({"payment_id": TEXT, "payment_method_id": TEXT, "amount": MONEY, "created_at": TEXT})
         ),
@@ -165,10 +166,11 @@ BILL_OUTPUTS = {
     "bill_id": "bill",
     "patient_id": "patient",
     "appointment_id": "appointment",
+    "items[].item_id": "bill_item",
     "payments[].payment_id": "payment",
     "payments[].payment_method_id": "payment_method",
 }
-BILL_READS = ["bills", "payments"]
+BILL_READS = ["bill_items", "bills", "payments"]
 
 REFERRAL_OUT = kit.obj(
     {
@@ -329,8 +331,8 @@ def build_tools() -> list[ToolSpec]:
                 }
             ),
             reads=["insurance_plans"],
-            outputs={"plan_id": "plan", "copays[].service": "service"},
-            claims=["copays[].copay"],
+            outputs={"plan_id": "plan"},
+            claims=["specialist_copay", "telehealth_copay"],
         ),
         kit.tool(
             "list_providers",
@@ -436,13 +438,13 @@ def build_tools() -> list[ToolSpec]:
             "get_bill_details",
             "check on my bill",
             "Get a statement: what it is for (copay, balance after insurance, late-cancellation or no-show fee), "
-            "the visit, amount, issue and due dates, status (pending_insurance: not payable yet; due; overdue; "
-            "paid), payments made and the balance due in dollars.",
+            "the visit, its line items, amount, issue and due dates, status (pending_insurance: not payable yet; "
+            "due; overdue; paid), payments made and the balance due in dollars.",
             {"bill_id": (BILL_ID, kit.param("bill", True))},
             BILL_OUT,
             reads=BILL_READS,
             outputs=BILL_OUTPUTS,
-            claims=["status", "balance_due"],
+            claims=["status", "balance_due", "items[].amount"],
         ),
         kit.tool(
             "book_appointment",
@@ -493,8 +495,8 @@ def build_tools() -> list[ToolSpec]:
             {"appointment_id": appointment_id, "slot_id": slot_id},
             kit.obj({"appointment": APPOINTMENT_OUT, "previous_time": TEXT, **FEE_OUT}),
             effect="write",
-            reads=[*APPOINTMENT_READS, "bills", "patients", "referrals"],
-            writes=["appointments", "bills"],
+            reads=[*APPOINTMENT_READS, "bill_items", "bills", "patients", "referrals"],
+            writes=["appointments", "bill_items", "bills"],
             outputs=FEE_OUTPUTS,
             claims=["appointment.when", "late_fee"],
         ),
@@ -507,8 +509,8 @@ def build_tools() -> list[ToolSpec]:
             {"appointment_id": appointment_id},
             kit.obj({"appointment": APPOINTMENT_OUT, **FEE_OUT}),
             effect="write",
-            reads=[*APPOINTMENT_READS, "bills", "patients", "referrals"],
-            writes=["appointments", "bills", "referrals"],
+            reads=[*APPOINTMENT_READS, "bill_items", "bills", "patients", "referrals"],
+            writes=["appointments", "bill_items", "bills", "referrals"],
             outputs=FEE_OUTPUTS,
             claims=["late_fee"],
         ),

@@ -179,6 +179,11 @@ def _charge_fee(ctx: ToolContext, appointment: Row, label: str) -> str:
             due.isoformat(),
         ),
     )
+    item_id = ctx.next_id("bill_items", "item_id", "itm_", 7)
+    ctx.execute(
+        "INSERT INTO bill_items (item_id, bill_id, label, amount_cents) VALUES (?, ?, ?, ?)",
+        (item_id, bill_id, f"Late cancellation fee ({label})", LATE_CANCEL_FEE_CENTS),
+    )
     return bill_id
 
 
@@ -363,6 +368,9 @@ def _bill_view(ctx: ToolContext, bill_id: str) -> dict:
         "ORDER BY payment_id",
         (bill_id,),
     )
+    items = ctx.all(
+        "SELECT item_id, label, amount_cents FROM bill_items WHERE bill_id = ? ORDER BY item_id", (bill_id,)
+    )
     paid = sum(p["amount_cents"] for p in payments)
     return {
         "bill_id": bill["bill_id"],
@@ -374,6 +382,10 @@ def _bill_view(ctx: ToolContext, bill_id: str) -> dict:
         "issued_on": bill["issued_on"],
         "due_date": bill["due_date"],
         "status": bill["status"],
+        "items": [
+            {"item_id": i["item_id"], "label": i["label"], "amount": _dollars(i["amount_cents"])}
+            for i in items
+        ],
         "payments": [
             {
                 "payment_id": p["payment_id"],

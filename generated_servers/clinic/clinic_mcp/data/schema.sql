@@ -168,6 +168,15 @@ CREATE TABLE "bills" (
   PRIMARY KEY ("bill_id")
 ) STRICT, WITHOUT ROWID;
 
+-- Line items of a statement; a bill's amount is the sum of its items.
+CREATE TABLE "bill_items" (
+  "item_id" TEXT NOT NULL,
+  "bill_id" TEXT NOT NULL REFERENCES "bills" ("bill_id"),
+  "label" TEXT NOT NULL CHECK (length(label) > 0),
+  "amount_cents" INTEGER NOT NULL CHECK (amount_cents > 0),
+  PRIMARY KEY ("item_id")
+) STRICT, WITHOUT ROWID;
+
 -- Payments against bills; a bill may be paid in parts.
 CREATE TABLE "payments" (
   "payment_id" TEXT NOT NULL,
