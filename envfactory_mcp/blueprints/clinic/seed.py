@@ -772,7 +772,7 @@ def _prescriptions(
             for k in range(min(fills, 2)):
                 day = last - datetime.timedelta(days=days * k)
                 age = (TODAY - day).days
-                state = "picked_up" if k > 0 or age > 7 else ("sent" if age <= 2 else "ready")
+                state = "picked_up" if k > 0 or age > 10 else ("sent" if age <= 4 else "ready")
                 refills.append(
                     {
                         "refill_id": "",
