@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.spec import (
     Authentication,
     EnvSpec,
@@ -154,6 +155,12 @@ class Service:
         getters = {op.resource: op.name for op in ops if op.kind == "get"}
         writes = [op.name for op in ops if op.kind not in ("get", "list", "find")]
         exempt = [op.name for op in ops if op.kind in ("get", "list") and op.resource not in private]
+        for op in ops:
+            if op.guard is not None and op.resource not in getters:
+                raise BlueprintError(
+                    f"library service {self.name}: {op.name} has a rule on {op.resource}'s {op.guard.column}, "
+                    f"but {op.resource} has no get operation to show it; add get({op.resource})"
+                )
         refusals = [
             RefusalRule(
                 tool=op.name,
@@ -226,6 +233,29 @@ class Service:
                 )
             lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines) + "\n"
+
+    def check(self) -> None:
+        """Declaration mistakes, named before anything is built: a create that leaves a
+        required column empty, an operation on a column its table does not have."""
+        for op in self.operations:
+            resource = self._resource(op.resource)
+            for name in (*(op.fields or ()), *op.filters, *((op.guard.column,) if op.guard else ())):
+                if not resource.has(name):
+                    raise BlueprintError(
+                        f"library service {self.name}: {op.name} names {name!r}, not a column of {op.resource}"
+                    )
+            if op.kind == "create" and op.fields is not None:
+                given = {*op.fields, *resource.keys}
+                empty = [
+                    f.name
+                    for f in resource.fields
+                    if f.required_on_create and f.name not in given and f.name != resource.parent
+                ]
+                if empty:
+                    raise BlueprintError(
+                        f"library service {self.name}: {op.name} leaves {', '.join(empty)} of {op.resource} empty; "
+                        "take them as arguments or give them a default"
+                    )
 
     def linked_rows(self) -> dict[str, Rows]:
         """The seed rows of every service this one links to."""
@@ -316,6 +346,7 @@ class Service:
         The rows come from ``rows_seed``, by default the first draw of ``Random(self.seed)``:
         what ``build_env`` gets from the blueprint's ``generate_seed(Random(seed))``, so a
         linked service sees the very rows the other service's package holds."""
+        self.check()
         if rows_seed is None:
             rows_seed = random.Random(self.seed).randrange(2**31)
         linked = self.linked_rows()
