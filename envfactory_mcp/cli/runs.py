@@ -1,9 +1,17 @@
-"""Commands about runs: rollout, rescore, and the end-to-end pipeline."""
+"""Commands about runs: rollout, rescore, view, export and the end-to-end pipeline.
+
+Exit codes (every command): 0 ok; 1 a check failed (a file that is missing or malformed,
+verification, harness failures above the limit, an output that exists without
+``--overwrite``, a run configured otherwise); 2 the command line itself is wrong (an
+unknown option, a value out of range, options that do not go together, malformed JSON in
+``--agent-args``); 130 interrupted by Ctrl-C (rerun the same command to resume).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,6 +20,56 @@ import typer
 
 from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, settings, warn_unverified
 from envfactory_mcp.errors import EnvFactoryError
+
+INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
+# --transport: one spelling for every command (serve's); "http" is an old alias of rollout.
+TRANSPORTS = {"stdio": "stdio", "streamable-http": "http", "http": "http", "memory": "memory"}
+
+
+def usage(message: str) -> typer.Exit:
+    """Print ``message`` as a one-line error; return an Exit with code 2 (a usage mistake)."""
+    fail(EnvFactoryError(message))
+    return typer.Exit(code=2)
+
+
+def interrupted() -> typer.Exit:
+    """The one line after Ctrl-C; every finished episode is already on disk."""
+    from rich.console import Console
+
+    Console(stderr=True).print(
+        "[bold yellow]interrupted;[/] rerun the same command to resume", highlight=False, soft_wrap=True
+    )
+    return typer.Exit(code=INTERRUPTED)
+
+
+def model_args(option: str, text: str | None) -> dict[str, Any]:
+    """``--agent-args`` / ``--user-args``: a JSON object of model keyword arguments."""
+    from envfactory_mcp.host.rollout import RESERVED_MODEL_ARGS
+
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise usage(f"{option}: not valid JSON ({exc}); e.g. {option} '{{\"temperature\": 0}}'") from None
+    if not isinstance(value, dict):
+        raise usage(f"{option}: expected a JSON object, e.g. {option} '{{\"temperature\": 0}}'")
+    reserved = sorted(set(value) & set(RESERVED_MODEL_ARGS))
+    if reserved:
+        raise usage(f"{option}: {', '.join(reserved)} are set by the host; leave them out")
+    return value
+
+
+def move_aside(run_dir: Path) -> Path:
+    """Rename an existing run directory to ``<name>.replaced-<UTC time>`` beside it."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = run_dir.with_name(f"{run_dir.name}.replaced-{stamp}")
+    suffix = 1
+    while target.exists():
+        suffix += 1
+        target = run_dir.with_name(f"{run_dir.name}.replaced-{stamp}-{suffix}")
+    run_dir.rename(target)
+    return target
 
 MaxHarnessFailures = Annotated[
     float,
@@ -37,17 +95,55 @@ def rollout(
     ] = "demonstrator",
     agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL for the agent's model.")] = None,
+    agent_args: Annotated[
+        str | None,
+        typer.Option(
+            metavar="JSON", help='Keyword arguments of the agent model\'s requests, e.g. \'{"temperature": 0}\'.'
+        ),
+    ] = None,
     user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
     user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
     user_api_base: Annotated[str | None, typer.Option(help="Base URL for the user's model.")] = None,
+    user_args: Annotated[
+        str | None, typer.Option(metavar="JSON", help="Keyword arguments of the user model's requests.")
+    ] = None,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (for pass^k).")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
     max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
+    max_errors: Annotated[
+        int, typer.Option(min=1, help="Tool errors in a row that end an episode (too_many_errors).")
+    ] = 5,
+    task_ids: Annotated[
+        str | None,
+        typer.Option(metavar="ID,ID,...", help="Only these tasks of the file (comma-separated task ids)."),
+    ] = None,
+    num_tasks: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N tasks of the file (after --task-ids).")
+    ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed",
+            help="Also re-run recorded episodes that ended in a harness failure (infrastructure_error, "
+            "model_unavailable, user_error, timeout); the new record is appended and counts instead.",
+        ),
+    ] = False,
+    force_new: Annotated[
+        bool,
+        typer.Option(
+            "--force-new",
+            help="Start a fresh run in -o: an existing run there is moved aside to <run>.replaced-<time>.",
+        ),
+    ] = False,
     transport: Annotated[
-        str, typer.Option(help="stdio (a subprocess per env), http (--url) or memory.")
+        str,
+        typer.Option(
+            help="stdio (a subprocess per env), streamable-http (--url, servers started with serve "
+            "--control) or memory."
+        ),
     ] = "stdio",
     url: Annotated[
-        list[str] | None, typer.Option(help="env=URL of a server started with --control (http).")
+        list[str] | None, typer.Option(help="env=URL of a server started with --control (streamable-http).")
     ] = None,
     http_token: Annotated[
         str | None,
@@ -100,41 +196,66 @@ def rollout(
 ) -> None:
     """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable).
 
-    Every package served from --servers-dir must have a passing, current verification report."""
+    Every package served from --servers-dir must have a passing, current verification report.
+    Rerun the same command to resume a run; add --retry-failed to redo its harness failures."""
     import anyio
 
     from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig
     from envfactory_mcp.host.rollout import rollout as run_rollout
+    from envfactory_mcp.trajectories.store import MetadataMismatch
 
     if backend not in ("local", "ray") or (address is not None and backend != "ray"):
-        raise fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
-    if agent not in AGENTS or user not in USERS or transport not in ("stdio", "http", "memory"):
-        raise fail(
-            EnvFactoryError(
-                f"choose --agent from {AGENTS}, --user from {USERS}, --transport stdio|http|memory"
-            )
-        )
+        raise usage("choose --backend local|ray (--address goes with --backend ray)")
+    if agent not in AGENTS:
+        raise usage(f"--agent {agent!r}: choose one of {', '.join(AGENTS)}")
+    if user not in USERS:
+        raise usage(f"--user {user!r}: choose one of {', '.join(USERS)}")
+    if transport not in TRANSPORTS:
+        raise usage(f"--transport {transport!r}: choose stdio, streamable-http or memory")
     if episode_timeout <= 0:
-        raise fail(EnvFactoryError(f"--episode-timeout must be more than 0 seconds, got {episode_timeout:g}"))
+        raise usage(f"--episode-timeout must be more than 0 seconds, got {episode_timeout:g}")
     # A participant played by a model needs the model, checked before any run directory exists.
     for side, kind, model in (("agent", agent, agent_model), ("user", user, user_model)):
         if kind == "llm" and not model:
-            raise fail(EnvFactoryError(f"--{side} llm needs --{side}-model (a litellm model string)"))
+            raise usage(f"--{side} llm needs --{side}-model (a litellm model string)")
+    agent_kwargs, user_kwargs = model_args("--agent-args", agent_args), model_args("--user-args", user_args)
     # Sampling options of a participant without a model would be recorded as if they applied.
     for side, kind, options in (
-        ("agent", agent, {"--temperature": temperature, "--max-tokens": max_tokens}),
-        ("user", user, {"--user-temperature": user_temperature, "--user-max-tokens": user_max_tokens}),
+        ("agent", agent, {"--temperature": temperature, "--max-tokens": max_tokens, "--agent-args": agent_args}),
+        (
+            "user",
+            user,
+            {"--user-temperature": user_temperature, "--user-max-tokens": user_max_tokens, "--user-args": user_args},
+        ),
     ):
         given = [flag for flag, value in options.items() if value is not None]
         if given and kind != "llm":
-            raise fail(EnvFactoryError(f"{', '.join(given)} apply to an llm {side} only (--{side} llm)"))
-    urls = dict(item.split("=", 1) for item in (url or []) if "=" in item)
+            raise usage(f"{', '.join(given)} apply to an llm {side} only (--{side} llm)")
+    for flag, value, args in (
+        ("--temperature", temperature, agent_kwargs),
+        ("--max-tokens", max_tokens, agent_kwargs),
+        ("--user-temperature", user_temperature, user_kwargs),
+        ("--user-max-tokens", user_max_tokens, user_kwargs),
+    ):
+        key = flag.removeprefix("--user-").removeprefix("--").replace("-", "_")
+        if value is not None and key in args:
+            raise usage(f"{flag} and {key} in the {'user' if 'user' in flag else 'agent'} args: give one")
+    ids = tuple(part.strip() for part in task_ids.split(",") if part.strip()) if task_ids is not None else None
+    if ids is not None and not ids:
+        raise usage("--task-ids: give task ids separated by commas, e.g. --task-ids retail-0001,retail-0002")
+    bad_urls = [item for item in (url or []) if "=" not in item]
+    if bad_urls:
+        raise usage(f"--url {bad_urls[0]!r}: give env=URL, e.g. --url retail=http://127.0.0.1:8000/mcp")
+    urls = dict(item.split("=", 1) for item in (url or []))
+    env_names = [e for e in envs.split(",") if e]
+    if TRANSPORTS[transport] == "http" and (missing := [e for e in env_names if e not in urls]):
+        raise usage(f"--transport streamable-http needs --url {missing[0]}=URL for each environment")
     basis = tuple(part.strip() for part in reward_basis.split(",") if part.strip())
     from envfactory_mcp.scoring.reward import BASES
 
     unknown = set(basis) - set(BASES)
     if unknown or not basis:
-        raise fail(EnvFactoryError(f"unknown reward basis {sorted(unknown)}: use {', '.join(BASES)}"))
+        raise usage(f"--reward-basis: unknown {sorted(unknown)}: use {', '.join(BASES)}")
     config = RolloutConfig(
         envs=[e for e in envs.split(",") if e],
         tasks_path=str(tasks_file),
@@ -143,20 +264,26 @@ def rollout(
         agent_api_base=agent_api_base,
         agent_temperature=temperature,
         agent_max_tokens=max_tokens,
+        agent_args=agent_kwargs,
         user=user,
         user_model=user_model,
         user_api_base=user_api_base,
         user_temperature=user_temperature,
         user_max_tokens=user_max_tokens,
+        user_args=user_kwargs,
         trials=trials,
         concurrency=concurrency,
         max_steps=max_steps,
+        max_errors=max_errors,
         episode_timeout_s=episode_timeout,
-        transport=transport,  # type: ignore[arg-type]
+        transport=TRANSPORTS[transport],  # type: ignore[arg-type]
         servers_dir=str(servers_dir),
         urls=urls,
         seed=seed,
         reward_basis=basis,
+        max_tasks=num_tasks,
+        task_ids=ids,
+        retry_failed=retry_failed,
         allow_unverified=allow_unverified,
         trust=trust,
         http_token=http_token,
@@ -165,19 +292,35 @@ def rollout(
     )
     try:
         from envfactory_mcp.packages import check_served, ensure_shipped
+        from envfactory_mcp.tasks.model import read_tasks
 
-        if transport != "http":
+        read_tasks(tasks_file)  # a missing or malformed file is refused before any run directory exists
+        if TRANSPORTS[transport] != "http":
             for env in config.envs:
                 ensure_shipped(servers_dir, env, note=lambda text: typer.echo(text, err=True))
         warn_unverified(
             check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust)
         )
-        with _progress_bar() as advance:
-            summary = anyio.run(run_rollout, config, output, advance)
+        if force_new and output.exists():
+            typer.echo(f"--force-new: moved the old run to {move_aside(output)}", err=True)
+        with _stages() as stage:
+            summary = anyio.run(run_rollout, config, output, stage(f"rollout {agent}"))
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    except MetadataMismatch as exc:
+        raise fail(
+            EnvFactoryError(
+                f"{exc}; rerun with the stored values to resume it, or add --force-new to start a fresh run "
+                f"(the old one is moved to {output.name}.replaced-<time>)"
+            )
+        ) from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
     _print_summary(summary)
-    _judge_harness_failures({"rollout": summary}, max_harness_failures)
+    over = _judge_harness_failures({"rollout": summary}, max_harness_failures)
+    _outputs(f"run: {output}/ (trajectories.jsonl, summary.json; {summary.get('episodes', 0)} episodes)")
+    if over:
+        raise typer.Exit(code=1)
 
 
 @app.command()
@@ -195,6 +338,7 @@ def rescore(
     except EnvFactoryError as exc:
         raise fail(exc) from None
     _print_summary(summary)
+    _outputs(f"rescored: {run_dir}/ (trajectories.jsonl, summary.json)")
 
 
 @app.command()
@@ -207,48 +351,123 @@ def pipeline(
     seed: Annotated[int, typer.Option(help="Seed for tasks and rollouts.")] = 0,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
+    max_errors: Annotated[
+        int, typer.Option(min=1, help="Tool errors in a row that end an episode (too_many_errors).")
+    ] = 5,
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Re-run episodes that ended in harness failures.")
+    ] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace the outputs of a pipeline run with another configuration in -o "
+            "(by default it is refused before anything is written).",
+        ),
+    ] = False,
     max_harness_failures: MaxHarnessFailures = 0.1,
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
-    """Build + verify, synthesise tasks, roll out the scripted agents (demonstrator, oracle, noop), summarise."""
+    """Build + verify, synthesise tasks, roll out the scripted agents (demonstrator, oracle, noop), summarise.
+
+    Rerun the same command to resume; -o holding another configuration is refused unless --overwrite."""
     from rich.console import Console
 
     from envfactory_mcp.pipeline import PipelineOptions, run_pipeline
 
     console = Console(stderr=True)
+    options = PipelineOptions(
+        n_tasks=n,
+        seed=seed,
+        trials=trials,
+        concurrency=concurrency,
+        max_errors=max_errors,
+        retry_failed=retry_failed,
+        overwrite=overwrite,
+    )
     try:
-        with _progress_bar() as advance:
+        with _stages() as stage:
+            advance: dict[str, Callable[[int, int | None], None]] = {}
+
+            def progress(label: str, done: int, total: int | None) -> None:
+                if label not in advance:
+                    advance[label] = stage(label)
+                advance[label](done, total)
+
             summary = run_pipeline(
                 settings(servers_dir),
                 name,
                 output,
-                PipelineOptions(n_tasks=n, seed=seed, trials=trials, concurrency=concurrency),
-                say=lambda text: console.print(text, highlight=False),
-                progress=lambda _agent, done, total: advance(done, total),
+                options,
+                say=lambda text: console.print(text, highlight=False, soft_wrap=True),
+                progress=progress,
             )
+    except KeyboardInterrupt:
+        raise interrupted() from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
     for agent, run in summary["runs"].items():
         console.print(f"[bold]{agent}[/]")
         _print_summary(run)
-    console.print(f"summary: {output / 'summary.json'}")
-    _judge_harness_failures(summary["runs"], max_harness_failures)
+    over = _judge_harness_failures(summary["runs"], max_harness_failures)
+    _outputs(f"outputs: {output}/ (summary.json, tasks.jsonl, runs/{{{','.join(summary['runs'])}}}/)")
+    if over:
+        raise typer.Exit(code=1)
+
+
+def _outputs(line: str) -> None:
+    """The last line of a command: where its outputs went (stderr)."""
+    from rich.console import Console
+
+    Console(stderr=True).print(line, highlight=False, soft_wrap=True)
 
 
 @contextlib.contextmanager
-def _progress_bar() -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar on stderr, advanced by ``(done, total)`` calls."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _stages() -> Iterator[Callable[[str], Callable[[int, int | None], None]]]:
+    """A rich progress display on stderr, one line per stage. ``stage(label)`` starts a
+    stage (the previous one is hidden) and returns its ``advance(done, total)``; a stage
+    without a total shows a spinner and the elapsed time."""
+    from rich.markup import escape
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with Progress(
-        TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), transient=True
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=(console := _stderr()),
+        transient=True,
+        disable=not console.is_terminal,  # a log or a pipe gets the commands' own lines only
     ) as bar:
-        task_id = bar.add_task("episodes", total=None)
+        current: list[Any] = []
 
-        def advance(done: int, total: int) -> None:
-            bar.update(task_id, completed=done, total=total)
+        def stage(label: str) -> Callable[[int, int | None], None]:
+            for task_id in current:
+                bar.stop_task(task_id)
+                bar.update(task_id, visible=False)
+            task_id = bar.add_task(escape(label), total=None)
+            current[:] = [task_id]
 
-        yield advance
+            def advance(done: int, total: int | None = None) -> None:
+                bar.update(task_id, completed=done, total=total)
+
+            return advance
+
+        yield stage
+
+
+def _stderr() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -259,9 +478,10 @@ def _print_summary(summary: dict[str, Any]) -> None:
     Console().print_json(json.dumps(shown, default=str))
 
 
-def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> None:
-    """A warning line on stderr for each run with harness failures; exit 1 when any run's
-    share of them is above ``limit`` (its scores describe too few of its episodes)."""
+def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> bool:
+    """A warning line on stderr for each run with harness failures, and an error line when
+    any run's share of them is above ``limit`` (its scores describe too few of its
+    episodes): then True, for the caller to exit 1."""
     from rich.console import Console
     from rich.markup import escape
 
@@ -281,12 +501,13 @@ def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> No
         if failures["share"] > limit:
             over.append(f"{name} {failures['share']:.0%}")
     if over:
-        raise fail(
+        fail(
             EnvFactoryError(
                 f"harness failures above --max-harness-failures {limit:g}: {', '.join(over)} "
-                "(see termination_detail in trajectories.jsonl)"
+                "(see termination_detail in trajectories.jsonl; rerun with --retry-failed once fixed)"
             )
         )
+    return bool(over)
 
 
 @app.command()
@@ -295,15 +516,21 @@ def view(
     output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")] = Path(
         "run.html"
     ),
+    failures: Annotated[
+        bool,
+        typer.Option(
+            "--failures", help="Only the episodes with reward below 1 and the harness failures (not scored)."
+        ),
+    ] = False,
 ) -> None:
     """Write a self-contained HTML page to read a run: summary, episodes, transcripts, diffs."""
     from envfactory_mcp.trajectories.view import write_view
 
     try:
-        path = write_view(run_dir, output)
+        path = write_view(run_dir, output, failures_only=failures)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    typer.echo(f"wrote {path}", err=True)
+    _outputs(f"wrote {path}" + (" (failures only)" if failures else ""))
 
 
 @app.command()
@@ -361,10 +588,11 @@ def export(
 def _run_specs(run_dir: Path) -> list[Any]:
     """The specs of the run's environments whose packages are here (for the grounding check)."""
     from envfactory_mcp.host.launch import package_spec
+    from envfactory_mcp.trajectories.store import recorded_path
 
     try:
         metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
-        envs, servers_dir = list(metadata["envs"]), Path(metadata["servers_dir"])
+        envs, servers_dir = list(metadata["envs"]), recorded_path(run_dir, metadata["servers_dir"])
     except (OSError, ValueError, KeyError, TypeError):
         return []
     return [spec for env in envs if (spec := package_spec(servers_dir, env)) is not None]
@@ -373,11 +601,12 @@ def _run_specs(run_dir: Path) -> list[Any]:
 def _run_policy(run_dir: Path) -> str | None:
     """The policy of the run's environment, from its package (None when it cannot be found)."""
     from envfactory_mcp.emit.render import package_name
+    from envfactory_mcp.trajectories.store import recorded_path
 
     try:
         metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
         (env,) = metadata["envs"]
-        path = Path(metadata["servers_dir"]) / env / package_name(env) / "data" / "policy.md"
+        path = recorded_path(run_dir, metadata["servers_dir"]) / env / package_name(env) / "data" / "policy.md"
         return path.read_text(encoding="utf-8").strip() or None
     except (OSError, ValueError, KeyError):
         return None

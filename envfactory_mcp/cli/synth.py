@@ -19,7 +19,15 @@ if TYPE_CHECKING:
 
 @app.command()
 def synthesize(
-    output: Annotated[Path, typer.Option("-o", "--output", help="Folder for the packages and build logs.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o",
+            "--output",
+            "--servers-dir",  # the name every other command gives the packages' folder
+            help="Folder for the packages and build logs (other commands' --servers-dir).",
+        ),
+    ],
     description: Annotated[list[str] | None, typer.Option(help="Describe a system; needs --model.")] = None,
     resource: Annotated[
         list[Path] | None, typer.Option(help="An OpenAPI document (.json/.yaml) or SQL DDL (.sql).")
@@ -50,6 +58,10 @@ def synthesize(
             help="Seed from an SQL file's own INSERT/COPY rows (capped at 1,000 a table; other tables generated).",
         ),
     ] = True,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace a package of the same name in -o (refused otherwise)."),
+    ] = False,
 ) -> None:
     """Synthesise verified environments: import resources, or have a model propose, implement and repair them.
 
@@ -68,18 +80,31 @@ def synthesize(
         )
     if name and len(descriptions) + len(descriptions_from_file) + len(resources) > 1:
         raise fail(EnvFactoryError("--name applies to a single description or resource"))
+    if name and (output / name).exists() and not overwrite:
+        raise fail(_exists(output / name))
     results: list[dict[str, Any]] = []
     try:
         for path in resources:
-            results.append(_resource(path, name, seed, output, model, api_base, strict, inserts))
+            results.append(_resource(path, name, seed, output, model, api_base, strict, inserts, overwrite))
         if descriptions or descriptions_from_file:
             pairs = [(name or _name_for(text), text) for text in descriptions] + descriptions_from_file
             results += anyio.run(_describe, pairs, output, model, api_base, concurrency, seed)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     typer.echo(json.dumps(results, indent=2))
+    made = [r["package"] for r in results if r["status"] == "emitted"]
+    typer.echo(
+        f"{len(made)} of {len(results)} packages written to {output}" + (f": {', '.join(made)}" if made else ""),
+        err=True,
+    )
     if any(r["status"] != "emitted" for r in results):
         raise typer.Exit(code=1)
+
+
+def _exists(package: Path) -> EnvFactoryError:
+    return EnvFactoryError(
+        f"{package}: a package of that name exists; add --overwrite to replace it, or choose another -o or --name"
+    )
 
 
 def _resource(
@@ -91,6 +116,7 @@ def _resource(
     api_base: str | None,
     strict: bool = False,
     inserts: bool = True,
+    overwrite: bool = True,
 ) -> dict[str, Any]:
     import time
 
@@ -126,6 +152,8 @@ def _resource(
     refusal = fidelity.strict_failure() if strict else None
     if refusal:
         raise EnvFactoryError(refusal)
+    if (output / imported.spec.name).exists() and not overwrite:
+        raise _exists(output / imported.spec.name)
     if model:
         from envfactory_mcp.llm import LiteLLMClient
         from envfactory_mcp.synth.model import synthesize_from_description

@@ -22,9 +22,14 @@ def tasks(
     sampler: Annotated[
         str, typer.Option(help="topology (the method) or random-walk (ablation baseline).")
     ] = "topology",
-    calibrate: Annotated[
-        str, typer.Option(help="offline, or a litellm model string for LLM calibration.")
-    ] = "offline",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "--calibrate",  # the old name, still accepted ("--calibrate offline" is the default)
+            help="litellm model string that calibrates the opening messages (default: offline, no model).",
+        ),
+    ] = None,
     api_base: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible endpoint.")] = None,
     concurrency: Annotated[
         int, typer.Option(min=1, help="Parallel model calls when calibrating with a model.")
@@ -32,6 +37,7 @@ def tasks(
     output: Annotated[Path, typer.Option("-o", "--output", help="tasks.jsonl to write.")] = Path(
         "tasks.jsonl"
     ),
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace -o if it exists.")] = False,
     stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
@@ -40,6 +46,7 @@ def tasks(
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio
 
+    from envfactory_mcp.cli.runs import _stages, _outputs, interrupted, usage
     from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
@@ -47,18 +54,38 @@ def tasks(
 
     samplers = {"topology": "topology", "random-walk": "random_walk", "random_walk": "random_walk"}
     if sampler not in samplers:
-        raise fail(EnvFactoryError(f"unknown sampler {sampler!r}: use topology or random-walk"))
+        raise usage(f"--sampler {sampler!r}: use topology or random-walk")
+    calibrate = model if model and model != "offline" else None
+    if output.exists() and not overwrite:
+        what = "a folder" if output.is_dir() else "exists"
+        raise fail(EnvFactoryError(f"-o {output}: {what}; add --overwrite to replace it, or choose another -o"))
+    if output.is_dir():
+        raise fail(EnvFactoryError(f"-o {output}: a folder; -o names the tasks.jsonl file to write"))
     try:
         env = load_environment(name, servers_dir, allow_unverified, trust)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler])  # type: ignore[arg-type]
     endpoint_errors = None
-    if calibrate != "offline":
-        from envfactory_mcp.llm import LiteLLMClient
+    try:
+        with _stages() as stage:
+            advance = stage(f"generating {n} tasks for {name}")
+            made_so_far = 0
 
-        client = LiteLLMClient(calibrate, api_base=api_base)
-        outcome = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
+            def on_task(_task: object) -> None:
+                nonlocal made_so_far
+                made_so_far += 1
+                advance(made_so_far, n)
+
+            made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler], on_task=on_task)  # type: ignore[arg-type]
+            if calibrate is not None:
+                from envfactory_mcp.llm import LiteLLMClient
+
+                stage(f"calibrating {len(made)} messages with {calibrate}")
+                client = LiteLLMClient(calibrate, api_base=api_base)
+                outcome = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if calibrate is not None:
         made = outcome.tasks
         cost = "unknown cost" if outcome.cost_usd is None else f"${outcome.cost_usd:.4f}"
         typer.echo(
@@ -73,9 +100,9 @@ def tasks(
                 f"model endpoint failed: {'; '.join(outcome.errors[:3])}"
             )
     write_tasks(made, output)
-    typer.echo(f"wrote {len(made)} tasks to {output}", err=True)
     if stats:
         typer.echo(json.dumps(task_stats(made, report, env.spec), indent=2), err=True)
+    _outputs(f"wrote {len(made)} tasks to {output}")
     if endpoint_errors is not None:  # the file is written (nothing lost), but it is not what was asked
         raise fail(endpoint_errors)
     if len(made) < n:

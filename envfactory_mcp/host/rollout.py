@@ -9,6 +9,9 @@ exactly the missing (task, trial) pairs. A server that dies ends the episodes us
 with ``infrastructure_error``; the next episode starts a fresh server. A model endpoint
 that is down ends an episode with ``model_unavailable``. Harness failures are never
 scored; the summary counts them in ``harness_failures`` for the CLI to judge the run by.
+With ``retry_failed`` a resumed run also re-runs the episodes whose last record is a
+harness failure, appending the new record after the old (``RunStore.retrying``): readers
+take the last record of each (task, trial), so the summary counts each episode once.
 """
 
 from __future__ import annotations
@@ -33,8 +36,11 @@ from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
 
 AGENTS = ("demonstrator", "oracle", "noop", "random", "llm")
-# Keys a run may change when it resumes: how it runs, not what it records.
-RESUMABLE_KEYS = ("concurrency", "backend", "ray_address")
+# Keys a run may change when it resumes: how it runs, not what it records. The task file
+# may move (its content is checked by hash), and a run may be grown by task subsets.
+RESUMABLE_KEYS = ("concurrency", "backend", "ray_address", "tasks_path", "task_ids", "max_tasks")
+# Keyword arguments of a model request that the host sets itself (not --agent-args).
+RESERVED_MODEL_ARGS = ("model", "messages", "tools", "api_base", "api_key", "stream")
 USERS = ("scripted", "llm")
 
 
@@ -62,7 +68,13 @@ class RolloutConfig:
     urls: dict[str, str] = field(default_factory=dict)  # env -> URL, for the http transport
     seed: int = 0
     reward_basis: tuple[str, ...] = ("state", "claims")
-    max_tasks: int | None = None
+    max_tasks: int | None = None  # the first N tasks of the file (after task_ids)
+    task_ids: tuple[str, ...] | None = None  # only these tasks, in the file's order
+    agent_args: dict[str, Any] = field(default_factory=dict)  # further keyword arguments of model requests
+    user_args: dict[str, Any] = field(default_factory=dict)
+    # Re-run recorded episodes whose last record is a harness failure. What this session
+    # does, not configuration: not in the metadata.
+    retry_failed: bool = False
     # Leave to start packages whose verification report is missing, failed or stale. A
     # permission, not configuration: it is not in the metadata (a run resumes either way).
     allow_unverified: bool = False
@@ -78,14 +90,23 @@ class RolloutConfig:
     backend: str = "local"
     ray_address: str | None = None
 
-    def metadata(self, run_id: str) -> dict[str, Any]:
-        """What a resumed run must match: the configuration and the exact task file."""
+    def metadata(self, run_id: str, tasks_bytes: bytes | None = None) -> dict[str, Any]:
+        """What a resumed run must match: the configuration and the exact task file (read
+        from ``tasks_path`` unless its content is given)."""
         import hashlib
 
         data = asdict(self)
         data["reward_basis"] = list(self.reward_basis)
-        del data["allow_unverified"], data["trust"], data["http_token"]
-        digest = hashlib.sha256(Path(self.tasks_path).read_bytes()).hexdigest()
+        data["task_ids"] = list(self.task_ids) if self.task_ids is not None else None
+        # Absolute, so export, rescore and view find them from any directory.
+        data["tasks_path"] = str(Path(self.tasks_path).resolve())
+        data["servers_dir"] = str(Path(self.servers_dir).resolve())
+        del data["allow_unverified"], data["trust"], data["http_token"], data["retry_failed"]
+        for key in ("agent_args", "user_args"):  # left out when empty, as runs before them were
+            if not data[key]:
+                del data[key]
+        content = Path(self.tasks_path).read_bytes() if tasks_bytes is None else tasks_bytes
+        digest = hashlib.sha256(content).hexdigest()
         return {"run_id": run_id, "tasks_sha256": digest, **data}
 
 
@@ -108,7 +129,12 @@ def make_agent(config: RolloutConfig, task: Task) -> Agent:
         from envfactory_mcp.llm import LiteLLMClient
 
         return agents.LLMAgent(
-            LiteLLMClient(config.agent_model, api_base=config.agent_api_base, seed=config.seed),
+            LiteLLMClient(
+                config.agent_model,
+                api_base=config.agent_api_base,
+                seed=config.seed,
+                completion_args=config.agent_args,
+            ),
             temperature=config.agent_temperature,
             max_tokens=config.agent_max_tokens,
         )
@@ -126,7 +152,12 @@ def make_user(config: RolloutConfig, task: Task) -> UserSimulator:
         from envfactory_mcp.llm import LiteLLMClient
 
         return users.LLMUser(
-            LiteLLMClient(config.user_model, api_base=config.user_api_base, seed=config.seed),
+            LiteLLMClient(
+                config.user_model,
+                api_base=config.user_api_base,
+                seed=config.seed,
+                completion_args=config.user_args,
+            ),
             temperature=config.user_temperature,
             max_tokens=config.user_max_tokens,
         )
@@ -143,6 +174,16 @@ def load_tasks(config: RolloutConfig) -> list[Task]:
     many = [t.task_id for t in tasks if len(t.servers) != 1]
     if many:
         raise EnvFactoryError(f"multi-server tasks are not supported by the host yet: {', '.join(many[:3])}")
+    if config.task_ids is not None:
+        known = {t.task_id for t in tasks}
+        absent = [task_id for task_id in config.task_ids if task_id not in known]
+        if absent:
+            raise EnvFactoryError(
+                f"--task-ids: {', '.join(absent[:5])}{' ...' if len(absent) > 5 else ''} not in "
+                f"{config.tasks_path} (its first ids: {', '.join(t.task_id for t in tasks[:3])})"
+            )
+        wanted = set(config.task_ids)
+        tasks = [t for t in tasks if t.task_id in wanted]
     return tasks[: config.max_tasks] if config.max_tasks else tasks
 
 
@@ -203,6 +244,11 @@ async def _roll(
     user_factory: Callable[[RolloutConfig, Task], UserSimulator],
 ) -> dict[str, Any]:
     done = store.done_keys()
+    if config.retry_failed:
+        selected = {(task.task_id, trial) for trial in range(config.trials) for task in tasks}
+        retried = store.failed_keys() & selected
+        store.retrying(retried)
+        done -= retried
     todo = [
         (task, trial) for trial in range(config.trials) for task in tasks if (task.task_id, trial) not in done
     ]
@@ -323,21 +369,24 @@ def rescore(run_dir: Path, tasks_path: str | None = None) -> dict[str, Any]:
 
     metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
     config = metadata
-    tasks = {t.task_id: t for t in read_tasks(tasks_path or config["tasks_path"])}
+    from envfactory_mcp.trajectories.store import recorded_path
+
+    tasks = {t.task_id: t for t in read_tasks(tasks_path or recorded_path(run_dir, config["tasks_path"]))}
     with RunStore.open(run_dir, metadata) as store:
-        records = store.records()
+        records = store.all_records()  # superseded harness failures too: the file keeps its history
         missing = sorted({r.task_id for r in records} - tasks.keys())
         if missing:
             raise EnvFactoryError(f"the task file lacks tasks of this run: {', '.join(missing[:5])}")
         basis = tuple(config.get("reward_basis", ("state", "claims")))
         # The environments' specs (for the grounding and policy checks), where the run's
         # packages are still on this machine.
-        servers_dir = Path(config.get("servers_dir", "generated_servers"))
+        servers_dir = recorded_path(run_dir, config.get("servers_dir", "generated_servers"))
         specs = {env: package_spec(servers_dir, env) for env in {r.env for r in records}}
         rescored = [score_record(r, tasks[r.task_id], basis, spec=specs[r.env]) for r in records]
         store.rewrite(rescored)
-        summary = summarize(rescored)
-        summary["harness_failures"] = harness_failures(rescored)
+        latest = store.records()
+        summary = summarize(latest)
+        summary["harness_failures"] = harness_failures(latest)
         summary["run_id"] = run_dir.name
         store.write_summary(summary)
     return summary

@@ -43,7 +43,9 @@ class LiteLLMClient:
     server at ``api_base``). Each attempt is bounded by ``timeout_s``; timeouts, rate
     limits, connection failures and 5xx answers are retried up to ``max_retries`` times
     with exponential backoff from ``backoff_s`` and jitter drawn from
-    ``random.Random(seed)``; other failures are not retried.
+    ``random.Random(seed)``; other failures are not retried. ``completion_args`` are
+    further keyword arguments of every request (``top_p``, ``seed``, ``temperature``...:
+    ``rollout --agent-args``); the per-call ``temperature`` and ``max_tokens`` win.
     """
 
     def __init__(
@@ -55,8 +57,10 @@ class LiteLLMClient:
         max_retries: int = 3,
         backoff_s: float = 0.5,
         seed: int = 0,
+        completion_args: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
+        self.completion_args = dict(completion_args or {})
         self.api_base = api_base
         # OpenAI-compatible local servers ignore the key but the SDK insists on one.
         self.api_key = api_key if api_key is not None or api_base is None else "not-needed"
@@ -82,6 +86,7 @@ class LiteLLMClient:
             "num_retries": 0,
             "max_retries": 0,
         }
+        request.update(self.completion_args)
         optional = {
             "api_base": self.api_base,
             "api_key": self.api_key,

@@ -9,7 +9,10 @@
     One :class:`TrajectoryRecord` per line. Each line is written with one ``write`` of
     the whole line (``\\n`` included), then ``fsync``; a lock keeps concurrent episodes
     from interleaving, and an episode already recorded is refused, so a resumed run never
-    duplicates one.
+    duplicates one. The one exception is a retry (:meth:`RunStore.retrying`): an episode
+    whose last record is a harness failure (``TrajectoryRecord.excluded``) may be recorded
+    again, appended after it, never in its place. Every reader takes the LAST record of
+    each ``(task_id, trial)``, so a retried episode counts once, as its retry.
 ``summary.json``
     Rewritten atomically (temporary file, ``fsync``, rename) whenever the host asks.
 
@@ -49,14 +52,25 @@ class RunStoreError(EnvFactoryError):
 
 
 class MetadataMismatch(RunStoreError):
-    """Resuming a run with a configuration that differs in keys that must not change."""
+    """Resuming a run with a configuration that differs in keys that must not change; the
+    message names each key with its stored and its new value."""
 
-    def __init__(self, path: Path, keys: list[str]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        keys: list[str],
+        stored: dict[str, Any] | None = None,
+        wanted: dict[str, Any] | None = None,
+    ) -> None:
         self.keys = keys
-        super().__init__(
-            f"{path}: the run was started with a different configuration; differing keys: "
-            f"{', '.join(keys)} (start a new run, or use the stored configuration)"
-        )
+        stored, wanted = stored or {}, wanted or {}
+
+        def shown(values: dict[str, Any], key: str) -> str:
+            text = json.dumps(values[key], ensure_ascii=False) if key in values else "(unset)"
+            return text if len(text) <= 60 else text[:57] + "..."
+
+        parts = [f"{key} (stored {shown(stored, key)}, now {shown(wanted, key)})" for key in keys]
+        super().__init__(f"{path}: the run was started with another configuration: {', '.join(parts)}")
 
 
 def _canonical(value: Any) -> Any:
@@ -118,16 +132,19 @@ class RunStore:
         run_dir: Path,
         metadata: dict[str, Any],
         lock_fh: BinaryIO,
-        keys: set[tuple[str, int]],
+        keys: dict[tuple[str, int], bool],
         repaired: str | None,
         duplicates: list[str],
     ) -> None:
         self.run_dir = run_dir
         self.metadata = metadata
         self.repaired = repaired  # what open() cut off the end of trajectories.jsonl, if anything
-        self.duplicates = duplicates  # duplicate (task_id, trial) lines found on open (first kept)
+        # Earlier records of an episode recorded again although they were not harness
+        # failures (found on open; readers keep the last). Retries are not listed.
+        self.duplicates = duplicates
         self._lock_fh: BinaryIO | None = lock_fh
-        self._keys = keys
+        self._keys = keys  # (task_id, trial) -> whether its last record is a harness failure
+        self._retrying: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
         self._fh: BinaryIO | None = open(self.trajectories_path, "ab", buffering=0)  # noqa: SIM115 - kept open
 
@@ -170,31 +187,22 @@ class RunStore:
                 path, (json.dumps(wanted, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
             )
             return dict(wanted)
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise RunStoreError(f"{path}: not valid JSON: {exc}") from None
-        if not isinstance(stored, dict):
-            raise RunStoreError(f"{path}: not a JSON object")
-        differing = sorted(
-            key
-            for key in stored.keys() | wanted.keys()
-            if key not in resumable and (key not in stored or key not in wanted or stored[key] != wanted[key])
-        )
-        if differing:
-            raise MetadataMismatch(path, differing)
+        stored = check_metadata(run_dir, metadata, resumable)
+        assert stored is not None
         return stored
 
     @staticmethod
-    def _scan(path: Path) -> tuple[set[tuple[str, int]], str | None, list[str]]:
+    def _scan(path: Path) -> tuple[dict[tuple[str, int], bool], str | None, list[str]]:
         """Check every line, cut a partial last one, note duplicates; returns
-        ``(keys, repaired, duplicates)``."""
+        ``(keys, repaired, duplicates)``, ``keys`` mapping each episode to whether its last
+        record is a harness failure."""
         if not path.exists():
             with open(path, "xb") as fh:
                 os.fsync(fh.fileno())
             _fsync_dir(path.parent)
-            return set(), None, []
+            return {}, None, []
         keys: dict[tuple[str, int], int] = {}
+        failed: dict[tuple[str, int], bool] = {}
         duplicates: list[str] = []
         good_end = 0  # byte offset just past the last good line
         bad: tuple[int, str] | None = None  # a complete line that did not parse, waiting
@@ -210,12 +218,12 @@ class RunStore:
                 except (ValidationError, ValueError) as exc:
                     bad = (number, _why(exc))
                     continue
-                if record.key in keys:
+                if record.key in keys and not failed[record.key]:
                     duplicates.append(
-                        f"line {number}: duplicate of {record.key} at line {keys[record.key]}; kept the first"
+                        f"line {number}: duplicate of {record.key} at line {keys[record.key]}; kept the last"
                     )
-                else:
-                    keys[record.key] = number
+                keys[record.key] = number
+                failed[record.key] = record.excluded
                 good_end += len(line)
         size = path.stat().st_size
         repaired = None
@@ -225,7 +233,7 @@ class RunStore:
             with open(path, "r+b") as fh:
                 fh.truncate(good_end)
                 os.fsync(fh.fileno())
-        return set(keys), repaired, duplicates
+        return failed, repaired, duplicates
 
     # ------------------------------------------------------------------ paths
 
@@ -248,20 +256,37 @@ class RunStore:
         with self._lock:
             return set(self._keys)
 
+    def failed_keys(self) -> set[tuple[str, int]]:
+        """The recorded episodes whose last record is a harness failure (not scored)."""
+        with self._lock:
+            return {key for key, failed in self._keys.items() if failed}
+
+    def retrying(self, keys: Iterable[tuple[str, int]]) -> None:
+        """Allow each of ``keys`` (episodes whose last record is a harness failure) to be
+        appended once more; any other key is refused with :class:`RunStoreError`."""
+        with self._lock:
+            keys = set(keys)
+            scored = sorted(key for key in keys if not self._keys.get(key, False))
+            if scored:
+                raise RunStoreError(f"{self.run_dir}: not harness failures, so not retried: {scored[:3]}")
+            self._retrying |= keys
+
     def append(self, record: TrajectoryRecord) -> None:
         """Append one record durably (written, flushed, fsynced before returning).
 
-        An episode already recorded is refused with :class:`RunStoreError`.
+        An episode already recorded is refused with :class:`RunStoreError`, unless it was
+        announced with :meth:`retrying` (once: its new record is then the one readers take).
         """
         line = record.to_line()
         with self._lock:
             fh = self._open_fh()
-            if record.key in self._keys:
+            if record.key in self._keys and record.key not in self._retrying:
                 raise RunStoreError(f"{self.trajectories_path}: episode {record.key} is already recorded")
             _write_all(fh, line)
             fh.flush()
             os.fsync(fh.fileno())
-            self._keys.add(record.key)
+            self._keys[record.key] = record.excluded
+            self._retrying.discard(record.key)
 
     async def aappend(self, record: TrajectoryRecord) -> None:
         """:meth:`append` from async code, in a worker thread so ``fsync`` does not
@@ -269,12 +294,19 @@ class RunStore:
         await anyio.to_thread.run_sync(self.append, record)
 
     def records(self) -> list[TrajectoryRecord]:
-        """Every record, in file order (the first of any duplicate pair)."""
+        """One record per episode, the last of each, in the order episodes first appear."""
+        with self._lock:
+            latest: dict[tuple[str, int], TrajectoryRecord] = {}
+            for record in self._read():
+                latest[record.key] = record
+            return list(latest.values())
+
+    def all_records(self) -> list[TrajectoryRecord]:
+        """Every line's record in file order, superseded harness failures included."""
         with self._lock:
             return list(self._read())
 
     def _read(self) -> Iterator[TrajectoryRecord]:
-        seen: set[tuple[str, int]] = set()
         with open(self.trajectories_path, "rb") as fh:
             for number, line in enumerate(fh, 1):
                 try:
@@ -283,9 +315,7 @@ class RunStore:
                     raise RunStoreError(
                         f"{self.trajectories_path}:{number}: not a valid trajectory record: {_why(exc)}"
                     ) from None
-                if record.key not in seen:
-                    seen.add(record.key)
-                    yield record
+                yield record
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         """Replace ``summary.json`` atomically (key order kept as given)."""
@@ -294,12 +324,13 @@ class RunStore:
             write_atomic(self.summary_path, data)
 
     def rewrite(self, records: list[TrajectoryRecord]) -> None:
-        """Replace every record at once, atomically (for rescoring); keys must be unique."""
-        seen: set[tuple[str, int]] = set()
+        """Replace every record at once, atomically (for rescoring): in file order, an
+        episode may appear again only after a harness failure (a retry)."""
+        seen: dict[tuple[str, int], bool] = {}
         for record in records:
-            if record.key in seen:
+            if record.key in seen and not seen[record.key]:
                 raise RunStoreError(f"rewrite: episode {record.key} appears twice")
-            seen.add(record.key)
+            seen[record.key] = record.excluded
         data = b"".join(r.to_line() for r in records)
         with self._lock:
             self._open_fh()
@@ -332,11 +363,49 @@ class RunStore:
         self.close()
 
 
+def check_metadata(
+    run_dir: Path, metadata: dict[str, Any], resumable: Iterable[str] = ("concurrency",)
+) -> dict[str, Any] | None:
+    """The stored metadata of ``run_dir`` if it has any (None for a new run), checked
+    against ``metadata`` as :meth:`RunStore.open` does, without writing anything:
+    :class:`MetadataMismatch` names every key that differs outside ``resumable``."""
+    path = Path(run_dir) / METADATA
+    if not path.exists():
+        return None
+    wanted = _canonical(metadata)
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise RunStoreError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(stored, dict):
+        raise RunStoreError(f"{path}: not a JSON object")
+    resumable = set(resumable)
+    differing = sorted(
+        key
+        for key in stored.keys() | wanted.keys()
+        if key not in resumable and (key not in stored or key not in wanted or stored[key] != wanted[key])
+    )
+    if differing:
+        raise MetadataMismatch(path, differing, stored, wanted)
+    return stored
+
+
+def recorded_path(run_dir: Path, value: str) -> Path:
+    """A path stored in a run's metadata: absolute since issue 17; an older run's relative
+    path is tried from the current directory, then from the run directory."""
+    path = Path(value)
+    if path.is_absolute() or path.exists():
+        return path
+    beside = Path(run_dir) / path
+    return beside if beside.exists() else path
+
+
 def read_records(run_dir: Path) -> list[TrajectoryRecord]:
     """The records of a run directory ordered by ``(task_id, trial)``, read without taking
     the run's lock (a running rollout can be viewed or exported): a partial last line
-    (being written, or cut by a crash) is ignored, of duplicate episodes the first is kept,
-    and any other bad line is an error naming its number."""
+    (being written, or cut by a crash) is ignored, of an episode recorded more than once
+    (a retried harness failure) the last record is kept, and any other bad line is an
+    error naming its number."""
     path = Path(run_dir) / TRAJECTORIES
     if not path.is_file():
         raise RunStoreError(f"{run_dir} is not a run directory (no {TRAJECTORIES})")
@@ -349,5 +418,5 @@ def read_records(run_dir: Path) -> list[TrajectoryRecord]:
                 record = TrajectoryRecord.model_validate_json(line)
             except ValueError as exc:
                 raise RunStoreError(f"{path}:{number}: not a valid trajectory record: {_why(exc)}") from None
-            records.setdefault(record.key, record)
+            records[record.key] = record
     return [records[key] for key in sorted(records)]

@@ -130,8 +130,9 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[TrajectoryRecord]]:
     """The run's metadata and records, ordered by ``(task_id, trial)``.
 
     Read without taking the run's lock, so a run still in progress can be viewed: a
-    partial last line (one still being written) is skipped, and of duplicate episodes
-    the first is kept, as :class:`~envfactory_mcp.trajectories.store.RunStore` does.
+    partial last line (one still being written) is skipped, and of an episode recorded
+    more than once (a retried harness failure) the last record is kept, as
+    :class:`~envfactory_mcp.trajectories.store.RunStore` does.
     """
     run_dir = Path(run_dir)
     if not (run_dir / METADATA).is_file():
@@ -530,12 +531,23 @@ def render_run(run_dir: Path) -> str:
     return render_pages(run_dir, "report")["report.html"]
 
 
-def render_pages(run_dir: Path, stem: str) -> dict[str, str]:
+def is_failure(record: TrajectoryRecord) -> bool:
+    """An episode ``view --failures`` shows: a harness failure, or a reward below 1."""
+    return record.excluded or record.reward is None or record.reward < 1.0
+
+
+def render_pages(run_dir: Path, stem: str, failures_only: bool = False) -> dict[str, str]:
     """File name -> page: ``<stem>.html``, and for a run of more than
     :data:`MAX_INLINE_EPISODES` episodes ``<stem>-episodes-<k>.html`` with
-    :data:`EPISODES_PER_PAGE` transcripts each, so no page grows with the run."""
+    :data:`EPISODES_PER_PAGE` transcripts each, so no page grows with the run. With
+    ``failures_only`` only the episodes of :func:`is_failure` are listed (the summary
+    still describes the whole run)."""
     metadata, records = load_run(run_dir)
     title = f"Run {metadata.get('run_id', Path(run_dir).name)}"
+    summary = summarize(records)
+    if failures_only:
+        records = [r for r in records if is_failure(r)]
+        title += f": {len(records)} failures"
 
     def chunk(k: int) -> str:
         return f"{stem}-episodes-{k + 1}.html"
@@ -543,7 +555,7 @@ def render_pages(run_dir: Path, stem: str) -> dict[str, str]:
     large = len(records) > MAX_INLINE_EPISODES
     main = _page(
         title,
-        f"<h1>{_e(title)}</h1>{_summary_section(summarize(records))}{_config_section(metadata)}"
+        f"<h1>{_e(title)}</h1>{_summary_section(summary)}{_config_section(metadata)}"
         f"{_episodes_section(records, chunk if large else None)}<script>{_JS}</script>",
     )
     pages = {f"{stem}.html": main}
@@ -567,12 +579,12 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def write_view(run_dir: Path, out: Path) -> Path:
+def write_view(run_dir: Path, out: Path, failures_only: bool = False) -> Path:
     """Write the pages of ``run_dir`` next to ``out`` (``render_pages`` with ``out``'s
     stem) atomically; returns ``out``, the main page."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    pages = render_pages(run_dir, out.stem)
+    pages = render_pages(run_dir, out.stem, failures_only)
     for name, text in pages.items():
         if name != f"{out.stem}.html":
             write_atomic(out.parent / name, text.encode("utf-8"))

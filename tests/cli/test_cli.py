@@ -163,7 +163,7 @@ def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tm
     resource = Path(__file__).resolve().parents[2] / "examples" / "openapi" / "todo.yaml"
     result = runner.invoke(app, ["synthesize", "--resource", str(resource), "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    (made,) = json.loads(result.output[result.output.index("[") :])
+    (made,) = json.loads(result.stdout)
     assert made["status"] == "emitted" and made["failures"] == []
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
     assert [e["verification"] for e in listed if e["name"] == made["name"]] == ["passed"]

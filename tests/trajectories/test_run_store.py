@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from envfactory_mcp.trajectories.record import Participant, TrajectoryRecord
-from envfactory_mcp.trajectories.store import MetadataMismatch, RunStore, RunStoreError
+from envfactory_mcp.trajectories.store import MetadataMismatch, RunStore, RunStoreError, read_records
 
 META = {"model": "openai/x", "trials": 2, "concurrency": 4, "tasks": ["a", "b"]}
 
@@ -74,7 +74,7 @@ def test_resume_needs_the_same_configuration_except_resumable_keys(tmp_path: Pat
     with pytest.raises(MetadataMismatch) as info:
         RunStore.open(tmp_path, {**META, "model": "openai/y", "trials": 3, "concurrency": 1})
     assert info.value.keys == ["model", "trials"]
-    assert "model, trials" in str(info.value)
+    assert 'model (stored "openai/x", now "openai/y"), trials (stored 2, now 3)' in str(info.value)
     with pytest.raises(MetadataMismatch, match="seed"):
         RunStore.open(tmp_path, {**META, "seed": 1})
     without = {k: v for k, v in META.items() if k != "trials"}
@@ -148,7 +148,7 @@ def test_an_unparsable_last_line_is_cut_but_one_in_the_middle_is_corruption(tmp_
         RunStore.open(tmp_path, META)
 
 
-def test_a_duplicate_episode_keeps_the_first_line(tmp_path: Path):
+def test_a_duplicate_episode_keeps_the_last_line(tmp_path: Path):
     with RunStore.open(tmp_path, META) as store:
         store.append(rec("t", 0, "first"))
         store.append(rec("t", 1))
@@ -161,11 +161,41 @@ def test_a_duplicate_episode_keeps_the_first_line(tmp_path: Path):
         )
         records = store.records()
         assert [(r.key, r.messages[0]["content"]) for r in records] == [
-            (("t", 0), "first"),
+            (("t", 0), "second"),
             (("t", 1), "hello"),
         ]
         with pytest.raises(RunStoreError, match="already recorded"):
             store.append(rec("t", 0))
+    assert [r.messages[0]["content"] for r in read_records(tmp_path)] == ["second", "hello"]
+
+
+def failed(task_id: str = "t", trial: int = 0) -> TrajectoryRecord:
+    return rec(task_id, trial, "lost").model_copy(update={"termination": "infrastructure_error", "reward": None})
+
+
+def test_a_harness_failure_is_retried_once_by_appending_and_readers_take_the_retry(tmp_path: Path):
+    with RunStore.open(tmp_path, META) as store:
+        store.append(failed("t", 0))
+        store.append(rec("t", 1))
+        assert store.failed_keys() == {("t", 0)}
+        with pytest.raises(RunStoreError, match="already recorded"):
+            store.append(rec("t", 0))  # not without retrying()
+        with pytest.raises(RunStoreError, match="not harness failures"):
+            store.retrying([("t", 1)])  # a scored episode is never redone
+        store.retrying([("t", 0)])
+        store.append(rec("t", 0, "retried"))
+        with pytest.raises(RunStoreError, match="already recorded"):
+            store.append(rec("t", 0))  # once
+        assert store.failed_keys() == set()
+        assert [(r.key, r.messages[0]["content"]) for r in store.records()] == [
+            (("t", 0), "retried"),
+            (("t", 1), "hello"),
+        ]
+        assert len(store.all_records()) == 3  # the failure stays in the file, superseded
+        store.rewrite(store.all_records())  # rescoring keeps the history
+    with RunStore.open(tmp_path, META) as store:
+        assert store.duplicates == [] and store.failed_keys() == set()
+    assert [r.termination for r in read_records(tmp_path)] == ["user_stop", "user_stop"]
 
 
 def test_rewrite_and_summary_are_atomic_replacements(tmp_path: Path):
