@@ -1397,12 +1397,12 @@ INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", 
 INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000066', 'RX7052100', 'phm_0010', '2026-06-06T18:00:00Z', 'picked_up');
 INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000067', 'RX7052269', 'phm_0009', '2026-06-07T08:00:00Z', 'picked_up');
 INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000068', 'RX7051970', 'phm_0005', '2026-06-07T10:00:00Z', 'picked_up');
-INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000069', 'RX7051762', 'phm_0005', '2026-06-08T14:00:00Z', 'picked_up');
+INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000069', 'RX7051762', 'phm_0005', '2026-06-08T14:00:00Z', 'ready');
 INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000070', 'RX7051905', 'phm_0002', '2026-06-12T18:00:00Z', 'ready');
 INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000071', 'RX7052126', 'phm_0001', '2026-06-13T18:00:00Z', 'ready');
-INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000072', 'RX7052035', 'phm_0005', '2026-06-14T10:00:00Z', 'ready');
-INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000073', 'RX7052646', 'phm_0009', '2026-06-14T13:00:00Z', 'ready');
-INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000074', 'RX7051944', 'phm_0002', '2026-06-14T17:00:00Z', 'ready');
+INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000072', 'RX7052035', 'phm_0005', '2026-06-14T10:00:00Z', 'sent');
+INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000073', 'RX7052646', 'phm_0009', '2026-06-14T13:00:00Z', 'sent');
+INSERT INTO "refills" ("refill_id", "rx_number", "pharmacy_id", "requested_at", "status") VALUES ('rf_0000074', 'RX7051944', 'phm_0002', '2026-06-14T17:00:00Z', 'sent');
 -- bills: 241 rows
 INSERT INTO "bills" ("bill_id", "patient_id", "appointment_id", "kind", "description", "amount_cents", "issued_on", "due_date", "status") VALUES ('INV260003', 'pat_000015', 'APT004003', 'copay', 'Copay, new patient visit', 3000, '2025-01-13', '2025-02-12', 'paid');
 INSERT INTO "bills" ("bill_id", "patient_id", "appointment_id", "kind", "description", "amount_cents", "issued_on", "due_date", "status") VALUES ('INV260006', 'pat_000047', 'APT004009', 'copay', 'Copay, new patient visit', 15000, '2025-01-13', '2025-02-12', 'overdue');
