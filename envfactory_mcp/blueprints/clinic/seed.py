@@ -176,10 +176,10 @@ def generate_seed(rng: random.Random) -> Rows:
     return {
         "insurance_plans": plans,
         "pharmacies": pharmacies,
-        "patients": patients,
-        "payment_methods": methods,
         "locations": locations,
         "providers": providers,
+        "patients": patients,
+        "payment_methods": methods,
         "slots": slots,
         "referrals": referrals,
         "appointments": appointments,
@@ -497,6 +497,7 @@ class _World:
         for patient in self.patients:
             pcp = self._choose_pcp(patient)
             self.pcp[patient["patient_id"]] = pcp["provider_id"]
+            patient["primary_provider_id"] = pcp["provider_id"]
             if rng.random() < 0.15:
                 continue  # new to the clinic: no visits yet
             visits = rng.choice([1, 2, 2, 3])

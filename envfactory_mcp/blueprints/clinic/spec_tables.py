@@ -127,6 +127,12 @@ def build_tables() -> list[TableSpec]:
                 check="member_id GLOB '[A-Z][A-Z][A-Z][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'",
             ),
             _ref("pharmacy_id", "pharmacies.pharmacy_id", "pharmacy", "Preferred pharmacy."),
+            _ref(
+                "primary_provider_id",
+                "providers.provider_id",
+                "provider",
+                "Primary-care provider on file (the patient's regular doctor).",
+            ),
             col("registered_on", description="Date the patient registered, YYYY-MM-DD."),
         ],
     )
@@ -279,7 +285,7 @@ def build_tables() -> list[TableSpec]:
             ),
             _ref("patient_id", "patients.patient_id", "patient", "Patient."),
             _ref("provider_id", "providers.provider_id", "provider", "Provider seen."),
-            _ref("slot_id", "slots.slot_id", "slot", "Slot booked."),
+            col("slot_id", description="Slot booked.", references="slots.slot_id"),
             col("visit_type", description="Kind of visit.", enum=list(VISIT_TYPES)),
             col(
                 "reason",
@@ -440,10 +446,10 @@ def build_tables() -> list[TableSpec]:
     return [
         insurance_plans,
         pharmacies,
-        patients,
-        payment_methods,
         locations,
         providers,
+        patients,
+        payment_methods,
         slots,
         referrals,
         appointments,

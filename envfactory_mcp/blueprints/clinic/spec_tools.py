@@ -237,7 +237,8 @@ def build_tools() -> list[ToolSpec]:
             "get_patient_details",
             "see my patient record",
             "Get a patient's record: name, date of birth and age, contact details, the insurance plan on file "
-            "(tier, network type, member id, whether the clinic still accepts it), the preferred pharmacy, saved "
+            "(tier, network type, member id, whether the clinic still accepts it), the primary-care provider on "
+            "file, the preferred pharmacy, saved "
             "cards (with expiry month and whether expired), and the numbers of their appointments (latest first), "
             "referrals, prescriptions and bills (newest first).",
             {"patient_id": patient_id},
@@ -261,6 +262,9 @@ def build_tools() -> list[ToolSpec]:
                         }
                     ),
                     "preferred_pharmacy": kit.obj({"pharmacy_id": TEXT, "name": TEXT}),
+                    "primary_care_provider": kit.obj(
+                        {"provider_id": TEXT, "name": TEXT, "specialty": kit.enum(SPECIALTIES)}
+                    ),
                     "payment_methods": kit.array(
                         kit.obj(
                             {
@@ -286,12 +290,14 @@ def build_tools() -> list[ToolSpec]:
                 "payment_methods",
                 "pharmacies",
                 "prescriptions",
+                "providers",
                 "referrals",
                 "slots",
             ],
             outputs={
                 "patient_id": "patient",
                 "payment_methods[].payment_method_id": "payment_method",
+                "primary_care_provider.provider_id": "provider",
                 "appointments[]": "appointment",
                 "referrals[]": "referral",
                 "prescriptions[]": "prescription",
@@ -459,9 +465,9 @@ def build_tools() -> list[ToolSpec]:
             "plan without an active referral for the specialty valid on the visit date (booking uses one of its "
             "visits). The copay comes from the plan. Returns the appointment.",
             {
+                "patient_id": patient_id,
                 "slot_id": slot_id,
                 "provider_id": provider_id,
-                "patient_id": patient_id,
                 "visit_type": (
                     {"type": "string", "enum": VISIT_TYPES, "description": "Kind of visit."},
                     kit.param(None, True),

@@ -429,6 +429,7 @@ def get_patient_details(ctx: ToolContext, *, patient_id: str) -> dict:
     p = _patient(ctx, patient_id)
     plan = _plan(ctx, p["plan_id"])
     pharmacy = _pharmacy(ctx, p["pharmacy_id"])
+    pcp = _provider(ctx, p["primary_provider_id"])
     month = ctx.now[:7]
     methods = [
         {
@@ -463,6 +464,11 @@ def get_patient_details(ctx: ToolContext, *, patient_id: str) -> dict:
             "accepted": bool(plan["accepted"]),
         },
         "preferred_pharmacy": {"pharmacy_id": pharmacy["pharmacy_id"], "name": pharmacy["name"]},
+        "primary_care_provider": {
+            "provider_id": pcp["provider_id"],
+            "name": pcp["name"],
+            "specialty": pcp["specialty"],
+        },
         "payment_methods": methods,
         "appointments": ids(
             "SELECT a.appointment_id AS id FROM appointments a JOIN slots s ON s.slot_id = a.slot_id "
@@ -567,7 +573,7 @@ def get_bill_details(ctx: ToolContext, *, bill_id: str) -> dict:
 
 
 def book_appointment(
-    ctx: ToolContext, *, slot_id: str, provider_id: str, patient_id: str, visit_type: str, reason: str
+    ctx: ToolContext, *, patient_id: str, slot_id: str, provider_id: str, visit_type: str, reason: str
 ) -> dict:
     if visit_type not in VISIT_TYPES:
         ctx.fail(f"Visit type must be one of: {', '.join(VISIT_TYPES)}.")

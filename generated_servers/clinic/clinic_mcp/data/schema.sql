@@ -45,21 +45,6 @@ CREATE TABLE "pharmacies" (
   PRIMARY KEY ("pharmacy_id")
 ) STRICT, WITHOUT ROWID;
 
--- Patients of the clinic, with their insurance plan and preferred pharmacy.
-CREATE TABLE "patients" (
-  "patient_id" TEXT NOT NULL,
-  "first_name" TEXT NOT NULL CHECK (length(first_name) > 0),
-  "last_name" TEXT NOT NULL CHECK (length(last_name) > 0),
-  "date_of_birth" TEXT NOT NULL CHECK (date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
-  "email" TEXT NOT NULL UNIQUE CHECK (email LIKE '%_@_%'),
-  "phone" TEXT NOT NULL CHECK (phone GLOB '[0-9]*' AND length(phone) = 10),
-  "plan_id" TEXT NOT NULL REFERENCES "insurance_plans" ("plan_id"),
-  "member_id" TEXT CHECK (member_id GLOB '[A-Z][A-Z][A-Z][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
-  "pharmacy_id" TEXT NOT NULL REFERENCES "pharmacies" ("pharmacy_id"),
-  "registered_on" TEXT NOT NULL,
-  PRIMARY KEY ("patient_id")
-) STRICT, WITHOUT ROWID;
-
 -- Doctors and nurse practitioners: specialty, site, weekly schedule and whether they take new patients.
 CREATE TABLE "providers" (
   "provider_id" TEXT NOT NULL,
@@ -71,6 +56,33 @@ CREATE TABLE "providers" (
   "weekly_schedule" TEXT NOT NULL CHECK (length(weekly_schedule) > 0),
   "accepting_new_patients" INTEGER NOT NULL CHECK ("accepting_new_patients" IN (0, 1)),
   PRIMARY KEY ("provider_id")
+) STRICT, WITHOUT ROWID;
+
+-- Patients of the clinic, with their insurance plan and preferred pharmacy.
+CREATE TABLE "patients" (
+  "patient_id" TEXT NOT NULL,
+  "first_name" TEXT NOT NULL CHECK (length(first_name) > 0),
+  "last_name" TEXT NOT NULL CHECK (length(last_name) > 0),
+  "date_of_birth" TEXT NOT NULL CHECK (date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
+  "email" TEXT NOT NULL UNIQUE CHECK (email LIKE '%_@_%'),
+  "phone" TEXT NOT NULL CHECK (phone GLOB '[0-9]*' AND length(phone) = 10),
+  "plan_id" TEXT NOT NULL REFERENCES "insurance_plans" ("plan_id"),
+  "member_id" TEXT CHECK (member_id GLOB '[A-Z][A-Z][A-Z][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
+  "pharmacy_id" TEXT NOT NULL REFERENCES "pharmacies" ("pharmacy_id"),
+  "primary_provider_id" TEXT NOT NULL REFERENCES "providers" ("provider_id"),
+  "registered_on" TEXT NOT NULL,
+  PRIMARY KEY ("patient_id")
+) STRICT, WITHOUT ROWID;
+
+-- Appointment slots of a provider. Capacity is how many patients can be booked into the slot; a slot is open while fewer non-cancelled appointments than its capacity use it.
+CREATE TABLE "slots" (
+  "slot_id" TEXT NOT NULL,
+  "provider_id" TEXT NOT NULL REFERENCES "providers" ("provider_id"),
+  "start_time" TEXT NOT NULL CHECK (start_time GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:00Z'),
+  "label" TEXT NOT NULL CHECK (length(label) > 0),
+  "duration_minutes" INTEGER NOT NULL CHECK ("duration_minutes" IN (20, 30, 40)),
+  "capacity" INTEGER NOT NULL CHECK (capacity BETWEEN 1 AND 3),
+  PRIMARY KEY ("slot_id")
 ) STRICT, WITHOUT ROWID;
 
 -- Cards saved on a patient's file: credit, debit and HSA cards with their expiry month.
@@ -115,17 +127,6 @@ CREATE TABLE "referrals" (
   "visits_used" INTEGER NOT NULL CHECK (visits_used >= 0 AND visits_used <= visits_allowed),
   "status" TEXT NOT NULL CHECK ("status" IN ('active', 'used', 'expired')),
   PRIMARY KEY ("referral_id")
-) STRICT, WITHOUT ROWID;
-
--- Appointment slots of a provider. Capacity is how many patients can be booked into the slot; a slot is open while fewer non-cancelled appointments than its capacity use it.
-CREATE TABLE "slots" (
-  "slot_id" TEXT NOT NULL,
-  "provider_id" TEXT NOT NULL REFERENCES "providers" ("provider_id"),
-  "start_time" TEXT NOT NULL CHECK (start_time GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:00Z'),
-  "label" TEXT NOT NULL CHECK (length(label) > 0),
-  "duration_minutes" INTEGER NOT NULL CHECK ("duration_minutes" IN (20, 30, 40)),
-  "capacity" INTEGER NOT NULL CHECK (capacity BETWEEN 1 AND 3),
-  PRIMARY KEY ("slot_id")
 ) STRICT, WITHOUT ROWID;
 
 -- Appointments: scheduled -> completed, cancelled or no_show. The copay is fixed at booking from the patient's plan.
