@@ -165,7 +165,6 @@ BILL_OUT = kit.obj(
 BILL_OUTPUTS = {
     "bill_id": "bill",
     "patient_id": "patient",
-    "appointment_id": "appointment",
     "items[].item_id": "bill_item",
     "payments[].payment_id": "payment",
     "payments[].payment_method_id": "payment_method",
@@ -188,8 +187,11 @@ REFERRAL_OUT = kit.obj(
 )
 
 FEE_OUT: dict[str, Schema] = {"late_fee": MONEY, "fee_bill_id": NULL_TEXT}
+# What a change returns: the appointment, its patient and provider (a referral it used is
+# shown by get_appointment_details), and the bill of a late-cancellation fee.
+BOOKED_OUTPUTS = {k: v for k, v in APPOINTMENT_OUTPUTS.items() if v != "referral"}
 FEE_OUTPUTS = {
-    **{f"appointment.{k}": v for k, v in APPOINTMENT_OUTPUTS.items()},
+    **{f"appointment.{k}": v for k, v in BOOKED_OUTPUTS.items()},
     "fee_bill_id": "bill",
 }
 
@@ -488,7 +490,7 @@ def build_tools() -> list[ToolSpec]:
             effect="write",
             reads=[*APPOINTMENT_READS, "insurance_plans", "patients", "referrals"],
             writes=["appointments", "referrals"],
-            outputs=APPOINTMENT_OUTPUTS,
+            outputs=BOOKED_OUTPUTS,
             claims=["appointment_id", "copay"],
         ),
         kit.tool(
