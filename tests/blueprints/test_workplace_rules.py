@@ -65,7 +65,9 @@ class Seed:
         return self.first("events", want, "event that fits")
 
     def going(self, event_id: str) -> list[dict]:
-        return [a for a in self.attendees[event_id] if a["response"] != "declined"]
+        """Who still goes, the organizer first."""
+        going = [a for a in self.attendees[event_id] if a["response"] != "declined"]
+        return sorted(going, key=lambda a: a["response"] != "organizer")
 
     def task(self, want) -> dict:
         return self.first("tasks", want, "task that fits")

@@ -151,10 +151,10 @@ def _day(rng: random.Random, start: datetime.date, end: datetime.date) -> dateti
 
 
 def _workday(rng: random.Random, start: datetime.date, end: datetime.date) -> datetime.date:
-    day = _day(rng, start, end)
-    while day.weekday() >= 5:
-        day -= datetime.timedelta(days=1)
-    return day
+    """A Monday-to-Friday day in [start, end]; ``end`` itself when the range holds none."""
+    days = [start + datetime.timedelta(days=n) for n in range((end - start).days + 1)]
+    weekdays = [d for d in days if d.weekday() < 5]
+    return rng.choice(weekdays) if weekdays else end
 
 
 def _moment(rng: random.Random, day: datetime.date, latest: str = "18:59") -> str:
@@ -547,7 +547,7 @@ def _projects(rng: random.Random, employees: list[Row]) -> tuple[list[Row], list
         project_id = f"PRJ{100 + number * 3:03d}"
         start = _day(rng, datetime.date(2025, 9, 1), datetime.date(2026, 4, 30))
         if status == "completed":
-            end = _day(rng, datetime.date(2026, 5, 1), datetime.date(2026, 6, 12))
+            end = _workday(rng, datetime.date(2026, 5, 1), datetime.date(2026, 6, 12))
         else:
             end = _workday(rng, datetime.date(2026, 7, 20), datetime.date(2026, 12, 18))
         projects.append(
@@ -611,14 +611,12 @@ def _task(
 ) -> Row:
     created = _day(rng, start, min(end, TODAY - datetime.timedelta(days=1)))
     if state in ("done", "cancelled"):
-        due = _workday(
-            rng, created + datetime.timedelta(days=3), min(end, TODAY + datetime.timedelta(days=20))
-        )
+        last = min(end, TODAY + datetime.timedelta(days=20))
+        due = _workday(rng, min(created + datetime.timedelta(days=1), last), last)
     else:
         due = _workday(
-            rng, max(created + datetime.timedelta(days=3), TODAY - datetime.timedelta(days=10)), end
+            rng, max(created + datetime.timedelta(days=1), TODAY - datetime.timedelta(days=10)), end
         )
-    due = max(due, created)
     updated = _day(rng, created, TODAY)
     created_at = _moment(rng, created)
     updated_at = max(_moment(rng, updated), created_at)
