@@ -75,7 +75,7 @@ def test_sampling_options_of_a_scripted_participant_are_refused(tasks: list[Task
     path = tmp_path / "one.jsonl"
     write_tasks(tasks[:1], path)
     result = runner.invoke(app, rollout_args(path, tmp_path / "run", "--temperature", "0.2"))
-    assert result.exit_code == 1 and "--temperature apply to an llm agent only" in result.output
+    assert result.exit_code == 2 and "--temperature apply to an llm agent only" in result.output  # usage
     assert not (tmp_path / "run").exists()
 
 

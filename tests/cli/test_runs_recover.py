@@ -198,6 +198,7 @@ def test_option_mistakes_are_usage_errors_and_leave_no_run(tasks_file: Path, tmp
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 def test_agent_args_reach_the_request_and_max_errors_ends_the_episode(tasks: list[Task], tmp_path: Path):
     path = tmp_path / "one.jsonl"
     write_tasks(tasks[:1], path)
@@ -232,6 +233,7 @@ def test_view_failures_shows_only_the_episodes_below_1(tasks_file: Path, tasks: 
 # ---------------------------------------------------------------- never overwrite
 
 
+@pytest.mark.slow
 def test_tasks_does_not_overwrite_without_overwrite(tmp_path: Path):
     out = tmp_path / "t.jsonl"
     out.write_text("mine\n", encoding="utf-8")
