@@ -45,7 +45,16 @@ COMPANY_WORDS = [
     "Maple", "Harbor", "Copper", "Juniper", "Summit", "Bluebird", "Lantern", "Orchard", "Granite", "Willow",
     "Fox", "Meadow", "Cedar", "Ivy", "Saffron", "Tidewater",
 ]  # fmt: skip
-COMPANY_KINDS = ["Ceramics", "Books", "Apparel", "Tea Co.", "Outfitters", "Print Shop", "Candles", "Electronics"]
+COMPANY_KINDS = [
+    "Ceramics",
+    "Books",
+    "Apparel",
+    "Tea Co.",
+    "Outfitters",
+    "Print Shop",
+    "Candles",
+    "Electronics",
+]
 EMAIL_DOMAINS = ["example.com", "mail.example", "inbox.example", "shop.example"]
 CARD_BRANDS = ["Visa", "Mastercard", "Amex", "Discover"]
 PLACE_LABELS = ["Office", "Warehouse", "Studio", "Storage unit", "Vacation home", "Workshop"]
@@ -63,7 +72,18 @@ DEPOTS: list[tuple[str, str, str, str, str, str, int, int, int, int]] = [
     ("dep_atl", "Atlanta Fulton Depot", "1200 Chattahoochee Ave NW", "Atlanta", "GA", "30318", 2, 4, 1, 7),
     ("dep_mia", "Miami Airport Depot", "6200 NW 36th St", "Miami", "FL", "33166", 2, 3, 0, 5),
     ("dep_chi", "Chicago Canal Depot", "1500 S Canal St", "Chicago", "IL", "60607", 3, 4, 1, 7),
-    ("dep_msp", "Minneapolis Northeast Depot", "2400 Kennedy St NE", "Minneapolis", "MN", "55413", 3, 3, 1, 5),
+    (
+        "dep_msp",
+        "Minneapolis Northeast Depot",
+        "2400 Kennedy St NE",
+        "Minneapolis",
+        "MN",
+        "55413",
+        3,
+        3,
+        1,
+        5,
+    ),
     ("dep_hou", "Houston East Depot", "8800 Market St", "Houston", "TX", "77029", 4, 4, 1, 7),
     ("dep_phx", "Phoenix Sky Harbor Depot", "4400 E Broadway Rd", "Phoenix", "AZ", "85040", 4, 3, 0, 5),
     ("dep_lax", "Los Angeles Vernon Depot", "2800 E 37th St", "Los Angeles", "CA", "90058", 5, 4, 1, 7),
@@ -190,7 +210,9 @@ def _services() -> tuple[list[Row], list[Row]]:
                     "per_kg_cents": per_kg + per_kg_step * zone,
                 }
             )
-    rates.append({"service_id": "svc_intl", "zone": 6, "base_cents": INTL_RATE[0], "per_kg_cents": INTL_RATE[1]})
+    rates.append(
+        {"service_id": "svc_intl", "zone": 6, "base_cents": INTL_RATE[0], "per_kg_cents": INTL_RATE[1]}
+    )
     return services, rates
 
 
@@ -229,7 +251,9 @@ def billable_kg(weight: float, length: int, width: int, height: int) -> int:
     return max(1, math.ceil(max(weight, length * width * height / DIM_DIVISOR) - 1e-9))
 
 
-def price_cents(rates: dict[tuple[str, int], Row], service_id: str, zone_: int, billable: int, tier: str) -> int:
+def price_cents(
+    rates: dict[tuple[str, int], Row], service_id: str, zone_: int, billable: int, tier: str
+) -> int:
     rate = rates[(service_id, zone_)]
     gross = rate["base_cents"] + rate["per_kg_cents"] * billable
     return gross - gross * TIER_DISCOUNT_PERCENT[tier] // 100
@@ -273,7 +297,9 @@ def _customers(rng: random.Random) -> list[Row]:
                 "tier": tier,
                 "account_status": "active",
                 "card_on_file": card,
-                "customer_since": _day(rng, datetime.date(2014, 1, 1), datetime.date(2026, 3, 31)).isoformat(),
+                "customer_since": _day(
+                    rng, datetime.date(2014, 1, 1), datetime.date(2026, 3, 31)
+                ).isoformat(),
             }
         )
     return customers
@@ -286,7 +312,9 @@ def _addresses(rng: random.Random, customers: list[Row]) -> list[Row]:
     rows: list[Row] = []
     for c in customers:
         own = c["company"] or "Home"
-        others = [f"{f} {la}" for f, la in zip(rng.sample(FIRST_NAMES, 3), rng.sample(LAST_NAMES, 3), strict=True)]
+        others = [
+            f"{f} {la}" for f, la in zip(rng.sample(FIRST_NAMES, 3), rng.sample(LAST_NAMES, 3), strict=True)
+        ]
         labels = [own, *rng.sample(PLACE_LABELS, 1), *others]
         count = rng.choice([2, 3, 3, 4])
         for label in labels[:count]:
@@ -379,7 +407,9 @@ def _shipments(
             if c["customer_id"] in overdue and created > datetime.date(2026, 8, 31):
                 continue  # on credit hold since August 31: no new labels
             destination = rng.choice(destinations)
-            service = service_by_id["svc_intl"] if destination["country"] != "US" else rng.choice(domestic_pool)
+            service = (
+                service_by_id["svc_intl"] if destination["country"] != "US" else rng.choice(domestic_pool)
+            )
             contents, weight, length, width, height = _parcel(rng, service)
             cap = DECLARED_VALUE_CAP_CENTS[c["tier"]] // 100
             declared = rng.choice([v for v in DECLARED_VALUES if v <= cap]) * 100
@@ -415,13 +445,22 @@ def _shipments(
                 "hold_depot_id": None,
             }
             _advance(rng, s, service, origin, destination, depots, events)
-            recent_delivery = s["status"] == "delivered" and s["estimated_delivery"] >= (
-                TODAY - datetime.timedelta(days=5)
-            ).isoformat()
-            chance = 0.18 if s["status"] in ("label_created", "picked_up", "in_transit") else 0.3 if recent_delivery else 0.04
-            if s["status"] in ("label_created", "picked_up", "in_transit", "delivered") and destination[
-                "country"
-            ] == "US" and rng.random() < chance:
+            recent_delivery = (
+                s["status"] == "delivered"
+                and s["estimated_delivery"] >= (TODAY - datetime.timedelta(days=5)).isoformat()
+            )
+            chance = (
+                0.18
+                if s["status"] in ("label_created", "picked_up", "in_transit")
+                else 0.3
+                if recent_delivery
+                else 0.04
+            )
+            if (
+                s["status"] in ("label_created", "picked_up", "in_transit", "delivered")
+                and destination["country"] == "US"
+                and rng.random() < chance
+            ):
                 _delivery_change(rng, c, s, destination, domestic, origin, depots, changes, events)
             shipments.append(s)
     # Return labels for some recently delivered domestic parcels.
@@ -438,7 +477,11 @@ def _shipments(
         if s["customer_id"] in overdue:
             continue
         delivered_on = datetime.date.fromisoformat(s["delivered_at"][:10])
-        created = _day(rng, delivered_on + datetime.timedelta(days=1), min(TODAY, delivered_on + datetime.timedelta(days=12)))
+        created = _day(
+            rng,
+            delivered_on + datetime.timedelta(days=1),
+            min(TODAY, delivered_on + datetime.timedelta(days=12)),
+        )
         if created > TODAY or created <= delivered_on:
             continue
         origin, destination = by_address[s["to_address_id"]], by_address[s["from_address_id"]]
@@ -533,13 +576,25 @@ def _advance(
         _add_event(events, s, _at(cancelled, 9, 15), "cancelled", here, "Label cancelled by the shipper")
         return
     _add_event(
-        events, s, _at(ship, 17 if ship < TODAY else 10, rng.randint(0, 59)), "picked_up", here, "Picked up by driver"
+        events,
+        s,
+        _at(ship, 17 if ship < TODAY else 10, rng.randint(0, 59)),
+        "picked_up",
+        here,
+        "Picked up by driver",
     )
     hubs = [d for d in depots.values() if d[6] == destination["region"]]
     hub_place = f"{hubs[0][3]}, {hubs[0][4]}" if hubs else there
     arrive = add_business_days(ship, max(transit - 1, 1)) if transit > 1 else ship
     if arrive > ship:
-        _add_event(events, s, _at(arrive, 4, rng.randint(0, 59)), "arrived_facility", hub_place, "Arrived at carrier facility")
+        _add_event(
+            events,
+            s,
+            _at(arrive, 4, rng.randint(0, 59)),
+            "arrived_facility",
+            hub_place,
+            "Arrived at carrier facility",
+        )
     if estimated > TODAY:
         s["status"] = "picked_up" if ship >= TODAY - datetime.timedelta(days=1) else "in_transit"
         if s["status"] == "in_transit" and not any(
@@ -549,19 +604,27 @@ def _advance(
         return
     if estimated == TODAY:
         s["status"] = "out_for_delivery"
-        _add_event(events, s, _at(TODAY, 8, rng.randint(0, 40)), "out_for_delivery", there, "Out for delivery")
+        _add_event(
+            events, s, _at(TODAY, 8, rng.randint(0, 40)), "out_for_delivery", there, "Out for delivery"
+        )
         return
     roll = rng.random() if allow_trouble else 1.0
     if roll < 0.05 and estimated <= TODAY - datetime.timedelta(days=4):
         s["status"] = "lost"
         _add_event(
-            events, s, _at(estimated + datetime.timedelta(days=3), 12, 0), "exception", hub_place,
+            events,
+            s,
+            _at(estimated + datetime.timedelta(days=3), 12, 0),
+            "exception",
+            hub_place,
             "Parcel could not be located; declared lost after a trace",
         )
         return
     if roll < 0.08:
         s["status"] = "returned_to_sender"
-        _add_event(events, s, _at(estimated, 16, 30), "exception", there, "Delivery attempted; recipient unavailable")
+        _add_event(
+            events, s, _at(estimated, 16, 30), "exception", there, "Delivery attempted; recipient unavailable"
+        )
         back = add_business_days(estimated, transit + 1)
         if back <= TODAY:
             _add_event(events, s, _at(back, 14, 0), "returned_to_sender", here, "Returned to sender")
@@ -590,8 +653,7 @@ def _delivery_change(
     """A redirect or a hold asked for the day after the label was made (before delivery)."""
     created = datetime.date.fromisoformat(s["created_at"][:10])
     when = _at(created + datetime.timedelta(days=1), 7, rng.randint(0, 59))
-    if when > NOW:
-        when = NOW
+    when = min(when, NOW)
     others = [a for a in domestic if a["address_id"] not in (destination["address_id"], origin["address_id"])]
     holders = [d for d in depots.values() if d[6] == destination["region"] and d[8]]
     if s["status"] == "delivered":
@@ -617,9 +679,19 @@ def _delivery_change(
         )
         s["to_address_id"] = new["address_id"]
         for e in events:
-            if e["tracking_number"] == s["tracking_number"] and e["code"] in ("out_for_delivery", "delivered"):
+            if e["tracking_number"] == s["tracking_number"] and e["code"] in (
+                "out_for_delivery",
+                "delivered",
+            ):
                 e["location"] = _place(new)
-        _add_event(events, s, when, "delivery_change", _place(destination), f"Redirected by the shipper to {_place(new)}")
+        _add_event(
+            events,
+            s,
+            when,
+            "delivery_change",
+            _place(destination),
+            f"Redirected by the shipper to {_place(new)}",
+        )
         return
     depot = rng.choice(holders)
     changes.append(
@@ -635,20 +707,34 @@ def _delivery_change(
         }
     )
     s["hold_depot_id"] = depot[0]
-    _add_event(events, s, when, "delivery_change", _place(destination), f"Hold for collection requested at {depot[1]}")
+    _add_event(
+        events,
+        s,
+        when,
+        "delivery_change",
+        _place(destination),
+        f"Hold for collection requested at {depot[1]}",
+    )
     if s["status"] == "delivered":
         arrived = datetime.date.fromisoformat(s["estimated_delivery"])
         place = f"{depot[3]}, {depot[4]}"
         events[:] = [
             e
             for e in events
-            if not (e["tracking_number"] == s["tracking_number"] and e["code"] in ("out_for_delivery", "delivered"))
+            if not (
+                e["tracking_number"] == s["tracking_number"]
+                and e["code"] in ("out_for_delivery", "delivered")
+            )
         ]
-        _add_event(events, s, _at(arrived, 9, 30), "held_at_depot", place, f"Held for collection at {depot[1]}")
+        _add_event(
+            events, s, _at(arrived, 9, 30), "held_at_depot", place, f"Held for collection at {depot[1]}"
+        )
         if arrived >= TODAY - datetime.timedelta(days=depot[9] - 2) or rng.random() < 0.5:
             s["status"], s["delivered_at"] = "held_at_depot", None
         else:
-            collected = min(arrived + datetime.timedelta(days=rng.randint(1, 3)), TODAY - datetime.timedelta(days=1))
+            collected = min(
+                arrived + datetime.timedelta(days=rng.randint(1, 3)), TODAY - datetime.timedelta(days=1)
+            )
             s["delivered_at"] = _at(collected, rng.randint(10, 18), rng.randint(0, 59))
             _add_event(events, s, s["delivered_at"], "delivered", place, "Collected at the depot")
 
@@ -667,7 +753,10 @@ def _claims(rng: random.Random, shipments: list[Row]) -> list[Row]:
         if s["status"] == "lost":
             if rng.random() < 0.4:
                 continue  # some lost parcels have no claim yet
-            kind, start = "lost", datetime.date.fromisoformat(s["estimated_delivery"]) + datetime.timedelta(days=4)
+            kind, start = (
+                "lost",
+                datetime.date.fromisoformat(s["estimated_delivery"]) + datetime.timedelta(days=4),
+            )
             window_end = datetime.date.fromisoformat(s["ship_date"]) + datetime.timedelta(days=60)
         elif s["status"] == "delivered" and rng.random() < 0.12:
             kind = "damaged"
@@ -685,7 +774,9 @@ def _claims(rng: random.Random, shipments: list[Row]) -> list[Row]:
         status = rng.choice(statuses)
         decided = None
         if status in ("approved", "denied", "paid"):
-            decided_day = min(filed + datetime.timedelta(days=rng.randint(2, 12)), TODAY - datetime.timedelta(days=1))
+            decided_day = min(
+                filed + datetime.timedelta(days=rng.randint(2, 12)), TODAY - datetime.timedelta(days=1)
+            )
             decided = _at(max(decided_day, filed), 16, rng.randint(0, 59))
         claims.append(
             {
@@ -765,11 +856,18 @@ def _pickups(rng: random.Random, customers: list[Row], addresses: list[Row], ove
             roll = rng.random()
             a = rng.choice(own)
             if roll < 0.5 or held:
-                add(c, a, rng.choice(past), rng.choice(["completed", "completed", "completed", "missed", "cancelled"]))
+                add(
+                    c,
+                    a,
+                    rng.choice(past),
+                    rng.choice(["completed", "completed", "completed", "missed", "cancelled"]),
+                )
             elif roll < 0.6:
                 add(c, a, TODAY, "scheduled")
             else:
-                add(c, a, rng.choice(future), rng.choice(["scheduled", "scheduled", "scheduled", "cancelled"]))
+                add(
+                    c, a, rng.choice(future), rng.choice(["scheduled", "scheduled", "scheduled", "cancelled"])
+                )
     # One depot fully booked on one future day, so capacity bites.
     busy = next(d for d in DEPOTS if d[0] == "dep_chi")
     day = future[3]
@@ -806,9 +904,13 @@ def _invoices(
         key = (s["customer_id"], s["created_at"][:7])
         lines = charges.setdefault(key, [])
         if s["kind"] == "return":
-            lines.append((s["tracking_number"], "return_label", f"Return label for {s['return_of']}", s["price_cents"]))
+            lines.append(
+                (s["tracking_number"], "return_label", f"Return label for {s['return_of']}", s["price_cents"])
+            )
         else:
-            lines.append((s["tracking_number"], "shipping", f"{names[s['service_id']]} shipment", s["price_cents"]))
+            lines.append(
+                (s["tracking_number"], "shipping", f"{names[s['service_id']]} shipment", s["price_cents"])
+            )
             if s["insured"]:
                 lines.append((s["tracking_number"], "insurance", "Insurance", s["insurance_cents"]))
         if s["status"] == "cancelled":
@@ -840,7 +942,11 @@ def _invoices(
             else:
                 status = "paid"
                 issue_day = datetime.date.fromisoformat(issued)
-                paid_day = _day(rng, issue_day + datetime.timedelta(days=1), min(datetime.date.fromisoformat(due), TODAY - datetime.timedelta(days=1)))
+                paid_day = _day(
+                    rng,
+                    issue_day + datetime.timedelta(days=1),
+                    min(datetime.date.fromisoformat(due), TODAY - datetime.timedelta(days=1)),
+                )
                 paid_at = _at(paid_day, rng.randint(8, 20), rng.randint(0, 59))
             invoices.append(
                 {

@@ -57,7 +57,9 @@ def build_tables() -> list[TableSpec]:
         primary_key=["customer_id"],
         columns=[
             col("customer_id", description="Internal customer id, e.g. 'cust_000042'.", entity="customer"),
-            col("first_name", description="First name of the account holder.", check="length(first_name) > 0"),
+            col(
+                "first_name", description="First name of the account holder.", check="length(first_name) > 0"
+            ),
             col("last_name", description="Last name of the account holder.", check="length(last_name) > 0"),
             col("company", description="Business name, for business accounts.", nullable=True),
             col(
@@ -102,15 +104,30 @@ def build_tables() -> list[TableSpec]:
             col("city", description="City.", check="length(city) > 0"),
             col("state", description="State.", check="length(state) = 2"),
             col("zip", description="Zip code.", check="zip GLOB '[0-9][0-9][0-9][0-9][0-9]'"),
-            col("region", "INTEGER", description="Domestic region served, 1 (Northeast) to 5 (West).", enum=list(REGIONS)),
+            col(
+                "region",
+                "INTEGER",
+                description="Domestic region served, 1 (Northeast) to 5 (West).",
+                enum=list(REGIONS),
+            ),
             col(
                 "daily_pickup_capacity",
                 "INTEGER",
                 description="How many pickups the depot's drivers can make per business day.",
                 check="daily_pickup_capacity > 0",
             ),
-            col("accepts_holds", "INTEGER", description="1 when parcels can be held here for collection.", enum=[0, 1]),
-            col("hold_days", "INTEGER", description="Days a held parcel waits before it goes back to the sender.", check="hold_days > 0"),
+            col(
+                "accepts_holds",
+                "INTEGER",
+                description="1 when parcels can be held here for collection.",
+                enum=[0, 1],
+            ),
+            col(
+                "hold_days",
+                "INTEGER",
+                description="Days a held parcel waits before it goes back to the sender.",
+                check="hold_days > 0",
+            ),
         ],
     )
     addresses = TableSpec(
@@ -121,12 +138,20 @@ def build_tables() -> list[TableSpec]:
         columns=[
             col("address_id", description="Id such as 'adr_000123'.", entity="address"),
             _ref("customer_id", "customers.customer_id", "customer", "Account whose address book holds it."),
-            col("label", description="Name of the entry, e.g. 'Warehouse' or 'Maria Lopez'; unique per account.", check="length(label) > 0"),
+            col(
+                "label",
+                description="Name of the entry, e.g. 'Warehouse' or 'Maria Lopez'; unique per account.",
+                check="length(label) > 0",
+            ),
             col("address1", description="Street line.", check="length(address1) > 0"),
             col("city", description="City.", check="length(city) > 0"),
             col("state", description="State or province; NULL where there is none.", nullable=True),
             col("postal_code", description="Zip or postal code.", check="length(postal_code) > 0"),
-            col("country", description="Two-letter country code, 'US' for domestic.", check="length(country) = 2"),
+            col(
+                "country",
+                description="Two-letter country code, 'US' for domestic.",
+                check="length(country) = 2",
+            ),
             col(
                 "region",
                 "INTEGER",
@@ -135,7 +160,13 @@ def build_tables() -> list[TableSpec]:
                 enum=list(REGIONS),
                 check="(country = 'US') = (region IS NOT NULL)",
             ),
-            _ref("depot_id", "depots.depot_id", "depot", "Depot serving the address (pickups); NULL abroad.", nullable=True),
+            _ref(
+                "depot_id",
+                "depots.depot_id",
+                "depot",
+                "Depot serving the address (pickups); NULL abroad.",
+                nullable=True,
+            ),
         ],
     )
     services = TableSpec(
@@ -146,11 +177,36 @@ def build_tables() -> list[TableSpec]:
         columns=[
             col("service_id", description="Id such as 'svc_ground'.", entity="service"),
             col("name", description="Service name as sold.", unique=True),
-            col("max_weight_kg", "REAL", description="Heaviest parcel accepted, kg.", check="max_weight_kg > 0"),
-            col("max_length_cm", "INTEGER", description="Longest side accepted, cm.", check="max_length_cm > 0"),
-            col("max_size_cm", "INTEGER", description="Largest length + width + height accepted, cm.", check="max_size_cm > 0"),
-            col("transit_days", "INTEGER", description="Business days from ship date to delivery.", check="transit_days > 0"),
-            col("international", "INTEGER", description="1 for the service to addresses abroad (it serves only those).", enum=[0, 1]),
+            col(
+                "max_weight_kg",
+                "REAL",
+                description="Heaviest parcel accepted, kg.",
+                check="max_weight_kg > 0",
+            ),
+            col(
+                "max_length_cm",
+                "INTEGER",
+                description="Longest side accepted, cm.",
+                check="max_length_cm > 0",
+            ),
+            col(
+                "max_size_cm",
+                "INTEGER",
+                description="Largest length + width + height accepted, cm.",
+                check="max_size_cm > 0",
+            ),
+            col(
+                "transit_days",
+                "INTEGER",
+                description="Business days from ship date to delivery.",
+                check="transit_days > 0",
+            ),
+            col(
+                "international",
+                "INTEGER",
+                description="1 for the service to addresses abroad (it serves only those).",
+                enum=[0, 1],
+            ),
         ],
     )
     service_rates = TableSpec(
@@ -161,7 +217,12 @@ def build_tables() -> list[TableSpec]:
             _ref("service_id", "services.service_id", "service", "Service priced."),
             col("zone", "INTEGER", description="Zone 1-6.", check="zone BETWEEN 1 AND 6"),
             col("base_cents", "INTEGER", description="Base price, cents.", check="base_cents > 0"),
-            col("per_kg_cents", "INTEGER", description="Price per billable kg, cents.", check="per_kg_cents > 0"),
+            col(
+                "per_kg_cents",
+                "INTEGER",
+                description="Price per billable kg, cents.",
+                check="per_kg_cents > 0",
+            ),
         ],
     )
     shipments = TableSpec(
@@ -177,7 +238,11 @@ def build_tables() -> list[TableSpec]:
                 check="tracking_number GLOB 'PX[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'",
             ),
             _ref("customer_id", "customers.customer_id", "customer", "Shipper (the paying account)."),
-            col("kind", description="outbound, or a return label back to the shipper.", enum=list(SHIPMENT_KINDS)),
+            col(
+                "kind",
+                description="outbound, or a return label back to the shipper.",
+                enum=list(SHIPMENT_KINDS),
+            ),
             _ref(
                 "return_of",
                 "shipments.tracking_number",
@@ -195,9 +260,19 @@ def build_tables() -> list[TableSpec]:
             col("length_cm", "INTEGER", description="Longest side, cm.", check="length_cm > 0"),
             col("width_cm", "INTEGER", description="Width, cm.", check="width_cm > 0"),
             col("height_cm", "INTEGER", description="Height, cm.", check="height_cm > 0"),
-            col("declared_value_cents", "INTEGER", description="Declared value, cents.", check="declared_value_cents > 0"),
+            col(
+                "declared_value_cents",
+                "INTEGER",
+                description="Declared value, cents.",
+                check="declared_value_cents > 0",
+            ),
             col("insured", "INTEGER", description="1 when insurance covers the declared value.", enum=[0, 1]),
-            col("price_cents", "INTEGER", description="Shipping price charged, cents.", check="price_cents > 0"),
+            col(
+                "price_cents",
+                "INTEGER",
+                description="Shipping price charged, cents.",
+                check="price_cents > 0",
+            ),
             col(
                 "insurance_cents",
                 "INTEGER",
@@ -207,8 +282,19 @@ def build_tables() -> list[TableSpec]:
             col("created_at", description="When the label was created (ISO 8601, UTC)."),
             col("ship_date", description="Date the parcel is (or was) handed over, YYYY-MM-DD."),
             col("estimated_delivery", description="Expected delivery date, YYYY-MM-DD."),
-            col("delivered_at", description="When delivered (ISO 8601, UTC); NULL unless delivered.", nullable=True, check="(status = 'delivered') = (delivered_at IS NOT NULL)"),
-            _ref("hold_depot_id", "depots.depot_id", "depot", "Depot holding the parcel for collection, when a hold was asked for.", nullable=True),
+            col(
+                "delivered_at",
+                description="When delivered (ISO 8601, UTC); NULL unless delivered.",
+                nullable=True,
+                check="(status = 'delivered') = (delivered_at IS NOT NULL)",
+            ),
+            _ref(
+                "hold_depot_id",
+                "depots.depot_id",
+                "depot",
+                "Depot holding the parcel for collection, when a hold was asked for.",
+                nullable=True,
+            ),
         ],
     )
     tracking_events = TableSpec(
@@ -234,9 +320,27 @@ def build_tables() -> list[TableSpec]:
             col("change_id", description="Id such as 'dc_000123'.", entity="delivery_change"),
             _ref("tracking_number", "shipments.tracking_number", "shipment", "Shipment changed."),
             col("kind", description="redirect or hold_at_depot.", enum=list(CHANGE_KINDS)),
-            _ref("previous_address_id", "addresses.address_id", "address", "Recipient address before the change."),
-            _ref("new_address_id", "addresses.address_id", "address", "New recipient address (redirects).", nullable=True),
-            _ref("depot_id", "depots.depot_id", "depot", "Depot holding the parcel (holds).", nullable=True, check="(kind = 'redirect') = (new_address_id IS NOT NULL) AND (kind = 'hold_at_depot') = (depot_id IS NOT NULL)"),
+            _ref(
+                "previous_address_id",
+                "addresses.address_id",
+                "address",
+                "Recipient address before the change.",
+            ),
+            _ref(
+                "new_address_id",
+                "addresses.address_id",
+                "address",
+                "New recipient address (redirects).",
+                nullable=True,
+            ),
+            _ref(
+                "depot_id",
+                "depots.depot_id",
+                "depot",
+                "Depot holding the parcel (holds).",
+                nullable=True,
+                check="(kind = 'redirect') = (new_address_id IS NOT NULL) AND (kind = 'hold_at_depot') = (depot_id IS NOT NULL)",
+            ),
             col("fee_cents", "INTEGER", description="Fee charged, cents.", check="fee_cents >= 0"),
             col("created_at", description="When asked for (ISO 8601, UTC)."),
         ],
@@ -256,9 +360,18 @@ def build_tables() -> list[TableSpec]:
             _ref("customer_id", "customers.customer_id", "customer", "Account that booked it."),
             _ref("address_id", "addresses.address_id", "address", "Where to collect."),
             _ref("depot_id", "depots.depot_id", "depot", "Depot sending the driver."),
-            col("pickup_date", description="Day of the pickup, YYYY-MM-DD (a business day).", check="pickup_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'"),
+            col(
+                "pickup_date",
+                description="Day of the pickup, YYYY-MM-DD (a business day).",
+                check="pickup_date GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'",
+            ),
             col("window", description="Time window.", enum=list(PICKUP_WINDOWS)),
-            col("parcel_count", "INTEGER", description="Parcels to collect.", check="parcel_count BETWEEN 1 AND 25"),
+            col(
+                "parcel_count",
+                "INTEGER",
+                description="Parcels to collect.",
+                check="parcel_count BETWEEN 1 AND 25",
+            ),
             col("status", description="Pickup status.", enum=list(PICKUP_STATUSES)),
             col("created_at", description="When booked (ISO 8601, UTC)."),
         ],
@@ -280,7 +393,11 @@ def build_tables() -> list[TableSpec]:
             col("kind", description="lost or damaged.", enum=list(CLAIM_KINDS)),
             col("amount_cents", "INTEGER", description="Amount claimed, cents.", check="amount_cents > 0"),
             col("status", description="Claim status.", enum=list(CLAIM_STATUSES)),
-            col("description", description="What happened, in the customer's words.", check="length(description) > 0"),
+            col(
+                "description",
+                description="What happened, in the customer's words.",
+                check="length(description) > 0",
+            ),
             col("filed_at", description="When filed (ISO 8601, UTC)."),
             col("decided_at", description="When approved or denied (ISO 8601, UTC).", nullable=True),
         ],
@@ -300,9 +417,19 @@ def build_tables() -> list[TableSpec]:
             _ref("customer_id", "customers.customer_id", "customer", "Account billed."),
             col("period", description="Month billed, YYYY-MM.", check="period GLOB '20[0-9][0-9]-[01][0-9]'"),
             col("status", description="Invoice status.", enum=list(INVOICE_STATUSES)),
-            col("issued_at", description="Date issued, YYYY-MM-DD; NULL while open.", nullable=True, check="(status = 'open') = (issued_at IS NULL)"),
+            col(
+                "issued_at",
+                description="Date issued, YYYY-MM-DD; NULL while open.",
+                nullable=True,
+                check="(status = 'open') = (issued_at IS NULL)",
+            ),
             col("due_date", description="Due date, YYYY-MM-DD."),
-            col("paid_at", description="When paid (ISO 8601, UTC); NULL unless paid.", nullable=True, check="(status = 'paid') = (paid_at IS NOT NULL)"),
+            col(
+                "paid_at",
+                description="When paid (ISO 8601, UTC); NULL unless paid.",
+                nullable=True,
+                check="(status = 'paid') = (paid_at IS NOT NULL)",
+            ),
         ],
     )
     invoice_items = TableSpec(
@@ -311,11 +438,27 @@ def build_tables() -> list[TableSpec]:
         primary_key=["invoice_id", "item_no"],
         columns=[
             _ref("invoice_id", "invoices.invoice_id", "invoice", "Invoice of this item."),
-            col("item_no", "INTEGER", description="Item number within the invoice, from 1.", check="item_no >= 1"),
-            _ref("tracking_number", "shipments.tracking_number", "shipment", "Shipment charged; NULL for account items.", nullable=True),
+            col(
+                "item_no",
+                "INTEGER",
+                description="Item number within the invoice, from 1.",
+                check="item_no >= 1",
+            ),
+            _ref(
+                "tracking_number",
+                "shipments.tracking_number",
+                "shipment",
+                "Shipment charged; NULL for account items.",
+                nullable=True,
+            ),
             col("kind", description="Kind of charge.", enum=list(INVOICE_ITEM_KINDS)),
             col("description", description="Text printed on the invoice.", check="length(description) > 0"),
-            col("amount_cents", "INTEGER", description="Amount in cents; negative for credits.", check="amount_cents <> 0 AND (kind = 'credit') = (amount_cents < 0)"),
+            col(
+                "amount_cents",
+                "INTEGER",
+                description="Amount in cents; negative for credits.",
+                check="amount_cents <> 0 AND (kind = 'credit') = (amount_cents < 0)",
+            ),
         ],
     )
     return [

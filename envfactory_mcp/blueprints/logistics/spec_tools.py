@@ -40,9 +40,7 @@ DEPOT_ID = kit.string(7, "Depot id from list_depots, e.g. 'dep_atl'.", pattern=r
 SERVICE_ID = kit.string(20, "Service id from list_services, e.g. 'svc_ground'.", pattern=r"^svc_[a-z]{3,15}$")
 PICKUP_ID = kit.string(8, "Pickup confirmation number, e.g. 'PU004512'.", pattern=r"^[Pp][Uu][0-9]{6}$")
 CLAIM_ID = kit.string(8, "Claim number, e.g. 'CLM00123'.", pattern=r"^[Cc][Ll][Mm][0-9]{5}$")
-INVOICE_ID = kit.string(
-    11, "Invoice number, e.g. 'INV26080042'.", pattern=r"^[Ii][Nn][Vv][0-9]{8}$"
-)
+INVOICE_ID = kit.string(11, "Invoice number, e.g. 'INV26080042'.", pattern=r"^[Ii][Nn][Vv][0-9]{8}$")
 DATE = kit.string(10, "A date, YYYY-MM-DD.", pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 ADDRESS_OUT = kit.obj(
@@ -103,7 +101,9 @@ SHIPMENT_OUT = kit.obj(
         "return_label_deadline": kit.nullable("string"),
         "claims": kit.array(TEXT),
         "events": kit.array(
-            kit.obj({"occurred_at": TEXT, "code": kit.enum(EVENT_CODES), "location": TEXT, "description": TEXT})
+            kit.obj(
+                {"occurred_at": TEXT, "code": kit.enum(EVENT_CODES), "location": TEXT, "description": TEXT}
+            )
         ),
     }
 )
@@ -187,6 +187,7 @@ INVOICE_OUT = kit.obj(
                 }
             )
         ),
+        "charges_by_shipment": kit.array(kit.obj({"tracking_number": TEXT, "amount": MONEY})),
         "total": MONEY,
         "balance_due": MONEY,
     }
@@ -223,7 +224,9 @@ def build_tools() -> list[ToolSpec]:
             "their email. Fails if no customer has that number.",
             {
                 "phone": (
-                    kit.string(20, "Contact phone number, e.g. '4045550143'.", pattern=r"^[0-9 ()+.-]{10,20}$"),
+                    kit.string(
+                        20, "Contact phone number, e.g. '4045550143'.", pattern=r"^[0-9 ()+.-]{10,20}$"
+                    ),
                     kit.param(None, True),
                 )
             },
@@ -400,12 +403,17 @@ def build_tools() -> list[ToolSpec]:
             "check on my invoice",
             "Get an invoice: month, status (open: current month, not payable yet; issued; overdue; paid), issue, "
             "due and payment dates, items (shipping, insurance, fees, credits, late fees) and the total and "
-            "balance due in dollars.",
+            "balance due in dollars, and what each shipment was charged on it (net of credits).",
             {"invoice_id": invoice_id},
             INVOICE_OUT,
             reads=["invoice_items", "invoices"],
-            outputs={"invoice_id": "invoice", "customer_id": "customer", "items[].tracking_number": "shipment"},
-            claims=["status", "total"],
+            outputs={
+                "invoice_id": "invoice",
+                "customer_id": "customer",
+                "items[].tracking_number": "shipment",
+                "charges_by_shipment[].tracking_number": "shipment",
+            },
+            claims=["status", "total", "charges_by_shipment[].amount"],
         ),
         kit.tool(
             "create_shipment",
@@ -423,16 +431,33 @@ def build_tools() -> list[ToolSpec]:
                 "to_address_id": (ADDRESS_ID, kit.param("address", False)),
                 "service_id": (SERVICE_ID, kit.param("service", False)),
                 "contents": (
-                    {**kit.string(80, "What the parcel holds, e.g. 'books'."), "examples": ["books", "shoes", "ceramic vase"]},
+                    {
+                        **kit.string(80, "What the parcel holds, e.g. 'books'."),
+                        "examples": ["books", "shoes", "ceramic vase"],
+                    },
                     kit.param(None, True),
                 ),
                 "weight_kg": (
-                    {"type": "number", "exclusiveMinimum": 0, "maximum": 100, "description": "Weight in kg, one decimal."},
+                    {
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": 100,
+                        "description": "Weight in kg, one decimal.",
+                    },
                     kit.param(None, True),
                 ),
-                "length_cm": ({"type": "integer", "minimum": 1, "maximum": 300, "description": "Longest side, cm."}, kit.param(None, True)),
-                "width_cm": ({"type": "integer", "minimum": 1, "maximum": 300, "description": "Width, cm."}, kit.param(None, True)),
-                "height_cm": ({"type": "integer", "minimum": 1, "maximum": 300, "description": "Height, cm."}, kit.param(None, True)),
+                "length_cm": (
+                    {"type": "integer", "minimum": 1, "maximum": 300, "description": "Longest side, cm."},
+                    kit.param(None, True),
+                ),
+                "width_cm": (
+                    {"type": "integer", "minimum": 1, "maximum": 300, "description": "Width, cm."},
+                    kit.param(None, True),
+                ),
+                "height_cm": (
+                    {"type": "integer", "minimum": 1, "maximum": 300, "description": "Height, cm."},
+                    kit.param(None, True),
+                ),
                 "declared_value": (
                     {
                         "type": "number",
@@ -495,7 +520,10 @@ def build_tools() -> list[ToolSpec]:
             effect="write",
             reads=[*SHIPMENT_READS, "customers", "depots", "invoice_items", "invoices"],
             writes=["delivery_changes", "invoice_items", "shipments", "tracking_events"],
-            outputs={**{f"shipment.{k}": v for k, v in SHIPMENT_OUTPUTS.items()}, "change_id": "delivery_change"},
+            outputs={
+                **{f"shipment.{k}": v for k, v in SHIPMENT_OUTPUTS.items()},
+                "change_id": "delivery_change",
+            },
             claims=["fee", "shipment.estimated_delivery"],
         ),
         kit.tool(
@@ -510,7 +538,10 @@ def build_tools() -> list[ToolSpec]:
             effect="write",
             reads=[*SHIPMENT_READS, "depots"],
             writes=["delivery_changes", "shipments", "tracking_events"],
-            outputs={**{f"shipment.{k}": v for k, v in SHIPMENT_OUTPUTS.items()}, "change_id": "delivery_change"},
+            outputs={
+                **{f"shipment.{k}": v for k, v in SHIPMENT_OUTPUTS.items()},
+                "change_id": "delivery_change",
+            },
             claims=["hold_days"],
         ),
         kit.tool(

@@ -362,6 +362,10 @@ def _invoice_view(ctx: ToolContext, invoice_id: str) -> dict:
         (inv["invoice_id"],),
     )
     total = sum(i["amount_cents"] for i in items)
+    by_shipment: dict[str, int] = {}
+    for i in items:
+        if i["tracking_number"] is not None:
+            by_shipment[i["tracking_number"]] = by_shipment.get(i["tracking_number"], 0) + i["amount_cents"]
     return {
         "invoice_id": inv["invoice_id"],
         "customer_id": inv["customer_id"],
@@ -380,6 +384,7 @@ def _invoice_view(ctx: ToolContext, invoice_id: str) -> dict:
             }
             for i in items
         ],
+        "charges_by_shipment": [{"tracking_number": k, "amount": _dollars(v)} for k, v in by_shipment.items()],
         "total": _dollars(total),
         "balance_due": 0.0 if inv["status"] in ("paid", "open") else _dollars(total),
     }
