@@ -1098,7 +1098,7 @@ def test_create_task(desk, seed):
         employee_id=lead,
         project_id=project["project_id"],
         title=" Draft the FAQ ",
-        assignee_email=assignee["email"],
+        teammate_email=assignee["email"],
         due_date="2026-06-19",
     )
     assert out["status"] == "todo" and out["priority"] == "normal" and out["title"] == "Draft the FAQ"
@@ -1114,7 +1114,7 @@ def test_create_task_rules(desk, seed):
     project = _active_project(seed)
     pid, lead = project["project_id"], project["lead_id"]
     assignee = _free_member(seed, project, (lead,))
-    base = {"employee_id": lead, "project_id": pid, "title": "Do it", "assignee_email": assignee["email"]}
+    base = {"employee_id": lead, "project_id": pid, "title": "Do it", "teammate_email": assignee["email"]}
     for status in ("on_hold", "completed"):
         other = seed.first("projects", lambda p, s=status: p["status"] == s, f"{status} project")
         desk.refused(
@@ -1133,13 +1133,13 @@ def test_create_task_rules(desk, seed):
     desk.refused(
         "create_task",
         "not a member of",
-        **{**base, "assignee_email": outsider["email"]},
+        **{**base, "teammate_email": outsider["email"]},
         due_date="2026-06-19",
     )
     desk.refused(
         "create_task",
         "outside acmecorp.example",
-        **{**base, "assignee_email": "x@globex.example"},
+        **{**base, "teammate_email": "x@globex.example"},
         due_date="2026-06-19",
     )
     desk.refused("create_task", "in the past", **base, due_date="2026-06-16")
@@ -1163,7 +1163,7 @@ def test_create_task_rules(desk, seed):
         employee_id=p["lead_id"],
         project_id=p["project_id"],
         title="x",
-        assignee_email=seed.employees[away["employee_id"]]["email"],
+        teammate_email=seed.employees[away["employee_id"]]["email"],
         due_date="2026-06-19",
     )
     busy = next(e for e, n in seed.open_tasks.items() if n >= 8)
@@ -1178,7 +1178,7 @@ def test_create_task_rules(desk, seed):
         employee_id=crowded["lead_id"],
         project_id=crowded["project_id"],
         title="x",
-        assignee_email=seed.employees[busy]["email"],
+        teammate_email=seed.employees[busy]["email"],
         due_date="2026-06-19",
     )
 
@@ -1199,24 +1199,24 @@ def test_reassign_task(desk, seed):
         "only the assignee",
         employee_id=outsider["employee_id"],
         task_id=task["task_id"],
-        assignee_email=new["email"],
+        teammate_email=new["email"],
     )
     desk.refused(
         "reassign_task",
         "already assigned",
         employee_id=task["assignee_id"],
         task_id=task["task_id"],
-        assignee_email=seed.employees[task["assignee_id"]]["email"],
+        teammate_email=seed.employees[task["assignee_id"]]["email"],
     )
     desk.refused(
         "reassign_task",
         "not a member of",
         employee_id=task["assignee_id"],
         task_id=task["task_id"],
-        assignee_email=outsider["email"],
+        teammate_email=outsider["email"],
     )
     out, before, after = desk.ok(
-        "reassign_task", employee_id=project["lead_id"], task_id=task["task_id"], assignee_email=new["email"]
+        "reassign_task", employee_id=project["lead_id"], task_id=task["task_id"], teammate_email=new["email"]
     )
     assert out["assignee_email"] == new["email"] and out["status"] == "in_progress"
     changed = row(after, "tasks", "task_id", task["task_id"])
@@ -1229,7 +1229,7 @@ def test_reassign_task(desk, seed):
             "cannot be reassigned",
             employee_id=closed["assignee_id"],
             task_id=closed["task_id"],
-            assignee_email=new["email"],
+            teammate_email=new["email"],
         )
     busy = next(e for e, n in seed.open_tasks.items() if n >= 8)
     mine = seed.task(
@@ -1240,7 +1240,7 @@ def test_reassign_task(desk, seed):
         "the limit is 8",
         employee_id=mine["assignee_id"],
         task_id=mine["task_id"],
-        assignee_email=seed.employees[busy]["email"],
+        teammate_email=seed.employees[busy]["email"],
     )
 
 

@@ -590,8 +590,11 @@ def build_tools() -> list[ToolSpec]:
                     {**kit.string(160, "What is to be done."), "examples": ["Draft the rollout checklist"]},
                     kit.param(None, True),
                 ),
-                "assignee_email": (
-                    {**WORK_EMAIL, "description": "Work email of the assignee."},
+                "teammate_email": (
+                    {
+                        **WORK_EMAIL,
+                        "description": "Work email of the teammate (a project member) to assign the task to.",
+                    },
                     kit.param("email", True),
                 ),
                 "due_date": ({**DATE, "description": "Due date, YYYY-MM-DD."}, kit.param(None, True)),
@@ -606,7 +609,7 @@ def build_tools() -> list[ToolSpec]:
             writes=["tasks"],
             outputs=TASK_OUTPUTS,
             claims=["task_id", "due_date"],
-            required=["employee_id", "project_id", "title", "assignee_email", "due_date"],
+            required=["employee_id", "project_id", "title", "teammate_email", "due_date"],
         ),
         kit.tool(
             "reassign_task",
@@ -617,8 +620,11 @@ def build_tools() -> list[ToolSpec]:
             {
                 "employee_id": employee_id,
                 "task_id": task_id,
-                "assignee_email": (
-                    {**WORK_EMAIL, "description": "Work email of the new assignee."},
+                "teammate_email": (
+                    {
+                        **WORK_EMAIL,
+                        "description": "Work email of the teammate (a project member) to take the task over.",
+                    },
                     kit.param("email", True),
                 ),
             },

@@ -829,7 +829,7 @@ def create_task(
     employee_id: str,
     project_id: str,
     title: str,
-    assignee_email: str,
+    teammate_email: str,
     due_date: str,
     priority: str = "normal",
 ) -> dict:
@@ -843,7 +843,7 @@ def create_task(
     text = title.strip()
     if not text:
         ctx.fail("Give the task a title.")
-    person = _assignable(ctx, project, assignee_email)
+    person = _assignable(ctx, project, teammate_email)
     day = _due(ctx, project, due_date)
     task_id = ctx.next_id("tasks", "task_id", "TSK", 5)
     ctx.execute(
@@ -854,12 +854,12 @@ def create_task(
     return _task_view(ctx, task_id)
 
 
-def reassign_task(ctx: ToolContext, *, employee_id: str, task_id: str, assignee_email: str) -> dict:
+def reassign_task(ctx: ToolContext, *, employee_id: str, task_id: str, teammate_email: str) -> dict:
     task = _task(ctx, task_id)
     _require_open_task(ctx, task, "be reassigned")
     project = _project(ctx, task["project_id"])
     _require_task_actor(ctx, task, project, employee_id, "reassign it")
-    address = _address(ctx, assignee_email)
+    address = _address(ctx, teammate_email)
     current = _employee(ctx, task["assignee_id"])
     if current["email"] == address:
         ctx.fail(f"Task {task_id} is already assigned to {address}.")
