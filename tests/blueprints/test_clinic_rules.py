@@ -246,6 +246,30 @@ def test_find_patient_by_email_and_by_name_dob(desk, seed):
     assert out == {"patient_id": p["patient_id"]}
 
 
+def test_two_patients_with_one_name_and_birth_date_need_the_email(desk, seed):
+    p = seed.state["patients"][3]
+    desk.sql(
+        "INSERT INTO patients VALUES ('pat_900001', ?, ?, ?, 'twin@example.com', '6145550000', ?, ?, ?, ?, ?)",
+        (
+            p["first_name"],
+            p["last_name"],
+            p["date_of_birth"],
+            p["plan_id"],
+            p["member_id"],
+            p["pharmacy_id"],
+            p["primary_provider_id"],
+            "2026-01-01",
+        ),
+    )
+    desk.refused(
+        "find_patient_id_by_name_dob",
+        "ask for the email",
+        first_name=p["first_name"],
+        last_name=p["last_name"],
+        date_of_birth=p["date_of_birth"],
+    )
+
+
 def test_unknown_ids_are_refused(desk, seed):
     desk.refused("find_patient_id_by_email", "no patient found", email="nobody@nowhere.example")
     desk.refused(
@@ -413,21 +437,13 @@ def test_no_double_booking_and_one_upcoming_visit_per_provider(desk, seed):
         "already has upcoming appointment",
         **_book(desk, patient, provider, slot, "follow_up"),
     )
-    # Another provider's open slot at the very time of the patient's visit overlaps it.
-    start = seed.start(a)
-    clash = next(
-        (
-            s
-            for s in seed.state["slots"]
-            if s["start_time"] == start
-            and s["provider_id"] != provider["provider_id"]
-            and seed.booked[s["slot_id"]] < s["capacity"]
-        ),
-        None,
+    # A set-up open slot of another provider at the very time of the patient's visit overlaps it.
+    other = next(p for p in seed.state["providers"] if p["provider_id"] != provider["provider_id"])
+    desk.sql(
+        "INSERT INTO slots VALUES ('slt_900001', ?, ?, 'set-up slot', 30, 1)",
+        (other["provider_id"], seed.start(a)),
     )
-    if clash is None:
-        pytest.skip("no other provider has an open slot at that time")
-    other = seed.providers[clash["provider_id"]]
+    clash = {**slot, "slot_id": "slt_900001"}
     desk.refused("book_appointment", "overlaps", **_book(desk, patient, other, clash, "new_patient"))
 
 
@@ -687,50 +703,37 @@ def test_reschedule_rules(desk, seed):
     desk.refused(
         "reschedule_appointment", "in the past", appointment_id=a["appointment_id"], slot_id=past["slot_id"]
     )
-    full = next(
-        (
-            s
-            for s in seed.state["slots"]
-            if s["provider_id"] == a["provider_id"]
-            and s["start_time"] > NOW
-            and seed.booked[s["slot_id"]] >= s["capacity"]
-            and s["slot_id"] != a["slot_id"]
-        ),
-        None,
-    )
-    if full is not None:
-        desk.refused(
-            "reschedule_appointment",
-            "fully booked",
-            appointment_id=a["appointment_id"],
-            slot_id=full["slot_id"],
-        )
     target = seed.open_slot(a["provider_id"], a["patient_id"], lambda s: s["slot_id"] != a["slot_id"])
-    # Another visit of the patient's at the target time makes it a double booking.
-    elsewhere = (
-        next(
-            s
-            for s in seed.state["slots"]
-            if s["start_time"] == target["start_time"] and s["slot_id"] != target["slot_id"]
-        )
-        if any(
-            s["start_time"] == target["start_time"] and s["slot_id"] != target["slot_id"]
-            for s in seed.state["slots"]
-        )
-        else None
+    # Another open slot of the provider, filled up by a set-up booking of someone else.
+    full = seed.open_slot(
+        a["provider_id"],
+        a["patient_id"],
+        lambda s: s["slot_id"] not in (a["slot_id"], target["slot_id"]) and seed.booked[s["slot_id"]] == 0,
     )
-    if elsewhere is not None:
-        desk.sql(
-            "INSERT INTO appointments VALUES ('APT900001', ?, ?, ?, 'follow_up', 'x', 'scheduled', NULL, 0, ?, NULL)",
-            (a["patient_id"], elsewhere["provider_id"], elsewhere["slot_id"], NOW),
-        )
-        desk.refused(
-            "reschedule_appointment",
-            "overlaps",
-            appointment_id=a["appointment_id"],
-            slot_id=target["slot_id"],
-        )
-        desk.sql("DELETE FROM appointments WHERE appointment_id = 'APT900001'")
+    other_patient = next(p for p in seed.state["patients"] if p["patient_id"] != a["patient_id"])
+    desk.sql("UPDATE slots SET capacity = 1 WHERE slot_id = ?", (full["slot_id"],))
+    desk.sql(
+        "INSERT INTO appointments VALUES ('APT900002', ?, ?, ?, 'follow_up', 'x', 'scheduled', NULL, 0, ?, NULL)",
+        (other_patient["patient_id"], a["provider_id"], full["slot_id"], NOW),
+    )
+    desk.refused(
+        "reschedule_appointment", "fully booked", appointment_id=a["appointment_id"], slot_id=full["slot_id"]
+    )
+    # A set-up visit of the patient's with another provider at the target time: a double booking.
+    other = next(p for p in seed.state["providers"] if p["provider_id"] != a["provider_id"])
+    desk.sql(
+        "INSERT INTO slots VALUES ('slt_900001', ?, ?, 'set-up slot', 30, 1)",
+        (other["provider_id"], target["start_time"]),
+    )
+    desk.sql(
+        "INSERT INTO appointments VALUES ('APT900001', ?, ?, 'slt_900001', 'follow_up', 'x', 'scheduled', NULL, 0, ?, NULL)",
+        (a["patient_id"], other["provider_id"], NOW),
+    )
+    desk.refused(
+        "reschedule_appointment", "overlaps", appointment_id=a["appointment_id"], slot_id=target["slot_id"]
+    )
+    desk.sql("DELETE FROM appointments WHERE appointment_id IN ('APT900001', 'APT900002')")
+    desk.sql("DELETE FROM slots WHERE slot_id = 'slt_900001'")
     out, before, after = desk.ok(
         "reschedule_appointment", appointment_id=a["appointment_id"], slot_id=target["slot_id"]
     )
