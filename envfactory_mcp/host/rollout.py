@@ -230,8 +230,26 @@ async def rollout(
         Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified, trust=config.trust
     )
     tasks = load_tasks(config)
-    with RunStore.open(run_dir, config.metadata(run_id), resumable_keys=RESUMABLE_KEYS) as store:
+    with RunStore.open(run_dir, _metadata(config, run_dir), resumable_keys=RESUMABLE_KEYS) as store:
         return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
+
+
+def _metadata(config: RolloutConfig, run_dir: Path) -> dict[str, Any]:
+    """``config.metadata``, keeping the relative ``servers_dir`` of a run started before
+    paths were stored absolute when it names the same folder (so such a run resumes)."""
+    import json
+
+    from envfactory_mcp.trajectories.store import METADATA, recorded_path
+
+    metadata = config.metadata(run_dir.name)
+    try:
+        stored = json.loads((run_dir / METADATA).read_text(encoding="utf-8"))["servers_dir"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return metadata
+    if isinstance(stored, str) and not Path(stored).is_absolute():
+        if recorded_path(run_dir, stored).resolve() == Path(metadata["servers_dir"]):
+            metadata["servers_dir"] = stored
+    return metadata
 
 
 async def _roll(

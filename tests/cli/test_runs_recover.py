@@ -139,6 +139,21 @@ def test_metadata_paths_are_absolute_so_export_and_rescore_work_from_another_dir
     assert code == 0, output
 
 
+def test_a_run_from_before_absolute_paths_still_resumes(
+    tasks_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    run_dir = tmp_path / "run"
+    assert rollout(tasks_file, run_dir, "--transport", "memory", "--num-tasks", "1")[0] == 0
+    metadata_path = run_dir / "metadata.json"
+    metadata = json.loads(metadata_path.read_text())
+    metadata["servers_dir"], metadata["tasks_path"] = "generated_servers", "tasks.jsonl"  # as older runs stored
+    metadata_path.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+    monkeypatch.chdir(SERVERS_DIR.parent)
+    code, output = rollout(tasks_file, run_dir, "--transport", "memory")
+    assert code == 0, output
+    assert len(lines(run_dir)) == 3 and json.loads(metadata_path.read_text()) == metadata  # never rewritten
+
+
 def test_a_configuration_mismatch_names_the_fields_and_force_new_moves_the_old_run_aside(
     tasks_file: Path, tmp_path: Path
 ):
