@@ -913,6 +913,13 @@ def test_update_insurance_rules(desk, seed):
     desk.refused(
         "update_insurance_plan", "member id", patient_id=patient["patient_id"], plan_id="ins_gold_ppo"
     )
+    desk.refused(
+        "update_insurance_plan",
+        "start with sum",
+        patient_id=patient["patient_id"],
+        plan_id="ins_gold_ppo",
+        member_id="CFH1234567",
+    )
 
 
 def test_update_insurance_recomputes_upcoming_copays(desk, seed):

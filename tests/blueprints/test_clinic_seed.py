@@ -109,7 +109,9 @@ def test_patients_are_identifiable_and_can_pay(state):
     assert any(_age(p["date_of_birth"], TODAY) < 18 for p in patients)
     plans = {p["plan_id"]: p for p in state["insurance_plans"]}
     for p in patients:
-        assert (p["member_id"] is None) == (plans[p["plan_id"]]["network_type"] == "none"), p
+        plan = plans[p["plan_id"]]
+        assert (p["member_id"] is None) == (plan["network_type"] == "none"), p
+        assert p["member_id"] is None or p["member_id"].startswith(plan["member_id_prefix"]), p
     usable = {m["patient_id"] for m in state["payment_methods"] if m["expires"] >= "2026-06"}
     assert usable == {p["patient_id"] for p in patients}
 

@@ -207,6 +207,7 @@ def _plans() -> list[Row]:
             "specialist_copay_cents": specialist * 100,
             "telehealth_copay_cents": telehealth * 100,
             "accepted": accepted,
+            "member_id_prefix": MEMBER_PREFIX.get(carrier),
         }
         for plan_id, name, carrier, tier, network, primary, specialist, telehealth, accepted, _ in PLANS
     ]

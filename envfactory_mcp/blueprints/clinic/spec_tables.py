@@ -75,6 +75,12 @@ def build_tables() -> list[TableSpec]:
                 description="1 when the clinic is in network with the plan; 0 for plans it no longer takes.",
                 enum=[0, 1],
             ),
+            col(
+                "member_id_prefix",
+                description="The three letters every member id of the carrier starts with; NULL for self-pay.",
+                nullable=True,
+                check="member_id_prefix GLOB '[A-Z][A-Z][A-Z]' AND (network_type = 'none') = (member_id_prefix IS NULL)",
+            ),
         ],
     )
     pharmacies = TableSpec(

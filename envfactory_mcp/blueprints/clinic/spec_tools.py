@@ -64,6 +64,7 @@ PLAN_OUT = kit.obj(
         "telehealth_copay": MONEY,
         "annual_physical_copay": MONEY,
         "accepted": BOOL,
+        "member_id_prefix": NULL_TEXT,
     }
 )
 PROVIDER_FIELDS: dict[str, Schema] = {
@@ -577,7 +578,8 @@ def build_tools() -> list[ToolSpec]:
             "update_insurance_plan",
             "update my insurance on file",
             "Put another insurance plan the clinic accepts on the patient's file, with the member id from the new "
-            "card (three letters and seven digits; not needed for self-pay). Copays of upcoming appointments are "
+            "card (three letters, the carrier's prefix, and seven digits; not needed for self-pay). Copays of upcoming "
+            "appointments are "
             "recomputed from the new plan. Returns the plan and the upcoming appointments' copays.",
             {
                 "patient_id": patient_id,

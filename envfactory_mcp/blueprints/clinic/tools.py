@@ -243,6 +243,7 @@ def _plan_view(plan: Row) -> dict:
             0 if plan["network_type"] != "none" else plan["primary_copay_cents"]
         ),
         "accepted": bool(plan["accepted"]),
+        "member_id_prefix": plan["member_id_prefix"],
     }
 
 
@@ -873,6 +874,11 @@ def update_insurance_plan(
         if len(member) != MEMBER_ID_LENGTH or not member[:3].isalpha() or not member[3:].isdigit():
             ctx.fail(
                 "The member id from the insurance card is needed: three letters and seven digits, e.g. 'CFH1234567'."
+            )
+        if not member.startswith(plan["member_id_prefix"]):
+            ctx.fail(
+                f"Member id {member} is not a {plan['carrier']} member id: those start with "
+                f"{plan['member_id_prefix']}. Check the card."
             )
     ctx.execute(
         "UPDATE patients SET plan_id = ?, member_id = ? WHERE patient_id = ?", (plan_id, member, patient_id)

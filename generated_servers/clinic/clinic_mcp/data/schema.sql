@@ -11,6 +11,7 @@ CREATE TABLE "insurance_plans" (
   "specialist_copay_cents" INTEGER NOT NULL CHECK (specialist_copay_cents >= 0),
   "telehealth_copay_cents" INTEGER NOT NULL CHECK (telehealth_copay_cents >= 0),
   "accepted" INTEGER NOT NULL CHECK ("accepted" IN (0, 1)),
+  "member_id_prefix" TEXT CHECK (member_id_prefix GLOB '[A-Z][A-Z][A-Z]' AND (network_type = 'none') = (member_id_prefix IS NULL)),
   PRIMARY KEY ("plan_id")
 ) STRICT, WITHOUT ROWID;
 
