@@ -55,7 +55,12 @@ class Seed:
 
     def booking(self, want=lambda b: True, **fields: Any) -> dict:
         found = next(
-            (b for b in self.state["hotel_bookings"] if all(b[k] == v for k, v in fields.items()) and want(b)), None
+            (
+                b
+                for b in self.state["hotel_bookings"]
+                if all(b[k] == v for k, v in fields.items()) and want(b)
+            ),
+            None,
         )
         if found is None:
             pytest.fail(f"the seed has no hotel booking with {fields}")
@@ -63,14 +68,17 @@ class Seed:
 
     def rental(self, want=lambda r: True, **fields: Any) -> dict:
         found = next(
-            (r for r in self.state["car_rentals"] if all(r[k] == v for k, v in fields.items()) and want(r)), None
+            (r for r in self.state["car_rentals"] if all(r[k] == v for k, v in fields.items()) and want(r)),
+            None,
         )
         if found is None:
             pytest.fail(f"the seed has no car rental with {fields}")
         return found
 
     def trip(self, want=lambda t: True, **fields: Any) -> dict:
-        found = next((t for t in self.state["trips"] if all(t[k] == v for k, v in fields.items()) and want(t)), None)
+        found = next(
+            (t for t in self.state["trips"] if all(t[k] == v for k, v in fields.items()) and want(t)), None
+        )
         if found is None:
             pytest.fail(f"the seed has no trip with {fields}")
         return found
@@ -170,7 +178,11 @@ def test_find_traveler_by_email_and_by_name_dob(desk, seed):
 def test_unknown_ids_are_refused(desk, seed):
     desk.refused("find_traveler_id_by_email", "no traveler found", email="nobody@nowhere.example")
     desk.refused(
-        "find_traveler_id_by_name_dob", "no traveler found", first_name="No", last_name="Body", date_of_birth="1900-01-01"
+        "find_traveler_id_by_name_dob",
+        "no traveler found",
+        first_name="No",
+        last_name="Body",
+        date_of_birth="1900-01-01",
     )
     desk.refused("get_traveler_details", "trv_999999 not found", traveler_id="trv_999999")
     desk.refused("get_hotel_booking_details", "hb999999 not found", booking_id="HB999999")
@@ -178,7 +190,13 @@ def test_unknown_ids_are_refused(desk, seed):
     desk.refused("get_trip_details", "tr999999 not found", trip_id="TR999999")
     desk.refused("get_voucher_details", "tv999999 not found", voucher_id="TV999999")
     desk.refused("search_hotels", "no partner hotels", city="Gotham")
-    desk.refused("check_room_availability", "rm_99999 not found", room_type_id="rm_99999", check_in="2026-07-01", nights=2)
+    desk.refused(
+        "check_room_availability",
+        "rm_99999 not found",
+        room_type_id="rm_99999",
+        check_in="2026-07-01",
+        nights=2,
+    )
     desk.refused(
         "check_car_availability",
         "xxx-xxx not found",
@@ -191,8 +209,16 @@ def test_unknown_ids_are_refused(desk, seed):
 
 def test_invalid_arguments_are_rejected_before_the_tool_runs(desk, seed):
     b = seed.booking(status="confirmed", rate_type="refundable")
-    desk.refused("change_hotel_dates", "invalid arguments", booking_id=b["booking_id"], check_in="2026-07-01", nights=15)
-    desk.refused("change_hotel_dates", "invalid arguments", booking_id=b["booking_id"], check_in="1st July", nights=2)
+    desk.refused(
+        "change_hotel_dates",
+        "invalid arguments",
+        booking_id=b["booking_id"],
+        check_in="2026-07-01",
+        nights=15,
+    )
+    desk.refused(
+        "change_hotel_dates", "invalid arguments", booking_id=b["booking_id"], check_in="1st July", nights=2
+    )
     t = seed.trip(status="planned")
     desk.refused("set_flight_locator", "invalid arguments", trip_id=t["trip_id"], flight_locator="AB-12C")
     desk.refused("get_hotel_booking_details", "invalid arguments", booking_id="hb204003")
@@ -220,12 +246,24 @@ def test_reads_show_state_in_dollars(desk, seed):
 
 def test_room_and_car_availability(desk, seed):
     n = next(x for x in seed.state["room_nights"] if x["night"] == "2026-07-01")
-    out, _, _ = desk.ok("check_room_availability", room_type_id=n["room_type_id"], check_in="2026-07-01", nights=1)
+    out, _, _ = desk.ok(
+        "check_room_availability", room_type_id=n["room_type_id"], check_in="2026-07-01", nights=1
+    )
     assert out["rooms_available"] == n["rooms_total"] - n["rooms_booked"]
-    desk.refused("check_room_availability", "not on sale", room_type_id=n["room_type_id"], check_in="2026-07-14", nights=4)
+    desk.refused(
+        "check_room_availability",
+        "not on sale",
+        room_type_id=n["room_type_id"],
+        check_in="2026-07-14",
+        nights=4,
+    )
     a = next(x for x in seed.state["car_availability"] if x["day"] == "2026-06-25")
     out, _, _ = desk.ok(
-        "check_car_availability", location_id=a["location_id"], class_id=a["class_id"], pickup_date="2026-06-25", days=1
+        "check_car_availability",
+        location_id=a["location_id"],
+        class_id=a["class_id"],
+        pickup_date="2026-06-25",
+        days=1,
     )
     assert out["cars_available"] == a["cars_total"] - a["cars_booked"]
     desk.refused(
@@ -242,7 +280,10 @@ def test_room_and_car_availability(desk, seed):
 
 
 def _free_room(seed: Seed, check_in: str, nights: int, rooms: int) -> str:
-    room = next((r for r in seed.state["room_types"] if seed.free_for(r["room_type_id"], check_in, nights, rooms)), None)
+    room = next(
+        (r for r in seed.state["room_types"] if seed.free_for(r["room_type_id"], check_in, nights, rooms)),
+        None,
+    )
     assert room is not None
     return room["room_type_id"]
 
@@ -251,7 +292,13 @@ def test_book_hotel_refusals(desk, seed):
     member = seed.traveler(lambda t: t["tier"] == "member")
     tid, card = member["traveler_id"], seed.card(member["traveler_id"])
     room = _free_room(seed, "2026-07-02", 2, 3)
-    args = {"traveler_id": tid, "room_type_id": room, "nights": 2, "rate_type": "refundable", "payment_method_id": card}
+    args = {
+        "traveler_id": tid,
+        "room_type_id": room,
+        "nights": 2,
+        "rate_type": "refundable",
+        "payment_method_id": card,
+    }
     desk.refused("book_hotel", "after today", check_in=TODAY, rooms=1, **args)
     desk.refused("book_hotel", "after today", check_in="2026-06-01", rooms=1, **args)
     desk.refused("book_hotel", "1 to 2 rooms", check_in="2026-07-02", rooms=3, **args)
@@ -273,7 +320,9 @@ def test_book_hotel_refusals(desk, seed):
         rooms=1,
         **{**args, "traveler_id": owner, "payment_method_id": expired["payment_method_id"]},
     )
-    sold = next(n for n in seed.state["room_nights"] if n["rooms_booked"] == n["rooms_total"] and n["night"] > TODAY)
+    sold = next(
+        n for n in seed.state["room_nights"] if n["rooms_booked"] == n["rooms_total"] and n["night"] > TODAY
+    )
     desk.refused(
         "book_hotel",
         "left for the night",
@@ -344,7 +393,7 @@ def test_book_hotel_holds_rooms_and_pays_voucher_first(desk, seed):
     payments = new_rows(before, after, "payments")
     used = min(v["balance_cents"], total)
     assert sum(p["amount_cents"] for p in payments) == total
-    assert [p["voucher_id"] for p in payments][0] == v["voucher_id"] and payments[0]["amount_cents"] == used
+    assert payments[0]["voucher_id"] == v["voucher_id"] and payments[0]["amount_cents"] == used
     voucher = row(after, "vouchers", voucher_id=v["voucher_id"])
     assert voucher["balance_cents"] == v["balance_cents"] - used
     assert voucher["status"] == ("redeemed" if voucher["balance_cents"] == 0 else "active")
@@ -384,49 +433,54 @@ def test_change_dates_refusals(desk, seed):
     for status in ("checked_in", "completed", "cancelled"):
         b = seed.booking(status=status)
         desk.refused(
-            "change_hotel_dates", "only confirmed bookings", booking_id=b["booking_id"], check_in="2026-07-01", nights=2
+            "change_hotel_dates",
+            "only confirmed bookings",
+            booking_id=b["booking_id"],
+            check_in="2026-07-01",
+            nights=2,
         )
     nr = seed.booking(status="confirmed", rate_type="non_refundable")
-    desk.refused("change_hotel_dates", "non-refundable", booking_id=nr["booking_id"], check_in="2026-07-01", nights=2)
+    desk.refused(
+        "change_hotel_dates", "non-refundable", booking_id=nr["booking_id"], check_in="2026-07-01", nights=2
+    )
     b = seed.booking(lambda b: b["check_in"] > "2026-06-22", status="confirmed", rate_type="refundable")
     desk.sql("UPDATE hotel_bookings SET check_in = ?, check_out = ? WHERE booking_id = ?",
              (TODAY, _plus(TODAY, b["nights"]), b["booking_id"]))  # fmt: skip
     desk.refused(
-        "change_hotel_dates", "before the check-in day", booking_id=b["booking_id"], check_in="2026-07-01", nights=2
+        "change_hotel_dates",
+        "before the check-in day",
+        booking_id=b["booking_id"],
+        check_in="2026-07-01",
+        nights=2,
     )
-    b = seed.booking(lambda b: b["check_in"] > TODAY and b["booking_id"] != b["booking_id"] + "x",
-                     status="confirmed", rate_type="refundable")  # fmt: skip
-    if b["check_in"] == TODAY:
-        pytest.skip("set-up")
+    b = seed.booking(lambda b: b["check_in"] > TODAY, status="confirmed", rate_type="refundable")
     desk.refused("change_hotel_dates", "after today", booking_id=b["booking_id"], check_in=TODAY, nights=2)
     desk.refused(
-        "change_hotel_dates", "already has those dates", booking_id=b["booking_id"], check_in=b["check_in"], nights=b["nights"]
+        "change_hotel_dates",
+        "already has those dates",
+        booking_id=b["booking_id"],
+        check_in=b["check_in"],
+        nights=b["nights"],
     )
-    sold = next(
-        n
-        for n in seed.state["room_nights"]
-        if n["room_type_id"] == b["room_type_id"] and n["rooms_booked"] == n["rooms_total"] and n["night"] > TODAY
-        and not (b["check_in"] <= n["night"] < b["check_out"])
-    ) if any(
-        n["room_type_id"] == b["room_type_id"] and n["rooms_booked"] == n["rooms_total"] and n["night"] > TODAY
-        and not (b["check_in"] <= n["night"] < b["check_out"])
-        for n in seed.state["room_nights"]
-    ) else None  # fmt: skip
-    if sold is None:
-        desk.sql("UPDATE room_nights SET rooms_booked = rooms_total WHERE room_type_id = ? AND night = '2026-07-14'",
-                 (b["room_type_id"],))  # fmt: skip
-        night = "2026-07-14"
-    else:
-        night = sold["night"]
-    desk.refused("change_hotel_dates", "left for the night", booking_id=b["booking_id"], check_in=night, nights=1)
+    # A night outside the stay, sold out.
+    night = "2026-07-14" if b["check_out"] <= "2026-07-14" else "2026-06-19"
+    desk.sql(
+        "UPDATE room_nights SET rooms_booked = rooms_total WHERE room_type_id = ? AND night = ?",
+        (b["room_type_id"], night),
+    )
+    desk.refused(
+        "change_hotel_dates", "left for the night", booking_id=b["booking_id"], check_in=night, nights=1
+    )
 
 
 def _changeable(seed: Seed, in_trip: bool) -> dict:
     return seed.booking(
-        lambda b: b["check_in"] > TODAY
-        and (b["booking_id"] in seed.trip_of_booking) == in_trip
-        and (not in_trip or seed.trip_of_booking[b["booking_id"]]["status"] == "planned")
-        and b["nights"] >= 2,
+        lambda b: (
+            b["check_in"] > TODAY
+            and (b["booking_id"] in seed.trip_of_booking) == in_trip
+            and (not in_trip or seed.trip_of_booking[b["booking_id"]]["status"] == "planned")
+            and b["nights"] >= 2
+        ),
         status="confirmed",
         rate_type="refundable",
     )
@@ -434,12 +488,19 @@ def _changeable(seed: Seed, in_trip: bool) -> dict:
 
 def test_longer_stay_is_charged_and_moves_inventory(desk, seed):
     b = _changeable(seed, in_trip=True)
-    desk.sql("UPDATE room_nights SET rooms_total = rooms_booked + ? WHERE room_type_id = ?", (b["rooms"], b["room_type_id"]))
+    desk.sql(
+        "UPDATE room_nights SET rooms_total = rooms_booked + ? WHERE room_type_id = ?",
+        (b["rooms"], b["room_type_id"]),
+    )
     new_in = "2026-07-10"
-    out, before, after = desk.ok("change_hotel_dates", booking_id=b["booking_id"], check_in=new_in, nights=b["nights"] + 1)
+    out, before, after = desk.ok(
+        "change_hotel_dates", booking_id=b["booking_id"], check_in=new_in, nights=b["nights"] + 1
+    )
     extra = b["nightly_rate_cents"] * b["rooms"]
     assert out["charged"] == extra / 100 and out["refunded"] == 0
-    assert out["booking"]["check_in"] == new_in and out["booking"]["total"] == (b["total_cents"] + extra) / 100
+    assert (
+        out["booking"]["check_in"] == new_in and out["booking"]["total"] == (b["total_cents"] + extra) / 100
+    )
     (payment,) = new_rows(before, after, "payments")
     assert payment["amount_cents"] == extra and payment["payment_method_id"] is not None
     for i in range(b["nights"]):
@@ -455,7 +516,9 @@ def test_longer_stay_is_charged_and_moves_inventory(desk, seed):
 
 def test_shorter_stay_is_refunded(desk, seed):
     b = _changeable(seed, in_trip=False)
-    out, before, after = desk.ok("change_hotel_dates", booking_id=b["booking_id"], check_in=b["check_in"], nights=1)
+    out, before, after = desk.ok(
+        "change_hotel_dates", booking_id=b["booking_id"], check_in=b["check_in"], nights=1
+    )
     back = b["nightly_rate_cents"] * b["rooms"] * (b["nights"] - 1)
     assert out["refunded"] == back / 100 and out["charged"] == 0
     refunds = new_rows(before, after, "refunds")
@@ -470,7 +533,9 @@ def test_cancel_hotel_refusals(desk, seed):
     for status in ("checked_in", "completed", "cancelled"):
         b = seed.booking(status=status)
         desk.refused("cancel_hotel_booking", "only confirmed bookings", booking_id=b["booking_id"])
-    nr = seed.booking(lambda b: b["booking_id"] not in seed.trip_of_booking, status="confirmed", rate_type="non_refundable")
+    nr = seed.booking(
+        lambda b: b["booking_id"] not in seed.trip_of_booking, status="confirmed", rate_type="non_refundable"
+    )
     desk.refused("cancel_hotel_booking", "cannot be cancelled for a refund", booking_id=nr["booking_id"])
     planned = seed.trip(status="planned")
     desk.refused("cancel_hotel_booking", "cancel the trip instead", booking_id=planned["hotel_booking_id"])
@@ -541,9 +606,21 @@ def test_book_car_refusals(desk, seed):
     tid = adult["traveler_id"]
     loc = _free_car(seed, "2026-07-01", 3)
     args = {"class_id": "economy", "pickup_location_id": loc, "dropoff_location_id": loc, "days": 3}
-    desk.refused("book_car_rental", "after today", traveler_id=tid, pickup_date=TODAY, payment_method_id=seed.card(tid), **args)
     desk.refused(
-        "book_car_rental", "not bookable", traveler_id=tid, pickup_date="2026-07-14", payment_method_id=seed.card(tid), **args
+        "book_car_rental",
+        "after today",
+        traveler_id=tid,
+        pickup_date=TODAY,
+        payment_method_id=seed.card(tid),
+        **args,
+    )
+    desk.refused(
+        "book_car_rental",
+        "not bookable",
+        traveler_id=tid,
+        pickup_date="2026-07-14",
+        payment_method_id=seed.card(tid),
+        **args,
     )
     teen = seed.traveler(lambda t: _age(t["date_of_birth"], "2026-07-01") < 21)
     desk.refused(
@@ -563,7 +640,9 @@ def test_book_car_refusals(desk, seed):
         payment_method_id=seed.card(young["traveler_id"]),
         **{**args, "class_id": "premium"},
     )
-    full = next(a for a in seed.state["car_availability"] if a["cars_booked"] == a["cars_total"] and a["day"] > TODAY)
+    full = next(
+        a for a in seed.state["car_availability"] if a["cars_booked"] == a["cars_total"] and a["day"] > TODAY
+    )
     desk.refused(
         "book_car_rental",
         "is left",
@@ -578,7 +657,9 @@ def test_book_car_refusals(desk, seed):
 
 
 def test_young_driver_pays_surcharge_and_member_pays_one_way(desk, seed):
-    young = seed.traveler(lambda t: 21 <= _age(t["date_of_birth"], "2026-07-01") < 25 and t["tier"] in ("member", "silver"))
+    young = seed.traveler(
+        lambda t: 21 <= _age(t["date_of_birth"], "2026-07-01") < 25 and t["tier"] in ("member", "silver")
+    )
     loc = _free_car(seed, "2026-07-01", 4, "compact")
     other = next(x["location_id"] for x in seed.state["rental_locations"] if x["location_id"] != loc)
     out, before, after = desk.ok(
@@ -592,10 +673,17 @@ def test_young_driver_pays_surcharge_and_member_pays_one_way(desk, seed):
         payment_method_id=seed.card(young["traveler_id"]),
     )
     assert out["young_driver_fee"] == 100.0 and out["one_way_fee"] == 95.0
-    assert out["total"] == 49 * 4 + 100 + 95 and out["status"] == "reserved" and out["return_date"] == "2026-07-05"
+    assert (
+        out["total"] == 49 * 4 + 100 + 95
+        and out["status"] == "reserved"
+        and out["return_date"] == "2026-07-05"
+    )
     for i in range(4):
         key = {"location_id": loc, "class_id": "compact", "day": _plus("2026-07-01", i)}
-        assert row(after, "car_availability", **key)["cars_booked"] == row(before, "car_availability", **key)["cars_booked"] + 1
+        assert (
+            row(after, "car_availability", **key)["cars_booked"]
+            == row(before, "car_availability", **key)["cars_booked"] + 1
+        )
     (payment,) = new_rows(before, after, "payments")
     assert payment["amount_cents"] == out["total"] * 100 and payment["car_rental_id"] == out["rental_id"]
 
@@ -634,9 +722,19 @@ def test_cancelling_a_trip_car_refunds_it_and_lowers_the_trip_total(desk, seed):
     assert out["refunded"] == rental["total_cents"] / 100 and out["rental"]["status"] == "cancelled"
     assert out["rental"]["trip_id"] is None
     stored = row(after, "trips", trip_id=trip["trip_id"])
-    assert stored["car_rental_id"] is None and stored["total_cents"] == trip["total_cents"] - rental["total_cents"]
-    key = {"location_id": rental["pickup_location_id"], "class_id": rental["class_id"], "day": rental["pickup_date"]}
-    assert row(after, "car_availability", **key)["cars_booked"] == row(before, "car_availability", **key)["cars_booked"] - 1
+    assert (
+        stored["car_rental_id"] is None
+        and stored["total_cents"] == trip["total_cents"] - rental["total_cents"]
+    )
+    key = {
+        "location_id": rental["pickup_location_id"],
+        "class_id": rental["class_id"],
+        "day": rental["pickup_date"],
+    }
+    assert (
+        row(after, "car_availability", **key)["cars_booked"]
+        == row(before, "car_availability", **key)["cars_booked"] - 1
+    )
 
 
 # --------------------------------------------------------------------------- trips
@@ -648,24 +746,50 @@ def test_add_car_to_trip_rules(desk, seed):
         r = seed.rental(status="reserved", traveler_id=t["traveler_id"]) if any(
             x["status"] == "reserved" and x["traveler_id"] == t["traveler_id"] for x in seed.state["car_rentals"]
         ) else seed.rental(status="reserved")  # fmt: skip
-        desk.refused("add_car_rental_to_trip", "only be added to a planned trip", trip_id=t["trip_id"], rental_id=r["rental_id"])
+        desk.refused(
+            "add_car_rental_to_trip",
+            "only be added to a planned trip",
+            trip_id=t["trip_id"],
+            rental_id=r["rental_id"],
+        )
     with_car = seed.trip(lambda t: t["car_rental_id"] is not None, status="planned")
     free = seed.rental(lambda r: r["rental_id"] not in seed.trip_of_rental, status="reserved")
-    desk.refused("add_car_rental_to_trip", "already has car rental", trip_id=with_car["trip_id"], rental_id=free["rental_id"])
+    desk.refused(
+        "add_car_rental_to_trip",
+        "already has car rental",
+        trip_id=with_car["trip_id"],
+        rental_id=free["rental_id"],
+    )
     bare = seed.trip(lambda t: t["car_rental_id"] is None, status="planned")
     stranger = seed.rental(lambda r: r["traveler_id"] != bare["traveler_id"], status="reserved")
-    desk.refused("add_car_rental_to_trip", "another traveler", trip_id=bare["trip_id"], rental_id=stranger["rental_id"])
+    desk.refused(
+        "add_car_rental_to_trip", "another traveler", trip_id=bare["trip_id"], rental_id=stranger["rental_id"]
+    )
     mine = seed.rental(lambda r: r["status"] != "reserved", traveler_id=bare["traveler_id"]) if any(
         r["traveler_id"] == bare["traveler_id"] and r["status"] != "reserved" for r in seed.state["car_rentals"]
     ) else None  # fmt: skip
     if mine is None:
         mine = seed.rental(lambda r: r["rental_id"] not in seed.trip_of_rental, status="returned")
-        desk.sql("UPDATE car_rentals SET traveler_id = ? WHERE rental_id = ?", (bare["traveler_id"], mine["rental_id"]))
-    desk.refused("add_car_rental_to_trip", "only reserved rentals", trip_id=bare["trip_id"], rental_id=mine["rental_id"])
-    taken = seed.trip_of_rental[with_car["car_rental_id"]]
-    desk.sql("UPDATE car_rentals SET traveler_id = ? WHERE rental_id = ?", (bare["traveler_id"], with_car["car_rental_id"]))
+        desk.sql(
+            "UPDATE car_rentals SET traveler_id = ? WHERE rental_id = ?",
+            (bare["traveler_id"], mine["rental_id"]),
+        )
     desk.refused(
-        "add_car_rental_to_trip", f"already part of trip {taken['trip_id']}", trip_id=bare["trip_id"], rental_id=with_car["car_rental_id"]
+        "add_car_rental_to_trip",
+        "only reserved rentals",
+        trip_id=bare["trip_id"],
+        rental_id=mine["rental_id"],
+    )
+    taken = seed.trip_of_rental[with_car["car_rental_id"]]
+    desk.sql(
+        "UPDATE car_rentals SET traveler_id = ? WHERE rental_id = ?",
+        (bare["traveler_id"], with_car["car_rental_id"]),
+    )
+    desk.refused(
+        "add_car_rental_to_trip",
+        f"already part of trip {taken['trip_id']}",
+        trip_id=bare["trip_id"],
+        rental_id=with_car["car_rental_id"],
     )
 
 
@@ -696,29 +820,54 @@ def test_add_car_to_trip_checks_city_and_dates_then_adds_it(desk, seed):
     late = _plus(hotel["check_out"], 1)
     desk.sql("UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
              (late, _plus(late, rental["days"]), rental["rental_id"]))  # fmt: skip
-    desk.refused("add_car_rental_to_trip", "outside the stay", trip_id=trip["trip_id"], rental_id=rental["rental_id"])
+    desk.refused(
+        "add_car_rental_to_trip", "outside the stay", trip_id=trip["trip_id"], rental_id=rental["rental_id"]
+    )
     desk.sql("UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
              (rental["pickup_date"], rental["return_date"], rental["rental_id"]))  # fmt: skip
     elsewhere = next(
         x["location_id"]
         for x in seed.state["rental_locations"]
-        if x["city"] != next(y for y in seed.state["rental_locations"] if y["location_id"] == rental["pickup_location_id"])["city"]
+        if x["city"]
+        != next(
+            y for y in seed.state["rental_locations"] if y["location_id"] == rental["pickup_location_id"]
+        )["city"]
     )
-    desk.sql("UPDATE car_rentals SET pickup_location_id = ? WHERE rental_id = ?", (elsewhere, rental["rental_id"]))
-    desk.refused("add_car_rental_to_trip", "is picked up in", trip_id=trip["trip_id"], rental_id=rental["rental_id"])
-    desk.sql("UPDATE car_rentals SET pickup_location_id = ? WHERE rental_id = ?", (rental["pickup_location_id"], rental["rental_id"]))
+    desk.sql(
+        "UPDATE car_rentals SET pickup_location_id = ? WHERE rental_id = ?", (elsewhere, rental["rental_id"])
+    )
+    desk.refused(
+        "add_car_rental_to_trip", "is picked up in", trip_id=trip["trip_id"], rental_id=rental["rental_id"]
+    )
+    desk.sql(
+        "UPDATE car_rentals SET pickup_location_id = ? WHERE rental_id = ?",
+        (rental["pickup_location_id"], rental["rental_id"]),
+    )
     out, _, after = desk.ok("add_car_rental_to_trip", trip_id=trip["trip_id"], rental_id=rental["rental_id"])
     assert out["car_rental_id"] == rental["rental_id"] and out["car_status"] == "reserved"
     assert out["total"] == (trip["total_cents"] + rental["total_cents"]) / 100
-    assert row(after, "trips", trip_id=trip["trip_id"])["total_cents"] == trip["total_cents"] + rental["total_cents"]
+    assert (
+        row(after, "trips", trip_id=trip["trip_id"])["total_cents"]
+        == trip["total_cents"] + rental["total_cents"]
+    )
 
 
 def test_flight_locator_rules(desk, seed):
     for status in ("in_progress", "completed", "cancelled"):
         t = seed.trip(status=status)
-        desk.refused("set_flight_locator", "only be recorded on a planned trip", trip_id=t["trip_id"], flight_locator="K7XQ2M")
+        desk.refused(
+            "set_flight_locator",
+            "only be recorded on a planned trip",
+            trip_id=t["trip_id"],
+            flight_locator="K7XQ2M",
+        )
     t = seed.trip(lambda t: t["flight_locator"] is not None, status="planned")
-    desk.refused("set_flight_locator", "already carries", trip_id=t["trip_id"], flight_locator=t["flight_locator"].lower())
+    desk.refused(
+        "set_flight_locator",
+        "already carries",
+        trip_id=t["trip_id"],
+        flight_locator=t["flight_locator"].lower(),
+    )
     out, _, after = desk.ok("set_flight_locator", trip_id=t["trip_id"], flight_locator="zp4tra")
     assert out["flight_locator"] == "ZP4TRA"
     assert row(after, "trips", trip_id=t["trip_id"])["flight_locator"] == "ZP4TRA"
@@ -729,16 +878,20 @@ def test_cancel_trip_rules(desk, seed):
         t = seed.trip(status=status)
         desk.refused("cancel_trip", "only planned trips", trip_id=t["trip_id"])
     bookings = {b["booking_id"]: b for b in seed.state["hotel_bookings"]}
-    nr = seed.trip(lambda t: bookings[t["hotel_booking_id"]]["rate_type"] == "non_refundable", status="planned")
+    nr = seed.trip(
+        lambda t: bookings[t["hotel_booking_id"]]["rate_type"] == "non_refundable", status="planned"
+    )
     desk.refused("cancel_trip", "non-refundable", trip_id=nr["trip_id"])
 
 
 def test_cancel_trip_cancels_stay_and_car(desk, seed):
     bookings = {b["booking_id"]: b for b in seed.state["hotel_bookings"]}
     trip = seed.trip(
-        lambda t: t["car_rental_id"] is not None
-        and bookings[t["hotel_booking_id"]]["rate_type"] == "refundable"
-        and seed.deadline(bookings[t["hotel_booking_id"]]) >= TODAY,
+        lambda t: (
+            t["car_rental_id"] is not None
+            and bookings[t["hotel_booking_id"]]["rate_type"] == "refundable"
+            and seed.deadline(bookings[t["hotel_booking_id"]]) >= TODAY
+        ),
         status="planned",
     )
     hotel = bookings[trip["hotel_booking_id"]]
@@ -748,7 +901,10 @@ def test_cancel_trip_cancels_stay_and_car(desk, seed):
     assert out["trip"]["status"] == "cancelled" and out["trip"]["total"] == 0
     assert row(after, "hotel_bookings", booking_id=hotel["booking_id"])["status"] == "cancelled"
     assert row(after, "car_rentals", rental_id=rental["rental_id"])["status"] == "cancelled"
-    assert sum(r["amount_cents"] for r in new_rows(before, after, "refunds")) == hotel["total_cents"] + rental["total_cents"]
+    assert (
+        sum(r["amount_cents"] for r in new_rows(before, after, "refunds"))
+        == hotel["total_cents"] + rental["total_cents"]
+    )
 
 
 def test_calculate_and_transfer(desk):

@@ -53,7 +53,12 @@ def test_sizes_and_every_state_present(state):
     assert 1000 <= total <= 2500
     assert len(state["travelers"]) >= 60 and len(state["hotel_bookings"]) >= 80
     assert {t["tier"] for t in state["travelers"]} == {"member", "silver", "gold", "platinum"}
-    assert {b["status"] for b in state["hotel_bookings"]} == {"confirmed", "checked_in", "completed", "cancelled"}
+    assert {b["status"] for b in state["hotel_bookings"]} == {
+        "confirmed",
+        "checked_in",
+        "completed",
+        "cancelled",
+    }
     assert {b["rate_type"] for b in state["hotel_bookings"]} == {"refundable", "non_refundable"}
     assert {r["status"] for r in state["car_rentals"]} == {"reserved", "picked_up", "returned", "cancelled"}
     assert {t["status"] for t in state["trips"]} == {"planned", "in_progress", "completed", "cancelled"}
@@ -98,7 +103,9 @@ def test_hotel_bookings_follow_dates_rates_and_tiers(state):
     limit = {"member": 2, "silver": 2, "gold": 3, "platinum": 4}
     for b in state["hotel_bookings"]:
         room = rooms[b["room_type_id"]]
-        rate = room["refundable_rate_cents" if b["rate_type"] == "refundable" else "non_refundable_rate_cents"]
+        rate = room[
+            "refundable_rate_cents" if b["rate_type"] == "refundable" else "non_refundable_rate_cents"
+        ]
         assert b["nightly_rate_cents"] == rate
         assert b["total_cents"] == rate * b["rooms"] * b["nights"]
         assert b["rooms"] <= limit[tiers[b["traveler_id"]]]
@@ -140,7 +147,10 @@ def test_car_rentals_follow_age_fees_and_fleet(state):
         age = _age(traveler["date_of_birth"], r["pickup_date"])
         assert r["driver_age"] == age >= classes[r["class_id"]]["min_age"] >= 21
         assert r["young_driver_fee_cents"] == (2500 * r["days"] if age < 25 else 0)
-        one_way = r["pickup_location_id"] != r["dropoff_location_id"] and traveler["tier"] in ("member", "silver")
+        one_way = r["pickup_location_id"] != r["dropoff_location_id"] and traveler["tier"] in (
+            "member",
+            "silver",
+        )
         assert r["one_way_fee_cents"] == (9500 if one_way else 0)
         assert r["daily_rate_cents"] == classes[r["class_id"]]["daily_rate_cents"]
         if r["status"] == "reserved":
@@ -164,7 +174,12 @@ def test_trips_cost_what_their_bookings_cost(state):
     rooms = {r["room_type_id"]: r for r in state["room_types"]}
     hotels = {h["hotel_id"]: h for h in state["hotels"]}
     locations = {x["location_id"]: x for x in state["rental_locations"]}
-    expected = {"planned": "confirmed", "in_progress": "checked_in", "completed": "completed", "cancelled": "cancelled"}
+    expected = {
+        "planned": "confirmed",
+        "in_progress": "checked_in",
+        "completed": "completed",
+        "cancelled": "cancelled",
+    }
     for t in state["trips"]:
         hotel = bookings[t["hotel_booking_id"]]
         assert hotel["traveler_id"] == t["traveler_id"]

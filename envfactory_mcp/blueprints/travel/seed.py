@@ -73,7 +73,13 @@ CAR_CLASSES = [
     ("premium", "Premium (BMW 5 Series or similar)", 5, 119, 25),
 ]
 VOUCHER_REASONS = ["goodwill", "service recovery", "loyalty reward", "cancellation credit"]
-TRIP_NAMES = ["{city} getaway", "{city} in {month}", "Weekend in {city}", "{city} family trip", "{city} conference"]
+TRIP_NAMES = [
+    "{city} getaway",
+    "{city} in {month}",
+    "Weekend in {city}",
+    "{city} family trip",
+    "{city} conference",
+]
 MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
                "October", "November", "December"]  # fmt: skip
 LOCATOR_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -271,7 +277,11 @@ def _bookings(rng: random.Random, travelers: list[Row], room_types: list[Row]) -
                 nights = rng.randint(1, 5)
                 check_in = _day(rng, datetime.date(2026, 4, 1), WINDOW_END - datetime.timedelta(days=nights))
             rate_type = "non_refundable" if rng.random() < 0.35 and status != "cancelled" else "refundable"
-            rate = room["refundable_rate_cents"] if rate_type == "refundable" else room["non_refundable_rate_cents"]
+            rate = (
+                room["refundable_rate_cents"]
+                if rate_type == "refundable"
+                else room["non_refundable_rate_cents"]
+            )
             rooms = 1 if rng.random() < 0.75 else rng.randint(2, MAX_ROOMS[t["tier"]])
             lead = rng.randint(3, 60)
             created = min(check_in - datetime.timedelta(days=lead), TODAY - datetime.timedelta(days=1))
@@ -296,7 +306,9 @@ def _bookings(rng: random.Random, travelers: list[Row], room_types: list[Row]) -
     for b in bookings:
         if b["status"] == "cancelled" and rng.random() < 0.4:
             # Cancelled after the free-cancellation day: one night per room was kept.
-            deadline = datetime.date.fromisoformat(b["check_in"]) - datetime.timedelta(days=free_days[b["room_type_id"]])
+            deadline = datetime.date.fromisoformat(b["check_in"]) - datetime.timedelta(
+                days=free_days[b["room_type_id"]]
+            )
             if deadline < TODAY:
                 b["cancellation_fee_cents"] = b["nightly_rate_cents"] * b["rooms"]
     bookings.sort(key=lambda b: (b["created_at"], b["traveler_id"]))
@@ -390,12 +402,24 @@ def _rentals_and_trips(
         hotel = next(h for h in hotels if h["hotel_id"] == r["hotel_id"])
         city_of_room[r["room_type_id"]] = hotel["city"]
     by_id = {t["traveler_id"]: t for t in travelers}
-    locations_in = {c: [loc[0] for loc in LOCATIONS if loc[2] == c] for c in ("Denver", "Seattle", "Austin", "Orlando")}
+    locations_in = {
+        c: [loc[0] for loc in LOCATIONS if loc[2] == c] for c in ("Denver", "Seattle", "Austin", "Orlando")
+    }
     all_locations = [loc[0] for loc in LOCATIONS]
     rentals: list[Row] = []
     trips: list[Row] = []
-    trip_status = {"confirmed": "planned", "checked_in": "in_progress", "completed": "completed", "cancelled": "cancelled"}
-    car_status = {"planned": "reserved", "in_progress": "picked_up", "completed": "returned", "cancelled": "cancelled"}
+    trip_status = {
+        "confirmed": "planned",
+        "checked_in": "in_progress",
+        "completed": "completed",
+        "cancelled": "cancelled",
+    }
+    car_status = {
+        "planned": "reserved",
+        "in_progress": "picked_up",
+        "completed": "returned",
+        "cancelled": "cancelled",
+    }
     loose_for_trips = 0
     for b in bookings:
         traveler = by_id[b["traveler_id"]]
@@ -413,7 +437,9 @@ def _rentals_and_trips(
             "name": rng.choice(TRIP_NAMES).format(city=city, month=month),
             "hotel_booking_id": b["booking_id"],
             "car_rental_id": None,
-            "flight_locator": "".join(rng.choice(LOCATOR_CHARS) for _ in range(6)) if rng.random() < 0.5 else None,
+            "flight_locator": "".join(rng.choice(LOCATOR_CHARS) for _ in range(6))
+            if rng.random() < 0.5
+            else None,
             "status": status,
             "total_cents": 0,
             "created_at": b["created_at"],
@@ -422,7 +448,16 @@ def _rentals_and_trips(
         if age >= 21:
             pickup = rng.choice(locations_in[city])
             if rng.random() < 0.55:
-                rental = _rental(rng, traveler, _class_for(rng, age), pickup, pickup, check_in, b["nights"], car_status[status])
+                rental = _rental(
+                    rng,
+                    traveler,
+                    _class_for(rng, age),
+                    pickup,
+                    pickup,
+                    check_in,
+                    b["nights"],
+                    car_status[status],
+                )
                 rental["created_at"] = b["created_at"]
                 rentals.append(rental)
                 trip["car_rental_id"] = rental
@@ -431,7 +466,9 @@ def _rentals_and_trips(
                 days = max(1, b["nights"] - rng.randint(0, 1))
                 offset = rng.randint(0, b["nights"] - days)
                 start = check_in + datetime.timedelta(days=offset)
-                rentals.append(_rental(rng, traveler, _class_for(rng, age), pickup, pickup, start, days, "reserved"))
+                rentals.append(
+                    _rental(rng, traveler, _class_for(rng, age), pickup, pickup, start, days, "reserved")
+                )
                 loose_for_trips += 1
         trips.append(trip)
     # Rentals of their own: history, cars out now, reservations and cancellations.
@@ -564,13 +601,17 @@ def _payments(
         kept = item.get("cancellation_fee_cents", 0)
         if item["status"] == "cancelled" and item["total_cents"] > kept:
             start = datetime.date.fromisoformat(item.get("check_in") or item["pickup_date"])
-            when = min(_day(rng, datetime.date.fromisoformat(made[:10]), start), TODAY - datetime.timedelta(days=1))
+            when = min(
+                _day(rng, datetime.date.fromisoformat(made[:10]), start), TODAY - datetime.timedelta(days=1)
+            )
             refunds.append(
                 {
                     "refund_id": "",
                     "payment_id": len(payments) - 1,
                     "amount_cents": item["total_cents"] - kept,
-                    "reason": "hotel booking cancelled" if column == "hotel_booking_id" else "car rental cancelled",
+                    "reason": "hotel booking cancelled"
+                    if column == "hotel_booking_id"
+                    else "car rental cancelled",
                     "created_at": max(_moment(rng, when), made),
                 }
             )

@@ -17,7 +17,9 @@ def load_policy() -> str:
     return POLICY_PATH.read_text(encoding="utf-8")
 
 
-def _rule(tool: str, entity: str, allowed: list[str | int], reason: str, column: str = "status") -> RefusalRule:
+def _rule(
+    tool: str, entity: str, allowed: list[str | int], reason: str, column: str = "status"
+) -> RefusalRule:
     """``tool`` is allowed only while the ``entity``'s ``column`` is in ``allowed``; the entity's
     own read tool shows it."""
     return RefusalRule(
@@ -89,6 +91,7 @@ def build_policy_rules() -> PolicyRules:
             entity="traveler",
             exempt=[
                 "search_hotels",
+                "get_hotel_details",
                 "check_room_availability",
                 "list_rental_locations",
                 "check_car_availability",

@@ -44,7 +44,12 @@ def build_tables() -> list[TableSpec]:
                 description="Date of birth, YYYY-MM-DD (sets the driver's age for car rentals).",
                 check="date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'",
             ),
-            col("email", description="Lower-case email address; unique.", unique=True, check="email LIKE '%_@_%'"),
+            col(
+                "email",
+                description="Lower-case email address; unique.",
+                unique=True,
+                check="email LIKE '%_@_%'",
+            ),
             col(
                 "tier",
                 description="Loyalty tier: sets the rooms per booking, one-way fees and late-cancellation fees.",
@@ -66,7 +71,11 @@ def build_tables() -> list[TableSpec]:
             col("kind", description="Kind of card.", enum=list(CARD_KINDS)),
             col("brand", description="Card brand.", enum=list(CARD_BRANDS)),
             col("last_four", description="Last four digits.", check="last_four GLOB '[0-9][0-9][0-9][0-9]'"),
-            col("label", description="How the card is shown, e.g. 'Visa ending 4242'.", check="length(label) > 0"),
+            col(
+                "label",
+                description="How the card is shown, e.g. 'Visa ending 4242'.",
+                check="length(label) > 0",
+            ),
             col(
                 "expires",
                 description="Last month the card is valid, YYYY-MM.",
@@ -124,7 +133,12 @@ def build_tables() -> list[TableSpec]:
         columns=[
             _ref("room_type_id", "room_types.room_type_id", "room_type", "Room type."),
             _date("night", "The night (date of arrival for that night), YYYY-MM-DD."),
-            col("rooms_total", "INTEGER", description="Rooms in the allotment that night.", check="rooms_total >= 0"),
+            col(
+                "rooms_total",
+                "INTEGER",
+                description="Rooms in the allotment that night.",
+                check="rooms_total >= 0",
+            ),
             col(
                 "rooms_booked",
                 "INTEGER",
@@ -157,7 +171,12 @@ def build_tables() -> list[TableSpec]:
             ),
             col("rooms", "INTEGER", description="Rooms booked.", check="rooms BETWEEN 1 AND 5"),
             col("rate_type", description="Rate booked.", enum=list(RATE_TYPES)),
-            col("nightly_rate_cents", "INTEGER", description="Rate per room per night, cents.", check="nightly_rate_cents > 0"),
+            col(
+                "nightly_rate_cents",
+                "INTEGER",
+                description="Rate per room per night, cents.",
+                check="nightly_rate_cents > 0",
+            ),
             col(
                 "total_cents",
                 "INTEGER",
@@ -198,9 +217,15 @@ def build_tables() -> list[TableSpec]:
         primary_key=["class_id"],
         columns=[
             col("class_id", description="Class code, e.g. 'midsize'.", entity="car_class"),
-            col("name", description="Class as marketed, e.g. 'Midsize (Toyota Camry or similar)'.", unique=True),
+            col(
+                "name",
+                description="Class as marketed, e.g. 'Midsize (Toyota Camry or similar)'.",
+                unique=True,
+            ),
             col("seats", "INTEGER", description="Seats.", check="seats BETWEEN 2 AND 8"),
-            col("daily_rate_cents", "INTEGER", description="Daily rate, cents.", check="daily_rate_cents > 0"),
+            col(
+                "daily_rate_cents", "INTEGER", description="Daily rate, cents.", check="daily_rate_cents > 0"
+            ),
             col("min_age", "INTEGER", description="Minimum driver age for the class.", check="min_age >= 21"),
         ],
     )
@@ -212,7 +237,12 @@ def build_tables() -> list[TableSpec]:
             _ref("location_id", "rental_locations.location_id", "rental_location", "Pick-up location."),
             _ref("class_id", "car_classes.class_id", "car_class", "Car class."),
             _date("day", "The day, YYYY-MM-DD."),
-            col("cars_total", "INTEGER", description="Cars of the class at the location that day.", check="cars_total >= 0"),
+            col(
+                "cars_total",
+                "INTEGER",
+                description="Cars of the class at the location that day.",
+                check="cars_total >= 0",
+            ),
             col(
                 "cars_booked",
                 "INTEGER",
@@ -235,8 +265,12 @@ def build_tables() -> list[TableSpec]:
             ),
             _ref("traveler_id", "travelers.traveler_id", "traveler", "Traveler renting (the driver)."),
             _ref("class_id", "car_classes.class_id", "car_class", "Car class."),
-            _ref("pickup_location_id", "rental_locations.location_id", "rental_location", "Pick-up location."),
-            _ref("dropoff_location_id", "rental_locations.location_id", "rental_location", "Drop-off location."),
+            _ref(
+                "pickup_location_id", "rental_locations.location_id", "rental_location", "Pick-up location."
+            ),
+            _ref(
+                "dropoff_location_id", "rental_locations.location_id", "rental_location", "Drop-off location."
+            ),
             _date("pickup_date", "Pick-up date, YYYY-MM-DD."),
             _date("return_date", "Return date, YYYY-MM-DD."),
             col(
@@ -245,15 +279,27 @@ def build_tables() -> list[TableSpec]:
                 description="Rental days.",
                 check="days BETWEEN 1 AND 21 AND julianday(return_date) - julianday(pickup_date) = days",
             ),
-            col("driver_age", "INTEGER", description="Driver's age on the pick-up date.", check="driver_age >= 21"),
-            col("daily_rate_cents", "INTEGER", description="Daily rate, cents.", check="daily_rate_cents > 0"),
+            col(
+                "driver_age",
+                "INTEGER",
+                description="Driver's age on the pick-up date.",
+                check="driver_age >= 21",
+            ),
+            col(
+                "daily_rate_cents", "INTEGER", description="Daily rate, cents.", check="daily_rate_cents > 0"
+            ),
             col(
                 "young_driver_fee_cents",
                 "INTEGER",
                 description="Under-25 surcharge for the whole rental, cents.",
                 check="young_driver_fee_cents >= 0",
             ),
-            col("one_way_fee_cents", "INTEGER", description="One-way drop-off fee, cents.", check="one_way_fee_cents >= 0"),
+            col(
+                "one_way_fee_cents",
+                "INTEGER",
+                description="One-way drop-off fee, cents.",
+                check="one_way_fee_cents >= 0",
+            ),
             col(
                 "total_cents",
                 "INTEGER",
@@ -279,7 +325,13 @@ def build_tables() -> list[TableSpec]:
             ),
             _ref("traveler_id", "travelers.traveler_id", "traveler", "Traveler."),
             col("name", description="Name of the trip, e.g. 'Denver in June'.", check="length(name) > 0"),
-            _ref("hotel_booking_id", "hotel_bookings.booking_id", "hotel_booking", "Hotel booking of the trip.", unique=True),
+            _ref(
+                "hotel_booking_id",
+                "hotel_bookings.booking_id",
+                "hotel_booking",
+                "Hotel booking of the trip.",
+                unique=True,
+            ),
             _ref(
                 "car_rental_id",
                 "car_rentals.rental_id",
@@ -295,7 +347,12 @@ def build_tables() -> list[TableSpec]:
                 check="flight_locator GLOB '[A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9][A-Z0-9]'",
             ),
             col("status", description="Trip status.", enum=list(TRIP_STATUSES)),
-            col("total_cents", "INTEGER", description="What the trip's bookings cost, cents.", check="total_cents >= 0"),
+            col(
+                "total_cents",
+                "INTEGER",
+                description="What the trip's bookings cost, cents.",
+                check="total_cents >= 0",
+            ),
             col("created_at", description="When the itinerary was created (ISO 8601, UTC)."),
         ],
     )
@@ -341,7 +398,13 @@ def build_tables() -> list[TableSpec]:
                 nullable=True,
                 check="(hotel_booking_id IS NULL) <> (car_rental_id IS NULL)",
             ),
-            _ref("car_rental_id", "car_rentals.rental_id", "car_rental", "Car rental paid, if any.", nullable=True),
+            _ref(
+                "car_rental_id",
+                "car_rentals.rental_id",
+                "car_rental",
+                "Car rental paid, if any.",
+                nullable=True,
+            ),
             _ref(
                 "payment_method_id",
                 "payment_methods.payment_method_id",

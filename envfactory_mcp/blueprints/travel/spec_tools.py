@@ -35,7 +35,9 @@ ROOM_TYPE_ID = kit.string(8, "Room type id from search_hotels, e.g. 'rm_00012'."
 LOCATION_ID = kit.string(
     7, "Rental location code from list_rental_locations, e.g. 'DEN-APT'.", pattern=r"^[A-Z]{3}-[A-Z]{3}$"
 )
-CLASS_ID = kit.string(10, "Car class id from list_rental_locations, e.g. 'midsize'.", pattern=r"^[a-z]{3,10}$")
+CLASS_ID = kit.string(
+    10, "Car class id from list_rental_locations, e.g. 'midsize'.", pattern=r"^[a-z]{3,10}$"
+)
 PAYMENT_METHOD_ID = kit.string(
     11, "Card id from get_traveler_details, e.g. 'card_000123'.", pattern=r"^card_[0-9]{6}$"
 )
@@ -80,11 +82,9 @@ BOOKING_OUT = kit.obj(
         "created_at": TEXT,
     }
 )
-PAYMENT_OUTPUTS = {
-    "payments[].payment_id": "payment",
-    "payments[].payment_method_id": "payment_method",
-    "payments[].voucher_id": "voucher",
-}
+# The cards and vouchers that paid are shown but not offered as lookups: new bookings take
+# the traveler's cards and vouchers from get_traveler_details.
+PAYMENT_OUTPUTS = {"payments[].payment_id": "payment"}
 BOOKING_OUTPUTS = {
     "booking_id": "hotel_booking",
     "traveler_id": "traveler",
@@ -120,12 +120,10 @@ RENTAL_OUT = kit.obj(
         "created_at": TEXT,
     }
 )
+# Classes and locations are what the traveler names (a new rental is not copied from an old one).
 RENTAL_OUTPUTS = {
     "rental_id": "car_rental",
     "traveler_id": "traveler",
-    "class_id": "car_class",
-    "pickup_location_id": "rental_location",
-    "dropoff_location_id": "rental_location",
     "trip_id": "trip",
     **PAYMENT_OUTPUTS,
 }
@@ -159,7 +157,13 @@ TRIP_OUTPUTS = {
 TRIP_READS = ["car_rentals", "hotel_bookings", "hotels", "room_types", "trips"]
 
 NIGHTS = (
-    {"type": "integer", "minimum": 1, "maximum": 14, "description": "Nights of the stay.", "examples": [2, 3, 4]},
+    {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 14,
+        "description": "Nights of the stay.",
+        "examples": [2, 3, 4],
+    },
     kit.param(None, True),
 )
 DAYS = (
@@ -295,6 +299,42 @@ def build_tools() -> list[ToolSpec]:
             claims=["rooms[].refundable_rate"],
         ),
         kit.tool(
+            "get_hotel_details",
+            "see a hotel's rooms and rates",
+            "Get a partner hotel: city, stars, how many days before check-in a refundable booking cancels free, "
+            "and each room type with guests per room and the nightly refundable and non-refundable rates per room.",
+            {
+                "hotel_id": (
+                    kit.string(8, "Hotel id from search_hotels, e.g. 'htl_0003'.", pattern=r"^htl_[0-9]{4}$"),
+                    kit.param("hotel", False),
+                )
+            },
+            kit.obj(
+                {
+                    "hotel_id": TEXT,
+                    "name": TEXT,
+                    "city": TEXT,
+                    "state": TEXT,
+                    "stars": INT,
+                    "free_cancellation_days": INT,
+                    "room_types": kit.array(
+                        kit.obj(
+                            {
+                                "room_type_id": TEXT,
+                                "name": TEXT,
+                                "max_guests": INT,
+                                "refundable_rate": MONEY,
+                                "non_refundable_rate": MONEY,
+                            }
+                        )
+                    ),
+                }
+            ),
+            reads=["hotels", "room_types"],
+            outputs={"hotel_id": "hotel", "room_types[].room_type_id": "room_type"},
+            claims=["room_types[].refundable_rate"],
+        ),
+        kit.tool(
             "check_room_availability",
             "check if a room is free for my dates",
             "Check how many rooms of a room type are still for sale on every night of a stay (check_in and a "
@@ -367,7 +407,15 @@ def build_tools() -> list[ToolSpec]:
             writes=["hotel_bookings", "payments", "room_nights", "vouchers"],
             outputs=BOOKING_OUTPUTS,
             claims=["booking_id", "total"],
-            required=["traveler_id", "room_type_id", "check_in", "nights", "rooms", "rate_type", "payment_method_id"],
+            required=[
+                "traveler_id",
+                "room_type_id",
+                "check_in",
+                "nights",
+                "rooms",
+                "rate_type",
+                "payment_method_id",
+            ],
         ),
         kit.tool(
             "change_hotel_dates",
@@ -379,12 +427,15 @@ def build_tools() -> list[ToolSpec]:
             "refunded and the booking.",
             {
                 "booking_id": booking_id,
-                "check_in": ({**DATE, "description": "New check-in date, YYYY-MM-DD."}, kit.param(None, True)),
+                "check_in": (
+                    {**DATE, "description": "New check-in date, YYYY-MM-DD."},
+                    kit.param(None, True),
+                ),
                 "nights": NIGHTS,
             },
             kit.obj({"charged": MONEY, "refunded": MONEY, "booking": BOOKING_OUT}),
             effect="write",
-            reads=[*BOOKING_READS, "car_rentals", "payment_methods", "room_nights", "vouchers"],
+            reads=[*BOOKING_READS, "car_rentals", "payment_methods", "room_nights", "travelers", "vouchers"],
             writes=["hotel_bookings", "payments", "refunds", "room_nights", "trips", "vouchers"],
             outputs=_nested("booking", BOOKING_OUTPUTS),
             claims=["booking.check_out", "booking.total"],
@@ -417,7 +468,13 @@ def build_tools() -> list[ToolSpec]:
                     ),
                     "car_classes": kit.array(
                         kit.obj(
-                            {"class_id": TEXT, "name": TEXT, "seats": INT, "daily_rate": MONEY, "min_age": INT}
+                            {
+                                "class_id": TEXT,
+                                "name": TEXT,
+                                "seats": INT,
+                                "daily_rate": MONEY,
+                                "min_age": INT,
+                            }
                         )
                     ),
                 }
@@ -487,7 +544,14 @@ def build_tools() -> list[ToolSpec]:
             },
             RENTAL_OUT,
             effect="write",
-            reads=[*RENTAL_READS, "car_availability", "hotel_bookings", "payment_methods", "travelers", "vouchers"],
+            reads=[
+                *RENTAL_READS,
+                "car_availability",
+                "hotel_bookings",
+                "payment_methods",
+                "travelers",
+                "vouchers",
+            ],
             writes=["car_availability", "car_rentals", "payments", "vouchers"],
             outputs=RENTAL_OUTPUTS,
             claims=["rental_id", "total"],
@@ -510,7 +574,7 @@ def build_tools() -> list[ToolSpec]:
             {"rental_id": rental_id},
             kit.obj({"refunded": MONEY, "rental": RENTAL_OUT}),
             effect="write",
-            reads=[*RENTAL_READS, "car_availability", "hotel_bookings", "vouchers"],
+            reads=[*RENTAL_READS, "car_availability", "hotel_bookings", "travelers", "vouchers"],
             writes=["car_availability", "car_rentals", "refunds", "trips", "vouchers"],
             outputs=_nested("rental", RENTAL_OUTPUTS),
             claims=["refunded"],
@@ -536,7 +600,7 @@ def build_tools() -> list[ToolSpec]:
             {"trip_id": trip_id, "rental_id": rental_id},
             TRIP_OUT,
             effect="write",
-            reads=[*TRIP_READS, "rental_locations"],
+            reads=[*TRIP_READS, "rental_locations", "travelers"],
             writes=["trips"],
             outputs=TRIP_OUTPUTS,
             claims=["total"],
@@ -550,7 +614,9 @@ def build_tools() -> list[ToolSpec]:
                 "trip_id": trip_id,
                 "flight_locator": (
                     {
-                        **kit.string(6, "Airline record locator, e.g. 'K7XQ2M'.", pattern=r"^[A-Za-z0-9]{6}$"),
+                        **kit.string(
+                            6, "Airline record locator, e.g. 'K7XQ2M'.", pattern=r"^[A-Za-z0-9]{6}$"
+                        ),
                         "examples": ["K7XQ2M", "ZP4TRA", "H9W2LC"],
                     },
                     kit.param(None, True),
@@ -558,7 +624,7 @@ def build_tools() -> list[ToolSpec]:
             },
             TRIP_OUT,
             effect="write",
-            reads=TRIP_READS,
+            reads=[*TRIP_READS, "travelers"],
             writes=["trips"],
             outputs=TRIP_OUTPUTS,
             claims=["flight_locator"],
@@ -573,8 +639,26 @@ def build_tools() -> list[ToolSpec]:
             {"trip_id": trip_id},
             kit.obj({"fee": MONEY, "refunded": MONEY, "trip": TRIP_OUT}),
             effect="write",
-            reads=[*TRIP_READS, "car_availability", "payments", "refunds", "room_nights", "travelers", "vouchers"],
-            writes=["car_availability", "car_rentals", "hotel_bookings", "refunds", "room_nights", "trips", "vouchers"],
+            reads=[
+                *TRIP_READS,
+                "car_availability",
+                "car_classes",
+                "payments",
+                "refunds",
+                "rental_locations",
+                "room_nights",
+                "travelers",
+                "vouchers",
+            ],
+            writes=[
+                "car_availability",
+                "car_rentals",
+                "hotel_bookings",
+                "refunds",
+                "room_nights",
+                "trips",
+                "vouchers",
+            ],
             outputs=_nested("trip", TRIP_OUTPUTS),
             claims=["fee", "refunded"],
         ),

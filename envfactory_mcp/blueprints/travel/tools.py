@@ -194,7 +194,9 @@ def _usable_voucher(ctx: ToolContext, traveler_id: str, voucher_id: str) -> Row:
     if voucher["traveler_id"] != traveler_id:
         ctx.fail(f"Voucher {voucher_id} does not belong to traveler {traveler_id}.")
     if voucher["status"] != "active" or voucher["expires_on"] < ctx.now[:10]:
-        state = "expired" if voucher["status"] == "expired" or voucher["expires_on"] < ctx.now[:10] else "used up"
+        state = (
+            "expired" if voucher["status"] == "expired" or voucher["expires_on"] < ctx.now[:10] else "used up"
+        )
         ctx.fail(f"Voucher {voucher_id} is {state}; only active vouchers with a balance can be used.")
     return voucher
 
@@ -267,7 +269,9 @@ def _refund(ctx: ToolContext, column: str, value: str, cents: int, reason: str) 
     return cents - left
 
 
-def _rooms_left(ctx: ToolContext, room_type_id: str, nights: list[str], skip: str | None = None) -> list[dict]:
+def _rooms_left(
+    ctx: ToolContext, room_type_id: str, nights: list[str], skip: str | None = None
+) -> list[dict]:
     """Rooms still for sale each night; ``skip`` gives back the rooms of a booking being changed."""
     own: list[str] = []
     rooms = 0
@@ -442,7 +446,9 @@ def find_traveler_id_by_email(ctx: ToolContext, *, email: str) -> dict:
     return {"traveler_id": row["traveler_id"]}
 
 
-def find_traveler_id_by_name_dob(ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str) -> dict:
+def find_traveler_id_by_name_dob(
+    ctx: ToolContext, *, first_name: str, last_name: str, date_of_birth: str
+) -> dict:
     rows = ctx.all(
         "SELECT traveler_id FROM travelers WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) "
         "AND date_of_birth = ? ORDER BY traveler_id",
@@ -526,6 +532,34 @@ def search_hotels(ctx: ToolContext, *, city: str) -> dict:
     }
 
 
+def get_hotel_details(ctx: ToolContext, *, hotel_id: str) -> dict:
+    hotel = ctx.one("SELECT * FROM hotels WHERE hotel_id = ?", (hotel_id,))
+    if hotel is None:
+        ctx.fail(f"Hotel {hotel_id} not found.")
+    rooms = ctx.all(
+        "SELECT * FROM room_types WHERE hotel_id = ? ORDER BY refundable_rate_cents, room_type_id",
+        (hotel_id,),
+    )
+    return {
+        "hotel_id": hotel["hotel_id"],
+        "name": hotel["name"],
+        "city": hotel["city"],
+        "state": hotel["state"],
+        "stars": hotel["stars"],
+        "free_cancellation_days": hotel["free_cancel_days"],
+        "room_types": [
+            {
+                "room_type_id": r["room_type_id"],
+                "name": r["name"],
+                "max_guests": r["max_guests"],
+                "refundable_rate": _dollars(r["refundable_rate_cents"]),
+                "non_refundable_rate": _dollars(r["non_refundable_rate_cents"]),
+            }
+            for r in rooms
+        ],
+    }
+
+
 def check_room_availability(ctx: ToolContext, *, room_type_id: str, check_in: str, nights: int) -> dict:
     room = _room_type(ctx, room_type_id)
     start = _date(ctx, check_in, "check_in")
@@ -570,7 +604,9 @@ def list_rental_locations(ctx: ToolContext) -> dict:
     }
 
 
-def check_car_availability(ctx: ToolContext, *, location_id: str, class_id: str, pickup_date: str, days: int) -> dict:
+def check_car_availability(
+    ctx: ToolContext, *, location_id: str, class_id: str, pickup_date: str, days: int
+) -> dict:
     location = _location(ctx, location_id)
     car = _car_class(ctx, class_id)
     start = _date(ctx, pickup_date, "pickup_date")
@@ -667,7 +703,9 @@ def book_hotel(
 def change_hotel_dates(ctx: ToolContext, *, booking_id: str, check_in: str, nights: int) -> dict:
     booking = _booking(ctx, booking_id)
     if booking["status"] != "confirmed":
-        ctx.fail(f"Hotel booking {booking_id} is {booking['status']}; only confirmed bookings can change dates.")
+        ctx.fail(
+            f"Hotel booking {booking_id} is {booking['status']}; only confirmed bookings can change dates."
+        )
     if booking["rate_type"] != "refundable":
         ctx.fail(f"Hotel booking {booking_id} is on a non-refundable rate; its dates cannot be changed.")
     today = _today(ctx)
@@ -702,25 +740,45 @@ def change_hotel_dates(ctx: ToolContext, *, booking_id: str, check_in: str, nigh
     _hold_rooms(ctx, booking["room_type_id"], dates, booking["rooms"])
     ctx.execute(
         "UPDATE hotel_bookings SET check_in = ?, check_out = ?, nights = ?, total_cents = ? WHERE booking_id = ?",
-        (start.isoformat(), (start + datetime.timedelta(days=nights)).isoformat(), nights, new_total, booking_id),
+        (
+            start.isoformat(),
+            (start + datetime.timedelta(days=nights)).isoformat(),
+            nights,
+            new_total,
+            booking_id,
+        ),
     )
     charged = refunded = 0
     if difference > 0 and card is not None:
-        _add_payment(ctx, booking["traveler_id"], "hotel_booking_id", booking_id, card["payment_method_id"], None, difference)
+        _add_payment(
+            ctx,
+            booking["traveler_id"],
+            "hotel_booking_id",
+            booking_id,
+            card["payment_method_id"],
+            None,
+            difference,
+        )
         charged = difference
     elif difference < 0:
         refunded = _refund(ctx, "hotel_booking_id", booking_id, -difference, "hotel stay shortened")
     trip = _trip_of(ctx, "hotel_booking_id", booking_id)
     if trip is not None:
         _refresh_trip_total(ctx, trip["trip_id"])
-    return {"charged": _dollars(charged), "refunded": _dollars(refunded), "booking": _booking_view(ctx, booking_id)}
+    return {
+        "charged": _dollars(charged),
+        "refunded": _dollars(refunded),
+        "booking": _booking_view(ctx, booking_id),
+    }
 
 
 def _cancel_booking(ctx: ToolContext, booking: Row) -> tuple[int, int]:
     """Cancel a confirmed refundable booking: (fee kept, amount refunded)."""
     booking_id = booking["booking_id"]
     if booking["rate_type"] != "refundable":
-        ctx.fail(f"Hotel booking {booking_id} is on a non-refundable rate; it cannot be cancelled for a refund.")
+        ctx.fail(
+            f"Hotel booking {booking_id} is on a non-refundable rate; it cannot be cancelled for a refund."
+        )
     room = _room_type(ctx, booking["room_type_id"])
     traveler = _traveler(ctx, booking["traveler_id"])
     deadline = _free_cancel_until(booking["check_in"], room["free_cancel_days"])
@@ -732,17 +790,23 @@ def _cancel_booking(ctx: ToolContext, booking: Row) -> tuple[int, int]:
         "UPDATE hotel_bookings SET status = 'cancelled', cancellation_fee_cents = ? WHERE booking_id = ?",
         (fee, booking_id),
     )
-    refunded = _refund(ctx, "hotel_booking_id", booking_id, booking["total_cents"] - fee, "hotel booking cancelled")
+    refunded = _refund(
+        ctx, "hotel_booking_id", booking_id, booking["total_cents"] - fee, "hotel booking cancelled"
+    )
     return fee, refunded
 
 
 def cancel_hotel_booking(ctx: ToolContext, *, booking_id: str) -> dict:
     booking = _booking(ctx, booking_id)
     if booking["status"] != "confirmed":
-        ctx.fail(f"Hotel booking {booking_id} is {booking['status']}; only confirmed bookings can be cancelled.")
+        ctx.fail(
+            f"Hotel booking {booking_id} is {booking['status']}; only confirmed bookings can be cancelled."
+        )
     trip = _trip_of(ctx, "hotel_booking_id", booking_id)
     if trip is not None and trip["status"] == "planned":
-        ctx.fail(f"Hotel booking {booking_id} is the stay of trip {trip['trip_id']}; cancel the trip instead.")
+        ctx.fail(
+            f"Hotel booking {booking_id} is the stay of trip {trip['trip_id']}; cancel the trip instead."
+        )
     fee, refunded = _cancel_booking(ctx, booking)
     return {"fee": _dollars(fee), "refunded": _dollars(refunded), "booking": _booking_view(ctx, booking_id)}
 
@@ -773,7 +837,9 @@ def book_car_rental(
         ctx.fail(f"A rental is 1 to {MAX_RENTAL_DAYS} days.")
     age = _age_on(traveler["date_of_birth"], start)
     if age < MIN_DRIVER_AGE:
-        ctx.fail(f"The driver will be {age} on {start.isoformat()}; drivers must be at least {MIN_DRIVER_AGE}.")
+        ctx.fail(
+            f"The driver will be {age} on {start.isoformat()}; drivers must be at least {MIN_DRIVER_AGE}."
+        )
     if age < car["min_age"]:
         ctx.fail(f"{car['name']} requires drivers aged {car['min_age']} or older; the driver will be {age}.")
     method = _card(ctx, traveler_id, payment_method_id)
@@ -850,7 +916,9 @@ def add_car_rental_to_trip(ctx: ToolContext, *, trip_id: str, rental_id: str) ->
     if rental["traveler_id"] != trip["traveler_id"]:
         ctx.fail(f"Car rental {rental_id} belongs to another traveler than trip {trip_id}.")
     if rental["status"] != "reserved":
-        ctx.fail(f"Car rental {rental_id} is {rental['status']}; only reserved rentals can be added to a trip.")
+        ctx.fail(
+            f"Car rental {rental_id} is {rental['status']}; only reserved rentals can be added to a trip."
+        )
     other = _trip_of(ctx, "car_rental_id", rental_id)
     if other is not None:
         ctx.fail(f"Car rental {rental_id} is already part of trip {other['trip_id']}.")
@@ -858,7 +926,9 @@ def add_car_rental_to_trip(ctx: ToolContext, *, trip_id: str, rental_id: str) ->
     room = _room_type(ctx, hotel["room_type_id"])
     pickup = _location(ctx, rental["pickup_location_id"])
     if pickup["city"] != room["city"]:
-        ctx.fail(f"Car rental {rental_id} is picked up in {pickup['city']}, but trip {trip_id} stays in {room['city']}.")
+        ctx.fail(
+            f"Car rental {rental_id} is picked up in {pickup['city']}, but trip {trip_id} stays in {room['city']}."
+        )
     if not hotel["check_in"] <= rental["pickup_date"] <= hotel["check_out"]:
         ctx.fail(
             f"Car rental {rental_id} is picked up on {rental['pickup_date']}, outside the stay of trip {trip_id} "
@@ -911,7 +981,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)

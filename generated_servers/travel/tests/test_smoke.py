@@ -10,7 +10,7 @@ from mcp import Client, StdioServerParameters
 from travel_mcp.runtime import ServerOptions
 from travel_mcp.server import build_server, load_bundle
 
-TOOL_COUNT = 21
+TOOL_COUNT = 22
 
 
 def run(coro_fn):
