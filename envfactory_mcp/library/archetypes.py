@@ -636,6 +636,7 @@ def documents(
         resources.append(grants)
         ops += [
             listing(grants, doc_link),
+            get(grants),
             create(
                 grants,
                 name,
@@ -877,13 +878,19 @@ def compose(
     customer: Resource, *parts: Part
 ) -> tuple[tuple[Resource, ...], tuple[Operation, ...], tuple[str, ...]]:
     """Resources (the customer's table first), operations and archetype names of ``parts``,
-    in order, each once."""
+    in order, each once. A table has one ``get``: a later part's (a service naming its own)
+    replaces an archetype's."""
     resources: dict[str, Resource] = {customer.name: customer}
     operations: dict[str, Operation] = {}
+    getters: dict[str, str] = {}
     for part in parts:
         for r in part.resources:
             resources.setdefault(r.name, r)
         for op in part.operations:
+            if op.kind == "get" and op.resource in getters and getters[op.resource] != op.name:
+                del operations[getters[op.resource]]
+            if op.kind == "get":
+                getters[op.resource] = op.name
             operations.setdefault(op.name, op)
     names = tuple(dict.fromkeys(p.name for p in parts if p.name not in ("profile", "catalog", "owned")))
     return tuple(resources.values()), tuple(operations.values()), names
