@@ -188,13 +188,11 @@ REFERRAL_OUT = kit.obj(
 )
 
 FEE_OUT: dict[str, Schema] = {"late_fee": MONEY, "fee_bill_id": NULL_TEXT}
-# What a change returns: the appointment, its patient and provider (a referral it used is
-# shown by get_appointment_details), and the bill of a late-cancellation fee.
+# What a change returns: the appointment, its patient and provider. A referral it used is
+# shown by get_appointment_details, the bill of a late-cancellation fee (most changes have
+# none) by get_patient_details: neither is offered as a lookup that may come back empty.
 BOOKED_OUTPUTS = {k: v for k, v in APPOINTMENT_OUTPUTS.items() if v != "referral"}
-FEE_OUTPUTS = {
-    **{f"appointment.{k}": v for k, v in BOOKED_OUTPUTS.items()},
-    "fee_bill_id": "bill",
-}
+FEE_OUTPUTS = {f"appointment.{k}": v for k, v in BOOKED_OUTPUTS.items()}
 
 
 def build_tools() -> list[ToolSpec]:
