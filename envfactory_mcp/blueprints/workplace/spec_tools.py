@@ -64,7 +64,9 @@ EVENT_OUT = kit.obj(
         "created_at": TEXT,
     }
 )
-EVENT_OUTPUTS = {"event_id": "event", "room_id": "room"}
+EVENT_OUTPUTS = {
+    "event_id": "event"
+}  # room ids come from list_rooms: an event's own room is never the one to book
 EVENT_READS = ["employees", "event_attendees", "events", "rooms"]
 
 MESSAGE_OUT = kit.obj(
