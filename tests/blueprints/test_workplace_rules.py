@@ -224,6 +224,14 @@ def test_invalid_arguments_are_rejected_before_the_tool_runs(desk, seed):
         end_time="11:00",
         attendee_emails=many,
     )
+    desk.refused(
+        "send_message",
+        "invalid arguments",
+        employee_id=person["employee_id"],
+        to_emails=[e["email"] for e in seed.state["employees"][:11]],
+        subject="Hi",
+        body="Text",
+    )
     task = seed.task(lambda t: t["status"] == "todo")
     desk.refused(
         "update_task_status",
@@ -1417,7 +1425,8 @@ def test_calculate_and_transfer(desk):
 
 
 def test_every_refusal_rule_matches_the_tools(workplace_env, seed, toolbox):
-    """The first rule of each restricted tool holds: in a state it does not allow, the tool refuses."""
+    """The policy as data: a lifecycle rule first for each restricted write (each is broken above),
+    every write confirmed, and enough out-of-scope requests to hand over."""
     spec = workplace_env.spec
     firsts = {}
     for rule in spec.policy_rules.refusals:
