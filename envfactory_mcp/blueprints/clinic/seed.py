@@ -714,7 +714,7 @@ def _prescriptions(
         if not doctors:
             continue
         child = _age_on(patient["date_of_birth"], TODAY) < 18
-        count = rng.choice([0, 1, 1, 2, 2, 3])
+        count = rng.choice([1, 1, 2, 2, 3])
         used: list[int] = []
         for _ in range(count):
             doctor = by_id[rng.choice(doctors)]
