@@ -201,7 +201,7 @@ def test_unknown_ids_are_refused(desk, seed):
         "check_car_availability",
         "xxx-xxx not found",
         location_id="XXX-XXX",
-        class_id="economy",
+        class_id="ECAR",
         pickup_date="2026-07-01",
         days=2,
     )
@@ -241,7 +241,7 @@ def test_reads_show_state_in_dollars(desk, seed):
     out, _, _ = desk.ok("search_hotels", city="denver")
     assert out["city"] == "Denver" and len(out["rooms"]) == 6
     out, _, _ = desk.ok("list_rental_locations")
-    assert {c["class_id"] for c in out["car_classes"]} == {"economy", "compact", "midsize", "suv", "premium"}
+    assert {c["class_id"] for c in out["car_classes"]} == {"ECAR", "CCAR", "ICAR", "SFAR", "PCAR"}
 
 
 def test_room_and_car_availability(desk, seed):
@@ -594,7 +594,7 @@ def _fleet_free(seed: Seed, location: str, class_id: str, start: str, days: int)
     return True
 
 
-def _free_car(seed: Seed, start: str, days: int, class_id: str = "economy") -> str:
+def _free_car(seed: Seed, start: str, days: int, class_id: str = "ECAR") -> str:
     for loc in seed.state["rental_locations"]:
         if _fleet_free(seed, loc["location_id"], class_id, start, days):
             return loc["location_id"]
@@ -605,7 +605,7 @@ def test_book_car_refusals(desk, seed):
     adult = seed.traveler(lambda t: _age(t["date_of_birth"], "2026-07-01") >= 30 and t["tier"] == "member")
     tid = adult["traveler_id"]
     loc = _free_car(seed, "2026-07-01", 3)
-    args = {"class_id": "economy", "pickup_location_id": loc, "dropoff_location_id": loc, "days": 3}
+    args = {"class_id": "ECAR", "pickup_location_id": loc, "dropoff_location_id": loc, "days": 3}
     desk.refused(
         "book_car_rental",
         "after today",
@@ -638,7 +638,7 @@ def test_book_car_refusals(desk, seed):
         traveler_id=young["traveler_id"],
         pickup_date="2026-07-01",
         payment_method_id=seed.card(young["traveler_id"]),
-        **{**args, "class_id": "premium"},
+        **{**args, "class_id": "PCAR"},
     )
     full = next(
         a for a in seed.state["car_availability"] if a["cars_booked"] == a["cars_total"] and a["day"] > TODAY
@@ -660,12 +660,12 @@ def test_young_driver_pays_surcharge_and_member_pays_one_way(desk, seed):
     young = seed.traveler(
         lambda t: 21 <= _age(t["date_of_birth"], "2026-07-01") < 25 and t["tier"] in ("member", "silver")
     )
-    loc = _free_car(seed, "2026-07-01", 4, "compact")
+    loc = _free_car(seed, "2026-07-01", 4, "CCAR")
     other = next(x["location_id"] for x in seed.state["rental_locations"] if x["location_id"] != loc)
     out, before, after = desk.ok(
         "book_car_rental",
         traveler_id=young["traveler_id"],
-        class_id="compact",
+        class_id="CCAR",
         pickup_location_id=loc,
         dropoff_location_id=other,
         pickup_date="2026-07-01",
@@ -679,7 +679,7 @@ def test_young_driver_pays_surcharge_and_member_pays_one_way(desk, seed):
         and out["return_date"] == "2026-07-05"
     )
     for i in range(4):
-        key = {"location_id": loc, "class_id": "compact", "day": _plus("2026-07-01", i)}
+        key = {"location_id": loc, "class_id": "CCAR", "day": _plus("2026-07-01", i)}
         assert (
             row(after, "car_availability", **key)["cars_booked"]
             == row(before, "car_availability", **key)["cars_booked"] + 1
@@ -690,12 +690,12 @@ def test_young_driver_pays_surcharge_and_member_pays_one_way(desk, seed):
 
 def test_gold_members_pay_no_one_way_fee(desk, seed):
     gold = seed.traveler(lambda t: t["tier"] == "gold" and _age(t["date_of_birth"], "2026-07-01") >= 25)
-    loc = _free_car(seed, "2026-07-02", 2, "suv")
+    loc = _free_car(seed, "2026-07-02", 2, "SFAR")
     other = next(x["location_id"] for x in seed.state["rental_locations"] if x["location_id"] != loc)
     out, _, _ = desk.ok(
         "book_car_rental",
         traveler_id=gold["traveler_id"],
-        class_id="suv",
+        class_id="SFAR",
         pickup_location_id=loc,
         dropoff_location_id=other,
         pickup_date="2026-07-02",
@@ -913,3 +913,76 @@ def test_calculate_and_transfer(desk):
     desk.refused("calculate", "only numbers", expression="__import__('os')")
     out, _, _ = desk.ok("transfer_to_human_agents", summary="Wants a flight booked.")
     assert out["transferred"] is True
+
+
+def test_hotel_details_and_impossible_dates(desk, seed):
+    out, _, _ = desk.ok("get_hotel_details", hotel_id="htl_0005")
+    assert out["city"] == "Austin" and out["free_cancellation_days"] == 7
+    rates = [r["refundable_rate"] for r in out["room_types"]]
+    assert rates == sorted(rates) and len(rates) == 3
+    desk.refused("get_hotel_details", "htl_0999 not found", hotel_id="htl_0999")
+    room = seed.state["room_types"][0]["room_type_id"]
+    desk.refused(
+        "check_room_availability", "written yyyy-mm-dd", room_type_id=room, check_in="2026-02-30", nights=1
+    )
+    traveler = seed.traveler(lambda t: _age(t["date_of_birth"], "2026-07-01") >= 30)
+    tid = traveler["traveler_id"]
+    args = {"traveler_id": tid, "pickup_date": "2026-07-01", "days": 2, "payment_method_id": seed.card(tid)}
+    desk.refused(
+        "book_car_rental",
+        "car class limo not found",
+        class_id="LIMO",
+        pickup_location_id="DEN-APT",
+        dropoff_location_id="DEN-APT",
+        **args,
+    )
+    desk.refused(
+        "book_car_rental",
+        "location xyz-abc not found",
+        class_id="ECAR",
+        pickup_location_id="DEN-APT",
+        dropoff_location_id="XYZ-ABC",
+        **args,
+    )
+
+
+def test_a_longer_stay_needs_a_card_to_charge(desk, seed):
+    b = _changeable(seed, in_trip=False)
+    v = next(v for v in seed.state["vouchers"] if v["traveler_id"] == b["traveler_id"]) if any(
+        v["traveler_id"] == b["traveler_id"] for v in seed.state["vouchers"]
+    ) else seed.state["vouchers"][0]  # fmt: skip
+    desk.sql(
+        "UPDATE payments SET payment_method_id = NULL, voucher_id = ? WHERE hotel_booking_id = ?",
+        (v["voucher_id"], b["booking_id"]),
+    )
+    desk.sql(
+        "UPDATE room_nights SET rooms_total = rooms_booked + ? WHERE room_type_id = ?",
+        (b["rooms"], b["room_type_id"]),
+    )
+    desk.refused(
+        "change_hotel_dates",
+        "paid without a card",
+        booking_id=b["booking_id"],
+        check_in=b["check_in"],
+        nights=b["nights"] + 1,
+    )
+
+
+def test_refundable_booking_shows_its_free_cancellation_day(desk, seed):
+    traveler = seed.traveler(lambda t: t["tier"] == "silver")
+    room_id = _free_room(seed, "2026-07-06", 2, 2)
+    hotel = seed.hotels[seed.rooms[room_id]["hotel_id"]]
+    out, _, _ = desk.ok(
+        "book_hotel",
+        traveler_id=traveler["traveler_id"],
+        room_type_id=room_id,
+        check_in="2026-07-06",
+        nights=2,
+        rooms=2,
+        rate_type="refundable",
+        payment_method_id=seed.card(traveler["traveler_id"]),
+    )
+    assert out["free_cancellation_until"] == _plus("2026-07-06", -hotel["free_cancel_days"])
+    assert out["paid"] == out["total"] == seed.rooms[room_id]["refundable_rate_cents"] * 4 / 100
+    out, _, _ = desk.ok("cancel_hotel_booking", booking_id=out["booking_id"])
+    assert out["fee"] == 0 and out["refunded"] == out["booking"]["total"]

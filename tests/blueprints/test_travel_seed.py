@@ -51,7 +51,7 @@ def test_different_seed_gives_different_state():
 def test_sizes_and_every_state_present(state):
     total = sum(len(rows) for rows in state.values())
     assert 1000 <= total <= 2500
-    assert len(state["travelers"]) >= 60 and len(state["hotel_bookings"]) >= 80
+    assert len(state["travelers"]) >= 40 and len(state["hotel_bookings"]) >= 80
     assert {t["tier"] for t in state["travelers"]} == {"member", "silver", "gold", "platinum"}
     assert {b["status"] for b in state["hotel_bookings"]} == {
         "confirmed",

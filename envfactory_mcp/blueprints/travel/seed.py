@@ -20,7 +20,7 @@ TODAY = datetime.date(2026, 6, 18)
 NOW = "2026-06-18T15:00:00Z"
 WINDOW_DAYS = 28  # nights / days on sale: TODAY .. TODAY + 27 (2026-07-15)
 WINDOW_END = TODAY + datetime.timedelta(days=WINDOW_DAYS - 1)
-N_TRAVELERS = 64
+N_TRAVELERS = 44
 MAX_ROOMS = {"member": 2, "silver": 2, "gold": 3, "platinum": 4}
 YOUNG_DRIVER_FEE_PER_DAY = 2500
 ONE_WAY_FEE = 9500
@@ -64,13 +64,13 @@ LOCATIONS = [
     ("AUS-APT", "Austin-Bergstrom Airport", "Austin", "TX"),
     ("ORL-APT", "Orlando International Airport", "Orlando", "FL"),
 ]
-# (class id, name, seats, daily dollars, minimum age)
+# (ACRISS class code, name, seats, daily dollars, minimum age)
 CAR_CLASSES = [
-    ("economy", "Economy (Kia Rio or similar)", 5, 42, 21),
-    ("compact", "Compact (Toyota Corolla or similar)", 5, 49, 21),
-    ("midsize", "Midsize (Toyota Camry or similar)", 5, 58, 21),
-    ("suv", "Standard SUV (Ford Explorer or similar)", 7, 79, 21),
-    ("premium", "Premium (BMW 5 Series or similar)", 5, 119, 25),
+    ("ECAR", "Economy (Kia Rio or similar)", 5, 42, 21),
+    ("CCAR", "Compact (Toyota Corolla or similar)", 5, 49, 21),
+    ("ICAR", "Midsize (Toyota Camry or similar)", 5, 58, 21),
+    ("SFAR", "Standard SUV (Ford Explorer or similar)", 7, 79, 21),
+    ("PCAR", "Premium (BMW 5 Series or similar)", 5, 119, 25),
 ]
 VOUCHER_REASONS = ["goodwill", "service recovery", "loyalty reward", "cancellation credit"]
 TRIP_NAMES = [
@@ -259,7 +259,7 @@ def _bookings(rng: random.Random, travelers: list[Row], room_types: list[Row]) -
     bookings: list[Row] = []
     statuses = ["confirmed"] * 5 + ["checked_in", "completed", "completed", "cancelled"]
     for t in travelers:
-        for _ in range(rng.choice([1, 1, 2, 2, 3])):
+        for _ in range(rng.choice([1, 2, 2, 3, 3, 4])):
             status = rng.choice(statuses)
             room = rng.choice(room_types)
             if status == "confirmed":
@@ -426,7 +426,7 @@ def _rentals_and_trips(
         status = trip_status[b["status"]]
         if status == "planned" and b["check_in"] == TODAY.isoformat():
             continue  # a planned trip starts after today
-        if rng.random() >= 0.55:
+        if rng.random() >= 0.5:
             continue
         city = city_of_room[b["room_type_id"]]
         check_in = datetime.date.fromisoformat(b["check_in"])
@@ -474,7 +474,7 @@ def _rentals_and_trips(
     # Rentals of their own: history, cars out now, reservations and cancellations.
     statuses = ["reserved"] * 4 + ["picked_up", "returned", "returned", "cancelled"]
     for traveler in travelers:
-        for _ in range(rng.choice([0, 0, 1, 1, 2])):
+        for _ in range(rng.choice([0, 1, 1, 2, 2])):
             status = rng.choice(statuses)
             if status == "reserved":
                 start = _day(rng, TODAY, WINDOW_END - datetime.timedelta(days=1))
@@ -522,7 +522,7 @@ def _car_availability(rng: random.Random, rentals: list[Row]) -> list[Row]:
     rows: list[Row] = []
     for location in LOCATIONS:
         for car in CAR_CLASSES:
-            fleet = rng.randint(3, 9) if car[0] != "premium" else rng.randint(2, 4)
+            fleet = rng.randint(3, 9) if car[0] != "PCAR" else rng.randint(2, 4)
             for i in range(WINDOW_DAYS):
                 day = (TODAY + datetime.timedelta(days=i)).isoformat()
                 booked = ours.get((location[0], car[0], day), 0)

@@ -216,7 +216,12 @@ def build_tables() -> list[TableSpec]:
         description="Car classes with their daily rate, seats and minimum driver age.",
         primary_key=["class_id"],
         columns=[
-            col("class_id", description="Class code, e.g. 'midsize'.", entity="car_class"),
+            col(
+                "class_id",
+                description="Class code (ACRISS), e.g. 'ICAR' for midsize.",
+                entity="car_class",
+                check="class_id GLOB '[A-Z][A-Z][A-Z][A-Z]'",
+            ),
             col(
                 "name",
                 description="Class as marketed, e.g. 'Midsize (Toyota Camry or similar)'.",

@@ -36,7 +36,7 @@ LOCATION_ID = kit.string(
     7, "Rental location code from list_rental_locations, e.g. 'DEN-APT'.", pattern=r"^[A-Z]{3}-[A-Z]{3}$"
 )
 CLASS_ID = kit.string(
-    10, "Car class id from list_rental_locations, e.g. 'midsize'.", pattern=r"^[a-z]{3,10}$"
+    4, "Car class code (ACRISS) from list_rental_locations, e.g. 'ICAR'.", pattern=r"^[A-Z]{4}$"
 )
 PAYMENT_METHOD_ID = kit.string(
     11, "Card id from get_traveler_details, e.g. 'card_000123'.", pattern=r"^card_[0-9]{6}$"

@@ -2,7 +2,7 @@
 
 -- Car classes with their daily rate, seats and minimum driver age.
 CREATE TABLE "car_classes" (
-  "class_id" TEXT NOT NULL,
+  "class_id" TEXT NOT NULL CHECK (class_id GLOB '[A-Z][A-Z][A-Z][A-Z]'),
   "name" TEXT NOT NULL UNIQUE,
   "seats" INTEGER NOT NULL CHECK (seats BETWEEN 2 AND 8),
   "daily_rate_cents" INTEGER NOT NULL CHECK (daily_rate_cents > 0),
