@@ -529,9 +529,34 @@ def test_annual_physical_rules(desk, seed):
     slot = seed.open_slot(provider["provider_id"], patient["patient_id"])
     desk.refused(
         "book_appointment",
-        "already had an annual physical",
+        "already has an annual physical",
         **_book(desk, patient, provider, slot, "annual_physical"),
     )
+
+
+def test_a_scheduled_physical_counts_too(desk, seed):
+    a = seed.appointment(lambda a: seed.start(a) > NOW, visit_type="annual_physical", status="scheduled")
+    patient = seed.patients[a["patient_id"]]
+    other = next(
+        p
+        for p in seed.state["providers"]
+        if p["specialty"] == "family_medicine" and p["provider_id"] != a["provider_id"]
+    )
+    # Set-up: the patient has been seen by the other provider, so a physical there is not a first visit.
+    past = next(
+        s for s in seed.state["slots"] if s["provider_id"] == other["provider_id"] and s["start_time"] < NOW
+    )
+    desk.sql(
+        "INSERT INTO appointments VALUES ('APT900003', ?, ?, ?, 'new_patient', 'x', 'completed', NULL, 0, ?, NULL)",
+        (patient["patient_id"], other["provider_id"], past["slot_id"], "2025-01-02T09:00:00Z"),
+    )
+    slot = seed.open_slot(other["provider_id"], patient["patient_id"])
+    error = desk.refused(
+        "book_appointment",
+        "already has an annual physical",
+        **_book(desk, patient, other, slot, "annual_physical"),
+    )
+    assert a["appointment_id"] in error and "scheduled" in error
 
 
 def test_annual_physical_is_free_on_insured_plans(desk, seed):

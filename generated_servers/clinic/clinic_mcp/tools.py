@@ -634,15 +634,15 @@ def book_appointment(
             ctx.fail("Annual physicals are done by primary-care providers only.")
         since = (day - datetime.timedelta(days=PHYSICAL_INTERVAL_DAYS)).isoformat()
         last = ctx.one(
-            "SELECT a.appointment_id, s.start_time FROM appointments a JOIN slots s ON s.slot_id = a.slot_id "
+            "SELECT a.appointment_id, a.status, s.start_time FROM appointments a JOIN slots s ON s.slot_id = a.slot_id "
             "WHERE a.patient_id = ? AND a.visit_type = 'annual_physical' AND a.status IN ('scheduled', 'completed') "
             "AND substr(s.start_time, 1, 10) > ? ORDER BY s.start_time DESC",
             (patient_id, since),
         )
         if last is not None:
             ctx.fail(
-                f"The patient already had an annual physical on {last['start_time'][:10]} "
-                f"({last['appointment_id']}); one is covered every {PHYSICAL_INTERVAL_DAYS} days."
+                f"The patient already has an annual physical on {last['start_time'][:10]} "
+                f"({last['appointment_id']}, {last['status']}); one is covered every {PHYSICAL_INTERVAL_DAYS} days."
             )
     referral_id = None
     if provider["care_type"] == "specialist" and plan["network_type"] == "hmo":
