@@ -444,8 +444,10 @@ def test_change_dates_refusals(desk, seed):
         "change_hotel_dates", "non-refundable", booking_id=nr["booking_id"], check_in="2026-07-01", nights=2
     )
     b = seed.booking(lambda b: b["check_in"] > "2026-06-22", status="confirmed", rate_type="refundable")
-    desk.sql("UPDATE hotel_bookings SET check_in = ?, check_out = ? WHERE booking_id = ?",
-             (TODAY, _plus(TODAY, b["nights"]), b["booking_id"]))  # fmt: skip
+    desk.sql(
+        "UPDATE hotel_bookings SET check_in = ?, check_out = ? WHERE booking_id = ?",
+        (TODAY, _plus(TODAY, b["nights"]), b["booking_id"]),
+    )
     desk.refused(
         "change_hotel_dates",
         "before the check-in day",
@@ -564,8 +566,10 @@ def test_late_cancellation_keeps_one_night_unless_platinum(desk, seed):
         rate_type="refundable",
     )
     member = seed.traveler(lambda t: t["tier"] == "member")
-    desk.sql("UPDATE hotel_bookings SET check_in = ?, check_out = ?, traveler_id = ? WHERE booking_id = ?",
-             (TODAY, _plus(TODAY, b["nights"]), member["traveler_id"], b["booking_id"]))  # fmt: skip
+    desk.sql(
+        "UPDATE hotel_bookings SET check_in = ?, check_out = ?, traveler_id = ? WHERE booking_id = ?",
+        (TODAY, _plus(TODAY, b["nights"]), member["traveler_id"], b["booking_id"]),
+    )
     out, _, after = desk.ok("cancel_hotel_booking", booking_id=b["booking_id"])
     fee = b["nightly_rate_cents"] * b["rooms"]
     assert out["fee"] == fee / 100 and out["refunded"] == (b["total_cents"] - fee) / 100
@@ -576,8 +580,10 @@ def test_late_cancellation_keeps_one_night_unless_platinum(desk, seed):
         rate_type="refundable",
     )
     platinum = seed.traveler(lambda t: t["tier"] == "platinum")
-    desk.sql("UPDATE hotel_bookings SET check_in = ?, check_out = ?, traveler_id = ? WHERE booking_id = ?",
-             (TODAY, _plus(TODAY, other["nights"]), platinum["traveler_id"], other["booking_id"]))  # fmt: skip
+    desk.sql(
+        "UPDATE hotel_bookings SET check_in = ?, check_out = ?, traveler_id = ? WHERE booking_id = ?",
+        (TODAY, _plus(TODAY, other["nights"]), platinum["traveler_id"], other["booking_id"]),
+    )
     out, _, _ = desk.ok("cancel_hotel_booking", booking_id=other["booking_id"])
     assert out["fee"] == 0 and out["refunded"] == other["total_cents"] / 100
 
@@ -710,8 +716,10 @@ def test_cancel_car_rental_rules(desk, seed):
         r = seed.rental(status=status)
         desk.refused("cancel_car_rental", "only reserved rentals", rental_id=r["rental_id"])
     r = seed.rental(lambda r: r["pickup_date"] > TODAY, status="reserved")
-    desk.sql("UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
-             (TODAY, _plus(TODAY, r["days"]), r["rental_id"]))  # fmt: skip
+    desk.sql(
+        "UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
+        (TODAY, _plus(TODAY, r["days"]), r["rental_id"]),
+    )
     desk.refused("cancel_car_rental", "before the pick-up day", rental_id=r["rental_id"])
 
 
@@ -743,9 +751,12 @@ def test_cancelling_a_trip_car_refunds_it_and_lowers_the_trip_total(desk, seed):
 def test_add_car_to_trip_rules(desk, seed):
     for status in ("in_progress", "completed", "cancelled"):
         t = seed.trip(status=status)
-        r = seed.rental(status="reserved", traveler_id=t["traveler_id"]) if any(
-            x["status"] == "reserved" and x["traveler_id"] == t["traveler_id"] for x in seed.state["car_rentals"]
-        ) else seed.rental(status="reserved")  # fmt: skip
+        own = [
+            x
+            for x in seed.state["car_rentals"]
+            if x["status"] == "reserved" and x["traveler_id"] == t["traveler_id"]
+        ]
+        r = own[0] if own else seed.rental(status="reserved")
         desk.refused(
             "add_car_rental_to_trip",
             "only be added to a planned trip",
@@ -765,9 +776,14 @@ def test_add_car_to_trip_rules(desk, seed):
     desk.refused(
         "add_car_rental_to_trip", "another traveler", trip_id=bare["trip_id"], rental_id=stranger["rental_id"]
     )
-    mine = seed.rental(lambda r: r["status"] != "reserved", traveler_id=bare["traveler_id"]) if any(
-        r["traveler_id"] == bare["traveler_id"] and r["status"] != "reserved" for r in seed.state["car_rentals"]
-    ) else None  # fmt: skip
+    mine = next(
+        (
+            r
+            for r in seed.state["car_rentals"]
+            if r["traveler_id"] == bare["traveler_id"] and r["status"] != "reserved"
+        ),
+        None,
+    )
     if mine is None:
         mine = seed.rental(lambda r: r["rental_id"] not in seed.trip_of_rental, status="returned")
         desk.sql(
@@ -818,13 +834,17 @@ def test_add_car_to_trip_checks_city_and_dates_then_adds_it(desk, seed):
     trip, rental = _loose_pair(seed)
     hotel = next(b for b in seed.state["hotel_bookings"] if b["booking_id"] == trip["hotel_booking_id"])
     late = _plus(hotel["check_out"], 1)
-    desk.sql("UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
-             (late, _plus(late, rental["days"]), rental["rental_id"]))  # fmt: skip
+    desk.sql(
+        "UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
+        (late, _plus(late, rental["days"]), rental["rental_id"]),
+    )
     desk.refused(
         "add_car_rental_to_trip", "outside the stay", trip_id=trip["trip_id"], rental_id=rental["rental_id"]
     )
-    desk.sql("UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
-             (rental["pickup_date"], rental["return_date"], rental["rental_id"]))  # fmt: skip
+    desk.sql(
+        "UPDATE car_rentals SET pickup_date = ?, return_date = ? WHERE rental_id = ?",
+        (rental["pickup_date"], rental["return_date"], rental["rental_id"]),
+    )
     elsewhere = next(
         x["location_id"]
         for x in seed.state["rental_locations"]
@@ -948,9 +968,9 @@ def test_hotel_details_and_impossible_dates(desk, seed):
 
 def test_a_longer_stay_needs_a_card_to_charge(desk, seed):
     b = _changeable(seed, in_trip=False)
-    v = next(v for v in seed.state["vouchers"] if v["traveler_id"] == b["traveler_id"]) if any(
-        v["traveler_id"] == b["traveler_id"] for v in seed.state["vouchers"]
-    ) else seed.state["vouchers"][0]  # fmt: skip
+    v = next(
+        (v for v in seed.state["vouchers"] if v["traveler_id"] == b["traveler_id"]), seed.state["vouchers"][0]
+    )
     desk.sql(
         "UPDATE payments SET payment_method_id = NULL, voucher_id = ? WHERE hotel_booking_id = ?",
         (v["voucher_id"], b["booking_id"]),

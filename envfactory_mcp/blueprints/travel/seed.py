@@ -196,8 +196,8 @@ def _travelers(rng: random.Random) -> tuple[list[Row], list[Row]]:
                 "date_of_birth": birth.isoformat(),
                 "email": f"{handle}{rng.randint(10, 99)}@{rng.choice(EMAIL_DOMAINS)}",
                 "tier": rng.choice(tiers),
-                "city": city,
-                "state": state,
+                "home_city": city,
+                "home_state": state,
                 "member_since": _day(rng, datetime.date(2015, 1, 1), datetime.date(2025, 12, 31)).isoformat(),
             }
         )

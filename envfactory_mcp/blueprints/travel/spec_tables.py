@@ -55,8 +55,8 @@ def build_tables() -> list[TableSpec]:
                 description="Loyalty tier: sets the rooms per booking, one-way fees and late-cancellation fees.",
                 enum=list(TIERS),
             ),
-            col("city", description="Home city.", check="length(city) > 0"),
-            col("state", description="Home state, e.g. 'TX'.", check="length(state) = 2"),
+            col("home_city", description="Home city.", check="length(home_city) > 0"),
+            col("home_state", description="Home state, e.g. 'TX'.", check="length(home_state) = 2"),
             _date("member_since", "Date the traveler joined, YYYY-MM-DD."),
         ],
     )

@@ -490,7 +490,7 @@ def get_traveler_details(ctx: ToolContext, *, traveler_id: str) -> dict:
         "age": _age_on(t["date_of_birth"], _today(ctx)),
         "tier": t["tier"],
         "max_rooms_per_booking": MAX_ROOMS[t["tier"]],
-        "home": {"city": t["city"], "state": t["state"]},
+        "home": {"city": t["home_city"], "state": t["home_state"]},
         "member_since": t["member_since"],
         "payment_methods": cards,
         "vouchers": ids("SELECT voucher_id AS id FROM vouchers WHERE traveler_id = ? ORDER BY voucher_id"),

@@ -38,8 +38,8 @@ CREATE TABLE "travelers" (
   "date_of_birth" TEXT NOT NULL CHECK (date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
   "email" TEXT NOT NULL UNIQUE CHECK (email LIKE '%_@_%'),
   "tier" TEXT NOT NULL CHECK ("tier" IN ('member', 'silver', 'gold', 'platinum')),
-  "city" TEXT NOT NULL CHECK (length(city) > 0),
-  "state" TEXT NOT NULL CHECK (length(state) = 2),
+  "home_city" TEXT NOT NULL CHECK (length(home_city) > 0),
+  "home_state" TEXT NOT NULL CHECK (length(home_state) = 2),
   "member_since" TEXT NOT NULL CHECK (member_since GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'),
   PRIMARY KEY ("traveler_id")
 ) STRICT, WITHOUT ROWID;
