@@ -988,6 +988,27 @@ def test_a_longer_stay_needs_a_card_to_charge(desk, seed):
     )
 
 
+def test_a_longer_stay_is_not_charged_to_an_expired_card(desk, seed):
+    b = _changeable(seed, in_trip=False)
+    card = next(
+        p["payment_method_id"]
+        for p in seed.state["payments"]
+        if p["hotel_booking_id"] == b["booking_id"] and p["payment_method_id"] is not None
+    )
+    desk.sql("UPDATE payment_methods SET expires = '2026-01' WHERE payment_method_id = ?", (card,))
+    desk.sql(
+        "UPDATE room_nights SET rooms_total = rooms_booked + ? WHERE room_type_id = ?",
+        (b["rooms"], b["room_type_id"]),
+    )
+    desk.refused(
+        "change_hotel_dates",
+        "has expired",
+        booking_id=b["booking_id"],
+        check_in=b["check_in"],
+        nights=b["nights"] + 1,
+    )
+
+
 def test_refundable_booking_shows_its_free_cancellation_day(desk, seed):
     traveler = seed.traveler(lambda t: t["tier"] == "silver")
     room_id = _free_room(seed, "2026-07-06", 2, 2)

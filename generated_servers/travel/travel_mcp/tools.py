@@ -735,7 +735,13 @@ def change_hotel_dates(ctx: ToolContext, *, booking_id: str, check_in: str, nigh
         payments = [p for p in _payments_of(ctx, "hotel_booking_id", booking_id) if p["payment_method_id"]]
         if not payments:
             ctx.fail(f"Hotel booking {booking_id} was paid without a card; the difference cannot be charged.")
-        card = _card(ctx, booking["traveler_id"], payments[0]["payment_method_id"])
+        card = ctx.one(
+            "SELECT * FROM payment_methods WHERE payment_method_id = ?", (payments[0]["payment_method_id"],)
+        )
+        if card is None or card["expires"] < ctx.now[:7]:
+            ctx.fail(
+                f"The card that paid hotel booking {booking_id} has expired; the longer stay cannot be charged to it."
+            )
     _release_rooms(ctx, booking)
     _hold_rooms(ctx, booking["room_type_id"], dates, booking["rooms"])
     ctx.execute(
