@@ -143,16 +143,27 @@ def table(
 
 def spoken(name: str, entity: str) -> str:
     """What a user calls an operation: ``cancel_appointment`` -> "cancel an appointment",
-    ``update_pet_care_notes`` -> "update a pet's care notes"."""
+    ``update_pet_care_notes`` -> "update a pet's care notes", ``book_escape_room`` -> "book
+    an escape room" (never the tool's name word for word, which the task realiser refuses)."""
     words = name.split("_")
     noun = entity.split("_")
     verb, rest = words[0], words[1:]
-    article = "an" if entity[0] in "aeiou" else "a"
+    if rest[:1] and rest[0] in ("in", "out", "up", "off", "on", "down", "back") and rest[1:]:
+        verb, rest = f"{verb} {rest[0]}", rest[1:]  # a phrasal verb: check in, sign up
+        if rest[0] in ("to", "for", "from"):
+            verb, rest = f"{verb} {rest[0]}", rest[1:]
     if rest[: len(noun)] == noun:
         tail = rest[len(noun) :]
         thing = " ".join(noun)
-        return f"{verb} {article} {thing}" + (f"'s {' '.join(tail)}" if tail else "")
-    return " ".join(words)
+        return f"{verb} {_article(thing)} {thing}" + (f"'s {' '.join(tail)}" if tail else "")
+    plural = bool(rest) and rest[-1].endswith("s") and not rest[-1].endswith(("ss", "us", "is"))
+    if rest and rest[0] not in ("a", "an", "the", "my", "some", "to", "for", "from"):
+        return f"{verb} {'some' if plural else _article(rest[0])} {' '.join(rest)}"
+    return " ".join([verb, "it", *rest]) if rest else f"{verb} it"
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in ("a", "e", "i", "o", "u") else "a"
 
 
 def find(resource: Resource, *by: str, name: str | None = None) -> Operation:

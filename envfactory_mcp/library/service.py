@@ -412,7 +412,15 @@ class Service:
 
     def _settle(self, rows: Rows) -> Rows:
         """Columns a transition fills (a cancellation's reason and time) stay empty on rows
-        that never went through it."""
+        that never went through it; moments a row was made (``stamp`` columns) are never
+        after the service's clock (one that would be is moved a year back)."""
+        for resource in self.resources:
+            made = [f.name for f in resource.fields if f.auto == "now"]
+            for row in rows.get(resource.name, []):
+                for column in made:
+                    value = row.get(column)
+                    if isinstance(value, str) and value > self.clock:
+                        row[column] = f"{int(value[:4]) - 1:04d}{value[4:]}"
         for op in self.operations:
             if op.kind != "action" or op.guard is None:
                 continue

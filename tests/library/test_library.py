@@ -264,3 +264,23 @@ def test_build_all_on_ray_gives_the_same_packages_as_local(tmp_path: Path):
         }
 
     assert files(tmp_path / "ray") == files(tmp_path / "local")
+
+
+def test_what_users_call_operations_and_when_rows_were_made():
+    from envfactory_mcp.library.kit import spoken
+
+    assert spoken("cancel_appointment", "appointment") == "cancel an appointment"
+    assert spoken("update_pet_care_notes", "pet") == "update a pet's care notes"
+    assert spoken("book_escape_room", "room_booking") == "book an escape room"
+    assert spoken("add_credits", "wallet") == "add some credits"
+    for name in service_names():
+        service = load_service(name)
+        rows = service.build()[2]
+        for op in service.operations:  # an intent is never the tool's name word for word
+            assert op.intent is None or op.intent != op.name.replace("_", " "), (name, op.name)
+        for resource in service.resources:  # nothing was made after the service's "now"
+            for f in resource.fields:
+                if f.auto == "now":
+                    assert all(
+                        r[f.name] is None or r[f.name] <= service.clock for r in rows[resource.name]
+                    ), name
