@@ -3,7 +3,10 @@ happy paths change exactly what they should (money in cents, inventory per night
 
 from __future__ import annotations
 
+import ast
 import datetime
+import inspect
+import sys
 from collections import defaultdict
 from typing import Any
 
@@ -157,6 +160,44 @@ def desk(travel_env, toolbox):
     session = travel_env.new_session()
     yield Desk(toolbox, session.db)
     session.close()
+
+
+# --------------------------------------------------------------------------- the spec
+
+
+def test_every_tool_has_code_and_the_policy_covers_every_write(travel_env):
+    spec = travel_env.spec
+    module = load_blueprint("travel").tools_module
+    assert len(spec.tools) >= 15 and len(spec.tables) >= 7
+    for tool in spec.tools:
+        params = [p for p in inspect.signature(vars(module)[tool.name]).parameters if p != "ctx"]
+        assert sorted(params) == sorted(tool.input_schema["properties"]), tool.name
+    rules = spec.policy_rules
+    writes = {t.name for t in spec.tools if t.effect == "write"}
+    assert set(rules.confirm) == writes and len(writes) >= 8
+    assert all(f"`{name}`" in spec.policy for name in writes)
+    assert rules.authentication is not None and rules.authentication.entity == "traveler"
+    assert rules.transfer is not None and len(rules.transfer.out_of_scope) >= 6
+    assert {r.tool for r in rules.refusals} == writes - {"book_hotel", "book_car_rental"}
+    first = {}
+    for rule in rules.refusals:
+        first.setdefault(rule.tool, rule)
+        assert spec.tool(rule.shown_by).effect == "read"
+    assert all(rule.column == "status" for rule in first.values())  # the task generator reads the first
+    assert all(t.claims for t in spec.tools if t.effect == "write")
+
+
+def test_tool_code_imports_only_the_standard_library():
+    source = load_blueprint("travel").code()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            assert name.split(".")[0] in sys.stdlib_module_names or name == "envfactory_mcp.runtime", name
 
 
 # --------------------------------------------------------------------------- identity and lookups
