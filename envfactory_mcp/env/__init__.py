@@ -2,7 +2,7 @@
 
 from envfactory_mcp.env.ddl import schema_sql, table_order
 from envfactory_mcp.env.environment import Environment, assemble_env, build_env, load_package_env
-from envfactory_mcp.env.seed import SeedRows, seed_sql
+from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.runtime.state import (
     canonical_json,
     diff_states,
@@ -23,6 +23,7 @@ __all__ = [
     "hash_state",
     "load_package_env",
     "restore_state",
+    "scale_seed",
     "schema_sql",
     "seed_sql",
     "state_hash",

@@ -10,7 +10,7 @@ from types import ModuleType
 
 from envfactory_mcp.blueprints import Blueprint
 from envfactory_mcp.env.ddl import schema_sql
-from envfactory_mcp.env.seed import SeedRows, seed_sql
+from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
 from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, hash_state
 from envfactory_mcp.runtime.database import SeedLoadError
@@ -95,8 +95,11 @@ def load_package_env(package_root: Path, *, allow_unverified: bool = False, trus
     return _environment(spec, source, module, ddl, inserts, check_tools=True)
 
 
-def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
+def build_env(blueprint: Blueprint, seed: int | None = None, *, scale: int = 1) -> Environment:
     """Blueprint -> checked environment. Same blueprint and seed give the same bytes.
+
+    ``scale`` > 1 repeats every seed row that many times with fresh keys (``scale_seed``),
+    for measuring how costs grow with the state; shipped packages use 1.
 
     Raises ``SpecError`` for an inconsistent spec, ``SeedError`` for seed rows that break a
     constraint, ``BlueprintError`` when the tool code lacks a declared tool.
@@ -106,6 +109,8 @@ def build_env(blueprint: Blueprint, seed: int | None = None) -> Environment:
     # package holds (same key order everywhere), so tasks made from either are the same.
     spec = validate_spec(parse_spec(json.loads(dump_spec(validate_spec(blueprint.build_spec(seed))))))
     rows = blueprint.generate_seed(random.Random(seed))
+    if scale != 1:
+        rows = scale_seed(spec, rows, scale)
     source = blueprint.code()
     return _environment(
         spec, source, blueprint.tools_module, schema_sql(spec), seed_sql(spec, rows), check_tools=True
