@@ -29,10 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.host.rollout import RESUMABLE_KEYS, RolloutConfig, rollout
+from envfactory_mcp.host.rollout import RESUMABLE_KEYS, RolloutConfig, rollout, run_interruptibly
 from envfactory_mcp.settings import Settings
 from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.tasks.stats import task_stats
@@ -187,7 +185,7 @@ def run_pipeline(
     for agent, config in configs.items():
         run_label = f"rollout {agent}"
         stage(run_label, 0, None)
-        runs[agent] = anyio.run(
+        runs[agent] = run_interruptibly(
             rollout, config, out / "runs" / agent, lambda done, total, lbl=run_label: stage(lbl, done, total)
         )
         say(f"rollout {agent}: mean reward {runs[agent].get('mean_reward')} -> {out / 'runs' / agent}")

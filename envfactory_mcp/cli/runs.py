@@ -198,9 +198,8 @@ def rollout(
 
     Every package served from --servers-dir must have a passing, current verification report.
     Rerun the same command to resume a run; add --retry-failed to redo its harness failures."""
-    import anyio
 
-    from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig
+    from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig, run_interruptibly
     from envfactory_mcp.host.rollout import rollout as run_rollout
     from envfactory_mcp.trajectories.store import MetadataMismatch
 
@@ -304,7 +303,7 @@ def rollout(
         if force_new and output.exists():
             typer.echo(f"--force-new: moved the old run to {move_aside(output)}", err=True)
         with _stages() as stage:
-            summary = anyio.run(run_rollout, config, output, stage(f"rollout {agent}"))
+            summary = run_interruptibly(run_rollout, config, output, stage(f"rollout {agent}"))
     except KeyboardInterrupt:
         raise interrupted() from None
     except MetadataMismatch as exc:

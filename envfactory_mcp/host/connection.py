@@ -97,6 +97,7 @@ class ServerConnection:
         self._done = anyio.Event()
         self._lock = anyio.Lock()
         self._closing = False
+        self._owner_gone = False  # the owner task ended (shut down, or cancelled: Ctrl-C)
         self.argument_limits: ArgumentLimits = DEFAULT_LIMITS
         # session -> the generation (``opened``) of the connection it was reset on
         self._sessions: dict[str, int] = {}
@@ -169,26 +170,36 @@ class ServerConnection:
                 logger.debug("closing server %s: %s", self.server, _describe(exc))
 
     async def owner(self) -> None:
-        """Own the connection: open, close and reopen it in this task when asked."""
-        while True:
-            await self._wake.wait()
-            self._wake = anyio.Event()
-            await self.close()
-            if not self._closing:
-                try:
-                    await self.open()
-                    self.error = None
-                except InfrastructureError as exc:
-                    self.error = exc
+        """Own the connection: open, close and reopen it in this task when asked. Cancelled
+        (Ctrl-C), it still closes the connection in this task, briefly, and lets ``ensure``
+        and ``shutdown`` return instead of waiting for it."""
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                await self.close()
+                if not self._closing:
+                    try:
+                        await self.open()
+                        self.error = None
+                    except InfrastructureError as exc:
+                        self.error = exc
+                self._done.set()
+                if self._closing:
+                    return
+        finally:
+            self._owner_gone = True
+            with anyio.move_on_after(5, shield=True):
+                await self.close()
             self._done.set()
-            if self._closing:
-                return
 
     async def ensure(self) -> None:
         """Have the owner open the connection if it is not open (first use, or after a failure)."""
         async with self._lock:
             if self._client is not None:
                 return
+            if self._owner_gone:
+                raise InfrastructureError(f"server {self.server!r}: the connection was shut down")
             self._done = anyio.Event()
             self._wake.set()
             await self._done.wait()
@@ -197,6 +208,8 @@ class ServerConnection:
 
     async def shutdown(self) -> None:
         """End the owner task, closing the connection."""
+        if self._owner_gone:
+            return
         self._closing = True
         self._done = anyio.Event()
         self._wake.set()

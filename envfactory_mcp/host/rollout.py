@@ -17,10 +17,10 @@ take the last record of each (task, trial), so the summary counts each episode o
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from pydantic_core import PydanticSerializationError
@@ -35,6 +35,7 @@ from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
 
+T = TypeVar("T")
 AGENTS = ("demonstrator", "oracle", "noop", "random", "llm")
 # Keys a run may change when it resumes: how it runs, not what it records. The task file
 # may move (its content is checked by hash), and a run may be grown by task subsets.
@@ -232,6 +233,45 @@ async def rollout(
     tasks = load_tasks(config)
     with RunStore.open(run_dir, _metadata(config, run_dir), resumable_keys=RESUMABLE_KEYS) as store:
         return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
+
+
+def run_interruptibly(func: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``anyio.run(func, *args)`` where Ctrl-C (SIGINT) cancels ``func`` through an anyio
+    cancel scope, so every task (episodes, server owners) unwinds as anyio expects and
+    the servers are shut down, then raises ``KeyboardInterrupt``. (asyncio's own handler
+    cancels the main task natively, which a server connection being opened at that moment
+    can turn into an unrelated RuntimeError instead.) Finished episodes are on disk."""
+    import signal
+
+    async def main() -> T:
+        interrupted = False
+        outcome: list[T] = []
+        errors: list[BaseException] = []
+        scope = anyio.CancelScope()
+
+        async def watch() -> None:
+            nonlocal interrupted
+            with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    scope.cancel()
+                    return
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(watch)
+            try:
+                with scope:
+                    outcome.append(await func(*args))
+            except BaseException as exc:  # noqa: BLE001 - raised below, outside the task group
+                errors.append(exc)
+            group.cancel_scope.cancel()  # the watcher
+        if interrupted:
+            raise KeyboardInterrupt
+        if errors:
+            raise errors[0]
+        return outcome[0]
+
+    return anyio.run(main)
 
 
 def _metadata(config: RolloutConfig, run_dir: Path) -> dict[str, Any]:
