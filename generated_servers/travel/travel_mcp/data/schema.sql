@@ -21,6 +21,8 @@ CREATE TABLE "hotels" (
   PRIMARY KEY ("hotel_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_hotels_city" ON "hotels" ("city");
+
 -- Car rental counters (airports and downtown offices).
 CREATE TABLE "rental_locations" (
   "location_id" TEXT NOT NULL CHECK (location_id GLOB '[A-Z][A-Z][A-Z]-[A-Z][A-Z][A-Z]'),
@@ -44,6 +46,12 @@ CREATE TABLE "travelers" (
   PRIMARY KEY ("traveler_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_travelers_date_of_birth" ON "travelers" ("date_of_birth");
+
+CREATE INDEX "idx_travelers_first_name" ON "travelers" ("first_name");
+
+CREATE INDEX "idx_travelers_last_name" ON "travelers" ("last_name");
+
 -- Daily fleet of a class at a location: cars available and cars already reserved or out.
 CREATE TABLE "car_availability" (
   "location_id" TEXT NOT NULL REFERENCES "rental_locations" ("location_id"),
@@ -53,6 +61,8 @@ CREATE TABLE "car_availability" (
   "cars_booked" INTEGER NOT NULL CHECK (cars_booked >= 0 AND cars_booked <= cars_total),
   PRIMARY KEY ("location_id", "class_id", "day")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_car_availability_class_id" ON "car_availability" ("class_id");
 
 -- Car rentals: reserved -> picked_up -> returned, or cancelled; paid in full when reserved.
 CREATE TABLE "car_rentals" (
@@ -74,6 +84,14 @@ CREATE TABLE "car_rentals" (
   PRIMARY KEY ("rental_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_car_rentals_traveler_id" ON "car_rentals" ("traveler_id");
+
+CREATE INDEX "idx_car_rentals_class_id" ON "car_rentals" ("class_id");
+
+CREATE INDEX "idx_car_rentals_pickup_location_id" ON "car_rentals" ("pickup_location_id");
+
+CREATE INDEX "idx_car_rentals_dropoff_location_id" ON "car_rentals" ("dropoff_location_id");
+
 -- Cards saved on a traveler's profile (brand, last four, expiry month).
 CREATE TABLE "payment_methods" (
   "payment_method_id" TEXT NOT NULL,
@@ -86,6 +104,8 @@ CREATE TABLE "payment_methods" (
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_payment_methods_traveler_id" ON "payment_methods" ("traveler_id");
+
 -- Room types of a hotel with their nightly rates: refundable, and a cheaper non-refundable rate.
 CREATE TABLE "room_types" (
   "room_type_id" TEXT NOT NULL,
@@ -96,6 +116,8 @@ CREATE TABLE "room_types" (
   "non_refundable_rate_cents" INTEGER NOT NULL CHECK (non_refundable_rate_cents > 0 AND non_refundable_rate_cents < refundable_rate_cents),
   PRIMARY KEY ("room_type_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_room_types_hotel_id" ON "room_types" ("hotel_id");
 
 -- Travel vouchers of a traveler: a balance usable toward new bookings until they expire.
 CREATE TABLE "vouchers" (
@@ -109,6 +131,8 @@ CREATE TABLE "vouchers" (
   "expires_on" TEXT NOT NULL CHECK (expires_on GLOB '20[0-9][0-9]-[01][0-9]-[0-3][0-9]'),
   PRIMARY KEY ("voucher_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_vouchers_traveler_id" ON "vouchers" ("traveler_id");
 
 -- Hotel bookings: confirmed -> checked_in -> completed, or cancelled; paid in full when booked.
 CREATE TABLE "hotel_bookings" (
@@ -127,6 +151,10 @@ CREATE TABLE "hotel_bookings" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("booking_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_hotel_bookings_traveler_id" ON "hotel_bookings" ("traveler_id");
+
+CREATE INDEX "idx_hotel_bookings_room_type_id" ON "hotel_bookings" ("room_type_id");
 
 -- Nightly inventory of a room type: rooms in the allotment and rooms already sold.
 CREATE TABLE "room_nights" (
@@ -150,6 +178,16 @@ CREATE TABLE "payments" (
   PRIMARY KEY ("payment_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_payments_traveler_id" ON "payments" ("traveler_id");
+
+CREATE INDEX "idx_payments_hotel_booking_id" ON "payments" ("hotel_booking_id");
+
+CREATE INDEX "idx_payments_car_rental_id" ON "payments" ("car_rental_id");
+
+CREATE INDEX "idx_payments_payment_method_id" ON "payments" ("payment_method_id");
+
+CREATE INDEX "idx_payments_voucher_id" ON "payments" ("voucher_id");
+
 -- Itineraries grouping a hotel booking, a car rental and a flight record locator; the total is what its bookings cost.
 CREATE TABLE "trips" (
   "trip_id" TEXT NOT NULL CHECK (trip_id GLOB 'TR[0-9][0-9][0-9][0-9][0-9][0-9]'),
@@ -164,6 +202,8 @@ CREATE TABLE "trips" (
   PRIMARY KEY ("trip_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_trips_traveler_id" ON "trips" ("traveler_id");
+
 -- Money given back against a payment (to the card, or back onto the voucher).
 CREATE TABLE "refunds" (
   "refund_id" TEXT NOT NULL,
@@ -173,3 +213,5 @@ CREATE TABLE "refunds" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("refund_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_refunds_payment_id" ON "refunds" ("payment_id");
