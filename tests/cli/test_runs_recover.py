@@ -342,27 +342,58 @@ def test_pipeline_resumes_names_its_stages_and_overwrites_only_when_asked(tmp_pa
 # ---------------------------------------------------------------- Ctrl-C
 
 
+def interrupt_when(process: subprocess.Popen[str], path: Path, timeout: float = 120) -> str:
+    """Ctrl-C as a terminal sends it (SIGINT to the whole process group, the servers too)
+    once ``path`` has content; returns stderr."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not (path.exists() and path.stat().st_size > 0):
+        if process.poll() is not None:  # it ended before there was anything to interrupt
+            return process.communicate()[1]
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    return stderr
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "envfactory_mcp", *args]
+
+
 @pytest.mark.slow
 def test_ctrl_c_exits_130_with_one_line_and_the_rerun_resumes(tasks: list[Task], tmp_path: Path):
     path = tmp_path / "tasks.jsonl"
     write_tasks(tasks, path)
     run_dir = tmp_path / "run"
-    command = [sys.executable, "-m", "envfactory_mcp", "rollout", "retail", "--tasks", str(path), "-o",
-               str(run_dir), "--servers-dir", str(SERVERS_DIR), "--trials", "40", "--concurrency", "2"]  # fmt: skip
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 60
-    trajectories = run_dir / "trajectories.jsonl"
-    while time.monotonic() < deadline and not (trajectories.exists() and trajectories.stat().st_size > 0):
-        time.sleep(0.1)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    command = cli("rollout", "retail", "--tasks", str(path), "-o", str(run_dir), "--servers-dir",
+                  str(SERVERS_DIR), "--trials", "40", "--concurrency", "2")  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # fmt: skip
+    stderr = interrupt_when(process, run_dir / "trajectories.jsonl")
     assert process.returncode == 130, stderr
     assert stderr.strip().splitlines()[-1] == "interrupted; rerun the same command to resume"
     assert "Traceback" not in stderr
-    recorded = len(lines(run_dir))
-    assert 0 < recorded < 240
-    finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    recorded = lines(run_dir)
+    assert 0 < len(recorded) < 240
+    assert all(not r.excluded for r in recorded)  # the servers got the signal too: nothing recorded as lost
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr
     keys = [r.key for r in lines(run_dir)]
     assert len(keys) == 240 == len(set(keys))
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_pipelines_rollouts_exits_130_and_the_rerun_completes(tmp_path: Path):
+    out = tmp_path / "out"
+    command = cli("pipeline", "retail", "-o", str(out), "-n", "6", "--trials", "20",
+                  "--servers-dir", str(tmp_path / "servers"))  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # fmt: skip
+    stderr = interrupt_when(process, out / "runs" / "demonstrator" / "trajectories.jsonl")
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted; rerun the same command to resume"
+    assert not (out / "summary.json").exists()
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr
+    for agent in ("demonstrator", "oracle", "noop"):
+        keys = [r.key for r in lines(out / "runs" / agent)]
+        assert len(keys) == 120 == len(set(keys)), agent
