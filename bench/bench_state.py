@@ -11,7 +11,7 @@ code a served call runs, without the MCP transport):
 - reset: ``SessionDatabase.reset()`` to the seed, plus the hash a host reads next
   (``control.reset`` answers with it);
 - hash after write: ``hash()`` right after a one-row write (``modify_user_address``);
-- dump: a full canonical dump and its hash (what ``control.state`` answers);
+- dump: a full canonical dump and the state hash (what ``control.state`` answers);
 - read by key: ``get_user_details`` of one user through the Toolbox;
 - memory/session: heap growth per open session (reset, then one read), with the image size.
 
@@ -111,8 +111,9 @@ def measure(env: Environment, rounds: int) -> dict[str, float]:
         session.hash()
         return time.perf_counter() - t0
 
-    def dump() -> None:
-        hash_state(session.dump())
+    def dump() -> None:  # what control.state does: the full dump, and the session's hash
+        session.dump()
+        session.hash()
 
     figures: dict[str, list[float]] = {"reset": [], "hash": [], "dump": [], "read": []}
     session.reset()

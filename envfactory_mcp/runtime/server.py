@@ -23,7 +23,6 @@ from .database import SessionDatabase, build_seed_image
 from .isolation import JailedTools, load_tools
 from .limits import DEFAULT_CALL_SECONDS, IsolationLimits
 from .sessions import Session, SessionLimits, SessionRefused, SessionStore
-from .state import hash_state
 from .toolbox import CallOutcome, Toolbox
 
 logger = logging.getLogger(__name__)
@@ -480,6 +479,6 @@ def _control_op(session: Session, op: str, arguments: dict[str, Any]) -> types.C
             return _result(CallOutcome(ok=False, error=f"Cannot restore that state: {exc}"))
         return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash()}))
     if op == "state":
-        dumped = session.db.dump()
-        return _result(CallOutcome(ok=True, output={"state_hash": hash_state(dumped), "state": dumped}))
+        dumped = session.db.dump()  # the kept hash is the dump's: same database, same moment
+        return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash(), "state": dumped}))
     return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash()}))

@@ -11,15 +11,39 @@ from hypothesis import strategies as st
 
 from envfactory_mcp.env import Environment, canonical_json, diff_states, dump_state, hash_state
 from envfactory_mcp.runtime import SessionDatabase, restore_state
+from envfactory_mcp.runtime.state import STATE_HASH_VERSION
 
 
-def test_hash_is_sha256_of_sorted_compact_json(mini_env: Environment):
+def test_canonical_json_is_sorted_compact_json(mini_env: Environment):
     state = mini_env.seed_state
     text = json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert canonical_json(state) == text
-    assert hash_state(state) == hashlib.sha256(text.encode()).hexdigest() == mini_env.seed_hash
     ids = [r["account_id"] for r in state["accounts"]]
     assert ids == sorted(ids)
+
+
+def test_hash_is_the_versioned_definition_over_per_row_digests(mini_env: Environment):
+    """Hash v2, written out independently of the code: SHA-256 over a header and, per
+    table in name order, the sum mod 2**512 of SHA-512 digests of its rows' compact JSON."""
+    state = mini_env.seed_state
+    assert STATE_HASH_VERSION == 2
+    lines = ["envfactory-mcp state hash v2\n"]
+    for table in sorted(state):
+        total = 0
+        for row in state[table]:
+            text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            total += int.from_bytes(hashlib.sha512(text.encode()).digest(), "big")
+        lines.append(f"{json.dumps(table)}:{total % 2**512:0128x}\n")
+    expected = hashlib.sha256("".join(lines).encode()).hexdigest()
+    assert hash_state(state) == expected == mini_env.seed_hash
+    # Row order does not matter; a row moved to another table does.
+    shuffled = {table: list(reversed(rows)) for table, rows in state.items()}
+    assert hash_state(shuffled) == expected
+    moved = {"accounts": [], "other": state["accounts"]} | {k: v for k, v in state.items() if k != "accounts"}
+    assert hash_state(moved) != expected
+    # Duplicates count (a rowid table may hold equal rows twice).
+    doubled = dict(state, accounts=state["accounts"] + state["accounts"][:1])
+    assert hash_state(doubled) != expected
 
 
 def test_diff_lists_inserted_deleted_and_updated_rows(mini_env: Environment):
