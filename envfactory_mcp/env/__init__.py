@@ -4,6 +4,7 @@ from envfactory_mcp.env.ddl import schema_sql, table_order
 from envfactory_mcp.env.environment import Environment, assemble_env, build_env, load_package_env
 from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.runtime.state import (
+    STATE_HASH_VERSION,
     canonical_json,
     diff_states,
     dump_state,
@@ -13,6 +14,7 @@ from envfactory_mcp.runtime.state import (
 )
 
 __all__ = [
+    "STATE_HASH_VERSION",
     "Environment",
     "SeedRows",
     "assemble_env",

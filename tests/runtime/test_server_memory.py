@@ -8,7 +8,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from envfactory_mcp.env import Environment
+from envfactory_mcp.env import STATE_HASH_VERSION, Environment, hash_state
 from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, create_server
 
 TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
@@ -59,6 +59,19 @@ async def test_explicit_session_keys_isolate_state_on_one_connection(mini_env: E
     assert b.structured_content["balance_cents"] == 50_000
     assert hash_b.structured_content["state_hash"] == mini_env.seed_hash
     assert hash_a.structured_content["state_hash"] != mini_env.seed_hash
+    assert hash_a.structured_content["state_hash_version"] == STATE_HASH_VERSION == 2
+
+
+async def test_control_state_answers_the_hash_of_its_dump(mini_env: Environment):
+    server = create_server(mini_env.bundle(), ServerOptions(control=True))
+    async with Client(server) as client:
+        reset = await client.call_tool("control.reset", {}, meta=key("a"))
+        await client.call_tool("transfer", TRANSFER, meta=key("a"))
+        state = await client.call_tool("control.state", {}, meta=key("a"))
+    assert reset.structured_content == {"state_hash": mini_env.seed_hash, "state_hash_version": 2}
+    content = state.structured_content
+    assert content["state_hash"] == hash_state(content["state"]) != mini_env.seed_hash
+    assert content["state_hash_version"] == STATE_HASH_VERSION
 
 
 async def test_handshake_era_connections_each_get_their_own_database(mini_env: Environment):
