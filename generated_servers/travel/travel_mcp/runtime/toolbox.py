@@ -23,6 +23,7 @@ from typing import Any
 import jsonschema_rs
 
 from .context import ToolContext, ToolError
+from .database import TRACK_PREFIX
 from .limits import CallTimeout, CallWatch
 
 logger = logging.getLogger(__name__)
@@ -238,6 +239,8 @@ class _Guard:
     ) -> int:
         if action in (_SELECT, _FUNCTION, _RECURSIVE):
             return sqlite3.SQLITE_OK
+        if (action == _READ or action in _WRITES) and _change_log(arg1, src):
+            return sqlite3.SQLITE_OK  # a change-log trigger keeping its log (``database.py``)
         if action == _READ:
             if arg1 in self.reads or db_name is None:  # no database: a recursive CTE reading itself
                 return sqlite3.SQLITE_OK
@@ -257,6 +260,12 @@ class _Guard:
         if self.denied is None:
             self.denied, self.kind = reason, kind
         return sqlite3.SQLITE_DENY
+
+
+def _change_log(table: str | None, trigger: str | None) -> bool:
+    """A statement of the session's change-log triggers on their own log. Tools cannot
+    create triggers (DDL is denied), so only the runtime's can carry the name."""
+    return trigger is not None and trigger.startswith(TRACK_PREFIX) and (table or "").startswith(TRACK_PREFIX)
 
 
 def _first_error(validator: jsonschema_rs.Draft202012Validator, instance: Any) -> str | None:
