@@ -211,3 +211,35 @@ def test_reset_and_hash_after_a_write_do_not_scan(scaled_envs, monkeypatch):
 
 def _refuse(*_args, **_kwargs):
     raise AssertionError("a full scan of the state")
+
+
+def test_a_file_backed_session_carries_no_change_logs(tmp_path):
+    """The file is hashed by full scans; logs nobody empties would only grow in it."""
+    session = SessionDatabase(_IMAGE, tmp_path / "state.db")
+    names = [r[0] for r in session.db.execute("SELECT name FROM sqlite_schema WHERE name LIKE '%ef_was%'")]
+    assert names == []
+    session.db.execute("INSERT OR REPLACE INTO tags VALUES (3, 'x')")
+    assert session.hash() == state_hash(session.db) == hash_state(dump_state(session.db))
+    session.reset()
+    assert session.hash() == SessionDatabase(_IMAGE).hash()
+    session.close()
+
+
+def test_the_change_logs_are_not_part_of_the_state():
+    session = SessionDatabase(_IMAGE)
+    session.db.execute("DELETE FROM notes")
+    assert set(dump_state(session.db)) == {"lines", "notes", "parents", "tags"}
+    assert session.db.execute("SELECT count(*) FROM _ef_was_1").fetchone()[0] == 3  # notes, logged
+    session.hash()
+    assert session.db.execute("SELECT count(*) FROM _ef_was_1").fetchone()[0] == 0  # emptied
+
+
+def test_a_seed_with_triggers_of_its_own_is_hashed_by_full_scans():
+    """Tracking would need recursive triggers, which would change what the schema's own
+    triggers do: such a seed keeps SQLite's defaults and is hashed by scans."""
+    schema = SCHEMA + "CREATE TRIGGER bump AFTER INSERT ON tags BEGIN UPDATE parents SET n = n + 1; END;"
+    session = SessionDatabase(build_seed_image(schema, SEED))
+    assert session.db.execute("PRAGMA recursive_triggers").fetchone()[0] == 0
+    assert not [r for r in session.db.execute("SELECT name FROM sqlite_schema WHERE name LIKE '%ef_was%'")]
+    session.db.execute("INSERT INTO tags VALUES (9, 'z')")
+    assert session.hash() == state_hash(session.db) == hash_state(dump_state(session.db))
