@@ -310,7 +310,8 @@ class SessionDatabase:
     def _load_seed_image(self) -> None:
         self.db.deserialize(self._seed_image)
         self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.execute("PRAGMA recursive_triggers = ON")  # the rows a REPLACE deletes reach the logs
+        if self._facts().tracking is not None:  # the rows a REPLACE deletes reach the logs
+            self.db.execute("PRAGMA recursive_triggers = ON")
         # The pages already live in memory; a page cache would only duplicate them, per session.
         self.db.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
 
