@@ -10,10 +10,13 @@ code a served call runs, without the MCP transport):
 
 - reset: ``SessionDatabase.reset()`` to the seed, plus the hash a host reads next
   (``control.reset`` answers with it);
+- first write: the first write after a reset, which makes the session's copy of the seed
+  (copy on first write; before that design, the copy was part of the reset);
 - hash after write: ``hash()`` right after a one-row write (``modify_user_address``);
 - dump: a full canonical dump and the state hash (what ``control.state`` answers);
 - read by key: ``get_user_details`` of one user through the Toolbox;
-- memory/session: heap growth per open session (reset, then one read), with the image size.
+- memory/session: heap growth per open session that wrote (its own copy) and per session
+  that only read (shares the seed), with the image size.
 
 Targets (issue 19) at 100x: reset <= 2 ms, hash after a one-row write <= 2 ms, a read by
 key within 1.2x of its 1x cost.
@@ -94,7 +97,7 @@ def measure(env: Environment, rounds: int) -> dict[str, float]:
         session.hash()
 
     def read() -> None:
-        out = toolbox.call(session.db, "get_user_details", {"user_id": rng.choice(keys)})
+        out = toolbox.call(session.reader(), "get_user_details", {"user_id": rng.choice(keys)})
         assert out.ok, out.error
 
     flip = [0]
@@ -111,14 +114,25 @@ def measure(env: Environment, rounds: int) -> dict[str, float]:
         session.hash()
         return time.perf_counter() - t0
 
+    def first_write() -> float:  # after a reset: the session's copy of the seed, then the write
+        session.reset()
+        user = users[0]
+        args = {k: user[k] for k in ("user_id", "address2", "city", "state", "country", "zip")}
+        t0 = time.perf_counter()
+        out = toolbox.call(session.db, "modify_user_address", dict(args, address1="1 First St"))
+        elapsed = time.perf_counter() - t0
+        assert out.ok, out.error
+        return elapsed
+
     def dump() -> None:  # what control.state does: the full dump, and the session's hash
         session.dump()
         session.hash()
 
-    figures: dict[str, list[float]] = {"reset": [], "hash": [], "dump": [], "read": []}
+    figures: dict[str, list[float]] = {"reset": [], "first": [], "hash": [], "dump": [], "read": []}
     session.reset()
     for _ in range(rounds):
         figures["reset"].append(median_ms(reset, 50))
+        figures["first"].append(statistics.median(first_write() for _ in range(10)) * 1000)
         session.reset()
         session.hash()
         figures["hash"].append(statistics.median(write_then_hash() for _ in range(30)) * 1000)
@@ -131,18 +145,19 @@ def measure(env: Environment, rounds: int) -> dict[str, float]:
     session.close()
 
     n = max(3, min(200, 20_000_000 // max(len(env.seed_image), 1)))
-    gc.collect()
-    before = heap_kb()
-    sessions = []
-    for _ in range(n):
-        s = env.new_session()
-        s.reset()
-        toolbox.call(s.db, "get_user_details", {"user_id": keys[0]})
-        sessions.append(s)
-    gc.collect()
-    result["mem_kb"] = (heap_kb() - before) / n
-    for s in sessions:
-        s.close()
+    for label, connection in (("mem_kb", lambda s: s.db), ("mem_read_kb", lambda s: s.reader())):
+        gc.collect()
+        before = heap_kb()
+        sessions = []
+        for _ in range(n):  # mem_kb: sessions that wrote (their own copy); mem_read_kb: that only read
+            s = env.new_session()
+            s.reset()
+            toolbox.call(connection(s), "get_user_details", {"user_id": keys[0]})
+            sessions.append(s)
+        gc.collect()
+        result[label] = (heap_kb() - before) / n
+        for s in sessions:
+            s.close()
     result["rows"] = scale_rows
     result["image_kb"] = len(env.seed_image) / 1024
     return result
@@ -160,16 +175,16 @@ def main() -> None:
     scales = [int(s) for s in args.scale.split(",")]
     rows = {}
     print(
-        f"{'scale':>5} {'rows':>8} {'image KB':>9} {'reset ms':>9} {'hash/write ms':>14} "
-        f"{'dump ms':>9} {'read ms':>8} {'KB/session':>11}"
+        f"{'scale':>5} {'rows':>8} {'image KB':>9} {'reset ms':>9} {'1st write ms':>13} {'hash/write ms':>14} "
+        f"{'dump ms':>9} {'read ms':>8} {'KB/session':>11} {'KB/reader':>10}"
     )
     for scale in scales:
         env = build_env(blueprint, scale=scale)
         r = measure(env, args.rounds)
         rows[scale] = r
         print(
-            f"{scale:>4}x {r['rows']:>8.0f} {r['image_kb']:>9.0f} {r['reset']:>9.3f} {r['hash']:>14.3f} "
-            f"{r['dump']:>9.1f} {r['read']:>8.3f} {r['mem_kb']:>11.0f}",
+            f"{scale:>4}x {r['rows']:>8.0f} {r['image_kb']:>9.0f} {r['reset']:>9.3f} {r['first']:>13.3f} "
+            f"{r['hash']:>14.3f} {r['dump']:>9.1f} {r['read']:>8.3f} {r['mem_kb']:>11.0f} {r['mem_read_kb']:>10.1f}",
             flush=True,
         )
         del env
