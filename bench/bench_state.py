@@ -183,7 +183,7 @@ def main() -> None:
         r = measure(env, args.rounds)
         rows[scale] = r
         print(
-            f"{scale:>4}x {r['rows']:>8.0f} {r['image_kb']:>9.0f} {r['reset']:>9.3f} {r['first']:>13.3f} "
+            f"{scale:>4}x {r['rows']:>8.0f} {r['image_kb']:>9.0f} {r['reset']:>9.4f} {r['first']:>13.3f} "
             f"{r['hash']:>14.3f} {r['dump']:>9.1f} {r['read']:>8.3f} {r['mem_kb']:>11.0f} {r['mem_read_kb']:>10.1f}",
             flush=True,
         )
