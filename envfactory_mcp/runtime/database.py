@@ -219,7 +219,7 @@ class SessionDatabase:
     connection is asked for (``db``: the server asks for it for a write or a jailed call;
     any other caller gets it on first use). Until then ``reader()`` is the seed image's
     one shared read-only connection, and the session's hash and dump are the seed's. A
-    reset to the seed drops the copy.
+    reset to the seed reloads a copy the session has (it keeps its connection).
 
     ``hash()`` costs what changed, not what the state holds. A session with a copy keeps
     every table's digest (``state.py``): it starts from the seed's digests and hash, kept
@@ -283,9 +283,11 @@ class SessionDatabase:
                     self._digests = table_digests(db)  # a whole new state: one scan
             return
         if self.path is None:
-            if self._own is not None:  # back to sharing the seed: the next write copies it again
-                self._own.close()
-                self._own = None
+            # The same connection reloaded (not dropped), so what a caller set on it (a
+            # progress handler, say) stays; a session that never copied has nothing to do.
+            if self._own is not None:
+                self._load_seed_image()
+                self._start_from_seed()
         else:
             self._copy_seed_into_file()
 

@@ -26,10 +26,15 @@ def test_reads_share_the_seed_and_the_first_write_copies_it(mini_env: Environmen
     assert writer.reader() is writer.db  # from now on it reads its own copy
     assert writer.hash() == state_hash(writer.db) != mini_env.seed_hash
     assert toolbox.call(reader.reader(), "get_account", {"account_id": "acc_001"}).output["balance_cents"] == 50_000
-    writer.reset()  # back to sharing: the copy is dropped
-    assert not writer.copied and writer.hash() == mini_env.seed_hash
-    assert toolbox.call(writer.db, "transfer", TRANSFER).ok  # a fresh copy of the seed
+    connection = writer.db
+    connection.set_progress_handler(lambda: 0, 1000)
+    writer.reset()  # the seed reloaded into the same connection: what was set on it stays
+    assert writer.db is connection and writer.hash() == mini_env.seed_hash == state_hash(connection)
+    assert toolbox.call(writer.db, "transfer", TRANSFER).ok
     assert writer.hash() == state_hash(writer.db) != mini_env.seed_hash
+    fresh = mini_env.new_session()
+    fresh.reset()  # never copied: nothing to reload
+    assert not fresh.copied and fresh.hash() == mini_env.seed_hash
 
 
 def test_the_shared_seed_cannot_be_written(mini_env: Environment):
