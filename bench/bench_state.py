@@ -10,8 +10,8 @@ code a served call runs, without the MCP transport):
 
 - reset: ``SessionDatabase.reset()`` to the seed, plus the hash a host reads next
   (``control.reset`` answers with it);
-- first write: the first write after a reset, which makes the session's copy of the seed
-  (copy on first write; before that design, the copy was part of the reset);
+- first write: a new session's first write, which makes its copy of the seed (copy on
+  first write: a session that only reads never makes one; a reset reloads a copy);
 - hash after write: ``hash()`` right after a one-row write (``modify_user_address``);
 - dump: a full canonical dump and the state hash (what ``control.state`` answers);
 - read by key: ``get_user_details`` of one user through the Toolbox;
@@ -114,14 +114,15 @@ def measure(env: Environment, rounds: int) -> dict[str, float]:
         session.hash()
         return time.perf_counter() - t0
 
-    def first_write() -> float:  # after a reset: the session's copy of the seed, then the write
-        session.reset()
+    def first_write() -> float:  # a new session's first write: its copy of the seed, then the write
+        fresh = env.new_session()
         user = users[0]
         args = {k: user[k] for k in ("user_id", "address2", "city", "state", "country", "zip")}
         t0 = time.perf_counter()
-        out = toolbox.call(session.db, "modify_user_address", dict(args, address1="1 First St"))
+        out = toolbox.call(fresh.db, "modify_user_address", dict(args, address1="1 First St"))
         elapsed = time.perf_counter() - t0
         assert out.ok, out.error
+        fresh.close()
         return elapsed
 
     def dump() -> None:  # what control.state does: the full dump, and the session's hash

@@ -25,7 +25,10 @@ def test_reads_share_the_seed_and_the_first_write_copies_it(mini_env: Environmen
     assert toolbox.call(writer.db, "transfer", TRANSFER).ok and writer.copied
     assert writer.reader() is writer.db  # from now on it reads its own copy
     assert writer.hash() == state_hash(writer.db) != mini_env.seed_hash
-    assert toolbox.call(reader.reader(), "get_account", {"account_id": "acc_001"}).output["balance_cents"] == 50_000
+    assert (
+        toolbox.call(reader.reader(), "get_account", {"account_id": "acc_001"}).output["balance_cents"]
+        == 50_000
+    )
     connection = writer.db
     connection.set_progress_handler(lambda: 0, 1000)
     writer.reset()  # the seed reloaded into the same connection: what was set on it stays
