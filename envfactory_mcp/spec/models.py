@@ -48,8 +48,8 @@ class ColumnSpec(_Model):
     )
     indexed: bool = Field(
         default=False,
-        description="Create an index on this column. Off by default: every session holds its own copy "
-        "of the database, and on seed-sized tables an index costs more memory than a scan costs time.",
+        description="Index this column even where the spec implies no lookup by it. Foreign-key "
+        "columns and columns tools look rows up by are indexed anyway (env/ddl.py index_columns).",
     )
 
 

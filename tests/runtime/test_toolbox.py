@@ -128,3 +128,42 @@ def test_non_json_output_is_an_internal_error(mini_env: Environment):
     toolbox = Toolbox({**spec, "tools": [t for t in spec["tools"] if t["name"] == "noop"]}, module)
     out = toolbox.call(mini_env.new_session().db, "noop", {})
     assert out.internal and "output is not JSON: Out of range float values" in out.error
+
+
+def test_foreign_key_checks_of_a_declared_write_are_not_undeclared_reads():
+    """Inserting a parent row makes SQLite's foreign-key check read the child's key column
+    (the session's change-log triggers make every insert a multi-write); that read is the
+    constraint's. A tool reading any other column of the child is still refused."""
+    import types
+
+    from envfactory_mcp.env.environment import assemble_env
+    from envfactory_mcp.runtime import Toolbox
+    from envfactory_mcp.synth.sqlddl import import_sql
+
+    imported = import_sql(
+        "CREATE TABLE actor (actor_id INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+        "CREATE TABLE film_actor (actor_id INTEGER NOT NULL REFERENCES actor (actor_id), "
+        "role TEXT, PRIMARY KEY (actor_id, role));\n"
+        "INSERT INTO actor VALUES (1, 'Penelope');\n",
+        "cast_list",
+    )
+    env = assemble_env(imported.spec, imported.tools_source, imported.rows)
+    spec = env.bundle().spec
+    module = types.ModuleType("cast_tools")
+    exec(
+        "def add_actor(ctx, name):\n"
+        "    ctx.db.execute('INSERT INTO actor (actor_id, name) VALUES (7, ?)', (name,))\n"
+        "    return {}\n"
+        "def copy_roles(ctx, name):\n"
+        "    ctx.db.execute('INSERT INTO actor (actor_id, name) SELECT 8, role FROM film_actor')\n"
+        "    return {}\n",
+        module.__dict__,
+    )
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    decl = {"effect": "write", "reads": [], "writes": ["actor"], "description": "x", "input_schema": schema,
+            "output_schema": {"type": "object"}}
+    toolbox = Toolbox({**spec, "tools": [{**decl, "name": "add_actor"}, {**decl, "name": "copy_roles"}]}, module)
+    db = env.new_session().db
+    assert toolbox.call(db, "add_actor", {"name": "Nick"}).ok
+    refused = toolbox.call(db, "copy_roles", {"name": "x"})
+    assert refused.internal and "read table 'film_actor', which it does not declare" in refused.error
