@@ -19,6 +19,12 @@ CREATE TABLE "users" (
   PRIMARY KEY ("user_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_users_date_of_birth" ON "users" ("date_of_birth");
+
+CREATE INDEX "idx_users_first_name" ON "users" ("first_name");
+
+CREATE INDEX "idx_users_last_name" ON "users" ("last_name");
+
 -- Scheduled direct flights: one flight number flies one route at the same local time every day.
 CREATE TABLE "flights" (
   "flight_number" TEXT NOT NULL CHECK (flight_number GLOB 'HAT[0-9][0-9][0-9]'),
@@ -28,6 +34,10 @@ CREATE TABLE "flights" (
   "arrival_time" TEXT NOT NULL CHECK (arrival_time GLOB '[0-2][0-9]:[0-5][0-9]'),
   PRIMARY KEY ("flight_number")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_flights_origin" ON "flights" ("origin");
+
+CREATE INDEX "idx_flights_destination" ON "flights" ("destination");
 
 -- Payment methods saved on a user account: credit cards (brand, last four digits), gift cards and travel certificates (both with a balance in cents).
 CREATE TABLE "payment_methods" (
@@ -39,6 +49,8 @@ CREATE TABLE "payment_methods" (
   "balance_cents" INTEGER CHECK (balance_cents >= 0),
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_payment_methods_user_id" ON "payment_methods" ("user_id");
 
 -- Bookings: one or more passengers on one or more flight segments, in one cabin.
 CREATE TABLE "reservations" (
@@ -58,6 +70,8 @@ CREATE TABLE "reservations" (
   PRIMARY KEY ("reservation_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_reservations_user_id" ON "reservations" ("user_id");
+
 -- Passengers saved on a user's profile (the user and travel companions); bookings are made for saved passengers only.
 CREATE TABLE "saved_passengers" (
   "passenger_id" TEXT NOT NULL,
@@ -67,6 +81,8 @@ CREATE TABLE "saved_passengers" (
   "date_of_birth" TEXT NOT NULL CHECK (date_of_birth GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
   PRIMARY KEY ("passenger_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_saved_passengers_user_id" ON "saved_passengers" ("user_id");
 
 -- One flight on one date: its status, seats left and current fare per cabin.
 CREATE TABLE "flight_dates" (
@@ -82,6 +98,8 @@ CREATE TABLE "flight_dates" (
   PRIMARY KEY ("flight_number", "date")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_flight_dates_date" ON "flight_dates" ("date");
+
 -- Payments and refunds of reservations. A gift card's or certificate's balance moves with every row recorded on it.
 CREATE TABLE "payments" (
   "payment_id" TEXT NOT NULL,
@@ -94,6 +112,10 @@ CREATE TABLE "payments" (
   PRIMARY KEY ("payment_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_payments_reservation_id" ON "payments" ("reservation_id");
+
+CREATE INDEX "idx_payments_payment_method_id" ON "payments" ("payment_method_id");
+
 -- Segments of a reservation, in travel order, with the fare paid per passenger.
 CREATE TABLE "reservation_flights" (
   "reservation_id" TEXT NOT NULL REFERENCES "reservations" ("reservation_id"),
@@ -103,6 +125,8 @@ CREATE TABLE "reservation_flights" (
   "price_cents" INTEGER NOT NULL CHECK (price_cents > 0),
   PRIMARY KEY ("reservation_id", "segment_no")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_reservation_flights_flight_number" ON "reservation_flights" ("flight_number");
 
 -- Passengers of a reservation (at most five).
 CREATE TABLE "reservation_passengers" (

@@ -21,6 +21,14 @@ CREATE TABLE "customers" (
   PRIMARY KEY ("customer_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_customers_zip" ON "customers" ("zip");
+
+CREATE INDEX "idx_customers_first_name" ON "customers" ("first_name");
+
+CREATE INDEX "idx_customers_last_name" ON "customers" ("last_name");
+
+CREATE INDEX "idx_customers_ssn_last_four" ON "customers" ("ssn_last_four");
+
 -- Deposit accounts (checking, savings) and credit card accounts. For a credit account the balance is negative when money is owed and credit_limit_cents is set.
 CREATE TABLE "accounts" (
   "account_id" TEXT NOT NULL,
@@ -36,6 +44,8 @@ CREATE TABLE "accounts" (
   PRIMARY KEY ("account_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_accounts_customer_id" ON "accounts" ("customer_id");
+
 -- Saved payees of a customer: billers and people they send money to.
 CREATE TABLE "payees" (
   "payee_id" TEXT NOT NULL,
@@ -46,6 +56,8 @@ CREATE TABLE "payees" (
   "status" TEXT NOT NULL CHECK ("status" IN ('active', 'pending_verification')),
   PRIMARY KEY ("payee_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_payees_customer_id" ON "payees" ("customer_id");
 
 -- Debit cards (drawing on a checking account) and credit cards (drawing on a credit account).
 CREATE TABLE "cards" (
@@ -63,6 +75,12 @@ CREATE TABLE "cards" (
   PRIMARY KEY ("card_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_cards_customer_id" ON "cards" ("customer_id");
+
+CREATE INDEX "idx_cards_account_id" ON "cards" ("account_id");
+
+CREATE INDEX "idx_cards_replaces_card_id" ON "cards" ("replaces_card_id");
+
 -- Payments to a payee scheduled for a future date.
 CREATE TABLE "scheduled_payments" (
   "scheduled_payment_id" TEXT NOT NULL,
@@ -74,6 +92,10 @@ CREATE TABLE "scheduled_payments" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("scheduled_payment_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_scheduled_payments_account_id" ON "scheduled_payments" ("account_id");
+
+CREATE INDEX "idx_scheduled_payments_payee_id" ON "scheduled_payments" ("payee_id");
 
 -- Monthly statements of an account: balances and totals of the month's transactions.
 CREATE TABLE "statements" (
@@ -87,6 +109,10 @@ CREATE TABLE "statements" (
   "fees_cents" INTEGER NOT NULL CHECK (fees_cents >= 0),
   PRIMARY KEY ("statement_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_statements_account_id" ON "statements" ("account_id");
+
+CREATE INDEX "idx_statements_month" ON "statements" ("month");
 
 -- Posted transactions of an account. amount_cents is signed: positive is money in, negative money out. A deposit with hold_until in the future is not yet available.
 CREATE TABLE "transactions" (
@@ -105,6 +131,14 @@ CREATE TABLE "transactions" (
   PRIMARY KEY ("transaction_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_transactions_account_id" ON "transactions" ("account_id");
+
+CREATE INDEX "idx_transactions_card_id" ON "transactions" ("card_id");
+
+CREATE INDEX "idx_transactions_counterparty_account_id" ON "transactions" ("counterparty_account_id");
+
+CREATE INDEX "idx_transactions_payee_id" ON "transactions" ("payee_id");
+
 -- Disputes of card transactions, with any provisional credit given while they are reviewed.
 CREATE TABLE "disputes" (
   "dispute_id" TEXT NOT NULL,
@@ -115,3 +149,5 @@ CREATE TABLE "disputes" (
   "opened_at" TEXT NOT NULL,
   PRIMARY KEY ("dispute_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_disputes_transaction_id" ON "disputes" ("transaction_id");

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .context import ToolContext, ToolError
 from .database import SessionDatabase, build_seed_image
 from .state import (
+    STATE_HASH_VERSION,
     canonical_json,
     diff_states,
     dump_state,
@@ -55,6 +56,7 @@ __all__ = [
     "CONTROL_META_KEY",
     "CONTROL_PREFIX",
     "SESSION_META_KEY",
+    "STATE_HASH_VERSION",
     "Bundle",
     "CallOutcome",
     "ServerOptions",

@@ -3,9 +3,16 @@
 """Canonical state: dump, hash, diff and restore of a SQLite database.
 
 The canonical state is every table, rows sorted by primary key, serialised as JSON with
-sorted keys and no whitespace; its hash is the sha256 of that text. Two states are equal
-exactly when their hashes are equal. A diff lists inserted, deleted and updated rows per
-table, keyed by primary key.
+sorted keys and no whitespace (``canonical_json``; ``control.state`` answers with it).
+
+Its hash (definition version ``STATE_HASH_VERSION``) does not serialise the whole state,
+so that it can be kept up to date from the rows a write touched: each row's canonical
+JSON (``row_json``) is digested with SHA-512, a table's digest is the sum of its rows'
+digests modulo 2**512 (order-independent, so a changed row is one subtraction and one
+addition), and the state hash is the SHA-256 of a versioned header and every table's
+name and digest in name order. Two states are equal exactly when their hashes are
+equal (up to collisions of SHA-512 sums, which no tool call can search for). A diff
+lists inserted, deleted and updated rows per table, keyed by primary key.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,11 +36,13 @@ class TableInfo:
 
 
 def table_infos(db: sqlite3.Connection) -> list[TableInfo]:
-    """User tables in name order, with columns in declaration order and primary-key columns."""
+    """User tables in name order, with columns in declaration order and primary-key columns
+    (not the runtime's change logs, ``_ef_*``: see ``database.py``)."""
     names = [
         r[0]
         for r in db.execute(
-            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            "SELECT name FROM main.sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name NOT LIKE '\\_ef\\_%' ESCAPE '\\' ORDER BY name"
         )
     ]
     infos = []
@@ -61,29 +71,65 @@ def canonical_json(state: State) -> str:
     return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def table_fragment(rows: list[Row]) -> str:
-    """One table's part of the canonical JSON: ``canonical_json`` of a state is
-    ``{"<table>":<fragment>,...}`` over the tables in name order."""
-    return json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+STATE_HASH_VERSION = 2
+"""Version of the state hash definition. 1: SHA-256 of ``canonical_json`` of the whole
+state. 2: SHA-256 over per-table sums of per-row SHA-512 digests (this module). Hashes
+of different versions never compare equal; stored hashes (tasks' initial and gold
+states, trajectories) must be recomputed when it changes."""
+
+DIGEST_MODULUS = 1 << 512
+_HEADER = f"envfactory-mcp state hash v{STATE_HASH_VERSION}\n"
 
 
-def hash_fragments(fragments: dict[str, str]) -> str:
-    """``hash_state`` assembled from per-table fragments (equal, byte for byte)."""
-    text = (
-        "{"
-        + ",".join(f"{json.dumps(name, ensure_ascii=False)}:{fragments[name]}" for name in sorted(fragments))
-        + "}"
+_ROW_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def row_json(row: Row) -> str:
+    """One row's canonical JSON: its columns with sorted keys, no whitespace (what
+    ``json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` gives)."""
+    return _ROW_ENCODER.encode(row)
+
+
+def row_digest(row: Row) -> int:
+    """The SHA-512 of a row's canonical JSON, as an integer."""
+    return int.from_bytes(hashlib.sha512(_ROW_ENCODER.encode(row).encode("utf-8")).digest(), "big")
+
+
+def table_digest(rows: Iterable[Row]) -> int:
+    """A table's digest: the sum of its rows' digests modulo 2**512 (so any row order)."""
+    return sum(map(row_digest, rows)) % DIGEST_MODULUS
+
+
+def hash_digests(digests: dict[str, int]) -> str:
+    """The state hash from every table's digest (``hash_state`` = this over its tables)."""
+    text = _HEADER + "".join(
+        f"{json.dumps(name, ensure_ascii=False)}:{digests[name] % DIGEST_MODULUS:0128x}\n"
+        for name in sorted(digests)
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def hash_state(state: State) -> str:
-    return hashlib.sha256(canonical_json(state).encode("utf-8")).hexdigest()
+    return hash_digests({name: table_digest(rows) for name, rows in state.items()})
 
 
 def state_hash(db: sqlite3.Connection) -> str:
-    """sha256 of the canonical JSON of the database."""
-    return hash_state(dump_state(db))
+    """The state hash of the database, from a full scan."""
+    return hash_digests(table_digests(db))
+
+
+def table_digests(db: sqlite3.Connection) -> dict[str, int]:
+    """Every table's digest, from a full scan."""
+    return {info.name: table_digest(iter_rows(db, info)) for info in table_infos(db)}
+
+
+def iter_rows(db: sqlite3.Connection, info: TableInfo, where: str = "") -> Iterator[Row]:
+    """A table's rows as dicts (unordered), optionally filtered by a WHERE clause."""
+    columns = info.columns
+    cursor = db.execute(
+        f'SELECT {", ".join(chr(34) + c + chr(34) for c in columns)} FROM main."{info.name}" {where}'
+    )
+    return (dict(zip(columns, row, strict=True)) for row in cursor)
 
 
 def diff_states(before: State, after: State, primary_keys: dict[str, tuple[str, ...]]) -> dict[str, Any]:

@@ -15,6 +15,8 @@ CREATE TABLE "insurance_plans" (
   PRIMARY KEY ("plan_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_insurance_plans_network_type" ON "insurance_plans" ("network_type");
+
 -- Clinic sites.
 CREATE TABLE "locations" (
   "location_id" TEXT NOT NULL,
@@ -59,6 +61,8 @@ CREATE TABLE "providers" (
   PRIMARY KEY ("provider_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_providers_location_id" ON "providers" ("location_id");
+
 -- Patients of the clinic, with their insurance plan and preferred pharmacy.
 CREATE TABLE "patients" (
   "patient_id" TEXT NOT NULL,
@@ -75,6 +79,18 @@ CREATE TABLE "patients" (
   PRIMARY KEY ("patient_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_patients_plan_id" ON "patients" ("plan_id");
+
+CREATE INDEX "idx_patients_pharmacy_id" ON "patients" ("pharmacy_id");
+
+CREATE INDEX "idx_patients_primary_provider_id" ON "patients" ("primary_provider_id");
+
+CREATE INDEX "idx_patients_date_of_birth" ON "patients" ("date_of_birth");
+
+CREATE INDEX "idx_patients_first_name" ON "patients" ("first_name");
+
+CREATE INDEX "idx_patients_last_name" ON "patients" ("last_name");
+
 -- Appointment slots of a provider. Capacity is how many patients can be booked into the slot; a slot is open while fewer non-cancelled appointments than its capacity use it.
 CREATE TABLE "slots" (
   "slot_id" TEXT NOT NULL,
@@ -85,6 +101,8 @@ CREATE TABLE "slots" (
   "capacity" INTEGER NOT NULL CHECK (capacity BETWEEN 1 AND 3),
   PRIMARY KEY ("slot_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_slots_provider_id" ON "slots" ("provider_id");
 
 -- Cards saved on a patient's file: credit, debit and HSA cards with their expiry month.
 CREATE TABLE "payment_methods" (
@@ -97,6 +115,8 @@ CREATE TABLE "payment_methods" (
   "expires" TEXT NOT NULL CHECK (expires GLOB '20[0-9][0-9]-[01][0-9]'),
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_payment_methods_patient_id" ON "payment_methods" ("patient_id");
 
 -- Prescriptions: refills remaining, expiry, pharmacy. active -> needs_renewal (no refills left or expired) -> renewal_requested; discontinued by the prescriber.
 CREATE TABLE "prescriptions" (
@@ -116,6 +136,14 @@ CREATE TABLE "prescriptions" (
   PRIMARY KEY ("rx_number")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_prescriptions_patient_id" ON "prescriptions" ("patient_id");
+
+CREATE INDEX "idx_prescriptions_medication_id" ON "prescriptions" ("medication_id");
+
+CREATE INDEX "idx_prescriptions_prescriber_id" ON "prescriptions" ("prescriber_id");
+
+CREATE INDEX "idx_prescriptions_pharmacy_id" ON "prescriptions" ("pharmacy_id");
+
 -- Referrals from a primary-care provider to a specialty, with an expiry date and a number of visits.
 CREATE TABLE "referrals" (
   "referral_id" TEXT NOT NULL CHECK (referral_id GLOB 'REF[0-9][0-9][0-9][0-9][0-9][0-9]'),
@@ -129,6 +157,10 @@ CREATE TABLE "referrals" (
   "status" TEXT NOT NULL CHECK ("status" IN ('active', 'used', 'expired')),
   PRIMARY KEY ("referral_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_referrals_patient_id" ON "referrals" ("patient_id");
+
+CREATE INDEX "idx_referrals_referring_provider_id" ON "referrals" ("referring_provider_id");
 
 -- Appointments: scheduled -> completed, cancelled or no_show. The copay is fixed at booking from the patient's plan.
 CREATE TABLE "appointments" (
@@ -146,6 +178,14 @@ CREATE TABLE "appointments" (
   PRIMARY KEY ("appointment_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_appointments_patient_id" ON "appointments" ("patient_id");
+
+CREATE INDEX "idx_appointments_provider_id" ON "appointments" ("provider_id");
+
+CREATE INDEX "idx_appointments_slot_id" ON "appointments" ("slot_id");
+
+CREATE INDEX "idx_appointments_referral_id" ON "appointments" ("referral_id");
+
 -- Refill orders sent to pharmacies.
 CREATE TABLE "refills" (
   "refill_id" TEXT NOT NULL,
@@ -155,6 +195,10 @@ CREATE TABLE "refills" (
   "status" TEXT NOT NULL CHECK ("status" IN ('sent', 'ready', 'picked_up')),
   PRIMARY KEY ("refill_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_refills_rx_number" ON "refills" ("rx_number");
+
+CREATE INDEX "idx_refills_pharmacy_id" ON "refills" ("pharmacy_id");
 
 -- Statements to patients: visit copays, balances after insurance, late-cancellation and no-show fees. pending_insurance bills wait for the insurer and cannot be paid yet.
 CREATE TABLE "bills" (
@@ -170,6 +214,10 @@ CREATE TABLE "bills" (
   PRIMARY KEY ("bill_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_bills_patient_id" ON "bills" ("patient_id");
+
+CREATE INDEX "idx_bills_appointment_id" ON "bills" ("appointment_id");
+
 -- Line items of a statement; a bill's amount is the sum of its items.
 CREATE TABLE "bill_items" (
   "item_id" TEXT NOT NULL,
@@ -178,6 +226,8 @@ CREATE TABLE "bill_items" (
   "amount_cents" INTEGER NOT NULL CHECK (amount_cents > 0),
   PRIMARY KEY ("item_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_bill_items_bill_id" ON "bill_items" ("bill_id");
 
 -- Payments against bills; a bill may be paid in parts.
 CREATE TABLE "payments" (
@@ -188,3 +238,7 @@ CREATE TABLE "payments" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("payment_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_payments_bill_id" ON "payments" ("bill_id");
+
+CREATE INDEX "idx_payments_payment_method_id" ON "payments" ("payment_method_id");

@@ -57,6 +57,10 @@ CREATE TABLE "addresses" (
   PRIMARY KEY ("address_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_addresses_customer_id" ON "addresses" ("customer_id");
+
+CREATE INDEX "idx_addresses_depot_id" ON "addresses" ("depot_id");
+
 -- Monthly invoices of an account. 'open' collects the current month's charges; an invoice is issued on the first of the next month and due 30 days later.
 CREATE TABLE "invoices" (
   "invoice_id" TEXT NOT NULL CHECK (invoice_id GLOB 'INV[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
@@ -68,6 +72,8 @@ CREATE TABLE "invoices" (
   "paid_at" TEXT CHECK ((status = 'paid') = (paid_at IS NOT NULL)),
   PRIMARY KEY ("invoice_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_invoices_customer_id" ON "invoices" ("customer_id");
 
 -- Prices by service and zone: a base price plus a price per billable kilogram. Zone 1-5 is 1 + the distance between the two regions; zone 6 is abroad.
 CREATE TABLE "service_rates" (
@@ -91,6 +97,14 @@ CREATE TABLE "pickups" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("pickup_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_pickups_customer_id" ON "pickups" ("customer_id");
+
+CREATE INDEX "idx_pickups_address_id" ON "pickups" ("address_id");
+
+CREATE INDEX "idx_pickups_depot_id" ON "pickups" ("depot_id");
+
+CREATE INDEX "idx_pickups_pickup_date" ON "pickups" ("pickup_date");
 
 -- Parcels shipped by an account, one parcel per tracking number: service, addresses, weight, dimensions, declared value, insurance, price and status.
 CREATE TABLE "shipments" (
@@ -119,6 +133,18 @@ CREATE TABLE "shipments" (
   PRIMARY KEY ("tracking_number")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_shipments_customer_id" ON "shipments" ("customer_id");
+
+CREATE INDEX "idx_shipments_return_of" ON "shipments" ("return_of");
+
+CREATE INDEX "idx_shipments_service_id" ON "shipments" ("service_id");
+
+CREATE INDEX "idx_shipments_from_address_id" ON "shipments" ("from_address_id");
+
+CREATE INDEX "idx_shipments_to_address_id" ON "shipments" ("to_address_id");
+
+CREATE INDEX "idx_shipments_hold_depot_id" ON "shipments" ("hold_depot_id");
+
 -- Claims for lost or damaged parcels: submitted -> under_review -> approved -> paid, or denied; the customer may withdraw one still pending.
 CREATE TABLE "claims" (
   "claim_id" TEXT NOT NULL CHECK (claim_id GLOB 'CLM[0-9][0-9][0-9][0-9][0-9]'),
@@ -133,6 +159,10 @@ CREATE TABLE "claims" (
   PRIMARY KEY ("claim_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_claims_tracking_number" ON "claims" ("tracking_number");
+
+CREATE INDEX "idx_claims_customer_id" ON "claims" ("customer_id");
+
 -- Changes to where a parcel is delivered: a redirect to another address or a hold at a depot (one per shipment).
 CREATE TABLE "delivery_changes" (
   "change_id" TEXT NOT NULL,
@@ -146,6 +176,14 @@ CREATE TABLE "delivery_changes" (
   PRIMARY KEY ("change_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_delivery_changes_tracking_number" ON "delivery_changes" ("tracking_number");
+
+CREATE INDEX "idx_delivery_changes_previous_address_id" ON "delivery_changes" ("previous_address_id");
+
+CREATE INDEX "idx_delivery_changes_new_address_id" ON "delivery_changes" ("new_address_id");
+
+CREATE INDEX "idx_delivery_changes_depot_id" ON "delivery_changes" ("depot_id");
+
 -- Charges and credits on an invoice: shipping, insurance, redirect fees, return labels, credits for cancelled labels, late fees.
 CREATE TABLE "invoice_items" (
   "invoice_id" TEXT NOT NULL REFERENCES "invoices" ("invoice_id"),
@@ -157,6 +195,8 @@ CREATE TABLE "invoice_items" (
   PRIMARY KEY ("invoice_id", "item_no")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_invoice_items_tracking_number" ON "invoice_items" ("tracking_number");
+
 -- Scans and notices of a shipment, in time order.
 CREATE TABLE "tracking_events" (
   "event_id" TEXT NOT NULL,
@@ -167,3 +207,5 @@ CREATE TABLE "tracking_events" (
   "description" TEXT NOT NULL CHECK (length(description) > 0),
   PRIMARY KEY ("event_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_tracking_events_tracking_number" ON "tracking_events" ("tracking_number");

@@ -9,6 +9,10 @@ CREATE TABLE "groomers" (
   PRIMARY KEY ("groomer_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_groomers_employment" ON "groomers" ("employment");
+
+CREATE INDEX "idx_groomers_specialty" ON "groomers" ("specialty");
+
 -- The menu of grooming services.
 CREATE TABLE "grooming_services" (
   "grooming_service_id" TEXT NOT NULL,
@@ -29,6 +33,12 @@ CREATE TABLE "owners" (
   PRIMARY KEY ("owner_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_owners_first_name" ON "owners" ("first_name");
+
+CREATE INDEX "idx_owners_last_name" ON "owners" ("last_name");
+
+CREATE INDEX "idx_owners_phone" ON "owners" ("phone");
+
 -- The animals groomed here.
 CREATE TABLE "pets" (
   "pet_id" TEXT NOT NULL,
@@ -42,6 +52,8 @@ CREATE TABLE "pets" (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX "idx_pets_owner_id" ON "pets" ("owner_id");
+
+CREATE INDEX "idx_pets_species" ON "pets" ("species");
 
 -- Grooming appointments.
 CREATE TABLE "appointments" (
@@ -66,6 +78,8 @@ CREATE INDEX "idx_appointments_groomer_id" ON "appointments" ("groomer_id");
 
 CREATE INDEX "idx_appointments_grooming_service_id" ON "appointments" ("grooming_service_id");
 
+CREATE INDEX "idx_appointments_status" ON "appointments" ("status");
+
 -- What an owner owes for a completed appointment.
 CREATE TABLE "invoices" (
   "invoice_id" TEXT NOT NULL,
@@ -80,3 +94,5 @@ CREATE TABLE "invoices" (
 CREATE INDEX "idx_invoices_owner_id" ON "invoices" ("owner_id");
 
 CREATE INDEX "idx_invoices_appointment_id" ON "invoices" ("appointment_id");
+
+CREATE INDEX "idx_invoices_status" ON "invoices" ("status");

@@ -22,6 +22,12 @@ CREATE TABLE "users" (
   PRIMARY KEY ("user_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_users_first_name" ON "users" ("first_name");
+
+CREATE INDEX "idx_users_last_name" ON "users" ("last_name");
+
+CREATE INDEX "idx_users_zip" ON "users" ("zip");
+
 -- Variant items of a product: one combination of options with its own price and availability.
 CREATE TABLE "items" (
   "item_id" TEXT NOT NULL,
@@ -31,6 +37,8 @@ CREATE TABLE "items" (
   "available" INTEGER NOT NULL CHECK ("available" IN (0, 1)),
   PRIMARY KEY ("item_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_items_product_id" ON "items" ("product_id");
 
 -- Customer orders with their shipping address. Totals are derived from order_items and payments.
 CREATE TABLE "orders" (
@@ -49,6 +57,8 @@ CREATE TABLE "orders" (
   PRIMARY KEY ("order_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_orders_user_id" ON "orders" ("user_id");
+
 -- Payment methods saved on a user account. Gift cards carry a balance in cents; credit cards a brand and last four digits.
 CREATE TABLE "payment_methods" (
   "payment_method_id" TEXT NOT NULL,
@@ -59,6 +69,8 @@ CREATE TABLE "payment_methods" (
   "balance_cents" INTEGER CHECK (balance_cents >= 0),
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_payment_methods_user_id" ON "payment_methods" ("user_id");
 
 -- Lines of an order: one item each (an order never holds the same item twice), the price paid, and whether a return or exchange was requested for it.
 CREATE TABLE "order_items" (
@@ -72,6 +84,10 @@ CREATE TABLE "order_items" (
   PRIMARY KEY ("order_id", "line_no")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_order_items_item_id" ON "order_items" ("item_id");
+
+CREATE INDEX "idx_order_items_exchange_item_id" ON "order_items" ("exchange_item_id");
+
 -- Payment and refund history of orders. The net paid by a method for an order is its payments minus its refunds; a gift card's balance moves with every row recorded on it.
 CREATE TABLE "payments" (
   "payment_id" TEXT NOT NULL,
@@ -83,3 +99,7 @@ CREATE TABLE "payments" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("payment_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_payments_order_id" ON "payments" ("order_id");
+
+CREATE INDEX "idx_payments_payment_method_id" ON "payments" ("payment_method_id");

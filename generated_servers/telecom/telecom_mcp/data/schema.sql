@@ -15,6 +15,12 @@ CREATE TABLE "customers" (
   PRIMARY KEY ("customer_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_customers_date_of_birth" ON "customers" ("date_of_birth");
+
+CREATE INDEX "idx_customers_first_name" ON "customers" ("first_name");
+
+CREATE INDEX "idx_customers_last_name" ON "customers" ("last_name");
+
 -- Phones the carrier sells, with full retail price and stock.
 CREATE TABLE "device_models" (
   "model_id" TEXT NOT NULL,
@@ -37,6 +43,8 @@ CREATE TABLE "outages" (
   "expected_resolution" TEXT NOT NULL,
   PRIMARY KEY ("outage_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_outages_zip" ON "outages" ("zip");
 
 -- Rate plans: monthly price, data allowance (NULL: unlimited), roaming and the price of extra data.
 CREATE TABLE "plans" (
@@ -62,6 +70,8 @@ CREATE TABLE "bills" (
   PRIMARY KEY ("bill_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_bills_customer_id" ON "bills" ("customer_id");
+
 -- Phone lines of an account: plan, status, roaming, data used this cycle and a scheduled plan change.
 CREATE TABLE "lines" (
   "phone_number" TEXT NOT NULL CHECK (phone_number GLOB '[2-9][0-9][0-9][2-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
@@ -76,6 +86,12 @@ CREATE TABLE "lines" (
   PRIMARY KEY ("phone_number")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_lines_customer_id" ON "lines" ("customer_id");
+
+CREATE INDEX "idx_lines_plan_id" ON "lines" ("plan_id");
+
+CREATE INDEX "idx_lines_pending_plan_id" ON "lines" ("pending_plan_id");
+
 -- Payment methods saved on an account: cards (brand, last four, expiry month) and bank accounts.
 CREATE TABLE "payment_methods" (
   "payment_method_id" TEXT NOT NULL,
@@ -88,6 +104,8 @@ CREATE TABLE "payment_methods" (
   PRIMARY KEY ("payment_method_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_payment_methods_customer_id" ON "payment_methods" ("customer_id");
+
 -- Line items of a bill: plan charges, device installments and payoffs, data top-ups, roaming, taxes, and a late fee once a bill is overdue.
 CREATE TABLE "bill_items" (
   "bill_id" TEXT NOT NULL REFERENCES "bills" ("bill_id"),
@@ -99,6 +117,8 @@ CREATE TABLE "bill_items" (
   PRIMARY KEY ("bill_id", "item_no")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_bill_items_phone_number" ON "bill_items" ("phone_number");
+
 -- Extra data bought for a line in a cycle; each adds to the allowance and is charged on the open bill.
 CREATE TABLE "data_topups" (
   "topup_id" TEXT NOT NULL,
@@ -109,6 +129,8 @@ CREATE TABLE "data_topups" (
   "created_at" TEXT NOT NULL,
   PRIMARY KEY ("topup_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_data_topups_phone_number" ON "data_topups" ("phone_number");
 
 -- Phones used on lines, bought on 24 monthly installments; a replaced device stays on record.
 CREATE TABLE "devices" (
@@ -123,6 +145,10 @@ CREATE TABLE "devices" (
   PRIMARY KEY ("device_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_devices_phone_number" ON "devices" ("phone_number");
+
+CREATE INDEX "idx_devices_model_id" ON "devices" ("model_id");
+
 -- Payments made against bills; a bill may be paid in several partial payments.
 CREATE TABLE "payments" (
   "payment_id" TEXT NOT NULL,
@@ -133,6 +159,10 @@ CREATE TABLE "payments" (
   PRIMARY KEY ("payment_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_payments_bill_id" ON "payments" ("bill_id");
+
+CREATE INDEX "idx_payments_payment_method_id" ON "payments" ("payment_method_id");
+
 -- Suspensions of lines; an open one (no end) is the line's current suspension.
 CREATE TABLE "suspensions" (
   "suspension_id" TEXT NOT NULL,
@@ -142,6 +172,8 @@ CREATE TABLE "suspensions" (
   "ended_at" TEXT,
   PRIMARY KEY ("suspension_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_suspensions_phone_number" ON "suspensions" ("phone_number");
 
 -- Support tickets: open -> in_progress -> resolved -> closed; a resolved ticket may be reopened within 7 days.
 CREATE TABLE "tickets" (
@@ -157,3 +189,7 @@ CREATE TABLE "tickets" (
   "resolved_at" TEXT CHECK (status NOT IN ('resolved') OR resolved_at IS NOT NULL),
   PRIMARY KEY ("ticket_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_tickets_customer_id" ON "tickets" ("customer_id");
+
+CREATE INDEX "idx_tickets_phone_number" ON "tickets" ("phone_number");

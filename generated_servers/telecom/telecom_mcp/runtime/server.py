@@ -25,7 +25,7 @@ from .database import SessionDatabase, build_seed_image
 from .isolation import JailedTools, load_tools
 from .limits import DEFAULT_CALL_SECONDS, IsolationLimits
 from .sessions import Session, SessionLimits, SessionRefused, SessionStore
-from .state import hash_state
+from .state import STATE_HASH_VERSION
 from .toolbox import CallOutcome, Toolbox
 
 logger = logging.getLogger(__name__)
@@ -132,8 +132,11 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
                     )
                 session.db.mark_written(outcome.written)
             else:
-                outcome = toolbox.call(session.db.db, params.name, params.arguments)
-                session.db.mark_written(outcome.written)
+                # A read runs start to end right here, so a session that has only read can
+                # use the seed's shared connection; a write makes (or uses) its own copy.
+                writes = tool is not None and tool.effect == "write"
+                db = session.db.db if writes else session.db.reader()
+                outcome = toolbox.call(db, params.name, params.arguments)
         finally:
             session.release()
         return _result(outcome)
@@ -402,25 +405,29 @@ def _owner_of(ctx: Any) -> Any | None:
 # --- control plane -------------------------------------------------------------------
 
 _STATE_HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+# Which definition of the state hash the server computes (``state.STATE_HASH_VERSION``),
+# so a host can tell a stale stored hash from a different state.
+_HASH_VERSION = {"type": "integer", "const": STATE_HASH_VERSION}
+_HASHED = {"state_hash": _STATE_HASH, "state_hash_version": _HASH_VERSION}
 _CONTROL_SPECS: dict[str, tuple[str, dict[str, Any], dict[str, Any]]] = {
     "reset": (
         "Reset this session's database to the seed, or to the given canonical state.",
         {"type": "object", "properties": {"state": {"type": "object"}}, "additionalProperties": False},
-        {"type": "object", "properties": {"state_hash": _STATE_HASH}, "required": ["state_hash"]},
+        {"type": "object", "properties": _HASHED, "required": ["state_hash"]},
     ),
     "state": (
-        "Canonical state of this session (every table, rows sorted by primary key) and its sha256.",
+        "Canonical state of this session (every table, rows sorted by primary key) and its state hash.",
         {"type": "object", "properties": {}, "additionalProperties": False},
         {
             "type": "object",
-            "properties": {"state_hash": _STATE_HASH, "state": {"type": "object"}},
+            "properties": {**_HASHED, "state": {"type": "object"}},
             "required": ["state_hash", "state"],
         },
     ),
     "state_hash": (
-        "sha256 of this session's canonical state.",
+        f"Hash of this session's canonical state (definition version {STATE_HASH_VERSION}).",
         {"type": "object", "properties": {}, "additionalProperties": False},
-        {"type": "object", "properties": {"state_hash": _STATE_HASH}, "required": ["state_hash"]},
+        {"type": "object", "properties": _HASHED, "required": ["state_hash"]},
     ),
     "end_session": (
         "Release this session's database; its next request starts from the seed.",
@@ -480,8 +487,12 @@ def _control_op(session: Session, op: str, arguments: dict[str, Any]) -> types.C
             session.db.reset(state)
         except ValueError as exc:
             return _result(CallOutcome(ok=False, error=f"Cannot restore that state: {exc}"))
-        return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash()}))
+        return _result(CallOutcome(ok=True, output=_hashed(session)))
     if op == "state":
-        dumped = session.db.dump()
-        return _result(CallOutcome(ok=True, output={"state_hash": hash_state(dumped), "state": dumped}))
-    return _result(CallOutcome(ok=True, output={"state_hash": session.db.hash()}))
+        dumped = session.db.dump()  # the kept hash is the dump's: same database, same moment
+        return _result(CallOutcome(ok=True, output={**_hashed(session), "state": dumped}))
+    return _result(CallOutcome(ok=True, output=_hashed(session)))
+
+
+def _hashed(session: Session) -> dict[str, Any]:
+    return {"state_hash": session.db.hash(), "state_hash_version": STATE_HASH_VERSION}

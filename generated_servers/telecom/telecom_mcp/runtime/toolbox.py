@@ -23,6 +23,7 @@ from typing import Any
 import jsonschema_rs
 
 from .context import ToolContext, ToolError
+from .database import TRACK_PREFIX
 from .limits import CallTimeout, CallWatch
 
 logger = logging.getLogger(__name__)
@@ -87,6 +88,14 @@ class Toolbox:
         self.clock: str = spec["clock"]
         self.call_seconds = call_seconds
         self.tools: dict[str, BoundTool] = {}
+        # (child table, foreign-key column) -> parent table: SQLite's foreign-key checks
+        # read these when a statement writes the parent (``_Guard``).
+        self.foreign_keys: dict[tuple[str, str], str] = {
+            (table["name"], column["name"]): column["references"].split(".", 1)[0]
+            for table in spec.get("tables", [])
+            for column in table["columns"]
+            if column.get("references")
+        }
         for decl in spec["tools"]:
             fn = getattr(module, decl["name"], None)
             if not callable(fn):
@@ -121,7 +130,7 @@ class Toolbox:
         problem = _first_error(tool.input_validator, args)
         if problem is not None:
             return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {problem}")
-        guard = _Guard(tool)
+        guard = _Guard(tool, self.foreign_keys)
         watch = CallWatch(db, self.call_seconds)
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         db.execute("BEGIN")
@@ -223,12 +232,19 @@ class _Guard:
     Transactions, schema changes, PRAGMA and ATTACH are denied to every tool, so tool
     code cannot commit half-way, escape the session database or change the schema.
     The first denial is kept so the error names the table, not just "not authorized".
+
+    A write to a parent table makes SQLite's foreign-key check read the referencing
+    column of each child table (always for a delete or a key update, and for an insert
+    whenever the table has triggers, as the change-log tables give it); those reads are
+    the constraint's, not the tool's, so a read of a child's foreign-key column is
+    allowed while the tool declares writing the table it references.
     """
 
-    __slots__ = ("denied", "kind", "reads", "writes", "written")
+    __slots__ = ("denied", "foreign_keys", "kind", "reads", "writes", "written")
 
-    def __init__(self, tool: BoundTool) -> None:
+    def __init__(self, tool: BoundTool, foreign_keys: Mapping[tuple[str, str], str] | None = None) -> None:
         self.reads, self.writes = tool.reads, tool.writes
+        self.foreign_keys = foreign_keys or {}
         self.written: set[str] = set()
         self.denied: str | None = None
         self.kind: str | None = None  # "read", "write" or "forbidden", as in CallOutcome.fault
@@ -238,9 +254,13 @@ class _Guard:
     ) -> int:
         if action in (_SELECT, _FUNCTION, _RECURSIVE):
             return sqlite3.SQLITE_OK
+        if (action == _READ or action in _WRITES) and _change_log(arg1, src):
+            return sqlite3.SQLITE_OK  # a change-log trigger keeping its log (``database.py``)
         if action == _READ:
             if arg1 in self.reads or db_name is None:  # no database: a recursive CTE reading itself
                 return sqlite3.SQLITE_OK
+            if src is None and self.foreign_keys.get((arg1 or "", arg2 or "")) in self.writes:
+                return sqlite3.SQLITE_OK  # a foreign-key check of a write to the parent
             return self._deny("read", f"read table {arg1!r}, which it does not declare")
         if action in _WRITES:
             if arg1 in self.writes:
@@ -257,6 +277,12 @@ class _Guard:
         if self.denied is None:
             self.denied, self.kind = reason, kind
         return sqlite3.SQLITE_DENY
+
+
+def _change_log(table: str | None, trigger: str | None) -> bool:
+    """A statement of the session's change-log triggers on their own log. Tools cannot
+    create triggers (DDL is denied), so only the runtime's can carry the name."""
+    return trigger is not None and trigger.startswith(TRACK_PREFIX) and (table or "").startswith(TRACK_PREFIX)
 
 
 def _first_error(validator: jsonschema_rs.Draft202012Validator, instance: Any) -> str | None:

@@ -191,38 +191,81 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-_SEEDS: dict[int, tuple[bytes, _SeedFacts]] = {}
+class _Seed:
+    """One seed image as the process shares it: its facts, and one read-only connection
+    on it that sessions without a copy of their own read through."""
+
+    def __init__(self, image: bytes) -> None:
+        self.image = image
+        self.reader = open_memory()
+        self.reader.deserialize(image)
+        self.reader.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
+        self.facts = _SeedFacts(self.reader)
+        self.reader.execute("PRAGMA query_only = ON")  # whatever runs on it, the seed stays the seed
+
+
+_SEEDS: dict[int, _Seed] = {}
+
+
+def _seed(image: bytes) -> _Seed:
+    seed = _SEEDS.get(id(image))
+    if seed is None or seed.image is not image:
+        seed = _SEEDS[id(image)] = _Seed(image)
+    return seed
 
 
 class SessionDatabase:
     """One session's database: in memory (a copy of the seed) or a file that persists.
 
-    ``hash()`` costs what changed, not what the state holds. An in-memory session keeps
-    every table's digest (``state.py``): a reset to the seed takes the seed's digests and
-    hash from the image's shared facts (nothing is rehashed), and the image's change logs
-    record the rows each write touches (``_Tracking``), so the next ``hash()`` re-digests
-    only those rows, found without scanning any table. The value is also remembered until
-    SQLite's ``total_changes`` moves. A schema changed under the session (the cookie
-    moved) or a seed with triggers of its own is hashed by full scans; so is the
-    file-backed mode, whose file other processes may write.
+    *Copy on first write.* An in-memory session has no database of its own until its
+    connection is asked for (``db``: the server asks for it for a write or a jailed call;
+    any other caller gets it on first use). Until then ``reader()`` is the seed image's
+    one shared read-only connection, and the session's hash and dump are the seed's. A
+    reset to the seed reloads a copy the session has (it keeps its connection).
+
+    ``hash()`` costs what changed, not what the state holds. A session with a copy keeps
+    every table's digest (``state.py``): it starts from the seed's digests and hash, kept
+    once per image (nothing is rehashed), and the image's change logs record the rows
+    each write touches (``_Tracking``), so the next ``hash()`` re-digests only those rows,
+    found without scanning any table. The value is also remembered until SQLite's
+    ``total_changes`` (or the schema cookie) moves. A schema changed under the session or
+    a seed with triggers of its own is hashed by full scans; so is the file-backed mode,
+    whose file other processes may write.
     """
 
     def __init__(self, seed_image: bytes, path: Path | None = None) -> None:
         self._seed_image = seed_image
         self._hash_cache: tuple[tuple[int, int], str] | None = None  # ((total_changes, cookie), hash)
         self._digests: dict[str, int] | None = None  # None: unknown, scan everything
+        self._own: sqlite3.Connection | None = None
         self.path = path
-        if path is None:
-            self.db = open_memory()
-            self._load_seed_image()
-            self._start_from_seed()
-        else:
+        if path is not None:
             fresh = not path.exists()
-            self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._own = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             if fresh:  # before WAL: the copy sets the page size, which WAL mode would forbid
                 self._copy_seed_into_file()
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
+            self._own.execute("PRAGMA journal_mode = WAL")
+            self._own.execute("PRAGMA foreign_keys = ON")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This session's own connection: made, a copy of the seed, on first use."""
+        if self._own is None:
+            self._own = open_memory()
+            self._load_seed_image()
+            self._start_from_seed()
+        return self._own
+
+    @property
+    def copied(self) -> bool:
+        """Whether the session holds a database of its own (a copy, or the file)."""
+        return self._own is not None
+
+    def reader(self) -> sqlite3.Connection:
+        """The connection for one read-only call: the session's own, or while it has none
+        the seed's shared one, which the caller may only use synchronously (no other call
+        may run on it before this one is over) and cannot write (``query_only``)."""
+        return self._own if self._own is not None else _seed(self._seed_image).reader
 
     @property
     def file_backed(self) -> bool:
@@ -232,17 +275,21 @@ class SessionDatabase:
         """Back to the seed, or to a given canonical state (validated against the schema)."""
         self._hash_cache, self._digests = None, None
         if state is not None:
-            restore_state(self.db, state)
+            db = self.db
+            restore_state(db, state)
             if self.path is None:
                 tracking = self._facts().tracking
                 if tracking is not None and not self._schema_moved():  # else full scans
                     for log in tracking:
-                        self.db.execute(log.clear)
-                    self._digests = table_digests(self.db)  # a whole new state: one scan
+                        db.execute(log.clear)
+                    self._digests = table_digests(db)  # a whole new state: one scan
             return
         if self.path is None:
-            self._load_seed_image()
-            self._start_from_seed()
+            # The same connection reloaded (not dropped), so what a caller set on it (a
+            # progress handler, say) stays; a session that never copied has nothing to do.
+            if self._own is not None:
+                self._load_seed_image()
+                self._start_from_seed()
         else:
             self._copy_seed_into_file()
 
@@ -251,81 +298,81 @@ class SessionDatabase:
         it (the change logs see every row written, reported or not)."""
 
     def dump(self) -> State:
-        return dump_state(self.db)
+        return dump_state(self.reader())
 
     def hash(self) -> str:
+        db = self._own
+        if db is None:
+            return self._facts().hash
         if self.path is not None:
-            return state_hash(self.db)
+            return state_hash(db)
         # DDL run on ``db`` directly (tools cannot) moves the cookie, not total_changes.
-        cookie = self.db.execute("PRAGMA schema_version").fetchone()[0]
+        cookie = db.execute("PRAGMA schema_version").fetchone()[0]
         if cookie != self._facts().schema_version:
             self._digests = None  # the logs may not cover the tables: full scans until a reset
-        changes = (self.db.total_changes, cookie)
+        changes = (db.total_changes, cookie)
         if self._hash_cache is not None and self._hash_cache[0] == changes:
             return self._hash_cache[1]
         tracking = self._facts().tracking
         if tracking is None or self._digests is None:
-            value = state_hash(self.db)
+            value = state_hash(db)
         else:
             for log in tracking:
-                if self.db.execute(log.any).fetchone() is None:
+                if db.execute(log.any).fetchone() is None:
                     continue
                 name = log.info.name
                 digest = self._digests[name]
-                for row in log.old_row_dicts(self.db):
+                for row in log.old_row_dicts(db):
                     digest -= row_digest(row)
-                for row in iter_rows(self.db, log.info, log.current_where):
+                for row in iter_rows(db, log.info, log.current_where):
                     digest += row_digest(row)
                 self._digests[name] = digest % DIGEST_MODULUS
-                self.db.execute(log.clear)
+                db.execute(log.clear)
             value = hash_digests(self._digests)
-        self._hash_cache = ((self.db.total_changes, cookie), value)
+        self._hash_cache = ((db.total_changes, cookie), value)
         return value
 
     def _facts(self) -> _SeedFacts:
-        cached = _SEEDS.get(id(self._seed_image))
-        if cached is None or cached[0] is not self._seed_image:
-            probe = open_memory()  # facts of the image as it is, whatever this session did
-            try:
-                probe.deserialize(self._seed_image)
-                cached = (self._seed_image, _SeedFacts(probe))
-            finally:
-                probe.close()
-            _SEEDS[id(self._seed_image)] = cached
-        return cached[1]
+        return _seed(self._seed_image).facts
 
     def _start_from_seed(self) -> None:
         """Right after loading the image: the seed's digests and hash, nothing rehashed."""
+        assert self._own is not None
         facts = self._facts()
         self._digests = dict(facts.digests) if facts.tracking is not None else None
-        self._hash_cache = ((self.db.total_changes, facts.schema_version), facts.hash)
+        self._hash_cache = ((self._own.total_changes, facts.schema_version), facts.hash)
 
     def _schema_moved(self) -> bool:
         """DDL run on ``db`` directly (tools cannot): the logs may not cover the tables."""
         return self.db.execute("PRAGMA schema_version").fetchone()[0] != self._facts().schema_version
 
     def close(self) -> None:
-        self.db.close()
+        if self._own is not None:
+            self._own.close()
 
     def _load_seed_image(self) -> None:
-        self.db.deserialize(self._seed_image)
-        self.db.execute("PRAGMA foreign_keys = ON")
+        db = self._own
+        assert db is not None
+        db.deserialize(self._seed_image)
+        db.execute("PRAGMA foreign_keys = ON")
         if self._facts().tracking is not None:  # the rows a REPLACE deletes reach the logs
-            self.db.execute("PRAGMA recursive_triggers = ON")
+            db.execute("PRAGMA recursive_triggers = ON")
         # The pages already live in memory; a page cache would only duplicate them, per session.
-        self.db.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
+        db.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
 
     def _copy_seed_into_file(self) -> None:
+        db = self._own
+        assert db is not None
         seed = open_memory()
         try:
             seed.deserialize(self._seed_image)
-            seed.backup(self.db)
+            seed.backup(db)
         finally:
             seed.close()
         # The file is hashed by full scans, so nothing would ever empty the change logs.
-        for kind, name in self.db.execute(
+        for kind, name in db.execute(
             "SELECT type, name FROM main.sqlite_schema WHERE type IN ('trigger', 'table') "
             "AND name LIKE '\\_ef\\_%' ESCAPE '\\' ORDER BY type DESC"
         ).fetchall():
-            self.db.execute(f"DROP {kind.upper()} main.{_quote(name)}")
-        self.db.execute("PRAGMA foreign_keys = ON")
+            db.execute(f"DROP {kind.upper()} main.{_quote(name)}")
+        db.execute("PRAGMA foreign_keys = ON")

@@ -132,8 +132,11 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
                     )
                 session.db.mark_written(outcome.written)
             else:
-                outcome = toolbox.call(session.db.db, params.name, params.arguments)
-                session.db.mark_written(outcome.written)
+                # A read runs start to end right here, so a session that has only read can
+                # use the seed's shared connection; a write makes (or uses) its own copy.
+                writes = tool is not None and tool.effect == "write"
+                db = session.db.db if writes else session.db.reader()
+                outcome = toolbox.call(db, params.name, params.arguments)
         finally:
             session.release()
         return _result(outcome)

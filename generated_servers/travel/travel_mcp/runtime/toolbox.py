@@ -88,6 +88,14 @@ class Toolbox:
         self.clock: str = spec["clock"]
         self.call_seconds = call_seconds
         self.tools: dict[str, BoundTool] = {}
+        # (child table, foreign-key column) -> parent table: SQLite's foreign-key checks
+        # read these when a statement writes the parent (``_Guard``).
+        self.foreign_keys: dict[tuple[str, str], str] = {
+            (table["name"], column["name"]): column["references"].split(".", 1)[0]
+            for table in spec.get("tables", [])
+            for column in table["columns"]
+            if column.get("references")
+        }
         for decl in spec["tools"]:
             fn = getattr(module, decl["name"], None)
             if not callable(fn):
@@ -122,7 +130,7 @@ class Toolbox:
         problem = _first_error(tool.input_validator, args)
         if problem is not None:
             return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {problem}")
-        guard = _Guard(tool)
+        guard = _Guard(tool, self.foreign_keys)
         watch = CallWatch(db, self.call_seconds)
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         db.execute("BEGIN")
@@ -224,12 +232,19 @@ class _Guard:
     Transactions, schema changes, PRAGMA and ATTACH are denied to every tool, so tool
     code cannot commit half-way, escape the session database or change the schema.
     The first denial is kept so the error names the table, not just "not authorized".
+
+    A write to a parent table makes SQLite's foreign-key check read the referencing
+    column of each child table (always for a delete or a key update, and for an insert
+    whenever the table has triggers, as the change-log tables give it); those reads are
+    the constraint's, not the tool's, so a read of a child's foreign-key column is
+    allowed while the tool declares writing the table it references.
     """
 
-    __slots__ = ("denied", "kind", "reads", "writes", "written")
+    __slots__ = ("denied", "foreign_keys", "kind", "reads", "writes", "written")
 
-    def __init__(self, tool: BoundTool) -> None:
+    def __init__(self, tool: BoundTool, foreign_keys: Mapping[tuple[str, str], str] | None = None) -> None:
         self.reads, self.writes = tool.reads, tool.writes
+        self.foreign_keys = foreign_keys or {}
         self.written: set[str] = set()
         self.denied: str | None = None
         self.kind: str | None = None  # "read", "write" or "forbidden", as in CallOutcome.fault
@@ -244,6 +259,8 @@ class _Guard:
         if action == _READ:
             if arg1 in self.reads or db_name is None:  # no database: a recursive CTE reading itself
                 return sqlite3.SQLITE_OK
+            if src is None and self.foreign_keys.get((arg1 or "", arg2 or "")) in self.writes:
+                return sqlite3.SQLITE_OK  # a foreign-key check of a write to the parent
             return self._deny("read", f"read table {arg1!r}, which it does not declare")
         if action in _WRITES:
             if arg1 in self.writes:

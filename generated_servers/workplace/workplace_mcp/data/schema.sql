@@ -37,6 +37,10 @@ CREATE TABLE "employees" (
   PRIMARY KEY ("employee_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_employees_department_id" ON "employees" ("department_id");
+
+CREATE INDEX "idx_employees_manager_id" ON "employees" ("manager_id");
+
 -- Shared documents with an owner, a department and a classification.
 CREATE TABLE "documents" (
   "document_id" TEXT NOT NULL CHECK (document_id GLOB 'DOC[0-9][0-9][0-9][0-9][0-9]'),
@@ -48,6 +52,10 @@ CREATE TABLE "documents" (
   "updated_at" TEXT NOT NULL,
   PRIMARY KEY ("document_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_documents_owner_id" ON "documents" ("owner_id");
+
+CREATE INDEX "idx_documents_department_id" ON "documents" ("department_id");
 
 -- Calendar events: organizer, date and time, optional room, status (scheduled, completed once over, cancelled).
 CREATE TABLE "events" (
@@ -63,6 +71,10 @@ CREATE TABLE "events" (
   PRIMARY KEY ("event_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_events_organizer_id" ON "events" ("organizer_id");
+
+CREATE INDEX "idx_events_room_id" ON "events" ("room_id");
+
 -- Manager approvals to email an external domain: pending, approved (valid until expires_on), rejected or expired.
 CREATE TABLE "external_approvals" (
   "approval_id" TEXT NOT NULL CHECK (approval_id GLOB 'APR[0-9][0-9][0-9][0-9][0-9]'),
@@ -75,6 +87,10 @@ CREATE TABLE "external_approvals" (
   "expires_on" TEXT CHECK ((expires_on IS NULL) = (status IN ('pending', 'rejected'))),
   PRIMARY KEY ("approval_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_external_approvals_employee_id" ON "external_approvals" ("employee_id");
+
+CREATE INDEX "idx_external_approvals_approver_id" ON "external_approvals" ("approver_id");
 
 -- Mailbox copies of email messages: each sender and internal recipient has their own copy in a folder.
 CREATE TABLE "messages" (
@@ -90,6 +106,10 @@ CREATE TABLE "messages" (
   PRIMARY KEY ("message_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_messages_owner_id" ON "messages" ("owner_id");
+
+CREATE INDEX "idx_messages_from_email" ON "messages" ("from_email");
+
 -- Projects of a department, led by one employee, with a planned end date.
 CREATE TABLE "projects" (
   "project_id" TEXT NOT NULL CHECK (project_id GLOB 'PRJ[0-9][0-9][0-9]'),
@@ -102,6 +122,10 @@ CREATE TABLE "projects" (
   PRIMARY KEY ("project_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_projects_lead_id" ON "projects" ("lead_id");
+
+CREATE INDEX "idx_projects_department_id" ON "projects" ("department_id");
+
 -- Who can open each document: the owner, editors and viewers.
 CREATE TABLE "document_permissions" (
   "document_id" TEXT NOT NULL REFERENCES "documents" ("document_id"),
@@ -111,6 +135,8 @@ CREATE TABLE "document_permissions" (
   PRIMARY KEY ("document_id", "employee_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_document_permissions_employee_id" ON "document_permissions" ("employee_id");
+
 -- Who is on each event and how they answered; the organizer is listed with response 'organizer'.
 CREATE TABLE "event_attendees" (
   "event_id" TEXT NOT NULL REFERENCES "events" ("event_id"),
@@ -119,6 +145,8 @@ CREATE TABLE "event_attendees" (
   PRIMARY KEY ("event_id", "employee_id")
 ) STRICT, WITHOUT ROWID;
 
+CREATE INDEX "idx_event_attendees_employee_id" ON "event_attendees" ("employee_id");
+
 -- Members of each project; tasks are assigned only to members.
 CREATE TABLE "project_members" (
   "project_id" TEXT NOT NULL REFERENCES "projects" ("project_id"),
@@ -126,6 +154,8 @@ CREATE TABLE "project_members" (
   "role" TEXT NOT NULL CHECK ("role" IN ('lead', 'member')),
   PRIMARY KEY ("project_id", "employee_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_project_members_employee_id" ON "project_members" ("employee_id");
 
 -- Tasks of projects: todo -> in_progress -> (blocked) -> done, or cancelled.
 CREATE TABLE "tasks" (
@@ -141,3 +171,9 @@ CREATE TABLE "tasks" (
   "updated_at" TEXT NOT NULL,
   PRIMARY KEY ("task_id")
 ) STRICT, WITHOUT ROWID;
+
+CREATE INDEX "idx_tasks_assignee_id" ON "tasks" ("assignee_id");
+
+CREATE INDEX "idx_tasks_project_id" ON "tasks" ("project_id");
+
+CREATE INDEX "idx_tasks_created_by" ON "tasks" ("created_by");

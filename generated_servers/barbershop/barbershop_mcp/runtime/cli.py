@@ -1,0 +1,270 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""Command line of a generated server: ``python -m <package> [--transport ...]``."""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .limits import (
+    DEFAULT_CALL_SECONDS,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_MEMORY_MB,
+    IsolationLimits,
+    limit_address_space,
+)
+from .network import (
+    TOKEN_ENV,
+    BearerAuth,
+    allowed_host_names,
+    exposure_warning,
+    is_loopback,
+    token_problem,
+    transport_security,
+)
+from .sessions import SessionLimits
+
+
+def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=prog, description="Serve this environment over MCP.")
+    limits = SessionLimits()
+    parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
+    parser.add_argument("--path", default="/mcp", help="HTTP endpoint path (default: /mcp)")
+    parser.add_argument(
+        "--auth-token",
+        default=None,
+        help=f"bearer token every HTTP request must carry; required beyond loopback (or set {TOKEN_ENV}, "
+        "which other local users cannot read from the process list)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host/Origin name clients use to reach this server beyond loopback (repeatable)",
+    )
+    parser.add_argument(
+        "--db", type=Path, default=None, help="keep state in this SQLite file across restarts"
+    )
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="expose control.* tools (reset, state, state_hash, end_session) and accept "
+        "_meta session keys, for hosts",
+    )
+    parser.add_argument(
+        "--session-keys-per-connection",
+        type=int,
+        default=limits.keys_per_owner,
+        metavar="N",
+        help=f"session keys one connection may hold open (default: {limits.keys_per_owner})",
+    )
+    parser.add_argument(
+        "--max-session-keys",
+        type=int,
+        default=limits.max_keys,
+        metavar="N",
+        help=f"session keys open at once across all connections (default: {limits.max_keys})",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=limits.idle_seconds,
+        metavar="SECONDS",
+        help=f"a session key unused this long is released (default: {limits.idle_seconds:g})",
+    )
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help=f"largest request accepted, a stdio line or an HTTP body (default: {DEFAULT_MAX_LINE_BYTES})",
+    )
+    parser.add_argument(
+        "--call-timeout",
+        type=float,
+        default=DEFAULT_CALL_SECONDS,
+        metavar="SECONDS",
+        help=f"time limit of one tool call, 0 for none (default: {DEFAULT_CALL_SECONDS:g}; with --db "
+        "a loop that runs no SQL is not interrupted)",
+    )
+    parser.add_argument(
+        "--max-memory-mb",
+        type=int,
+        default=DEFAULT_MAX_MEMORY_MB,
+        metavar="N",
+        help=f"address-space limit of the server process in MiB, 0 for none (default: {DEFAULT_MAX_MEMORY_MB}); "
+        "a tool call allocating past it gets a tool error",
+    )
+    isolation = IsolationLimits()
+    parser.add_argument(
+        "--jail",
+        action="store_true",
+        help="run the tool code (tools.py) in jailed worker processes: own namespaces, uid 65534, "
+        "no capabilities, a seccomp filter (needs bubblewrap); envfactory-mcp serve turns this on "
+        "for every package not shipped with envfactory-mcp",
+    )
+    parser.add_argument(
+        "--jail-workers",
+        type=int,
+        default=isolation.workers,
+        metavar="N",
+        help=f"jailed worker processes running calls at once (default: {isolation.workers})",
+    )
+    parser.add_argument(
+        "--call-memory-mb",
+        type=int,
+        default=isolation.memory_mb,
+        metavar="N",
+        help=f"address-space limit of each jailed worker in MiB (default: {isolation.memory_mb})",
+    )
+    parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    args = parser.parse_args(argv)
+    if not 1 <= args.jail_workers <= 64:
+        parser.error("--jail-workers must be between 1 and 64")
+    if args.call_memory_mb < 64:
+        parser.error("--call-memory-mb must be at least 64")
+    try:
+        args.session_limits = SessionLimits(
+            args.session_keys_per_connection, args.max_session_keys, args.session_idle_timeout
+        )
+    except ValueError:
+        parser.error("session limits must be positive numbers")
+    if not 0 < args.port < 65536:
+        parser.error(f"--port must be between 1 and 65535, not {args.port}")
+    if args.max_request_bytes < 1024:
+        parser.error("--max-request-bytes must be at least 1024")
+    if not 0 <= args.call_timeout <= 86_400:  # also refuses NaN and infinity
+        parser.error("--call-timeout must be 0 (none) or a positive number of seconds")
+    if args.max_memory_mb < 0 or 0 < args.max_memory_mb < 256:
+        parser.error("--max-memory-mb must be 0 (none) or at least 256")
+    if args.transport == "streamable-http":
+        args.auth_token = args.auth_token or os.environ.get(TOKEN_ENV) or None
+        problem = token_problem(args.auth_token, args.host)
+        if problem is not None:
+            parser.error(problem)
+    return args
+
+
+def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, version: str = "0.1.0") -> None:
+    """Parse ``argv`` and serve the package in ``package_dir`` (``<root>/<name>_mcp``)
+    until the client disconnects or the process is stopped. Its tool code is imported
+    here, or with ``--jail`` runs in jailed workers; nothing else of that folder runs."""
+    args = parse_args(prog, argv)
+    # Arguments first, the MCP stack after: --help and argument errors answer at once.
+    import anyio
+
+    from .isolation import IsolationError
+    from .server import Bundle, ServerOptions, create_server
+
+    limits = IsolationLimits(memory_mb=args.call_memory_mb, workers=args.jail_workers)
+    try:
+        bundle = Bundle.from_package(package_dir, jailed=args.jail, limits=limits)
+    except (IsolationError, OSError, ValueError) as exc:
+        print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    forget_environment(args.auth_token)
+    logging.basicConfig(
+        stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
+    # A crash in C (deep C recursion, say) cannot be caught in-process: the process dies and
+    # its clients see the connection close. faulthandler at least logs where, on stderr.
+    faulthandler.enable()
+    limit_address_space(args.max_memory_mb)
+    options = ServerOptions(
+        call_seconds=args.call_timeout or None,
+        control=args.control,
+        db_path=args.db,
+        session_limits=args.session_limits,
+        prefer_sessions=args.transport == "streamable-http",
+        version=version,
+    )
+    server = create_server(bundle, options)
+    try:
+        if args.transport == "stdio":
+            anyio.run(_serve_stdio, server, args.max_request_bytes)
+        else:
+            names = allowed_host_names(args.host, args.allowed_host)
+            if not is_loopback(args.host):
+                print(
+                    exposure_warning(prog, args.host, args.port, names, args.control),
+                    file=sys.stderr,
+                    flush=True,
+                )
+            anyio.run(_serve_http, server, args, names, prog)
+    except KeyboardInterrupt:
+        pass
+
+
+def forget_environment(token: str | None = None) -> None:
+    """Drop this process's environment before serving: nothing a client can reach may read it.
+
+    ``os.environ`` and ``posix.environ`` (the copy ``os`` was built from) are cleared, which
+    clears libc's ``environ`` too, and on Linux the original strings, which
+    ``/proc/self/environ`` shows, are overwritten with zeros (the area ``setproctitle``
+    reuses the same way). A token given with ``--auth-token`` is blanked in ``sys.argv``.
+    Only the serving process calls this; tool code imported before it saw the environment.
+    """
+    os.environ.clear()
+    posix = sys.modules.get(os.name)
+    if posix is not None and isinstance(getattr(posix, "environ", None), dict):
+        posix.environ.clear()
+    if token is not None:
+        sys.argv[:] = ["***" if arg == token else arg for arg in sys.argv]
+    if sys.platform != "linux":
+        return
+    try:
+        import ctypes
+
+        with open("/proc/self/stat", "rb") as f:
+            stat = f.read()
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end: proc(5) fields 50, 51
+    except (OSError, ValueError, IndexError, ImportError):
+        return
+    if 0 < start < end and end - start < 1 << 24:
+        try:
+            ctypes.memset(start, 0, end - start)
+        except Exception:  # noqa: BLE001 - an audit hook may refuse ctypes calls; the rest is done
+            return
+
+
+async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
+    from .stdio import stdio_streams
+
+    async with stdio_streams(max_request_bytes) as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def _serve_http(server: Any, args: argparse.Namespace, names: list[str], prog: str) -> None:
+    import anyio
+    import uvicorn
+
+    app: Any = server.streamable_http_app(
+        streamable_http_path=args.path,
+        host=args.host,
+        transport_security=transport_security(names),
+        max_request_body_size=args.max_request_bytes,
+    )
+    if args.auth_token is not None:
+        app = BearerAuth(app, args.auth_token)
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level=args.log_level.lower(), lifespan="on"
+    )
+    web = uvicorn.Server(config)
+    async with anyio.create_task_group() as group:
+        group.start_soon(web.serve)
+        while not (web.started or web.should_exit):
+            await anyio.sleep(0.02)
+        if web.started:  # one line a person or a supervisor can wait for
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            print(f"{prog}: ready at http://{host}:{args.port}{args.path}", file=sys.stderr, flush=True)

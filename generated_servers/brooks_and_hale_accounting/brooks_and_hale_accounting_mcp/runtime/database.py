@@ -1,0 +1,378 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""SQLite databases of a running environment: the seed image and one database per session.
+
+The seed is built once from ``schema.sql`` + ``seed.sql`` and kept as serialized bytes;
+each session's in-memory database is a copy of those bytes (``sqlite3.deserialize``), so
+opening or resetting a session is one memory copy, not a replay of SQL.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+from .state import (
+    DIGEST_MODULUS,
+    State,
+    TableInfo,
+    dump_state,
+    hash_digests,
+    iter_rows,
+    restore_state,
+    row_digest,
+    state_hash,
+    table_digests,
+    table_infos,
+)
+
+PAGE_SIZE = 1024
+MEMORY_CACHE_PAGES = 16
+
+
+class SeedLoadError(Exception):
+    """The schema or seed SQL is broken, or the seed violates a constraint."""
+
+
+def open_memory() -> sqlite3.Connection:
+    # isolation_level=None: the runtime issues BEGIN/COMMIT itself so each tool call is one
+    # explicit transaction. check_same_thread=False: file-backed sessions run in a worker
+    # thread, always one call at a time.
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA foreign_keys = ON")
+    return db
+
+
+def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
+    """Execute the schema and seed, check every constraint, and return the serialized database."""
+    db = open_memory()
+    try:
+        # Small pages: every session holds a full copy, and seed tables are small, so
+        # 1 KiB pages waste far less than the default 4 KiB on many tiny b-trees.
+        db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+        # Schema and seed SQL only build this one database: ATTACH would create files.
+        db.set_authorizer(_no_attach)
+        try:
+            db.executescript(schema_sql)
+        except sqlite3.Error as exc:
+            raise SeedLoadError(f"schema.sql failed: {exc}") from None
+        try:
+            db.executescript("BEGIN;\n" + seed_sql + "\nCOMMIT;")
+        except sqlite3.Error as exc:
+            raise SeedLoadError(f"seed.sql failed: {exc}") from None
+        db.set_authorizer(None)
+        violations = db.execute("PRAGMA foreign_key_check").fetchall()
+        if violations:
+            table, rowid, parent, _ = violations[0]
+            raise SeedLoadError(
+                f"seed violates a foreign key: {table} row {rowid} references a missing {parent} "
+                f"({len(violations)} violation(s) in all)"
+            )
+        _add_tracking(db)
+        db.execute("VACUUM")
+        return db.serialize()
+    finally:
+        db.close()
+
+
+def _no_attach(action: int, *_: object) -> int:
+    return (
+        sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+    )
+
+
+TRACK_PREFIX = "_ef_"
+"""Names of the change-log tables and their triggers (spec names start with a letter, so
+none can collide; ``state.table_infos`` leaves them out of the state). A tool's
+authorizer lets only these triggers write these tables."""
+
+
+def _add_tracking(db: sqlite3.Connection) -> None:
+    """Give every table of a freshly built seed a change log (``_Tracking``), unless the
+    schema has triggers of its own: tracking needs recursive triggers on, so that the rows
+    a REPLACE deletes are seen, and that would change what such triggers do. Those
+    schemas are hashed by full scans.
+
+    The logs and triggers live in the image itself, so every session copy has them at no
+    cost. (TEMP triggers on the main tables would keep the image clean, but SQLite does
+    not survive them across ``deserialize``: they stop firing, and dropping one then
+    crashes the process.)"""
+    if db.execute("SELECT count(*) FROM main.sqlite_schema WHERE type = 'trigger'").fetchone()[0]:
+        return
+    for tracking in _trackings(db):
+        for sql in tracking.create:
+            db.execute(sql)
+
+
+def _trackings(db: sqlite3.Connection) -> list[_Tracking]:
+    with_rowid = {
+        row[0] for row in db.execute("SELECT name FROM pragma_table_list WHERE schema = 'main' AND wr = 0")
+    }
+    return [_Tracking(i, info, info.name in with_rowid) for i, info in enumerate(table_infos(db))]
+
+
+class _SeedFacts:
+    """What every session of one seed image shares: its tables, each table's digest in
+    the seed and the seed's hash, the schema cookie, and the change logs when the image
+    has them (``_add_tracking``; else the session hashes by full scans)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.tables: list[TableInfo] = table_infos(db)
+        self.digests = table_digests(db)
+        self.hash = hash_digests(self.digests)
+        self.schema_version = db.execute("PRAGMA schema_version").fetchone()[0]
+        tracking = _trackings(db)
+        present = {
+            row[0]
+            for row in db.execute("SELECT name FROM main.sqlite_schema WHERE type IN ('table', 'trigger')")
+        }
+        wanted = {t.log for t in tracking} | {t.log + s for t in tracking for s in _TRIGGER_SUFFIXES}
+        self.tracking = tracking if wanted <= present else None
+
+
+_TRIGGER_SUFFIXES = ("_i", "_u", "_d")
+
+
+class _Tracking:
+    """The change log of one table: which rows changed since the last hash.
+
+    ``_ef_was_<i>`` gets an entry per row change: the key (the primary key, or the rowid
+    of a rowid table) with the row as it was before (``existed`` 1), or that it did not
+    exist (``existed`` 0, an insert, or the new key of an update). The first entry of a
+    key since the last hash is the row as it was then. Triggers run inside the
+    statement's transaction, so a statement or call rolled back leaves no record.
+    Hashing subtracts the logged rows' digests, adds the digests of the current rows
+    with the logged keys (an indexed lookup, never a scan), and empties the log.
+    """
+
+    def __init__(self, index: int, info: TableInfo, with_rowid: bool) -> None:
+        self.info = info
+        self.log = f"{TRACK_PREFIX}was_{index}"
+        q = _quote
+        keys = ["rowid"] if with_rowid else list(info.primary_key)
+        self.key_cols = [f"{TRACK_PREFIX}rowid"] if with_rowid else keys
+        self.row_cols = [c for c in info.columns if with_rowid or c not in keys]
+        log_cols = [*self.key_cols, *self.row_cols]
+        existed = q(f"{TRACK_PREFIX}existed")
+        log = f"main.{q(self.log)}"
+        old_row = ", ".join(f"OLD.{q(c)}" for c in [*keys, *self.row_cols])
+        new_key = ", ".join([*(f"NEW.{q(k)}" for k in keys), *("NULL" for _ in self.row_cols)])
+        # A plain append (no key constraint, so nothing a statement's own conflict clause,
+        # which overrides its triggers' clauses, could turn into a REPLACE or an abort);
+        # hashing reads the first entry of each key.
+        remember_old = f"INSERT INTO {q(self.log)} VALUES ({old_row}, 1);"
+        remember_new = f"INSERT INTO {q(self.log)} VALUES ({new_key}, 0);"
+        table = q(info.name)
+        bodies = {"_i": ("INSERT", remember_new), "_u": ("UPDATE", f"{remember_old} {remember_new}")}
+        bodies["_d"] = ("DELETE", remember_old)
+        # Untyped columns keep every value exactly as it was stored (no affinity).
+        self.create = [f"CREATE TABLE {log} ({', '.join(map(q, log_cols))}, {existed})"] + [
+            f"CREATE TRIGGER main.{q(self.log + suffix)} AFTER {event} ON {table} BEGIN {body} END"
+            for suffix, (event, body) in bodies.items()
+        ]
+        log_keys = ", ".join(map(q, self.key_cols))
+        self.old_rows = (
+            f"SELECT {', '.join(map(q, log_cols))} FROM {log} WHERE rowid IN "
+            f"(SELECT min(rowid) FROM {log} GROUP BY {log_keys}) AND {existed} = 1"
+        )
+        key_tuple = "rowid" if with_rowid else ", ".join(map(q, keys))
+        self.current_where = f"WHERE ({key_tuple}) IN (SELECT {log_keys} FROM {log})"
+        self.any = f"SELECT 1 FROM {log} LIMIT 1"
+        self.clear = f"DELETE FROM {log}"
+
+    def old_row_dicts(self, db: sqlite3.Connection) -> list[dict]:
+        columns, names = self.info.columns, [*self.key_cols, *self.row_cols]
+        rows = (dict(zip(names, values, strict=True)) for values in db.execute(self.old_rows))
+        return [{c: row[c] for c in columns} for row in rows]
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class _Seed:
+    """One seed image as the process shares it: its facts, and one read-only connection
+    on it that sessions without a copy of their own read through."""
+
+    def __init__(self, image: bytes) -> None:
+        self.image = image
+        self.reader = open_memory()
+        self.reader.deserialize(image)
+        self.reader.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
+        self.facts = _SeedFacts(self.reader)
+        self.reader.execute("PRAGMA query_only = ON")  # whatever runs on it, the seed stays the seed
+
+
+_SEEDS: dict[int, _Seed] = {}
+
+
+def _seed(image: bytes) -> _Seed:
+    seed = _SEEDS.get(id(image))
+    if seed is None or seed.image is not image:
+        seed = _SEEDS[id(image)] = _Seed(image)
+    return seed
+
+
+class SessionDatabase:
+    """One session's database: in memory (a copy of the seed) or a file that persists.
+
+    *Copy on first write.* An in-memory session has no database of its own until its
+    connection is asked for (``db``: the server asks for it for a write or a jailed call;
+    any other caller gets it on first use). Until then ``reader()`` is the seed image's
+    one shared read-only connection, and the session's hash and dump are the seed's. A
+    reset to the seed reloads a copy the session has (it keeps its connection).
+
+    ``hash()`` costs what changed, not what the state holds. A session with a copy keeps
+    every table's digest (``state.py``): it starts from the seed's digests and hash, kept
+    once per image (nothing is rehashed), and the image's change logs record the rows
+    each write touches (``_Tracking``), so the next ``hash()`` re-digests only those rows,
+    found without scanning any table. The value is also remembered until SQLite's
+    ``total_changes`` (or the schema cookie) moves. A schema changed under the session or
+    a seed with triggers of its own is hashed by full scans; so is the file-backed mode,
+    whose file other processes may write.
+    """
+
+    def __init__(self, seed_image: bytes, path: Path | None = None) -> None:
+        self._seed_image = seed_image
+        self._hash_cache: tuple[tuple[int, int], str] | None = None  # ((total_changes, cookie), hash)
+        self._digests: dict[str, int] | None = None  # None: unknown, scan everything
+        self._own: sqlite3.Connection | None = None
+        self.path = path
+        if path is not None:
+            fresh = not path.exists()
+            self._own = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            if fresh:  # before WAL: the copy sets the page size, which WAL mode would forbid
+                self._copy_seed_into_file()
+            self._own.execute("PRAGMA journal_mode = WAL")
+            self._own.execute("PRAGMA foreign_keys = ON")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This session's own connection: made, a copy of the seed, on first use."""
+        if self._own is None:
+            self._own = open_memory()
+            self._load_seed_image()
+            self._start_from_seed()
+        return self._own
+
+    @property
+    def copied(self) -> bool:
+        """Whether the session holds a database of its own (a copy, or the file)."""
+        return self._own is not None
+
+    def reader(self) -> sqlite3.Connection:
+        """The connection for one read-only call: the session's own, or while it has none
+        the seed's shared one, which the caller may only use synchronously (no other call
+        may run on it before this one is over) and cannot write (``query_only``)."""
+        return self._own if self._own is not None else _seed(self._seed_image).reader
+
+    @property
+    def file_backed(self) -> bool:
+        return self.path is not None
+
+    def reset(self, state: State | None = None) -> None:
+        """Back to the seed, or to a given canonical state (validated against the schema)."""
+        self._hash_cache, self._digests = None, None
+        if state is not None:
+            db = self.db
+            restore_state(db, state)
+            if self.path is None:
+                tracking = self._facts().tracking
+                if tracking is not None and not self._schema_moved():  # else full scans
+                    for log in tracking:
+                        db.execute(log.clear)
+                    self._digests = table_digests(db)  # a whole new state: one scan
+            return
+        if self.path is None:
+            # The same connection reloaded (not dropped), so what a caller set on it (a
+            # progress handler, say) stays; a session that never copied has nothing to do.
+            if self._own is not None:
+                self._load_seed_image()
+                self._start_from_seed()
+        else:
+            self._copy_seed_into_file()
+
+    def mark_written(self, tables: Iterable[str]) -> None:
+        """Tables a tool call may have written. Kept for callers; the hash does not need
+        it (the change logs see every row written, reported or not)."""
+
+    def dump(self) -> State:
+        return dump_state(self.reader())
+
+    def hash(self) -> str:
+        db = self._own
+        if db is None:
+            return self._facts().hash
+        if self.path is not None:
+            return state_hash(db)
+        # DDL run on ``db`` directly (tools cannot) moves the cookie, not total_changes.
+        cookie = db.execute("PRAGMA schema_version").fetchone()[0]
+        if cookie != self._facts().schema_version:
+            self._digests = None  # the logs may not cover the tables: full scans until a reset
+        changes = (db.total_changes, cookie)
+        if self._hash_cache is not None and self._hash_cache[0] == changes:
+            return self._hash_cache[1]
+        tracking = self._facts().tracking
+        if tracking is None or self._digests is None:
+            value = state_hash(db)
+        else:
+            for log in tracking:
+                if db.execute(log.any).fetchone() is None:
+                    continue
+                name = log.info.name
+                digest = self._digests[name]
+                for row in log.old_row_dicts(db):
+                    digest -= row_digest(row)
+                for row in iter_rows(db, log.info, log.current_where):
+                    digest += row_digest(row)
+                self._digests[name] = digest % DIGEST_MODULUS
+                db.execute(log.clear)
+            value = hash_digests(self._digests)
+        self._hash_cache = ((db.total_changes, cookie), value)
+        return value
+
+    def _facts(self) -> _SeedFacts:
+        return _seed(self._seed_image).facts
+
+    def _start_from_seed(self) -> None:
+        """Right after loading the image: the seed's digests and hash, nothing rehashed."""
+        assert self._own is not None
+        facts = self._facts()
+        self._digests = dict(facts.digests) if facts.tracking is not None else None
+        self._hash_cache = ((self._own.total_changes, facts.schema_version), facts.hash)
+
+    def _schema_moved(self) -> bool:
+        """DDL run on ``db`` directly (tools cannot): the logs may not cover the tables."""
+        return self.db.execute("PRAGMA schema_version").fetchone()[0] != self._facts().schema_version
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.close()
+
+    def _load_seed_image(self) -> None:
+        db = self._own
+        assert db is not None
+        db.deserialize(self._seed_image)
+        db.execute("PRAGMA foreign_keys = ON")
+        if self._facts().tracking is not None:  # the rows a REPLACE deletes reach the logs
+            db.execute("PRAGMA recursive_triggers = ON")
+        # The pages already live in memory; a page cache would only duplicate them, per session.
+        db.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
+
+    def _copy_seed_into_file(self) -> None:
+        db = self._own
+        assert db is not None
+        seed = open_memory()
+        try:
+            seed.deserialize(self._seed_image)
+            seed.backup(db)
+        finally:
+            seed.close()
+        # The file is hashed by full scans, so nothing would ever empty the change logs.
+        for kind, name in db.execute(
+            "SELECT type, name FROM main.sqlite_schema WHERE type IN ('trigger', 'table') "
+            "AND name LIKE '\\_ef\\_%' ESCAPE '\\' ORDER BY type DESC"
+        ).fetchall():
+            db.execute(f"DROP {kind.upper()} main.{_quote(name)}")
+        db.execute("PRAGMA foreign_keys = ON")

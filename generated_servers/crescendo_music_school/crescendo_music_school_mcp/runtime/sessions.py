@@ -1,0 +1,259 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""Which database a request touches, and who may touch it.
+
+Every request has an *owner*, the transport session it arrived on (``server.py`` finds
+it): the handshake-era connection (one per stdio process, per ``Mcp-Session-Id`` on
+streamable HTTP, per legacy in-memory client), the pipe of a 2026-07-28 stdio
+connection, or, on the 2026-07-28 in-process path, the process itself (callers in one
+address space cannot be kept from each other's data anyway). A 2026-07-28 request over
+HTTP is one self-contained POST and has no owner.
+
+The database of a request is chosen in this order:
+
+1. ``_meta["envfactory/session"]``, an explicit key: a host feature, honoured only when
+   the server runs with ``--control`` and refused otherwise. ``control.reset`` opens a
+   key for the owner that sends it; keys live in their owner's namespace, so the same
+   key sent on another connection is not open there and is refused, as is any key that
+   is not open (never opened, ended with ``control.end_session``, idle past the limit,
+   or its connection closed). A lost session is therefore an error, never a fresh
+   database. An owner may hold ``keys_per_owner`` keys and the server ``max_keys`` in
+   all; a new key past either limit is refused. Nothing is ever evicted to make room,
+   so one client's flood of keys cannot reset another client's session.
+2. The owner's own database, made on first use and released with the owner.
+3. No owner and no key: a fresh copy of the seed for this one request. Reads answer from
+   it; writes are refused, since nothing could keep them for this client without showing
+   them to every other sessionless client.
+
+With ``--db PATH`` every request shares the one file-backed database instead (keys still
+need ``--control``): that mode exists to keep one user's world across restarts.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .database import SessionDatabase
+
+SESSION_META_KEY = "envfactory/session"
+MAX_KEY_CHARS = 256
+
+KEYS_NEED_CONTROL = (
+    f"_meta[{SESSION_META_KEY!r}] session keys are a host feature; this server was started without "
+    "--control, so it does not accept them. Leave the key out to use this connection's own session."
+)
+KEYS_NEED_A_CONNECTION = (
+    "A session key belongs to the connection that opened it, and a 2026-07-28 request over HTTP "
+    "has no connection (each POST stands alone). Connect with protocol version 2025-11-25 "
+    "(the initialize handshake; 'auto' clients get it) to open keys."
+)
+SESSIONLESS_WRITES = (
+    "This server keeps state per session, and a 2026-07-28 request over HTTP has none (each POST "
+    "stands alone), so it does not accept writes; reads answer from the seed state. Connect with "
+    "protocol version 2025-11-25 (the initialize handshake; 'auto' clients get it) for a session "
+    "of your own."
+)
+
+
+class SessionRefused(Exception):
+    """A request whose session cannot be used; the message says why and what to do instead."""
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """How many keyed sessions may be open, and how long an unused one is kept.
+
+    The defaults leave room for a host running hundreds of episodes on one connection
+    (each holds one key, plus one while its task's gold actions replay); a keyed
+    session of the retail seed costs about 400 KB once it writes (RSS, with its indexes and
+    change logs), next to nothing while it only reads (it shares the seed).
+    """
+
+    keys_per_owner: int = 1_000
+    max_keys: int = 10_000
+    idle_seconds: float = 3_600.0
+
+    def __post_init__(self) -> None:
+        if self.keys_per_owner < 1 or self.max_keys < 1 or not self.idle_seconds > 0:
+            raise ValueError(f"session limits must be positive: {self}")
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """The database one request works on. ``ephemeral``: a copy of the seed made for
+    this request only (no owner); the caller releases it when the request is done."""
+
+    db: SessionDatabase
+    ephemeral: bool = False
+
+    def release(self) -> None:
+        if self.ephemeral:
+            self.db.close()
+
+
+@dataclass
+class _Keyed:
+    db: SessionDatabase
+    last_used: float
+
+
+class _Owner:
+    """What one transport session holds: its own database and the keys it opened.
+
+    Kept in a ``WeakKeyDictionary`` on the owner object, so it (and every database it
+    holds) goes away with the connection."""
+
+    __slots__ = ("db", "keys")
+
+    def __init__(self) -> None:
+        self.db: SessionDatabase | None = None
+        self.keys: dict[str, _Keyed] = {}
+
+
+class SessionStore:
+    """Owns every session database of one server process."""
+
+    def __init__(
+        self,
+        seed_image: bytes,
+        db_path: Path | None = None,
+        *,
+        keys_allowed: bool = False,
+        limits: SessionLimits = SessionLimits(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._seed_image = seed_image
+        self._keys_allowed = keys_allowed
+        self.limits = limits
+        self._clock = clock
+        self._owners: weakref.WeakKeyDictionary[Any, _Owner] = weakref.WeakKeyDictionary()
+        self._shared: SessionDatabase | None = SessionDatabase(seed_image, db_path) if db_path else None
+        self._next_sweep = 0.0
+
+    @property
+    def file_backed(self) -> bool:
+        return self._shared is not None
+
+    def session(self, meta: Any, owner: Any | None, *, write: bool) -> Session:
+        """The database for a request carrying ``meta`` from ``owner`` (None: no transport
+        session). ``write``: the request may change state. Raises ``SessionRefused``."""
+        key = self._key_of(meta)
+        if self._shared is not None:
+            return Session(self._shared)
+        if owner is None:
+            if key is not None:
+                raise SessionRefused(KEYS_NEED_A_CONNECTION)
+            if write:
+                raise SessionRefused(SESSIONLESS_WRITES)
+            return Session(SessionDatabase(self._seed_image), ephemeral=True)
+        record = self._record(owner)
+        if key is None:
+            if record.db is None:
+                record.db = SessionDatabase(self._seed_image)
+            return Session(record.db)
+        now = self._clock()
+        self._sweep(now)
+        entry = self._live(record, key, now)
+        if entry is None:
+            raise SessionRefused(self._not_open(key))
+        entry.last_used = now
+        return Session(entry.db)
+
+    def open(self, meta: Any, owner: Any | None) -> Session:
+        """Like ``session`` for a write, except that a key not open for ``owner`` is
+        opened (from the seed) when the limits allow: what ``control.reset`` uses."""
+        key = self._key_of(meta)
+        if key is None or self._shared is not None or owner is None:
+            return self.session(meta, owner, write=True)
+        record = self._record(owner)
+        now = self._clock()
+        self._sweep(now)
+        entry = self._live(record, key, now)
+        if entry is None:
+            if len(record.keys) >= self.limits.keys_per_owner:
+                raise SessionRefused(
+                    f"This connection already has {len(record.keys)} session keys open, its limit "
+                    "(--session-keys-per-connection): end some with control.end_session first."
+                )
+            if self.open_keys() >= self.limits.max_keys:
+                self._sweep(now, force=True)
+            if self.open_keys() >= self.limits.max_keys:
+                raise SessionRefused(
+                    f"The server has {self.limits.max_keys} session keys open, its limit "
+                    "(--max-session-keys): try again after sessions end or expire."
+                )
+            entry = record.keys[key] = _Keyed(SessionDatabase(self._seed_image), now)
+        entry.last_used = now
+        return Session(entry.db)
+
+    def end(self, meta: Any, owner: Any | None) -> bool:
+        """Forget the session a request belongs to; True if there was one. Its owner's
+        next request without a key starts from the seed; an ended key is no longer open."""
+        key = self._key_of(meta)
+        if self._shared is not None or owner is None:
+            return False
+        record = self._owners.get(owner)
+        if record is None:
+            return False
+        if key is None:
+            db, record.db = record.db, None
+        else:
+            entry = record.keys.pop(key, None)
+            db = entry.db if entry is not None else None
+        if db is not None:
+            db.close()
+        return db is not None
+
+    def open_keys(self) -> int:
+        """Keyed sessions open now, across every live owner."""
+        return sum(len(record.keys) for record in list(self._owners.values()))
+
+    # ------------------------------------------------------------------ internals
+
+    def _key_of(self, meta: Any) -> str | None:
+        key = meta.get(SESSION_META_KEY) if isinstance(meta, dict) else None
+        if key is None:
+            return None
+        if not self._keys_allowed:
+            raise SessionRefused(KEYS_NEED_CONTROL)
+        if not isinstance(key, str) or not 0 < len(key) <= MAX_KEY_CHARS:
+            raise SessionRefused(
+                f"_meta[{SESSION_META_KEY!r}] must be a string of 1 to {MAX_KEY_CHARS} characters."
+            )
+        return key
+
+    def _record(self, owner: Any) -> _Owner:
+        record = self._owners.get(owner)
+        if record is None:
+            record = self._owners[owner] = _Owner()
+        return record
+
+    def _live(self, record: _Owner, key: str, now: float) -> _Keyed | None:
+        entry = record.keys.get(key)
+        if entry is not None and now - entry.last_used > self.limits.idle_seconds:
+            del record.keys[key]
+            entry.db.close()
+            return None
+        return entry
+
+    def _not_open(self, key: str) -> str:
+        shown = key if len(key) <= 80 else key[:77] + "..."
+        return (
+            f"Session key {shown!r} is not open on this connection. Open it with control.reset; a key "
+            "belongs to the connection that opened it and ends with control.end_session, when that "
+            f"connection closes, or after {self.limits.idle_seconds:g} s without a request."
+        )
+
+    def _sweep(self, now: float, force: bool = False) -> None:
+        """Release keyed sessions idle past the limit (at most a few times per idle period)."""
+        if not force and now < self._next_sweep:
+            return
+        self._next_sweep = now + min(self.limits.idle_seconds / 4, 60.0)
+        for record in list(self._owners.values()):
+            for key in list(record.keys):
+                self._live(record, key, now)

@@ -1,0 +1,181 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""MCP over this process's stdin and stdout, where every request line gets an answer.
+
+The SDK's stdio transport drops a line it cannot parse (nested deeper than its JSON
+parser's limit of 200 levels, not JSON, not a JSON-RPC message) with a debug log, so the
+client waits for an answer forever. Here such a line is answered with a JSON-RPC error
+carrying the request's id when the id can be read from the line (``null`` otherwise, as
+JSON-RPC prescribes), and a line longer than ``max_line_bytes`` is refused the same way
+without ever being held in memory whole.
+
+As in the SDK, the wire moves to private descriptors while serving: fd 0 reads the null
+device and fd 1 writes to stderr, so a stray ``input()`` or ``print()`` cannot corrupt
+the protocol stream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import IO, Any
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+from .limits import DEFAULT_MAX_LINE_BYTES
+
+_ID_SCAN_BYTES = 64 * 1024  # an over-long line's id is looked for in its first 64 KiB
+_CHUNK = 64 * 1024
+
+# One JSON token: a string, a structural character, or a run of anything else (numbers,
+# literals). Enough to walk a line's top level without parsing what is nested below it.
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\[\]{}:,"\s]+')
+
+
+@asynccontextmanager
+async def stdio_streams(
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[SessionMessage]]]:
+    """Streams for ``Server.run`` over stdin/stdout; a line that is not a usable JSON-RPC
+    message is answered with an error here and never reaches the server."""
+    wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
+
+    async def readline(limit: int) -> bytes:
+        # Abandoned on cancel: a thread blocked on a pipe cannot be interrupted, and it
+        # ends with the process.
+        return await anyio.to_thread.run_sync(wire_in.readline, limit, abandon_on_cancel=True)
+
+    def write_line(data: bytes) -> None:
+        wire_out.write(data)
+        wire_out.flush()
+
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    answers = write_send.clone()  # the reader's own handle: refusals go out with the rest
+
+    async def reader() -> None:
+        async with read_send, answers:
+            while True:
+                line = await readline(max_line_bytes + 1)
+                if not line:
+                    return
+                if len(line) > max_line_bytes and not line.endswith(b"\n"):
+                    while not (rest := await readline(_CHUNK)).endswith(b"\n") and rest:
+                        pass  # the rest of the over-long line is read and thrown away
+                    await answers.send(
+                        _error(
+                            line[:_ID_SCAN_BYTES],
+                            types.INVALID_REQUEST,
+                            f"Request refused: a message is at most {max_line_bytes} bytes on one line.",
+                        )
+                    )
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                except Exception as exc:  # noqa: BLE001 - every unreadable line is answered, whatever the parser raised
+                    refusal = _refusal(line, exc)
+                    if refusal is not None:
+                        await answers.send(refusal)
+                    continue
+                await read_send.send(SessionMessage(message))
+
+    async def writer() -> None:
+        async with write_receive:
+            async for item in write_receive:
+                data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await anyio.to_thread.run_sync(write_line, data.encode("utf-8") + b"\n")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        try:
+            yield read_receive, write_send
+        finally:
+            tg.cancel_scope.cancel()
+
+
+def _refusal(line: bytes, exc: Exception) -> SessionMessage | None:
+    """The error answer to a line the parser refused; None for a broken notification or
+    response (JSON-RPC answers neither)."""
+    text = str(exc)
+    if "recursion limit" in text:
+        return _error(line, types.INVALID_REQUEST, "Request refused: JSON nested deeper than 200 levels.")
+    try:
+        decoded = json.loads(line)
+    except (ValueError, RecursionError):
+        return _error(line, types.PARSE_ERROR, "Parse error: the line is not valid JSON.")
+    if isinstance(decoded, dict) and "id" in decoded and "method" in decoded:
+        return _error(line, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request object.")
+    if isinstance(decoded, dict) and ("method" in decoded or "result" in decoded or "error" in decoded):
+        return None
+    return _error(line, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message.")
+
+
+def _error(line: bytes, code: int, message: str) -> SessionMessage:
+    error = types.JSONRPCError(
+        jsonrpc="2.0", id=request_id(line), error=types.ErrorData(code=code, message=message)
+    )
+    return SessionMessage(error)
+
+
+def request_id(line: bytes) -> int | str | None:
+    """The top-level ``"id"`` of a JSON-RPC request that could not be parsed, if it is a
+    string or an integer that can be read; None otherwise. Walks tokens, so nesting of
+    any depth costs no recursion."""
+    depth, key, after_colon = 0, b"", False
+    for match in _TOKEN.finditer(line):
+        token = match.group()
+        if token in (b"{", b"["):
+            if depth == 1 and after_colon and key == b'"id"':
+                return None
+            depth += 1
+            after_colon = False
+        elif token in (b"}", b"]"):
+            depth -= 1
+        elif depth != 1:
+            continue
+        elif token == b":":
+            after_colon = True
+        elif token == b",":
+            key, after_colon = b"", False
+        elif after_colon:
+            if key == b'"id"':
+                try:
+                    value = json.loads(token)
+                except ValueError:
+                    return None
+                return value if isinstance(value, int | str) and not isinstance(value, bool) else None
+            after_colon = False
+        else:
+            key = token
+    return None
+
+
+def _claim(fd: int, mode: str) -> IO[Any]:
+    """A private handle on standard descriptor ``fd``, which is pointed elsewhere (stdin at
+    the null device, stdout at stderr). Where descriptors cannot be moved, the standard
+    stream itself."""
+    stream = sys.stdin if fd == 0 else sys.stdout
+    try:
+        import fcntl
+
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+        if fd == 0:
+            stand_in = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(stand_in, 0)
+            os.close(stand_in)
+        else:
+            os.dup2(2, 1)
+    except (ImportError, OSError, ValueError):
+        return stream.buffer
+    # closefd=False: the process ends when serving ends; nothing else may reuse the number.
+    return os.fdopen(private, mode, closefd=False)

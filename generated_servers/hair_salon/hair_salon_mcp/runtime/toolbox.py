@@ -1,0 +1,307 @@
+# A vendored copy of envfactory_mcp.runtime, identical in every generated server.
+# Do not edit: regenerate the package with `envfactory-mcp build <env>`.
+"""Binds declared tools to their implementations and runs one call atomically.
+
+A call is: validate the arguments against the input schema, open a transaction, run the
+tool under an SQLite authorizer that only lets it touch the tables it declares, validate
+its output against the output schema, then commit (writes) or roll back (reads, and any
+failure). With ``call_seconds`` a call also has a time limit (``limits.CallWatch``).
+Every failure comes back as a ``CallOutcome`` with a message for the agent; nothing here
+raises into the MCP layer but ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import jsonschema_rs
+
+from .context import ToolContext, ToolError
+from .database import TRACK_PREFIX
+from .limits import CallTimeout, CallWatch
+
+logger = logging.getLogger(__name__)
+
+# sqlite3 authorizer action codes (https://sqlite.org/c3ref/c_alter_table.html).
+_READ, _INSERT, _UPDATE, _DELETE, _SELECT, _FUNCTION, _RECURSIVE = (
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_INSERT,
+    sqlite3.SQLITE_UPDATE,
+    sqlite3.SQLITE_DELETE,
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_RECURSIVE,
+)
+_WRITES = {_INSERT: "insert into", _UPDATE: "update", _DELETE: "delete from"}
+MAX_ERROR_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    """The result of one tool call: structured output, or an error message for the agent."""
+
+    ok: bool
+    output: dict[str, Any] | None = None
+    error: str | None = None
+    internal: bool = False  # True when the tool itself is broken, not the request
+    # What broke, when ``internal``: "exception" (the tool raised, ran out of memory or
+    # recursed too deep), "timeout" (past its time limit), "output" (not an object,
+    # not JSON, or not matching the output schema), or the authorizer's "read" (an
+    # undeclared table), "write" (a table it does not declare writing) or "forbidden"
+    # (transaction control, PRAGMA, DDL, ATTACH).
+    fault: str | None = None
+    # Tables the call was allowed to write (whether or not the writes were kept).
+    written: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class BoundTool:
+    name: str
+    description: str
+    effect: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    destructive: bool
+    idempotent: bool
+    reads: frozenset[str]
+    writes: frozenset[str]
+    fn: Callable[..., Any]
+    input_validator: jsonschema_rs.Draft202012Validator
+    output_validator: jsonschema_rs.Draft202012Validator
+
+
+class Toolbox:
+    """The tools of one environment, ready to call against any session database."""
+
+    def __init__(
+        self, spec: Mapping[str, Any], module: ModuleType | Any, call_seconds: float | None = None
+    ) -> None:
+        """Bind the spec's tools to ``module``'s functions (a module, or anything holding them as
+        attributes: ``isolation.JailedTools``); ``call_seconds`` is each call's
+        time limit (None: none here, the caller bounds time itself)."""
+        self.clock: str = spec["clock"]
+        self.call_seconds = call_seconds
+        self.tools: dict[str, BoundTool] = {}
+        # (child table, foreign-key column) -> parent table: SQLite's foreign-key checks
+        # read these when a statement writes the parent (``_Guard``).
+        self.foreign_keys: dict[tuple[str, str], str] = {
+            (table["name"], column["name"]): column["references"].split(".", 1)[0]
+            for table in spec.get("tables", [])
+            for column in table["columns"]
+            if column.get("references")
+        }
+        for decl in spec["tools"]:
+            fn = getattr(module, decl["name"], None)
+            if not callable(fn):
+                raise ValueError(
+                    f"tool {decl['name']!r} is declared in the spec but {module.__name__} has no such function"
+                )
+            effect = decl["effect"]
+            destructive = decl.get("destructive")
+            idempotent = decl.get("idempotent")
+            self.tools[decl["name"]] = BoundTool(
+                name=decl["name"],
+                description=decl["description"],
+                effect=effect,
+                input_schema=decl["input_schema"],
+                output_schema=decl["output_schema"],
+                destructive=effect == "write" and (destructive is None or destructive),
+                idempotent=idempotent if idempotent is not None else effect == "read",
+                reads=frozenset(decl.get("reads", [])) | frozenset(decl.get("writes", [])),
+                writes=frozenset(decl.get("writes", [])),
+                fn=fn,
+                input_validator=jsonschema_rs.Draft202012Validator(decl["input_schema"]),
+                output_validator=jsonschema_rs.Draft202012Validator(decl["output_schema"]),
+            )
+
+    def call(self, db: sqlite3.Connection, name: str, arguments: Mapping[str, Any] | None) -> CallOutcome:
+        tool = self.tools.get(name)
+        if tool is None:
+            return CallOutcome(
+                ok=False, error=f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self.tools))}."
+            )
+        args = dict(arguments or {})
+        problem = _first_error(tool.input_validator, args)
+        if problem is not None:
+            return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {problem}")
+        guard = _Guard(tool, self.foreign_keys)
+        watch = CallWatch(db, self.call_seconds)
+        ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
+        db.execute("BEGIN")
+        db.set_authorizer(guard)
+        try:
+            with watch:
+                output = tool.fn(ctx, **args)
+                db.set_authorizer(None)
+                if not isinstance(output, dict):
+                    raise _BrokenTool(f"returned {type(output).__name__}, not an object")
+                try:  # plain JSON only: tuples become lists; NaN and Infinity are not JSON
+                    output = json.loads(json.dumps(output, allow_nan=False))
+                except (TypeError, ValueError) as exc:
+                    raise _BrokenTool(f"output is not JSON: {exc}") from None
+                bad = _first_error(tool.output_validator, output)
+                if bad is not None:
+                    raise _BrokenTool(f"output does not match its output schema: {bad}")
+        except CallTimeout:
+            return self._timed_out(db, name, watch)
+        except ToolError as exc:
+            if watch.expired:
+                return self._timed_out(db, name, watch)
+            _undo(db)
+            if guard.denied is not None:  # the tool swallowed a denied statement
+                return CallOutcome(
+                    ok=False,
+                    error=f"Internal error in tool {name}: {guard.denied}",
+                    internal=True,
+                    fault=guard.kind,
+                )
+            return CallOutcome(ok=False, error=_clip(str(exc) or "The request was refused."))
+        except (Exception, SystemExit) as exc:  # a defect in the tool, not in the request
+            if watch.expired:  # an interrupted statement, seen by the tool or not
+                return self._timed_out(db, name, watch)
+            _undo(db)
+            if guard.denied is not None:
+                reason, fault = guard.denied, guard.kind
+            elif isinstance(exc, _BrokenTool):
+                reason, fault = str(exc), "output"
+            elif isinstance(exc, ForeignFault):
+                reason, fault = str(exc), exc.fault
+            elif isinstance(exc, MemoryError):  # the allocation failed, so its memory is free again
+                reason, fault = "MemoryError: ran out of memory (the server's memory limit)", "exception"
+            else:
+                reason, fault = f"{type(exc).__name__}: {exc}", "exception"
+            logger.error(
+                "tool %s failed: %s",
+                name,
+                reason,
+                exc_info=fault == "exception" and not isinstance(exc, ForeignFault),
+            )
+            return CallOutcome(
+                ok=False, error=_clip(f"Internal error in tool {name}: {reason}"), internal=True, fault=fault
+            )
+        except BaseException:  # KeyboardInterrupt: stop serving, with the call undone
+            _undo(db)
+            raise
+        if watch.expired:  # the deadline passed in the toolbox's own checks, or the tool
+            return self._timed_out(db, name, watch)  # caught an interrupted statement
+        db.execute("COMMIT" if tool.effect == "write" else "ROLLBACK")
+        return CallOutcome(ok=True, output=output, written=frozenset(guard.written))
+
+    def _timed_out(self, db: sqlite3.Connection, name: str, watch: CallWatch) -> CallOutcome:
+        watch.close()  # may have been left half-way by the CallTimeout
+        _undo(db)
+        logger.error("tool %s exceeded its time limit of %g s", name, self.call_seconds)
+        return CallOutcome(
+            ok=False,
+            error=f"Tool {name} exceeded its time limit of {self.call_seconds:g} s; its changes were undone.",
+            internal=True,
+            fault="timeout",
+        )
+
+
+def _undo(db: sqlite3.Connection) -> None:
+    """Roll the call back. An interrupted write may have ended the transaction already."""
+    db.set_authorizer(None)
+    if db.in_transaction:
+        db.execute("ROLLBACK")
+
+
+class _BrokenTool(Exception):
+    pass
+
+
+class ForeignFault(Exception):
+    """The tool failed where it ran, outside this process (a jailed worker,
+    ``isolation.py``): ``str()`` is the reason, ``fault`` the kind ("exception" or
+    "output", as in ``CallOutcome.fault``)."""
+
+    def __init__(self, reason: str, fault: str) -> None:
+        super().__init__(reason)
+        self.fault = fault
+
+
+class _Guard:
+    """SQLite authorizer: a tool reads its declared tables and writes only those it declares.
+
+    Transactions, schema changes, PRAGMA and ATTACH are denied to every tool, so tool
+    code cannot commit half-way, escape the session database or change the schema.
+    The first denial is kept so the error names the table, not just "not authorized".
+
+    A write to a parent table makes SQLite's foreign-key check read the referencing
+    column of each child table (always for a delete or a key update, and for an insert
+    whenever the table has triggers, as the change-log tables give it); those reads are
+    the constraint's, not the tool's, so a read of a child's foreign-key column is
+    allowed while the tool declares writing the table it references.
+    """
+
+    __slots__ = ("denied", "foreign_keys", "kind", "reads", "writes", "written")
+
+    def __init__(self, tool: BoundTool, foreign_keys: Mapping[tuple[str, str], str] | None = None) -> None:
+        self.reads, self.writes = tool.reads, tool.writes
+        self.foreign_keys = foreign_keys or {}
+        self.written: set[str] = set()
+        self.denied: str | None = None
+        self.kind: str | None = None  # "read", "write" or "forbidden", as in CallOutcome.fault
+
+    def __call__(
+        self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None
+    ) -> int:
+        if action in (_SELECT, _FUNCTION, _RECURSIVE):
+            return sqlite3.SQLITE_OK
+        if (action == _READ or action in _WRITES) and _change_log(arg1, src):
+            return sqlite3.SQLITE_OK  # a change-log trigger keeping its log (``database.py``)
+        if action == _READ:
+            if arg1 in self.reads or db_name is None:  # no database: a recursive CTE reading itself
+                return sqlite3.SQLITE_OK
+            if src is None and self.foreign_keys.get((arg1 or "", arg2 or "")) in self.writes:
+                return sqlite3.SQLITE_OK  # a foreign-key check of a write to the parent
+            return self._deny("read", f"read table {arg1!r}, which it does not declare")
+        if action in _WRITES:
+            if arg1 in self.writes:
+                self.written.add(arg1)
+                return sqlite3.SQLITE_OK
+            return self._deny(
+                "write", f"tried to {_WRITES[action]} table {arg1!r}, which it does not declare writing"
+            )
+        return self._deny(
+            "forbidden", f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})"
+        )
+
+    def _deny(self, kind: str, reason: str) -> int:
+        if self.denied is None:
+            self.denied, self.kind = reason, kind
+        return sqlite3.SQLITE_DENY
+
+
+def _change_log(table: str | None, trigger: str | None) -> bool:
+    """A statement of the session's change-log triggers on their own log. Tools cannot
+    create triggers (DDL is denied), so only the runtime's can carry the name."""
+    return trigger is not None and trigger.startswith(TRACK_PREFIX) and (table or "").startswith(TRACK_PREFIX)
+
+
+def _first_error(validator: jsonschema_rs.Draft202012Validator, instance: Any) -> str | None:
+    """None when ``instance`` is valid, else a short description of its first problem.
+
+    jsonschema-rs validates in about a microsecond (the Python jsonschema package takes
+    tens), which keeps validation off the latency budget of every call.
+    """
+    if validator.is_valid(instance):
+        return None
+    error = next(iter(validator.iter_errors(instance)))
+    where = "/".join(str(p) for p in error.instance_path)
+    message = error.message
+    shown = json.dumps(error.instance, ensure_ascii=False, separators=(",", ":"), default=str)
+    if len(shown) > 80:  # keep the reason readable when the bad value is huge
+        message = message.replace(shown, f"{shown[:40]}... ({len(shown)} characters)")
+    message = _clip(message, 300)
+    return f"at '{where}': {message}" if where else message
+
+
+def _clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
