@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+import typer.core
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import Settings
@@ -14,8 +15,40 @@ if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
     from envfactory_mcp.packages import RunPermission
 
-app = typer.Typer(
+def _no_flag_metavar(params: list[Any]) -> None:
+    """On/off flags take no value, but typer labels them ``<bool>`` in ``--help``."""
+    for param in params:
+        if getattr(param, "is_flag", False):  # typer's own (vendored) click Option
+            param.metavar = ""
+
+
+class _Command(typer.core.TyperCommand):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _no_flag_metavar(self.params)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _no_flag_metavar([option])
+        return option
+
+
+class _Group(typer.core.TyperGroup):
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        _no_flag_metavar([option])
+        return option
+
+
+class _App(typer.Typer):
+    def command(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        kwargs.setdefault("cls", _Command)
+        return super().command(*args, **kwargs)
+
+
+app = _App(
     name="envfactory-mcp",
+    cls=_Group,
     help="Manufacture verified, stateful MCP tool environments for training and evaluating agents.",
     no_args_is_help=True,
     add_completion=False,
