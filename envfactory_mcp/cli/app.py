@@ -114,6 +114,17 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(code=1)
 
 
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace -o if it exists.")]
+
+
+def refuse_existing(output: Path, overwrite: bool) -> None:
+    """A command's -o file must not exist unless ``--overwrite``, and is never a folder."""
+    if output.is_dir():
+        raise fail(EnvFactoryError(f"-o {output}: a folder; -o names the file to write"))
+    if output.exists() and not overwrite:
+        raise fail(EnvFactoryError(f"-o {output}: exists; add --overwrite to replace it, or choose another -o"))
+
+
 def permit(folder: Path, allow_unverified: bool, trust: bool = False, jail: bool = False) -> RunPermission:
     """The package in ``folder`` may run, and how (``packages.check_runnable``): raises
     ``UnverifiedPackageError`` unless it has a passing, current verification report or

@@ -18,7 +18,17 @@ from typing import Annotated, Any
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, settings, warn_unverified
+from envfactory_mcp.cli.app import (
+    AllowUnverified,
+    Overwrite,
+    ServersDir,
+    Trust,
+    app,
+    fail,
+    refuse_existing,
+    settings,
+    warn_unverified,
+)
 from envfactory_mcp.errors import EnvFactoryError
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
@@ -521,10 +531,12 @@ def view(
             "--failures", help="Only the episodes with reward below 1 and the harness failures (not scored)."
         ),
     ] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Write a self-contained HTML page to read a run: summary, episodes, transcripts, diffs."""
     from envfactory_mcp.trajectories.view import write_view
 
+    refuse_existing(output, overwrite)
     try:
         path = write_view(run_dir, output, failures_only=failures)
     except EnvFactoryError as exc:
@@ -553,12 +565,14 @@ def export(
             help="Also export episodes whose tool calls use values nobody gave, or that break the policy.",
         ),
     ] = False,
+    overwrite: Overwrite = False,
 ) -> None:
     """Export a run's trajectories as a training dataset (SFT: openai, trl, sharegpt; RL prompts: verl)."""
     from envfactory_mcp.trajectories.export import FORMATS, export_run
 
     if fmt not in FORMATS:
         raise fail(EnvFactoryError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}"))
+    refuse_existing(output, overwrite)
     policy = _run_policy(run_dir) if system_prompt else None
     try:
         stats = export_run(

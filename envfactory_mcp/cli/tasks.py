@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, load_environment
+from envfactory_mcp.cli.app import (
+    AllowUnverified,
+    Overwrite,
+    ServersDir,
+    Trust,
+    app,
+    fail,
+    load_environment,
+    refuse_existing,
+)
 from envfactory_mcp.errors import EnvFactoryError
 
 
@@ -37,7 +46,7 @@ def tasks(
     output: Annotated[Path, typer.Option("-o", "--output", help="tasks.jsonl to write.")] = Path(
         "tasks.jsonl"
     ),
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace -o if it exists.")] = False,
+    overwrite: Overwrite = False,
     stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
@@ -46,7 +55,7 @@ def tasks(
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio
 
-    from envfactory_mcp.cli.runs import _stages, _outputs, interrupted, usage
+    from envfactory_mcp.cli.runs import _outputs, _stages, interrupted, usage
     from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
@@ -56,11 +65,7 @@ def tasks(
     if sampler not in samplers:
         raise usage(f"--sampler {sampler!r}: use topology or random-walk")
     calibrate = model if model and model != "offline" else None
-    if output.exists() and not overwrite:
-        what = "a folder" if output.is_dir() else "exists"
-        raise fail(EnvFactoryError(f"-o {output}: {what}; add --overwrite to replace it, or choose another -o"))
-    if output.is_dir():
-        raise fail(EnvFactoryError(f"-o {output}: a folder; -o names the tasks.jsonl file to write"))
+    refuse_existing(output, overwrite)
     try:
         env = load_environment(name, servers_dir, allow_unverified, trust)
     except EnvFactoryError as exc:

@@ -245,6 +245,22 @@ def test_view_failures_shows_only_the_episodes_below_1(tasks_file: Path, tasks: 
     assert "0 failures" in page and not any(f"<td>{t.task_id}</td>" in page for t in tasks[:3])
 
 
+def test_view_and_export_do_not_overwrite_without_overwrite(tasks_file: Path, tmp_path: Path):
+    run_dir = tmp_path / "noop"
+    assert rollout(tasks_file, run_dir, "--transport", "memory", "--agent", "noop")[0] == 0
+    for command, name in (("view", "page.html"), ("export", "sft.jsonl")):
+        out = tmp_path / name
+        out.write_text("mine\n", encoding="utf-8")
+        extra = ["--min-reward", "-1"] if command == "export" else []
+        code, output = run(command, run_dir, "-o", out, *extra)
+        assert code == 1 and error_line(output) == f"error: -o {out}: exists; add --overwrite to replace it, or choose another -o"
+        assert out.read_text() == "mine\n"
+        assert run(command, run_dir, "-o", out, *extra, "--overwrite")[0] == 0
+        assert out.read_text() != "mine\n"
+        code, output = run(command, run_dir, "-o", tmp_path, "--overwrite")
+        assert code == 1 and "a folder; -o names the file to write" in error_line(output)
+
+
 # ---------------------------------------------------------------- never overwrite
 
 
