@@ -47,7 +47,9 @@ def test_size_is_realistic_and_modest(banking_env, state):
     assert counts["accounts"] >= 90
     assert counts["transactions"] >= 800
     assert 1_500 <= sum(counts.values()) <= 2_500
-    assert len(banking_env.seed_image) < 400_000
+    # The image also carries the spec-chosen indexes and the change-log tables of the
+    # incremental state hash (ARCHITECTURE.md, Sessions); 437 KB when they came in.
+    assert len(banking_env.seed_image) < 480_000
 
 
 def test_every_state_a_rule_talks_about_is_present(state):

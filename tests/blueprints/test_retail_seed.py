@@ -49,7 +49,9 @@ def test_minimum_counts(retail_env):
 
 
 def test_serialized_database_is_modest(retail_env):
-    assert len(retail_env.seed_image) < 250_000
+    # The image also carries the spec-chosen indexes and the change-log tables of the
+    # incremental state hash (ARCHITECTURE.md, Sessions); 246 KB when they came in.
+    assert len(retail_env.seed_image) < 275_000
 
 
 def test_orders_have_one_to_five_distinct_items(retail_env):
