@@ -43,7 +43,9 @@ def synthesize(
         str | None, typer.Option(help="litellm model string; without it, resources are imported as they are.")
     ] = None,
     api_base: Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible endpoint.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Descriptions synthesised at once.")] = 4,
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Descriptions synthesised at once (with --backend ray: per worker).")
+    ] = 4,
     seed: Annotated[int, typer.Option(help="Seed for generated seed data.")] = 0,
     strict: Annotated[
         bool,
@@ -62,6 +64,21 @@ def synthesize(
         bool,
         typer.Option("--overwrite", help="Replace a package of the same name in -o (refused otherwise)."),
     ] = False,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="Where descriptions are synthesised: local (this process) or ray (a Ray cluster, one "
+            "worker per CPU; pip install 'envfactory-mcp[ray]'; -o at the same path on every node). "
+            "Resources are imported here either way."
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(
+            help="Ray cluster to join with --backend ray: auto (this machine's, from ray start) or "
+            "host:port; default: a private local cluster for the run."
+        ),
+    ] = None,
 ) -> None:
     """Synthesise verified environments: import resources, or have a model propose, implement and repair them.
 
@@ -69,6 +86,9 @@ def synthesize(
     """
     import anyio
 
+    if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+        fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
+        raise typer.Exit(code=2)  # a usage mistake
     descriptions = list(description or [])
     descriptions_from_file = _read_list(from_list) if from_list is not None else []
     resources = list(resource or [])
@@ -88,13 +108,16 @@ def synthesize(
             results.append(_resource(path, name, seed, output, model, api_base, strict, inserts, overwrite))
         if descriptions or descriptions_from_file:
             pairs = [(name or _name_for(text), text) for text in descriptions] + descriptions_from_file
-            results += anyio.run(_describe, pairs, output, model, api_base, concurrency, seed)
+            results += anyio.run(
+                _describe, pairs, output, model, api_base, concurrency, seed, backend, address
+            )
     except EnvFactoryError as exc:
         raise fail(exc) from None
     typer.echo(json.dumps(results, indent=2))
     made = [r["package"] for r in results if r["status"] == "emitted"]
     typer.echo(
-        f"{len(made)} of {len(results)} packages written to {output}" + (f": {', '.join(made)}" if made else ""),
+        f"{len(made)} of {len(results)} packages written to {output}"
+        + (f": {', '.join(made)}" if made else ""),
         err=True,
     )
     if any(r["status"] != "emitted" for r in results):
@@ -227,13 +250,17 @@ async def _describe(
     api_base: str | None,
     concurrency: int,
     seed: int,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict[str, Any]]:
     from envfactory_mcp.llm import LiteLLMClient
     from envfactory_mcp.synth.model import synthesize_many
 
     assert model is not None
     client = LiteLLMClient(model, api_base=api_base, seed=seed)
-    results = await synthesize_many(client, pairs, output, concurrency=concurrency, seed=seed)
+    results = await synthesize_many(
+        client, pairs, output, concurrency=concurrency, seed=seed, backend=backend, address=address
+    )
     return [_summary(r.name, r.status, r.package_dir, r.failures, [], resumed=r.resumed) for r in results]
 
 

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from envfactory_mcp.build import VerificationFailed, emit_verified
 from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.env.seed import SeedRows
-from envfactory_mcp.errors import SeedError, SpecError
+from envfactory_mcp.errors import EnvFactoryError, SeedError, SpecError
 from envfactory_mcp.llm import LLMClient, LLMError
 from envfactory_mcp.spec import EnvSpec
 from envfactory_mcp.spec.models import is_valid_name
@@ -144,6 +144,8 @@ async def synthesize_many(
     descriptions: list[tuple[str, str]],
     out_dir: Path,
     concurrency: int = 4,
+    backend: str = "local",
+    address: str | None = None,
     **kw: Any,
 ) -> list[SynthesisResult]:
     """Synthesize ``(name, description)`` pairs concurrently, at most ``concurrency`` at a time.
@@ -152,7 +154,17 @@ async def synthesize_many(
     not synthesized again: its earlier result comes back with ``resumed=True``, so a run
     that was interrupted does only what is missing. ``kw`` goes to
     ``synthesize_from_description``. Results are in the order of ``descriptions``.
+
+    ``backend="ray"`` runs the missing ones on the Ray cluster at ``address`` (a private
+    local one when None), ``concurrency`` at a time on each of up to one worker per cluster
+    CPU (``host.backends.synthesize_ray``): the same calls, so the same files as locally.
     """
+    from envfactory_mcp.host.backends import BACKENDS, import_ray, synthesize_ray
+
+    if backend not in BACKENDS:
+        raise EnvFactoryError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
+    if backend == "ray":
+        import_ray()  # refused before anything is written
     names = [name for name, _ in descriptions]
     for name in names:
         _check_name(name)
@@ -161,6 +173,13 @@ async def synthesize_many(
         raise ValueError(f"duplicate names: {', '.join(duplicates)}")
     out_dir = Path(out_dir)
     results: list[SynthesisResult | None] = [previous_result(out_dir, name) for name in names]
+    if backend == "ray":
+        todo = [pair for pair, result in zip(descriptions, results, strict=True) if result is None]
+        came_back: dict[str, SynthesisResult] = {}
+        await synthesize_ray(
+            client, todo, out_dir, concurrency, address, kw, lambda name, r: came_back.__setitem__(name, r)
+        )
+        return [r if r is not None else came_back[name] for name, r in zip(names, results, strict=True)]
     limiter = anyio.CapacityLimiter(concurrency)
 
     async def one(index: int, name: str, description: str) -> None:

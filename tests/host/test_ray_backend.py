@@ -6,19 +6,17 @@ Needs the ``ray`` extra (``pip install -e '.[test,ray]'``)."""
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 from paths import ROOT, SERVERS_DIR
+from ray_cluster import NO_RAY, RAY_ENV, ray_cluster
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
@@ -28,19 +26,7 @@ from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.trajectories.record import TrajectoryRecord
 from envfactory_mcp.trajectories.store import read_records
 
-NO_RAY = "the ray extra is not installed: pip install -e '.[test,ray]'"
-
 TASKS, TRIALS = 25, 8  # 200 episodes
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-# The cluster, its probe and the drivers share a token of their own (Ray's token auth).
-RAY_ENV = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 
 
 def test_an_unknown_backend_is_refused_before_any_run_directory_exists(tmp_path: Path):
@@ -57,53 +43,11 @@ def test_an_unknown_backend_is_refused_before_any_run_directory_exists(tmp_path:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> object:
-    """A one-node Ray cluster on 127.0.0.1, ended (its process group, which we started)
-    at the end."""
+def cluster() -> Iterator[str]:
+    """A one-node Ray cluster on 127.0.0.1 (``ray start --head``), ended at the end."""
     pytest.importorskip("ray", reason=NO_RAY)
-    port = _free_port()
-    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths are bounded
-    beside = Path(sys.executable).with_name("ray")
-    ray_cli = beside if beside.is_file() else Path(shutil.which("ray") or "ray")
-    head = subprocess.Popen(
-        [
-            str(ray_cli),
-            "start",
-            "--head",
-            "--block",
-            f"--port={port}",
-            "--node-ip-address=127.0.0.1",
-            "--num-cpus=2",
-            "--include-dashboard=false",
-            f"--temp-dir={temp}",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=RAY_ENV,
-    )
-    address = f"127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        probe = subprocess.run(
-            [str(ray_cli), "status", f"--address={address}"], capture_output=True, check=False, env=RAY_ENV
-        )
-        if probe.returncode == 0:
-            break
-        time.sleep(0.5)
-    else:
-        os.killpg(head.pid, signal.SIGKILL)
-        pytest.fail("the local Ray cluster did not start in 60 s")
-    try:
+    with ray_cluster() as address:
         yield address
-    finally:
-        os.killpg(head.pid, signal.SIGTERM)
-        try:
-            head.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(head.pid, signal.SIGKILL)
-            head.wait()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 def comparable(record: TrajectoryRecord) -> dict[str, object]:
