@@ -13,9 +13,10 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.runtime.state import STATE_HASH_VERSION
 
 TASK_SCHEMA_VERSION = 1
 FactKind = Literal["identity", "reference", "detail"]
@@ -129,6 +130,10 @@ class Provenance(Model):
 
 class Task(Model):
     schema_version: int = TASK_SCHEMA_VERSION
+    # The definition of the state hashes below (``runtime.state.STATE_HASH_VERSION``): a
+    # hash of another version never equals a server's, so such a task must be made again.
+    # A stored task without the field predates it and holds version-1 hashes.
+    state_hash_version: int = STATE_HASH_VERSION
     task_id: str
     env: str
     servers: list[str]
@@ -137,6 +142,20 @@ class Task(Model):
     initial_state: InitialState
     gold: Gold
     provenance: Provenance
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before_hash_versions(cls, data: Any) -> Any:
+        # Every stored task carries ``schema_version`` (code that makes a task leaves it to
+        # the default); one written before ``state_hash_version`` existed hashed with v1.
+        if isinstance(data, dict) and "schema_version" in data and "state_hash_version" not in data:
+            return {**data, "state_hash_version": 1}
+        return data
+
+    @property
+    def stale_hashes(self) -> bool:
+        """Whether the task's state hashes are of another definition than this runtime's."""
+        return self.state_hash_version != STATE_HASH_VERSION
 
     def to_line(self) -> str:
         """The task as one canonical JSON line (sorted keys: byte-identical across runs)."""
