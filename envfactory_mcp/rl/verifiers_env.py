@@ -34,7 +34,7 @@ from envfactory_mcp.sim.types import UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
 try:
-    import verifiers as vf  # type: ignore[import-not-found,unused-ignore]
+    import verifiers as vf  # type: ignore[import-not-found,import-untyped,unused-ignore]
 except ImportError as exc:  # pragma: no cover - depends on the extra
     raise ImportError(
         "envfactory_mcp.rl.verifiers_env needs the verifiers package: pip install 'envfactory-mcp[rl]'"
@@ -81,7 +81,7 @@ class EnvFactoryVerifiersEnv(vf.MultiTurnEnv):
         user_factory: Any = None,
         **kwargs: Any,
     ) -> None:
-        from datasets import Dataset  # type: ignore[import-not-found,unused-ignore]
+        from datasets import Dataset  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
         self.tasks = {t.task_id: t for t in tasks}
         self.servers = servers

@@ -30,11 +30,13 @@ response as the agent's final text (claims), against the task's gold; the same p
 product as a rollout's reward.
 
 *Simulated user* (``interaction.yaml``): ``EnvFactoryInteraction``, verl's
-``BaseInteraction`` interface over our user simulator, for verl releases that have
-``verl.interactions`` (``multi_turn.interaction_config_path``; the rows'
-``interaction_kwargs`` select it and name the task). verl 0.9 removed interactions:
-``ToolAgentLoop`` ends when the model stops calling tools and has no user turns, so there
-the episode is the agent's tool use from the opening message, then its final text.
+``BaseInteraction`` over our user simulator, for the verl releases that have
+``verl.interactions`` (up to 0.7.1: ``multi_turn.interaction_config_path``, loaded by
+``initialize_interactions_from_config``; the rows' ``interaction_kwargs`` select it and
+name the task; tested with verl 0.7.1's loader). verl 0.8 removed interactions (0.9.1
+has no ``verl.interactions`` and no interaction setting): its ``ToolAgentLoop`` ends when
+the model stops calling tools and has no user turns, so there the episode is the agent's
+tool use from the opening message, then its final text, and ``interaction.yaml`` is unused.
 """
 
 from __future__ import annotations
@@ -241,7 +243,7 @@ class EnvFactoryTool(BaseTool):  # type: ignore[misc,valid-type,unused-ignore]
 
 # ---------------------------------------------------------------- the simulated user
 
-try:  # verl releases with interactions (removed in 0.9)
+try:  # verl releases with interactions (up to 0.7.1; removed in 0.8)
     from verl.interactions.base import BaseInteraction  # type: ignore[import-not-found,unused-ignore]
 except ImportError:
     BaseInteraction = object  # type: ignore[misc,assignment,unused-ignore]
@@ -259,25 +261,39 @@ def interaction_config(
 
 class _TrajectoryView:
     """What the simulated user may ask about the trajectory (``sim.types.EpisodeView``):
-    the state its tools left, read from their session in this process."""
+    the state its tools left, read from their session in this process, and the calls they
+    ran (verl's messages carry the model's tool calls as decoded text, not as
+    ``tool_calls``, so the tools' own record is what counts)."""
 
     def __init__(self, trajectory: str, task: Task, messages: list[dict[str, Any]]) -> None:
         self.trajectory, self.task, self.messages = trajectory, task, messages
 
     async def goal_met(self) -> bool:
-        from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
+        from envfactory_mcp.scoring.reward import agent_calls, claims_communicated, message_text
 
         entry = _OPEN.get(self.trajectory)
         state = await entry[0].state_hash(entry[1]) if entry else self.task.initial_state.state_hash
         if state != self.task.gold.final_state_hash:
             return False
-        called = {name for name, _ in agent_calls(self.messages)}
+        episode = _EPISODES.get(self.trajectory)
+        called = {c["name"] for c in (episode or {}).get("calls", [])}
+        called |= {name for name, _ in agent_calls(self.messages)}
         if any(tool not in called for tool in self.task.gold.required_calls):
             return False
-        return not claims_communicated(self.task.gold.claims, self.messages)[1]
+        # the tools' results, then what the agent said (as the reward reads the episode)
+        said = [
+            {"role": "assistant", "content": message_text(m)}
+            for m in self.messages
+            if m.get("role") == "assistant" and message_text(m)
+        ]
+        conversation = episode_messages(self.task, episode, "")[:-1] + said
+        return not claims_communicated(self.task.gold.claims, conversation)[1]
 
     def writes_done(self) -> int:
         return int(_EPISODES.get(self.trajectory, {}).get("writes", 0))
+
+
+MAX_USERS = 10_000  # simulated users kept per interaction: the oldest is dropped past it
 
 
 class EnvFactoryInteraction(BaseInteraction):  # type: ignore[misc,valid-type,unused-ignore]
@@ -289,7 +305,8 @@ class EnvFactoryInteraction(BaseInteraction):  # type: ignore[misc,valid-type,un
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
         self.name = str(config.get("name", USER_INTERACTION))
-        self._users: dict[str, tuple[Any, Task]] = {}
+        # verl 0.7's ToolAgentLoop never calls finalize_interaction: bounded, oldest out
+        self._users: OrderedDict[str, tuple[Any, Task]] = OrderedDict()
 
     async def start_interaction(self, instance_id: str | None = None, **kwargs: Any) -> str:
         instance_id = instance_id or secrets.token_hex(8)
@@ -308,6 +325,8 @@ class EnvFactoryInteraction(BaseInteraction):  # type: ignore[misc,valid-type,un
             user = ScriptedUser()
         user.start(task)
         self._users[instance_id] = (user, task)
+        while len(self._users) > MAX_USERS:
+            self._users.popitem(last=False)
         return instance_id
 
     async def generate_response(

@@ -1,8 +1,10 @@
 """The verl files, loaded by verl's own classes (CPU only): the tool config through
 ``initialize_tools_from_config``, the dataset through ``RLHFDataset``, the reward function
 through ``get_custom_reward_fn``; then the oracle's calls through the loaded tools, with
-verl's ``AgentData``, score 1.0 and no calls 0. Needs verl (``pip install verl``; see the
-``rl`` extra's note)."""
+verl's ``AgentData``, score 1.0 and no calls 0 (verl 0.9, the ``verl`` extra). The
+simulated user through ``initialize_interactions_from_config`` where verl has
+interactions (up to 0.7.1; removed in 0.8). Needs verl (``pip install verl``; see the
+``verl`` extra's note)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,14 @@ from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import read_tasks, write_tasks
 
 pytest.importorskip("verl", reason="verl is not installed: pip install verl (CPU wheels work)")
+
+
+def _has_interactions() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("verl.interactions") is not None
+
+
 pytestmark = pytest.mark.slow  # builds retail and its tasks
 
 
@@ -30,6 +40,12 @@ def tasks_file(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory
     return path
 
 
+VERL_09 = pytest.mark.skipif(
+    _has_interactions(), reason="written for verl 0.9's classes (the verl extra); this verl is older"
+)
+
+
+@VERL_09
 def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path: Path):
     from omegaconf import OmegaConf
     from verl.experimental.agent_loop.tool_agent_loop import AgentData
@@ -131,3 +147,62 @@ def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path:
     assert score(rows[0], solved, closing_message(tasks[0])) == 1.0
     assert score(rows[0], solved, "Done.") < 1.0 or not tasks[0].gold.claims  # claims count
     assert score(rows[1], idle, NOOP_MESSAGE) == 0.0
+
+
+def test_verl_loads_the_simulated_user_as_an_interaction(tasks_file: Path, tmp_path: Path):
+    """``interaction.yaml`` through verl's ``initialize_interactions_from_config``, then
+    called as verl 0.7's ``ToolAgentLoop`` calls it: started with the trajectory's request
+    id and the row's ``interaction_kwargs`` (its ``name`` too), asked with the messages
+    verl keeps (the model's turns as decoded text, tool calls inside it), never finalised."""
+    if not _has_interactions():
+        pytest.skip("this verl has no interactions (verl.interactions was removed in 0.8; 0.7.1 has it)")
+    from types import SimpleNamespace
+
+    from verl.interactions.base import BaseInteraction
+    from verl.interactions.utils.interaction_registry import initialize_interactions_from_config
+    from verl.tools.utils.tool_registry import initialize_tools_from_config  # verl 0.7's place
+
+    from envfactory_mcp.rl.verl_adapter import EnvFactoryInteraction, close_sessions, write_verl_files
+    from envfactory_mcp.trajectories.export import USER_INTERACTION
+
+    paths = write_verl_files("retail", str(tasks_file), tmp_path / "verl", servers_dir=str(SERVERS_DIR))
+    interactions = initialize_interactions_from_config(str(paths["interaction"]))
+    user = interactions[USER_INTERACTION]
+    assert isinstance(user, EnvFactoryInteraction) and isinstance(user, BaseInteraction)
+    tools = {t.name: t for t in initialize_tools_from_config(str(paths["tools"]))}
+    rows = [json.loads(line) for line in paths["jsonl"].read_text().splitlines()]
+    tasks = read_tasks(tasks_file)
+
+    async def episode(row: dict, calls: list, final: str) -> tuple[bool, str]:
+        request_id = f"req-{row['extra_info']['task_id']}"
+        kwargs = row["extra_info"]["interaction_kwargs"]
+        await user.start_interaction(request_id, **kwargs)
+        trajectory = SimpleNamespace(request_id=request_id, extra_fields={})  # what the tools read
+        messages = list(row["prompt"])
+        for name, arguments in calls:
+            tool_kwargs = row["extra_info"]["tools_kwargs"][name]
+            instance, _ = await tools[name].create(create_kwargs=tool_kwargs["create_kwargs"])
+            response, _, _ = await tools[name].execute(instance, arguments, agent_data=trajectory)
+            await tools[name].release(instance)
+            call = json.dumps({"name": name, "arguments": arguments})
+            messages += [
+                {"role": "assistant", "content": f"<tool_call>{call}</tool_call>"},
+                {"role": "tool", "content": response.text},
+            ]
+        messages.append({"role": "assistant", "content": final})
+        done, text, _, _ = await user.generate_response(request_id, messages, **kwargs)
+        return done, text
+
+    async def main() -> tuple[tuple[bool, str], tuple[bool, str]]:
+        try:
+            solved = await episode(
+                rows[0], [(a.name, a.arguments) for a in tasks[0].gold.actions], closing_message(tasks[0])
+            )
+            idle = await episode(rows[1], [], NOOP_MESSAGE)
+            return solved, idle
+        finally:
+            await close_sessions()
+
+    solved, idle = anyio.run(main)
+    assert solved[0] and "###STOP###" in solved[1]  # the gold state reached and the outcome said
+    assert not idle[0] and idle[1]  # the user goes on asking
