@@ -42,5 +42,22 @@ async def _main() -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
+def _serve_http(port: int) -> None:
+    """Streamable HTTP with the SDK's defaults (and uvicorn, as a generated server uses)."""
+    import uvicorn
+
+    app = build().streamable_http_app(host="127.0.0.1")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+
+
 if __name__ == "__main__":
-    anyio.run(_main)
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A bare MCP SDK server with one no-op tool.")
+    parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
+    parser.add_argument("--port", type=int, default=8000)
+    options = parser.parse_args()
+    if options.transport == "stdio":
+        anyio.run(_main)
+    else:
+        _serve_http(options.port)

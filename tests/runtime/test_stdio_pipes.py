@@ -1,0 +1,116 @@
+"""stdio served on the event loop (issue 19): requests split across many writes, answers
+larger than the pipe's buffer read slowly, many requests in one write, and the blocking
+fallback for a wire that is not a pipe (a file), all over a real server process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+from envfactory_mcp.emit import render_package, write_package
+from envfactory_mcp.env import Environment
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def package(mini_env: Environment, tmp_path_factory) -> Path:
+    return write_package(render_package(mini_env), tmp_path_factory.mktemp("pipes") / "minibank")
+
+
+def request(id_: int, method: str, params: dict) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}).encode() + b"\n"
+
+
+HANDSHAKE = (
+    request(
+        0,
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+    )
+    + json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    + b"\n"
+)
+
+
+def call(id_: int, account: str) -> bytes:
+    return request(id_, "tools/call", {"name": "get_account", "arguments": {"account_id": account}})
+
+
+def server(package: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "minibank_mcp", *args]
+
+
+async def test_requests_split_into_pieces_and_batched_in_one_write_are_all_answered(package: Path):
+    env = {**os.environ, "PYTHONPATH": str(package)}
+    async with await anyio.open_process(server(package), env=env) as proc:
+        out = BufferedByteReceiveStream(proc.stdout)
+        with anyio.fail_after(60):
+            await proc.stdin.send(HANDSHAKE)
+            assert json.loads(await out.receive_until(b"\n", 1 << 20))["id"] == 0
+            line = call(1, "acc_001")
+            for i in range(len(line)):  # one byte a write: the reader reassembles the line
+                await proc.stdin.send(line[i : i + 1])
+            first = json.loads(await out.receive_until(b"\n", 1 << 20))
+            await proc.stdin.send(b"".join(call(n, "acc_002") for n in range(2, 52)))
+            batch = [json.loads(await out.receive_until(b"\n", 1 << 20)) for _ in range(50)]
+        await proc.stdin.aclose()
+    assert first["id"] == 1 and first["result"]["structuredContent"]["account_id"] == "acc_001"
+    assert sorted(a["id"] for a in batch) == list(range(2, 52))
+    assert all(a["result"]["structuredContent"]["account_id"] == "acc_002" for a in batch)
+
+
+async def test_answers_larger_than_the_pipe_reach_a_slow_reader_whole(package: Path):
+    # An unknown tool's error lists every tool; a resources/read of the schema is a few KB;
+    # 300 of them queued while the client reads nothing overflow the 64 KiB pipe, so the
+    # server's writes must wait for the pipe to drain instead of failing or dropping bytes.
+    env = {**os.environ, "PYTHONPATH": str(package)}
+    async with await anyio.open_process(server(package), env=env) as proc:
+        out = BufferedByteReceiveStream(proc.stdout)
+        with anyio.fail_after(60):
+            await proc.stdin.send(HANDSHAKE)
+            await out.receive_until(b"\n", 1 << 20)
+            uri = "envfactory://minibank/schema"
+            await proc.stdin.send(b"".join(request(n, "resources/read", {"uri": uri}) for n in range(1, 301)))
+            await anyio.sleep(1)  # let the server fill the pipe and wait on it
+            answers = [json.loads(await out.receive_until(b"\n", 1 << 20)) for _ in range(300)]
+        await proc.stdin.aclose()
+    assert sum(len(json.dumps(a)) for a in answers) > 200_000
+    assert sorted(a["id"] for a in answers) == list(range(1, 301))
+    assert len({a["result"]["contents"][0]["text"] for a in answers}) == 1
+
+
+def test_a_wire_that_is_not_a_pipe_is_served_with_blocking_io(package: Path, tmp_path: Path):
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(HANDSHAKE + call(1, "acc_001") + call(2, "acc_404"))
+    answers_file = tmp_path / "answers.jsonl"
+    with open(requests, "rb") as stdin, open(answers_file, "wb") as stdout:
+        subprocess.run(
+            server(package),
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONPATH": str(package)},
+            timeout=60,
+            check=True,
+        )
+    answers = {a["id"]: a for a in map(json.loads, answers_file.read_text().splitlines())}
+    assert answers[1]["result"]["structuredContent"]["account_id"] == "acc_001"
+    assert answers[2]["result"]["isError"] is True
+
+
+def test_the_server_runs_on_uvloop_where_it_is_installed(package: Path):
+    pytest.importorskip("uvloop")  # a dependency of every generated package on CPython/POSIX
+    from servers import http_server
+
+    with http_server(package, "minibank_mcp") as served:
+        maps = Path(f"/proc/{served.pid}/maps").read_text()
+    assert "uvloop" in maps
