@@ -281,7 +281,7 @@ def serve(
         float | None, typer.Option(help="Time limit of one tool call in seconds, 0 for none (default 5).")
     ] = None,
     max_memory_mb: Annotated[
-        int | None, typer.Option(help="Address-space limit of the server in MiB, 0 for none (default 4096).")
+        int | None, typer.Option(help="Address-space limit of the server in MiB, 0 for none (default 6144).")
     ] = None,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,

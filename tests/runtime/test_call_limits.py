@@ -268,7 +268,7 @@ def test_limit_options_are_checked():
     from envfactory_mcp.runtime.cli import parse_args
 
     args = parse_args("srv", [])
-    assert args.call_timeout == 5.0 and args.max_memory_mb == 4096
+    assert args.call_timeout == 5.0 and args.max_memory_mb == 6144
     assert parse_args("srv", ["--call-timeout", "0", "--max-memory-mb", "0"]).call_timeout == 0
     for bad in (["--call-timeout", "-1"], ["--call-timeout", "nan"], ["--max-memory-mb", "100"]):
         with pytest.raises(SystemExit):
