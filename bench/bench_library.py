@@ -40,7 +40,7 @@ from envfactory_mcp.verify.verifier import verification_status
 
 def tasks_for(servers_dir: str, name: str, n: int, out: str) -> dict[str, object]:
     """Tasks from the built package, played by oracle and noop; the figures."""
-    from envfactory_mcp.env import load_package_env
+    from envfactory_mcp.catalog import load_package_env
     from envfactory_mcp.host.rollout import RolloutConfig, rollout
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks

@@ -1,14 +1,44 @@
-"""What environments exist: blueprints that can be built and packages already emitted."""
+"""Which environments exist, and which one to serve: the one resolver.
+
+``list_environments``
+    Every emitted package and every blueprint not yet built, with its verification status.
+``load_environment``
+    The environment a command serves for a name: the package ``<servers_dir>/<name>/``
+    when there is one (it must be allowed to run: ``packages.check_runnable``), else the
+    blueprint (hand-crafted or from the library) of that name.
+``load_package_env``
+    An emitted package's environment with its tool code ready to call (in this process
+    for shipped code or ``trust``, else in jailed workers).
+``package_spec``
+    The spec a package ships, read without running anything.
+
+It stands above ``env``, ``emit``, ``verify`` and ``packages`` (which it combines) and
+below the command line, the host and scoring, which ask it.
+"""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Literal
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-from envfactory_mcp.emit.render import package_name
+from envfactory_mcp.emit.render import package_name, unvendor_tools_source
+from envfactory_mcp.env import Environment, build_env
+from envfactory_mcp.env.environment import environment_from_parts, load_tool_code
+from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.packages import (
+    JailUnavailableError,
+    RunPermission,
+    UnverifiedPackageError,
+    check_runnable,
+)
+from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.settings import Settings
-from envfactory_mcp.verify.verifier import verification_status
+from envfactory_mcp.spec import EnvSpec, parse_spec, validate_spec
+from envfactory_mcp.verify.verifier import locate_package, verification_status
 
 
 @dataclass(frozen=True)
@@ -59,3 +89,81 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 verification="not built",
             )
     return [entries[k] for k in sorted(entries)]
+
+
+def package_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
+    """The spec an emitted package ships (``<pkg>/data/spec.json``), or None when there is
+    no such package here or its spec does not parse (scoring then skips what needs it).
+    Parsed without the cross-reference checks: a package verified under older rules
+    still describes its own tools."""
+    from pydantic import ValidationError
+
+    path = Path(servers_dir) / env_name / package_name(env_name) / "data" / "spec.json"
+    try:
+        return EnvSpec.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError):
+        return None
+
+
+def load_package_env(package_root: Path, *, allow_unverified: bool = False, trust: bool = False) -> Environment:
+    """The environment an emitted package holds (``generated_servers/<env>/``), with its
+    tool code ready to call: only for a package whose stored verification report passed
+    and still matches its files (``list`` shows such a package as ``passed``), else
+    ``UnverifiedPackageError``; ``allow_unverified`` loads it anyway (development). The
+    code is loaded in this process when it is shipped blueprint code or ``trust``, and
+    otherwise runs in jailed workers (``runtime/isolation.py``)."""
+    return _load_package(package_root, allow_unverified=allow_unverified, trust=trust)[0]
+
+
+def _load_package(
+    package_root: Path, *, allow_unverified: bool, trust: bool
+) -> tuple[Environment, RunPermission]:
+    root, pkg = locate_package(package_root)
+    permission = check_runnable(root, allow_unverified=allow_unverified, trust=trust)
+    data = root / pkg / "data"
+    spec = validate_spec(parse_spec(json.loads((data / "spec.json").read_text(encoding="utf-8"))))
+    source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))
+    ddl = (data / "schema.sql").read_text(encoding="utf-8")
+    inserts = (data / "seed.sql").read_text(encoding="utf-8")
+    if permission.jailed:
+        names = [tool.name for tool in spec.tools]
+        module: ModuleType | JailedTools = JailedTools(root / pkg / "tools.py", names)
+    else:
+        module = load_tool_code(source, spec.name, f"{pkg}/tools.py")
+    return environment_from_parts(spec, source, module, ddl, inserts, check_tools=True), permission
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What ``load_environment`` found for a name, and where from."""
+
+    env: Environment
+    source: Literal["package", "blueprint"]
+    where: Path | None = None  # the package folder, for a package
+    permission: RunPermission | None = None  # how the package runs (and any warning to print)
+
+
+def load_environment(
+    name: str, servers_dir: Path, *, allow_unverified: bool = False, trust: bool = False
+) -> Resolved:
+    """The environment served for ``name``: the package ``<servers_dir>/<name>/`` when there
+    is one (tasks then match its seed, whatever ``build --seed`` made), which must be
+    allowed to run (``UnverifiedPackageError``, ``JailUnavailableError``: never quietly the
+    blueprint instead, as the package is what would be served), else the blueprint by that
+    name. A folder that is not a readable package falls back to the blueprint of its name
+    when there is one."""
+    package = servers_dir / name
+    if package.is_dir():
+        try:
+            env, permission = _load_package(package, allow_unverified=allow_unverified, trust=trust)
+            return Resolved(env, "package", package.resolve(), permission)
+        except (UnverifiedPackageError, JailUnavailableError):
+            raise
+        except EnvFactoryError:
+            if name not in blueprint_names():
+                raise
+    if name in blueprint_names():
+        return Resolved(build_env(load_blueprint(name)), "blueprint")
+    raise EnvFactoryError(
+        f"{name!r} is neither a blueprint ({', '.join(blueprint_names())}) nor a package in {servers_dir}/"
+    )

@@ -1,15 +1,25 @@
 """Every error envfactory-mcp raises on purpose.
 
     EnvFactoryError
-    ├── SpecError          a spec that is malformed or inconsistent; names the exact place
-    ├── SeedError          seed rows that violate the schema (foreign key, CHECK, NOT NULL)
-    ├── BlueprintError     an unknown blueprint, or one whose code does not match its spec
-    ├── EmitError          a package that cannot be rendered or written
-    ├── UnsafeCodeError    tool code that fails the static gate (verify.static_gate)
-    ├── NotAPackageError   a folder that holds no emitted package (verify.verifier)
-    ├── VerificationFailed an environment that failed verification; nothing emitted (build)
+    ├── SpecError              a spec that is malformed or inconsistent; names the exact place
+    ├── SeedError              seed rows that violate the schema (foreign key, CHECK, NOT NULL)
+    ├── BlueprintError         an unknown blueprint, or one whose code does not match its spec
+    ├── EmitError              a package that cannot be rendered or written
+    ├── InfrastructureError    a server that died, hung or could not be reached (a harness failure)
+    │   └── SessionLost        a session whose server was restarted since it was reset (host.connection)
+    ├── ResourceImportError    a resource (OpenAPI, SQL DDL) the importers cannot represent (crud)
+    ├── UnsafeCodeError        tool code that fails the static gate (verify.static_gate)
+    ├── NotAPackageError       a folder that holds no emitted package (verify.verifier)
+    ├── VerificationFailed     an environment that failed verification; nothing emitted (build)
     ├── UnverifiedPackageError a package without a passing, current report asked to run (packages)
-    └── LLMError           a model call that failed after its retries, with its kind (llm)
+    ├── JailUnavailableError   a package whose code must run jailed, on a machine with no jail (packages)
+    ├── ServerNotBuiltError    an environment with no emitted package to start (host.launch)
+    ├── TaskFileError          a task file that is missing, empty or has a bad line (tasks.model)
+    ├── RunStoreError          a run directory that cannot be used: corrupt, in use (records.store)
+    │   └── MetadataMismatch   a run resumed with another configuration; names each field
+    ├── ClientConfigError      an MCP client's configuration file that cannot be read or written safely (clients)
+    ├── LLMError               a model call that failed after its retries, with its kind (llm)
+    └── ScriptExhaustedError   a scripted model asked for more replies than it holds (llm.scripted)
 
 Tool failures inside a running server are not exceptions of this tree: they are MCP
 results with ``isError: true`` (see ``envfactory_mcp.runtime``).
@@ -45,3 +55,7 @@ class BlueprintError(EnvFactoryError):
 
 class EmitError(EnvFactoryError):
     """A server package could not be rendered or written."""
+
+
+class InfrastructureError(EnvFactoryError):
+    """The server died, hung or could not be reached: a harness failure, not the agent's."""

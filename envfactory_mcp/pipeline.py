@@ -108,8 +108,8 @@ def run_pipeline(
     names each stage (``total`` None: no count)."""
     from envfactory_mcp.blueprints import blueprint_names
     from envfactory_mcp.build import build_blueprint
+    from envfactory_mcp.records.store import check_metadata
     from envfactory_mcp.tasks.generate import generate_tasks
-    from envfactory_mcp.trajectories.store import check_metadata
 
     def stage(label: str, done: int = 0, total: int | None = None) -> None:
         if progress is not None:

@@ -56,10 +56,10 @@ def blueprint_names() -> list[str]:
 
 def load_blueprint(name: str) -> Blueprint:
     if name not in handcrafted_names():
-        from envfactory_mcp.library import as_blueprint, load_service, service_names
+        from envfactory_mcp.library import service_names
 
         if name in service_names():
-            return as_blueprint(load_service(name))  # type: ignore[no-any-return]
+            return _service_blueprint(name)
     if name not in blueprint_names():
         known = ", ".join(blueprint_names()) or "none"
         raise BlueprintError(f"unknown blueprint {name!r} (known: {known})")
@@ -68,3 +68,29 @@ def load_blueprint(name: str) -> Blueprint:
     if not isinstance(blueprint, Blueprint):
         raise BlueprintError(f"{module.__name__} does not define BLUEPRINT")
     return blueprint
+
+
+def _service_blueprint(name: str) -> Blueprint:
+    """A library service handed out as a blueprint: its generated tool code (a module built
+    from source, never a file) and its own spec and seed builders."""
+    from dataclasses import replace
+
+    from envfactory_mcp.library import load_service, tools_module
+
+    service = load_service(name)
+    source, module = tools_module(name)
+
+    def build_spec(seed: int) -> EnvSpec:
+        return replace(service, seed=seed).build()[0]
+
+    def generate_seed(rng: random.Random) -> dict[str, list[dict[str, Any]]]:
+        return service.build(rows_seed=rng.randrange(2**31))[2]
+
+    return Blueprint(
+        name=service.name,
+        build_spec=build_spec,
+        tools_module=module,
+        generate_seed=generate_seed,
+        default_seed=service.seed,
+        tools_source=source,
+    )

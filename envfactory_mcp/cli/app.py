@@ -150,29 +150,16 @@ def warn_unverified(permissions: list[RunPermission]) -> None:
 def load_environment(
     name: str, servers_dir: Path, allow_unverified: bool = False, trust: bool = False
 ) -> Environment:
-    """The environment a rollout will serve: the package ``<servers_dir>/<name>/`` when there
-    is one (tasks then match its seed, whatever ``build --seed`` made), which must be
-    verified (see ``permit``), else the blueprint by that name."""
-    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-    from envfactory_mcp.env import build_env, load_package_env
-    from envfactory_mcp.packages import JailUnavailableError, UnverifiedPackageError
+    """The environment a command will serve (``catalog.load_environment``: the package
+    ``<servers_dir>/<name>/`` when there is one, else the blueprint), saying which on
+    stderr, with the warning of a package allowed to run unverified."""
+    from envfactory_mcp.catalog import load_environment as resolve
 
-    package = servers_dir / name
-    if package.is_dir():
-        try:
-            permission = permit(package, allow_unverified, trust)
-            env = load_package_env(package, allow_unverified=allow_unverified, trust=trust)
-            how = "jailed" if permission.jailed else "in this process"
-            typer.echo(f"using the package {name} in {package.resolve()} (its tools run {how})", err=True)
-            return env
-        except (UnverifiedPackageError, JailUnavailableError):
-            raise  # never quietly the blueprint instead: the package is what would be served
-        except EnvFactoryError:
-            if name not in blueprint_names():
-                raise
-    if name in blueprint_names():
+    found = resolve(name, servers_dir, allow_unverified=allow_unverified, trust=trust)
+    if found.permission is not None:
+        warn_unverified([found.permission])
+        how = "jailed" if found.permission.jailed else "in this process"
+        typer.echo(f"using the package {name} in {found.where} (its tools run {how})", err=True)
+    else:
         typer.echo(f"using the blueprint {name} (there is no package in {servers_dir})", err=True)
-        return build_env(load_blueprint(name))
-    raise EnvFactoryError(
-        f"{name!r} is neither a blueprint ({', '.join(blueprint_names())}) nor a package in {servers_dir}/"
-    )
+    return found.env

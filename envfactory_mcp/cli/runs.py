@@ -211,7 +211,7 @@ def rollout(
 
     from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig, run_interruptibly
     from envfactory_mcp.host.rollout import rollout as run_rollout
-    from envfactory_mcp.trajectories.store import MetadataMismatch
+    from envfactory_mcp.records.store import MetadataMismatch
 
     if backend not in ("local", "ray") or (address is not None and backend != "ray"):
         raise usage("choose --backend local|ray (--address goes with --backend ray)")
@@ -340,7 +340,7 @@ def rescore(
     ] = None,
 ) -> None:
     """Re-score a run's saved trajectories and rewrite its summary."""
-    from envfactory_mcp.host.rollout import rescore as run_rescore
+    from envfactory_mcp.scoring.rescore import rescore as run_rescore
 
     try:
         summary = run_rescore(run_dir, str(tasks_file) if tasks_file else None)
@@ -600,8 +600,8 @@ def export(
 
 def _run_specs(run_dir: Path) -> list[Any]:
     """The specs of the run's environments whose packages are here (for the grounding check)."""
-    from envfactory_mcp.host.launch import package_spec
-    from envfactory_mcp.trajectories.store import recorded_path
+    from envfactory_mcp.catalog import package_spec
+    from envfactory_mcp.records.store import recorded_path
 
     try:
         metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
@@ -614,7 +614,7 @@ def _run_specs(run_dir: Path) -> list[Any]:
 def _run_policy(run_dir: Path) -> str | None:
     """The policy of the run's environment, from its package (None when it cannot be found)."""
     from envfactory_mcp.emit.render import package_name
-    from envfactory_mcp.trajectories.store import recorded_path
+    from envfactory_mcp.records.store import recorded_path
 
     try:
         metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))

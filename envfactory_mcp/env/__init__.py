@@ -1,7 +1,7 @@
 """State engine: DDL, deterministic seeding, snapshots, canonical state, hash and diff."""
 
 from envfactory_mcp.env.ddl import schema_sql, table_order
-from envfactory_mcp.env.environment import Environment, assemble_env, build_env, load_package_env
+from envfactory_mcp.env.environment import Environment, assemble_env, build_env
 from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.runtime.state import (
     STATE_HASH_VERSION,
@@ -23,7 +23,6 @@ __all__ = [
     "diff_states",
     "dump_state",
     "hash_state",
-    "load_package_env",
     "restore_state",
     "scale_seed",
     "schema_sql",

@@ -1,14 +1,17 @@
-"""An environment ready to serve: spec + tool code + schema + seed, checked to load."""
+"""An environment ready to serve: spec + tool code + schema + seed, checked to load.
+
+Built from a blueprint (``build_env``) or from parts (``assemble_env``; an importer's or a
+model's); an emitted package's environment is read by ``envfactory_mcp.catalog``, which
+knows about packages and their verification."""
 
 from __future__ import annotations
 
 import json
 import random
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
+from typing import Any, Protocol
 
-from envfactory_mcp.blueprints import Blueprint
 from envfactory_mcp.env.ddl import schema_sql
 from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
@@ -17,6 +20,23 @@ from envfactory_mcp.runtime.database import SeedLoadError
 from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.runtime.state import State, primary_keys_of
 from envfactory_mcp.spec import EnvSpec, dump_spec, parse_spec, validate_spec
+
+
+class EnvSource(Protocol):
+    """What ``build_env`` needs of a blueprint (``envfactory_mcp.blueprints.Blueprint`` is
+    one): the state engine does not know where environments are written."""
+
+    @property
+    def default_seed(self) -> int: ...
+
+    @property
+    def tools_module(self) -> ModuleType: ...
+
+    def build_spec(self, seed: int, /) -> EnvSpec: ...
+
+    def generate_seed(self, rng: random.Random, /) -> dict[str, list[dict[str, Any]]]: ...
+
+    def code(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -60,42 +80,16 @@ def assemble_env(spec: EnvSpec, tools_source: str, rows: SeedRows, load_code: bo
     """
     spec = validate_spec(spec)
     module = (
-        _verified_code(tools_source, spec.name, f"{spec.name}/tools.py")
+        load_tool_code(tools_source, spec.name, f"{spec.name}/tools.py")
         if load_code
         else ModuleType(f"{spec.name}_tools")
     )
-    return _environment(
+    return environment_from_parts(
         spec, tools_source, module, schema_sql(spec), seed_sql(spec, rows), check_tools=load_code
     )
 
 
-def load_package_env(package_root: Path, *, allow_unverified: bool = False, trust: bool = False) -> Environment:
-    """The environment an emitted package holds (``generated_servers/<env>/``), with its
-    tool code ready to call: only for a package whose stored verification report passed
-    and still matches its files (``list`` shows such a package as ``passed``), else
-    ``UnverifiedPackageError``; ``allow_unverified`` loads it anyway (development). The
-    code is loaded in this process when it is shipped blueprint code or ``trust``, and
-    otherwise runs in jailed workers (``runtime/isolation.py``)."""
-    from envfactory_mcp.emit.render import unvendor_tools_source
-    from envfactory_mcp.packages import check_runnable
-    from envfactory_mcp.verify.verifier import locate_package
-
-    root, pkg = locate_package(package_root)
-    permission = check_runnable(root, allow_unverified=allow_unverified, trust=trust)
-    data = root / pkg / "data"
-    spec = validate_spec(parse_spec(json.loads((data / "spec.json").read_text(encoding="utf-8"))))
-    source = unvendor_tools_source((root / pkg / "tools.py").read_text(encoding="utf-8"))
-    ddl = (data / "schema.sql").read_text(encoding="utf-8")
-    inserts = (data / "seed.sql").read_text(encoding="utf-8")
-    if permission.jailed:
-        names = [tool.name for tool in spec.tools]
-        module: ModuleType | JailedTools = JailedTools(root / pkg / "tools.py", names)
-    else:
-        module = _verified_code(source, spec.name, f"{pkg}/tools.py")
-    return _environment(spec, source, module, ddl, inserts, check_tools=True)
-
-
-def build_env(blueprint: Blueprint, seed: int | None = None, *, scale: int = 1) -> Environment:
+def build_env(blueprint: EnvSource, seed: int | None = None, *, scale: int = 1) -> Environment:
     """Blueprint -> checked environment. Same blueprint and seed give the same bytes.
 
     ``scale`` > 1 repeats every seed row that many times with fresh keys (``scale_seed``),
@@ -112,19 +106,19 @@ def build_env(blueprint: Blueprint, seed: int | None = None, *, scale: int = 1) 
     if scale != 1:
         rows = scale_seed(spec, rows, scale)
     source = blueprint.code()
-    return _environment(
+    return environment_from_parts(
         spec, source, blueprint.tools_module, schema_sql(spec), seed_sql(spec, rows), check_tools=True
     )
 
 
-def _verified_code(source: str, env_name: str, filename: str) -> ModuleType:
+def load_tool_code(source: str, env_name: str, filename: str) -> ModuleType:
     """Tool code run in-process: only code from this repository or that passed verification."""
     module = ModuleType(f"{env_name}_tools")
     exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 - verified code only
     return module
 
 
-def _environment(
+def environment_from_parts(
     spec: EnvSpec, tools_source: str, module: ModuleType | JailedTools, ddl: str, inserts: str, check_tools: bool
 ) -> Environment:
     """Load and check the seed, then put the environment together (and, with

@@ -31,9 +31,10 @@ from envfactory_mcp.eval.compose import SEP, EvalTask
 from envfactory_mcp.eval.taxonomy import EpisodeFacts, classify
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
 from envfactory_mcp.llm import LLMError, ToolCall
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.runtime import SessionDatabase
 from envfactory_mcp.scoring.policy import policy_violations
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, Agent, Message, UserSimulator
+from envfactory_mcp.sim.types import Agent, Message, UserSimulator
 
 
 class LocalServer:

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envfactory_mcp.eval.claims import dates_in, numbers_in, without_dates
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.scoring.reward import message_text
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
 
 FAILURE_CLASSES: dict[str, str] = {
     "collateral_change": "changed a server the task does not involve",

@@ -26,17 +26,13 @@ from typing import Any, Literal, Self
 
 import anyio
 
-from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.errors import InfrastructureError
 from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
 from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
 from envfactory_mcp.spec.models import EnvSpec
 
 Transport = Literal["stdio", "http", "memory"]
 logger = logging.getLogger(__name__)
-
-
-class InfrastructureError(EnvFactoryError):
-    """The server died, hung or could not be reached: a harness failure, not the agent's."""
 
 
 class SessionLost(InfrastructureError):
@@ -148,7 +144,7 @@ class ServerConnection:
         self.opened += 1
         self.primary_keys = self._local_primary_keys()
         if self.transport != "http":
-            from envfactory_mcp.host.launch import package_spec
+            from envfactory_mcp.catalog import package_spec
 
             self.spec = package_spec(self.servers_dir, self.server)
 

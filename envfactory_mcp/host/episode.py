@@ -21,12 +21,20 @@ import anyio
 
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
 from envfactory_mcp.llm import LLMError, ToolCall
+from envfactory_mcp.records.trajectory import (
+    TOOL_ERROR_PREFIX,
+    Participant,
+    ToolStats,
+    TrajectoryRecord,
+    Usage,
+)
 from envfactory_mcp.runtime import diff_states
-from envfactory_mcp.scoring.reward import agent_calls, claims_communicated, reward_from, score_episode
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, Agent, AgentTurn, Message, UserSimulator
-from envfactory_mcp.spec.models import EnvSpec
+from envfactory_mcp.scoring.gold import GoldCache
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
+from envfactory_mcp.scoring.rescore import score_record
+from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
+from envfactory_mcp.sim.types import Agent, AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
-from envfactory_mcp.trajectories.record import Participant, ToolStats, TrajectoryRecord, Usage
 
 
 @dataclass(frozen=True)
@@ -37,39 +45,6 @@ class EpisodeConfig:
     max_errors: int = 5  # tool errors in a row before the episode ends
     timeout_s: float = 600.0
     reward_basis: tuple[str, ...] = ("state", "claims")
-
-
-@dataclass
-class GoldCache:
-    """Gold final state per task, replayed once per run on a fresh session of the server."""
-
-    hashes: dict[str, str] = field(default_factory=dict)
-    states: dict[str, dict[str, Any]] = field(default_factory=dict)  # initial states, by hash
-    locks: dict[str, anyio.Lock] = field(default_factory=dict)  # trials of one task wait for one replay
-
-    async def initial_state(self, conn: ServerConnection, session: str, state_hash: str) -> dict[str, Any]:
-        """The state behind ``state_hash`` (every episode starts from the same seed: read it once)."""
-        if state_hash not in self.states:
-            self.states[state_hash] = await conn.state(session)
-        return self.states[state_hash]
-
-    async def get(self, task: Task, conn: ServerConnection, run_id: str) -> str:
-        async with self.locks.setdefault(task.task_id, anyio.Lock()):
-            return await self._replay(task, conn, run_id)
-
-    async def _replay(self, task: Task, conn: ServerConnection, run_id: str) -> str:
-        if task.task_id not in self.hashes:
-            session = f"{run_id}/gold/{task.task_id}/{secrets.token_urlsafe(16)}"  # unguessable key
-            await conn.reset(session)
-            for action in task.gold.actions:
-                result = await conn.call(action.name, action.arguments, session)
-                if result.is_error:
-                    raise InfrastructureError(
-                        f"gold action {action.name} of {task.task_id} fails on this server: {result.text}"
-                    )
-            self.hashes[task.task_id] = await conn.state_hash(session)
-            await conn.end(session)
-        return self.hashes[task.task_id]
 
 
 class _View:
@@ -114,9 +89,6 @@ class _Stop(Exception):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(detail)
         self.reason, self.detail = reason, detail
-
-
-NAMESPACE_SEPARATOR = "__"
 
 
 def offered_name(server: str, tool: str, namespaced: bool) -> str:
@@ -255,50 +227,6 @@ async def run_episode(
         timings={**(ep.timings if ep else {}), "total_s": time.perf_counter() - started},
     )
     return score_record(record, task, config.reward_basis, spec=conn.spec)
-
-
-def score_record(
-    record: TrajectoryRecord,
-    task: Task,
-    basis: tuple[str, ...] = ("state", "claims"),
-    spec: EnvSpec | None = None,
-) -> TrajectoryRecord:
-    """The record with reward and parts filled in (None for harness failures).
-
-    Calls to the task's own server are compared by their plain names; calls to other
-    offered servers stay namespaced (extra calls), and a change to any other server's
-    state fails the state part. ``spec`` (the task's environment) adds the grounding
-    and policy checks to the parts."""
-    if record.excluded or record.final_state_hash is None:
-        return record.model_copy(update={"reward": None, "reward_parts": None})
-    messages = _plain_names(record.messages, task.env) if _is_namespaced(record) else record.messages
-    # Changes on another offered server mean the world is not the gold world.
-    final = None if record.collateral_changes else record.final_state_hash
-    parts = score_episode(task, messages, final, record.gold_state_hash, basis=basis, spec=spec)
-    return record.model_copy(update={"reward": reward_from(parts), "reward_parts": parts})
-
-
-def _is_namespaced(record: TrajectoryRecord) -> bool:
-    prefix = f"{record.env}{NAMESPACE_SEPARATOR}"
-    return any(t["function"]["name"].startswith(prefix) for t in record.tools)
-
-
-def _plain_names(messages: list[Message], server: str) -> list[Message]:
-    """The conversation with ``<server>__`` stripped from that server's tool calls."""
-    prefix = f"{server}{NAMESPACE_SEPARATOR}"
-    plain = []
-    for message in messages:
-        calls = message.get("tool_calls")
-        if calls:
-            message = {
-                **message,
-                "tool_calls": [
-                    {**c, "function": {**c["function"], "name": c["function"]["name"].removeprefix(prefix)}}
-                    for c in calls
-                ],
-            }
-        plain.append(message)
-    return plain
 
 
 def _system_prompt(conns: list[ServerConnection]) -> str:

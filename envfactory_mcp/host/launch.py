@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from envfactory_mcp.catalog import package_spec  # noqa: F401 - also imported from here by rl.verl_adapter
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.spec.models import EnvSpec
 
 
 class ServerNotBuiltError(EnvFactoryError):
@@ -29,20 +29,6 @@ def package_dir(servers_dir: Path, env_name: str) -> Path:
             f"no generated server for {env_name!r} in {servers_dir}/ (run: envfactory-mcp build {env_name})"
         )
     return folder.resolve()
-
-
-def package_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
-    """The spec an emitted package ships (``<pkg>/data/spec.json``), or None when there is
-    no such package here or its spec does not parse (scoring then skips what needs it).
-    Parsed without the cross-reference checks: a package verified under older rules
-    still describes its own tools."""
-    from pydantic import ValidationError
-
-    path = Path(servers_dir) / env_name / package_name(env_name) / "data" / "spec.json"
-    try:
-        return EnvSpec.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError):
-        return None
 
 
 def stdio_params(

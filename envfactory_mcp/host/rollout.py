@@ -28,12 +28,12 @@ from pydantic_core import PydanticSerializationError
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.backends import BACKENDS, import_ray, run_ray
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode, score_record
-from envfactory_mcp.host.launch import package_spec
+from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.packages import check_served
+from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
+from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
-from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, Participant, TrajectoryRecord
 
 T = TypeVar("T")
 AGENTS = ("demonstrator", "oracle", "noop", "random", "llm")
@@ -219,7 +219,7 @@ async def rollout(
     user_factory: Callable[[RolloutConfig, Task], UserSimulator] = make_user,
 ) -> dict[str, Any]:
     """Run every missing (task, trial) of ``config`` into ``run_dir``; returns the summary."""
-    from envfactory_mcp.trajectories.store import RunStore
+    from envfactory_mcp.records.store import RunStore
 
     run_id = run_dir.name
     if config.backend not in BACKENDS:
@@ -279,7 +279,7 @@ def _metadata(config: RolloutConfig, run_dir: Path) -> dict[str, Any]:
     paths were stored absolute when it names the same folder (so such a run resumes)."""
     import json
 
-    from envfactory_mcp.trajectories.store import METADATA, recorded_path
+    from envfactory_mcp.records.store import METADATA, recorded_path
 
     metadata = config.metadata(run_dir.name)
     try:
@@ -367,31 +367,11 @@ async def _roll(
 
 
 def _summarize(store: Any, run_id: str) -> dict[str, Any]:
-    from envfactory_mcp.scoring.passk import summarize
+    from envfactory_mcp.scoring.passk import run_summary
 
-    records = store.records()
-    summary = summarize(records)
-    summary["harness_failures"] = harness_failures(records)
-    summary["run_id"] = run_id
+    summary = run_summary(store.records(), run_id)
     store.write_summary(summary)
     return summary
-
-
-def harness_failures(records: list[TrajectoryRecord]) -> dict[str, Any]:
-    """Episodes the harness failed (server down, model endpoint down, simulated user broken,
-    time limit), which every score leaves out: their ``total``, ``share`` of all episodes
-    and count ``by_reason`` (every excluded reason listed, 0 included, so a reader sees
-    that timeouts were counted and not scored)."""
-    by_reason = dict.fromkeys(sorted(EXCLUDED_TERMINATIONS), 0)
-    for record in records:
-        if record.excluded:
-            by_reason[record.termination] += 1
-    total = sum(by_reason.values())
-    return {
-        "total": total,
-        "share": round(total / len(records), 6) if records else 0.0,
-        "by_reason": by_reason,
-    }
 
 
 def _failed(
@@ -413,38 +393,3 @@ def _failed(
         reward=None,
         gold_state_hash=task.gold.final_state_hash,
     )
-
-
-def rescore(run_dir: Path, tasks_path: str | None = None) -> dict[str, Any]:
-    """Re-score the saved trajectories of a run (after a scoring change), in place."""
-    from envfactory_mcp.scoring.passk import summarize
-    from envfactory_mcp.trajectories.store import RunStore
-
-    metadata_path = run_dir / "metadata.json"
-    if not metadata_path.is_file():
-        raise EnvFactoryError(f"{run_dir} is not a run directory (no metadata.json)")
-    import json
-
-    metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
-    config = metadata
-    from envfactory_mcp.trajectories.store import recorded_path
-
-    tasks = {t.task_id: t for t in read_tasks(tasks_path or recorded_path(run_dir, config["tasks_path"]))}
-    with RunStore.open(run_dir, metadata) as store:
-        records = store.all_records()  # superseded harness failures too: the file keeps its history
-        missing = sorted({r.task_id for r in records} - tasks.keys())
-        if missing:
-            raise EnvFactoryError(f"the task file lacks tasks of this run: {', '.join(missing[:5])}")
-        basis = tuple(config.get("reward_basis", ("state", "claims")))
-        # The environments' specs (for the grounding and policy checks), where the run's
-        # packages are still on this machine.
-        servers_dir = recorded_path(run_dir, config.get("servers_dir", "generated_servers"))
-        specs = {env: package_spec(servers_dir, env) for env in {r.env for r in records}}
-        rescored = [score_record(r, tasks[r.task_id], basis, spec=specs[r.env]) for r in records]
-        store.rewrite(rescored)
-        latest = store.records()
-        summary = summarize(latest)
-        summary["harness_failures"] = harness_failures(latest)
-        summary["run_id"] = run_dir.name
-        store.write_summary(summary)
-    return summary

@@ -5,15 +5,14 @@ same way.
 Each module of :mod:`envfactory_mcp.library.services` is one domain and defines
 ``SERVICES``, a list of :class:`~envfactory_mcp.library.service.Service`; nothing lists
 them by hand. ``service_names()`` and ``load_service(name)`` find them;
-``as_blueprint(service)`` is what ``envfactory_mcp.blueprints.load_blueprint`` hands out.
+``envfactory_mcp.blueprints.load_blueprint`` hands a service out as a blueprint (its
+tool code from ``tools_module``). The library knows nothing of blueprints.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-import random
-from dataclasses import replace
 from functools import cache
 from types import ModuleType
 
@@ -48,7 +47,7 @@ def load_service(name: str) -> Service:
 
 
 @cache
-def _tools_module(name: str) -> tuple[str, ModuleType]:
+def tools_module(name: str) -> tuple[str, ModuleType]:
     """The service's tool code, as source and as a module (it is generated, never a file)."""
     source = load_service(name).build()[1]
     module = ModuleType(f"envfactory_mcp.library.tools.{name}")
@@ -56,25 +55,4 @@ def _tools_module(name: str) -> tuple[str, ModuleType]:
     return source, module
 
 
-def as_blueprint(service: Service):  # type: ignore[no-untyped-def]  # returns blueprints.Blueprint
-    from envfactory_mcp.blueprints import Blueprint
-
-    source, module = _tools_module(service.name)
-
-    def build_spec(seed: int):  # type: ignore[no-untyped-def]
-        return replace(service, seed=seed).build()[0]
-
-    def generate_seed(rng: random.Random):  # type: ignore[no-untyped-def]
-        return service.build(rows_seed=rng.randrange(2**31))[2]
-
-    return Blueprint(
-        name=service.name,
-        build_spec=build_spec,
-        tools_module=module,
-        generate_seed=generate_seed,
-        default_seed=service.seed,
-        tools_source=source,
-    )
-
-
-__all__ = ["Foreign", "Service", "Shared", "as_blueprint", "load_service", "service_names"]
+__all__ = ["Foreign", "Service", "Shared", "load_service", "service_names", "tools_module"]

@@ -8,7 +8,7 @@ the task generator, the demonstrator, the scorer and the verifier read the same 
   be identified (``identify_by``); reads of tables that hold no customer's data (a
   catalog, a schedule) need none;
 * **confirmation** before every write;
-* **refusals**: each operation's :class:`~envfactory_mcp.synth.crud.Guard` is a
+* **refusals**: each operation's :class:`~envfactory_mcp.crud.core.Guard` is a
   :class:`~envfactory_mcp.spec.RefusalRule`, shown by the table's ``get`` tool;
 * **hand-off**: ``transfer_to_human_agents`` for the requests in ``out_of_scope``;
 * **the policy text**, written from the same declarations.
@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from envfactory_mcp.crud.core import Operation, Resource, Rows, Tables, build_imported
 from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.spec import (
     Authentication,
@@ -30,7 +31,6 @@ from envfactory_mcp.spec import (
     ToolSpec,
     Transfer,
 )
-from envfactory_mcp.synth.crud import Operation, Resource, Rows, Tables, build_imported
 
 from .archetypes import Part, compose
 from .kit import find
@@ -444,7 +444,7 @@ def agree_on_keys(resources: list[Resource], rows: Rows) -> Rows:
     Where a row points at ``A`` (its pet) and at ``B`` (an owner) and ``A`` itself points at
     a ``B``, the row's ``B`` is set to ``A``'s. Tables are fixed parents first, so the rule
     carries down chains (an invoice of an appointment names the appointment's owner)."""
-    from envfactory_mcp.synth.seed_rows import fill_order
+    from envfactory_mcp.crud.seed_rows import fill_order
 
     by_name = {r.name: r for r in resources}
     for resource in fill_order(resources):

@@ -1,4 +1,4 @@
-"""pass^k, pass@k and the run summary (pure functions over trajectory records).
+"""pass^k, pass@k, harness failures and the run summary (pure functions over trajectory records).
 
 pass^k (tau2-bench) is the chance that ``k`` trials drawn without replacement from a
 task's ``n`` scored trials *all* succeed, ``C(c, k) / C(n, k)`` with ``c`` successes;
@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from envfactory_mcp.trajectories.record import RewardParts, TrajectoryRecord
+from envfactory_mcp.records.trajectory import EXCLUDED_TERMINATIONS, RewardParts, TrajectoryRecord
 
 SUCCESS_THRESHOLD = 1.0 - 1e-6  # a reward this high is a success (tau2 counts reward 1)
 DIGITS = 6  # floats in the summary are rounded to this many decimals
@@ -126,6 +126,31 @@ def summarize(records: list[TrajectoryRecord], ks: list[int] | None = None) -> d
         "tools": _tool_rates(records),
         "usage": _usage(records),
     }
+
+
+def harness_failures(records: list[TrajectoryRecord]) -> dict[str, Any]:
+    """Episodes the harness failed (server down, model endpoint down, simulated user broken,
+    time limit), which every score leaves out: their ``total``, ``share`` of all episodes
+    and count ``by_reason`` (every excluded reason listed, 0 included, so a reader sees
+    that timeouts were counted and not scored)."""
+    by_reason = dict.fromkeys(sorted(EXCLUDED_TERMINATIONS), 0)
+    for record in records:
+        if record.excluded:
+            by_reason[record.termination] += 1
+    total = sum(by_reason.values())
+    return {
+        "total": total,
+        "share": round(total / len(records), 6) if records else 0.0,
+        "by_reason": by_reason,
+    }
+
+
+def run_summary(records: list[TrajectoryRecord], run_id: str) -> dict[str, Any]:
+    """What ``summary.json`` holds: :func:`summarize`, the harness failures and the run id."""
+    summary = summarize(records)
+    summary["harness_failures"] = harness_failures(records)
+    summary["run_id"] = run_id
+    return summary
 
 
 def _grounding(parts: list[RewardParts]) -> dict[str, Any]:

@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.scoring.grounding import Call, content_text, resolve_tool, tool_calls
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
 from envfactory_mcp.spec.models import EnvSpec
 
 NOT_AUTHENTICATED = "not authenticated"

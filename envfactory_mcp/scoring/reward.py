@@ -32,11 +32,11 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from envfactory_mcp.records.trajectory import RewardParts
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim, GoldAction, Task
-from envfactory_mcp.trajectories.record import RewardParts
 
 BASES = ("state", "claims", "actions", "trace_state", "grounded")
 DEFAULT_BASIS = ("state", "claims")

@@ -24,8 +24,9 @@ from typing import Any
 import jsonschema_rs
 
 from envfactory_mcp.llm import LLMClient, ToolCall
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.seeddata import value_from_schema
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX, AgentTurn, Message
+from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.model import Task
 
 NOOP_MESSAGE = "Thank you for reaching out. I'm sorry, but I am not able to help with this request."

@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from envfactory_mcp.llm import ToolCall, Usage
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX  # noqa: F401 - also imported from here by rl.verl_adapter
 from envfactory_mcp.tasks.model import Task
 
 STOP = "###STOP###"
 TRANSFER = "###TRANSFER###"
 OUT_OF_SCOPE = "###OUT-OF-SCOPE###"
 STOP_TOKENS = (STOP, TRANSFER, OUT_OF_SCOPE)
-# The host starts the tool message of a failed call with this, so agents can tell.
-TOOL_ERROR_PREFIX = "Error:"
 
 Message = dict[str, Any]
 

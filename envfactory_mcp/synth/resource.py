@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from envfactory_mcp.synth.crud import ImportedEnv, ResourceImportError, snake
+from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError, snake
 from envfactory_mcp.synth.openapi import import_openapi
 from envfactory_mcp.synth.openapi.documents import read_file
 from envfactory_mcp.synth.sqlddl import import_sql

@@ -11,14 +11,14 @@ the import fails only when no table remains.
 
 The script's own ``INSERT`` / ``COPY`` data can be the seed (``use_inserts``; by default
 when it has rows for every imported table), capped per table and made consistent
-(``sql/data.py``); otherwise rows are generated (``seed_rows.py``).
+(``sql/data.py``); otherwise rows are generated (``crud/seed_rows.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from envfactory_mcp.synth.crud import (
+from envfactory_mcp.crud.core import (
     Coverage,
     Field,
     Ignored,
@@ -30,7 +30,7 @@ from envfactory_mcp.synth.crud import (
     build_imported,
     singular,
 )
-from envfactory_mcp.synth.seed_rows import extra_rows, generate_rows
+from envfactory_mcp.crud.seed_rows import extra_rows, generate_rows
 from envfactory_mcp.synth.sql.data import _parents_first, data_tables, read_data
 from envfactory_mcp.synth.sql.schema import Schema, TableDraft, apply_checks, read_statement
 from envfactory_mcp.synth.sql.script import DIALECTS, Dialect, detect_dialect, split_statements

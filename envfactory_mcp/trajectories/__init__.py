@@ -1,13 +1,13 @@
-"""Trajectories: the record of one episode, the run directory that stores them, exports."""
+"""Trajectories: what a run becomes, read from its run directory (``envfactory_mcp.records``).
 
-from envfactory_mcp.trajectories.record import EXCLUDED_TERMINATIONS, RewardParts, TrajectoryRecord
-from envfactory_mcp.trajectories.store import MetadataMismatch, RunStore, RunStoreError
+``export``
+    The episodes that reached a reward bar as training data (OpenAI fine-tuning, TRL,
+    LLaMA-Factory sharegpt, verl).
+``view``
+    The run as a static HTML report.
+"""
 
-__all__ = [
-    "EXCLUDED_TERMINATIONS",
-    "MetadataMismatch",
-    "RewardParts",
-    "RunStore",
-    "RunStoreError",
-    "TrajectoryRecord",
-]
+from envfactory_mcp.trajectories.export import FORMATS, ExportStats, export_records, export_run
+from envfactory_mcp.trajectories.view import render_run, write_view
+
+__all__ = ["FORMATS", "ExportStats", "export_records", "export_run", "render_run", "write_view"]

@@ -68,12 +68,12 @@ from pathlib import Path
 from typing import Any
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.records.store import read_records, write_atomic
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.grounding import ungrounded_calls
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.sim.types import STOP_TOKENS, Message
 from envfactory_mcp.spec.models import EnvSpec
-from envfactory_mcp.trajectories.record import TrajectoryRecord
-from envfactory_mcp.trajectories.store import read_records, write_atomic
 
 FORMATS = ("openai", "trl", "sharegpt", "verl")
 USER_INTERACTION = "envfactory_user"  # the verl interaction name of the simulated user

@@ -28,10 +28,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from envfactory_mcp.records.store import METADATA, RunStoreError, read_records, write_atomic
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, TrajectoryRecord
 from envfactory_mcp.scoring.passk import exclusion_reason, is_success, summarize
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
-from envfactory_mcp.trajectories.record import TrajectoryRecord
-from envfactory_mcp.trajectories.store import METADATA, RunStoreError, read_records, write_atomic
 
 MAX_CHARS = 2000  # tool arguments and outputs longer than this are cut, with a note
 ROWS_PER_PAGE = 100  # episodes table rows shown at once (the page's script pages through them)
@@ -132,7 +131,7 @@ def load_run(run_dir: Path) -> tuple[dict[str, Any], list[TrajectoryRecord]]:
     Read without taking the run's lock, so a run still in progress can be viewed: a
     partial last line (one still being written) is skipped, and of an episode recorded
     more than once (a retried harness failure) the last record is kept, as
-    :class:`~envfactory_mcp.trajectories.store.RunStore` does.
+    :class:`~envfactory_mcp.records.store.RunStore` does.
     """
     run_dir = Path(run_dir)
     if not (run_dir / METADATA).is_file():

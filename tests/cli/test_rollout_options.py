@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
 from envfactory_mcp.env import Environment
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 pytestmark = pytest.mark.slow
 runner = CliRunner()

@@ -26,10 +26,10 @@ from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
 from envfactory_mcp.env import Environment
+from envfactory_mcp.records.store import read_records
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
-from envfactory_mcp.trajectories.store import read_records
 
 runner = CliRunner()
 

@@ -15,11 +15,11 @@ from paths import SERVERS_DIR
 from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, make_agent, make_user, rollout
 from envfactory_mcp.llm import LiteLLMClient
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent
 from envfactory_mcp.sim.users import LLMUser
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 pytestmark = pytest.mark.slow
 

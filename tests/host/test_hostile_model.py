@@ -28,12 +28,12 @@ from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
 from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout
 from envfactory_mcp.llm import LiteLLMClient
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent, OracleAgent
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.sim.users import ScriptedUser
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 
 def nested(depth: int, leaf: object = "#W0000000") -> object:

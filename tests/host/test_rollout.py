@@ -20,11 +20,11 @@ from processes import child_processes
 from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout
 from envfactory_mcp.llm import LiteLLMClient
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent, OracleAgent
 from envfactory_mcp.sim.users import LLMUser
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 pytestmark = pytest.mark.slow
 
@@ -256,7 +256,7 @@ def test_resuming_with_other_tasks_is_refused_and_rescore_rewrites_the_summary(
         anyio.run(rollout, config(path, agent="oracle", transport="memory"), run)
     write_tasks(tasks[:3], path)
     (run / "summary.json").unlink()
-    from envfactory_mcp.host.rollout import rescore
+    from envfactory_mcp.scoring.rescore import rescore
 
     summary = rescore(run)
     assert summary["mean_reward"] == 1.0 and json.loads((run / "summary.json").read_text())["episodes"] == 3

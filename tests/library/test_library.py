@@ -132,7 +132,7 @@ def test_seed_rows_tell_one_story(grooming: Environment):
 def test_a_library_service_is_usable_end_to_end(tmp_path: Path):
     """Built and verified by build_all, tasks generated from the package, the oracle scores
     1.0 and the no-op agent 0 over real MCP (stdio)."""
-    from envfactory_mcp.env import load_package_env
+    from envfactory_mcp.catalog import load_package_env
     from envfactory_mcp.host.rollout import RolloutConfig, rollout
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks

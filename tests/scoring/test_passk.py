@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from envfactory_mcp.records.trajectory import Participant, RewardParts, ToolStats, TrajectoryRecord, Usage
 from envfactory_mcp.scoring.passk import pass_at_k, pass_hat_k, summarize
-from envfactory_mcp.trajectories.record import Participant, RewardParts, ToolStats, TrajectoryRecord, Usage
 
 
 def test_pass_hat_k_and_pass_at_k_single_task():

@@ -11,11 +11,11 @@ from paths import SERVERS_DIR
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.grounding import ungrounded_calls
 from envfactory_mcp.scoring.policy import affirms, asks_confirmation, policy_violations
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 pytestmark = pytest.mark.slow
 N = 160

@@ -16,10 +16,10 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from envfactory_mcp.build import BuildResult, VerificationFailed, emit_verified
+from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.spec import TableSpec
-from envfactory_mcp.synth.crud import ImportedEnv, ResourceImportError
 from envfactory_mcp.synth.resource import import_resource
 from envfactory_mcp.synth.sql.script import detect_dialect, split_statements
 from envfactory_mcp.synth.sqlddl import import_sql

@@ -15,8 +15,9 @@ from paths import SERVERS_DIR
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.host.launch import package_spec
+from envfactory_mcp.catalog import package_spec
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.passk import summarize
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
@@ -28,7 +29,6 @@ from envfactory_mcp.trajectories.export import (
     llamafactory_dataset_info,
     read_records,
 )
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 POLICY = "You are a retail support agent. Authenticate the user first."
 

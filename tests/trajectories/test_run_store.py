@@ -15,8 +15,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from envfactory_mcp.trajectories.record import Participant, TrajectoryRecord
-from envfactory_mcp.trajectories.store import MetadataMismatch, RunStore, RunStoreError, read_records
+from envfactory_mcp.records.store import MetadataMismatch, RunStore, RunStoreError, read_records
+from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
 
 META = {"model": "openai/x", "trials": 2, "concurrency": 4, "tasks": ["a", "b"]}
 
@@ -250,8 +250,8 @@ CHILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from envfactory_mcp.trajectories import store as store_module
-    from envfactory_mcp.trajectories.record import Participant, TrajectoryRecord
+    from envfactory_mcp.records import store as store_module
+    from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
 
     run_dir, mode, size = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     meta = {"model": "openai/x", "trials": 2, "concurrency": 4, "tasks": ["a", "b"]}
@@ -355,7 +355,7 @@ def test_another_process_cannot_open_a_run_in_use(tmp_path: Path):
         """
         import sys
         from pathlib import Path
-        from envfactory_mcp.trajectories.store import RunStore, RunStoreError
+        from envfactory_mcp.records.store import RunStore, RunStoreError
         try:
             RunStore.open(Path(sys.argv[1]), {"model": "openai/x", "trials": 2, "concurrency": 4, "tasks": ["a", "b"]})
         except RunStoreError as exc:

@@ -16,10 +16,10 @@ from paths import SERVERS_DIR
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.store import RunStoreError
 from envfactory_mcp.scoring.passk import summarize
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.store import RunStoreError
 from envfactory_mcp.trajectories.view import MAX_CHARS, load_run, render_run, write_view
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from envfactory_mcp.synth.crud import ImportedEnv, ResourceImportError, snake
+from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError, snake
 from envfactory_mcp.synth.openapi.documents import Refs, parse_text, read_file
 from envfactory_mcp.synth.openapi.importer import Importer
 

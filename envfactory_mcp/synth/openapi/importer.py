@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from envfactory_mcp.synth.crud import (
+from envfactory_mcp.crud.core import (
     NOW,
     Coverage,
     Field,

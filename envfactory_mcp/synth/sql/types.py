@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from envfactory_mcp.synth.crud import Kind
+from envfactory_mcp.crud.core import Kind
 
 T = exp.DataType.Type
 

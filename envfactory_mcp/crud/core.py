@@ -1,0 +1,1075 @@
+"""The CRUD core: resources and CRUD operations -> an environment (importers and library).
+
+An OpenAPI document and a set of CREATE TABLE statements describe the same thing: tables
+of records and the usual operations on them. Both importers translate their input into
+this small model (``Resource``, ``Field``, ``Operation``) and this module alone turns it
+into the three parts of an environment: ``ToolSpec`` declarations with exact JSON Schemas
+and entity annotations, the tool module source (rendered from
+``templates/crud_tools.py.tmpl``), and deterministic seed rows. Keeping one back end means
+one set of conventions, checked once by the verifier:
+
+* list tools return ``{"items": [...], "total": n}`` plus their pagination fields;
+* create and update return the stored row; delete returns the key and ``deleted: true``;
+* new single-column keys come from the state (``MAX + 1``, or ``ctx.next_id``), never
+  from the client, so the same call on the same state gives the same row;
+* rows that others point at cannot be deleted (foreign keys are enforced by SQLite, and
+  the tools check first so the agent gets a clear message).
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+import string
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.spec import ColumnSpec, EnvSpec, ParamSpec, SeedSpec, TableSpec, ToolSpec
+from envfactory_mcp.verify.static_gate import FORBIDDEN_NAMES
+
+Kind = Literal["string", "integer", "number", "boolean", "array", "object", "json"]
+OpKind = Literal["get", "list", "create", "update", "delete", "action", "record", "find"]
+Schema = dict[str, Any]
+Rows = dict[str, list[dict[str, Any]]]
+
+_TEMPLATE = Path(__file__).parent / "templates" / "crud_tools.py.tmpl"
+_SQL_TYPES: dict[str, Literal["TEXT", "INTEGER", "REAL"]] = {
+    "string": "TEXT",
+    "integer": "INTEGER",
+    "number": "REAL",
+    "boolean": "INTEGER",
+    "array": "TEXT",
+    "object": "TEXT",
+    "json": "TEXT",
+}
+_PY_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "array": "list[Any]",
+    "object": "dict[str, Any]",
+    "json": "Any",
+}
+JSON_KINDS = ("array", "object", "json")  # stored as JSON text
+UUID_PREFIX = "00000000-0000-4000-8000-"
+# Names no column or argument may have: the static gate refuses them in tool code (``input``,
+# ``open``, ...), and generated code needs ``ctx``, ``str`` and ``all`` as they are.
+RESERVED = frozenset(FORBIDDEN_NAMES) | {
+    "ctx",
+    "changes",
+    "str",
+    "all",
+    "dict",
+    "list",
+    "bool",
+    "int",
+    "float",
+    "Any",
+}
+
+
+class ResourceImportError(EnvFactoryError):
+    """A resource (OpenAPI document, SQL DDL) uses something the importers cannot represent.
+
+    ``where`` names the place: a JSON pointer (``#/paths/~1pets/get``) or ``line 12``.
+    """
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One column of a resource, with what its JSON Schema and seed values need."""
+
+    name: str
+    kind: Kind
+    description: str = ""
+    nullable: bool = False
+    enum: tuple[str | int, ...] | None = None
+    format: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
+    unique: bool = False
+    references: str | None = None  # name of the resource this column points at
+    default: Any = None  # used on create when the argument is left out
+    auto: Literal["now", "today"] | None = None  # set from the clock on create
+    read_only: bool = False  # never an argument (server-set keys, timestamps)
+    item_kind: Kind = "string"  # for arrays
+    values: tuple[Any, ...] = ()  # seed rows draw this column's values from these (a vocabulary)
+    entity: str | None = None  # the entity of a key of another service this column holds (linked services)
+
+    def schema(self, *, for_input: bool = False) -> Schema:
+        """The JSON Schema of this column's value, as output (nullable) or input (never null:
+        an optional argument is left out)."""
+        node: Schema = {} if self.kind == "json" else {"type": self.kind}
+        if self.kind == "array":
+            node["items"] = {} if self.item_kind == "json" else {"type": self.item_kind}
+        if self.enum is not None:
+            node["enum"] = list(self.enum)
+        if for_input:
+            if self.format and self.kind == "string":
+                node["format"] = self.format
+            if self.minimum is not None:
+                node["minimum"] = max(self.minimum, -(2**63)) if self.kind == "integer" else self.minimum
+            if self.maximum is not None:  # SQLite stores integers in 64 bits
+                node["maximum"] = min(self.maximum, 2**63 - 1) if self.kind == "integer" else self.maximum
+            if self.max_length is not None:
+                node["maxLength"] = self.max_length
+        if self.nullable and self.kind != "json" and not for_input:  # an optional input is left out, not null
+            node["type"] = [self.kind, "null"]
+            if self.enum is not None:
+                node["enum"] = [*self.enum, None]
+        if self.description:
+            node["description"] = self.description
+        return node
+
+    @property
+    def required_on_create(self) -> bool:
+        return not (self.nullable or self.read_only or self.auto or self.default is not None)
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A table of records: its columns, key, and how new keys are made."""
+
+    name: str  # table name, plural snake_case
+    entity: str  # singular, the entity type of its key
+    fields: tuple[Field, ...]  # every column, keys included
+    keys: tuple[str, ...]
+    id_style: Literal["integer", "prefix", "uuid", "client"] = "integer"
+    parent: str | None = None  # the column that nests it under another resource's path
+    description: str = ""
+    # One record (``GET /user``, ``GET /settings``): key ``id`` is always 1 and never an
+    # argument. A per-parent singleton (``/users/{id}/settings``) is keyed by its parent link.
+    singleton: bool = False
+    # An array of objects of another resource, stored as rows of this table: the owner's
+    # tools take and show them as the owner's property ``owned_by[1]``; they are deleted with it.
+    owned_by: tuple[str, str] | None = None  # (owner table, property name)
+    log: bool = False  # the table of recorded actions (``Operation.kind == "record"``)
+    # Seed rows: how many top-level rows, or rows per parent row (default 6-12, and 1-3).
+    seed_count: tuple[int, int] | None = None
+
+    @property
+    def label(self) -> str:
+        return self.entity.replace("_", " ").capitalize()
+
+    @cached_property
+    def _columns(self) -> dict[str, Field]:
+        return {f.name: f for f in self.fields}
+
+    def field(self, name: str) -> Field:
+        return self._columns[name]
+
+    def has(self, name: str) -> bool:
+        return name in self._columns
+
+    def key_param(self, key: str) -> str:
+        """Argument name of a key column: ``pet_id`` for a column called ``id``."""
+        return f"{self.entity}_id" if key == "id" else key
+
+    @property
+    def writable(self) -> tuple[Field, ...]:
+        """Columns a create or update takes as arguments (the parent link is a path argument)."""
+        return tuple(
+            f
+            for f in self.fields
+            if not f.read_only and not f.auto and f.name not in self.keys and f.name != self.parent
+        )
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A business rule on the target row of an update, action or delete: the call is
+    refused, with ``reason``, unless the row's ``column`` holds one of ``allowed``."""
+
+    column: str
+    allowed: tuple[Any, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One tool: an operation on one resource.
+
+    ``get`` / ``list`` / ``create`` / ``update`` / ``delete`` are the CRUD operations;
+    ``find`` looks a row's key up by other columns it is unique by (``fields``: a customer's
+    id from their email);
+    ``action`` changes one row as the document's verb says (``sets``: a status value, a
+    flag, a timestamp), and ``record`` checks its target row exists and records the call
+    (its arguments) as a row of the log table (``log``), so the call has an effect to check.
+    """
+
+    kind: OpKind
+    resource: str
+    name: str
+    description: str
+    scoped: bool = False  # the parent key is an argument (nested path)
+    partial: bool = False  # PATCH: every field optional
+    filters: tuple[str, ...] = ()
+    search: str | None = None  # argument name of a free-text search over text columns
+    pagination: Literal["none", "offset", "page"] = "none"
+    # Columns bound by the path's parameters (``/accounts/{AccountSid}/calls`` binds
+    # ``account_sid``): required arguments, checked or set like keys. None: the parent
+    # link when ``scoped``.
+    scope: tuple[str, ...] | None = None
+    # Columns (and owned arrays) taken as arguments; None: every writable column.
+    fields: tuple[str, ...] | None = None
+    # Of ``fields``, the required ones; None: ``Field.required_on_create`` on create, none else.
+    required: tuple[str, ...] | None = None
+    sets: tuple[tuple[str, Any], ...] = ()  # action: column -> value (NOW: the clock)
+    keyed: bool = True  # action / record: the target row's key is an argument
+    upsert: bool = False  # update: creates the row when its key is new (``PUT /bans/{user_id}``)
+    log: str | None = None  # record: the log table
+    params: tuple[Field, ...] = ()  # record: arguments kept in the log row's details
+    array_filters: tuple[str, ...] = ()  # list: filters given as arrays (any of the values)
+    guard: Guard | None = None  # update / action / delete: the state the target row must be in
+    intent: str | None = None  # what a user would call it ("cancel an appointment"); derived if None
+
+
+NOW = "$now"  # ``Operation.sets`` value: the environment's clock
+
+
+IgnoredKind = Literal[
+    "operation", "parameter", "field", "schema", "content", "security", "statement", "document"
+]
+
+
+@dataclass(frozen=True, order=True)
+class Ignored:
+    """One part of a resource that is not (or not fully) in the environment, and why.
+
+    ``where`` is a JSON pointer (``#/paths/~1pets/get``) or ``line 12``; ``kind`` says
+    what sort of part it is, so a fidelity report can count operations, parameters,
+    fields and statements apart."""
+
+    where: str
+    kind: IgnoredKind
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a resource became the environment: the fidelity report's figures.
+
+    ``operations``: the document's operations (OpenAPI: one per path and method) or
+    state-defining statements (SQL: ``CREATE TABLE``); ``served``: of those, the ones
+    the environment serves (a tool, or a table); ``fields`` / ``fields_kept``: the
+    properties or columns seen, and those kept as columns."""
+
+    operations: int = 0
+    served: int = 0
+    fields: int = 0
+    fields_kept: int = 0
+
+
+@dataclass(frozen=True)
+class ImportedEnv:
+    """What an importer produces: the parts ``assemble_env`` takes, and what it left out, with why."""
+
+    spec: EnvSpec
+    tools_source: str
+    rows: Rows
+    ignored: list[Ignored] = field(default_factory=list)
+    coverage: Coverage = field(default_factory=Coverage)
+
+    def notes(self) -> list[str]:
+        """``ignored`` as one line each: ``<where>: <reason>``."""
+        return [str(item) for item in self.ignored]
+
+
+def snake(name: str) -> str:
+    """``petId`` / ``Pet-ID`` / ``HTTPMethod`` / ``class`` -> ``pet_id`` / ``pet_id`` / ``http_method`` /
+    ``class_``: a valid column and argument name."""
+    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    text = re.sub(r"[^0-9a-zA-Z]+", "_", text).strip("_").lower()
+    if not text or not text[0].isalpha():
+        text = f"x_{text}"
+    text = text[:60]
+    return f"{text}_" if keyword.iskeyword(text) or text in RESERVED else text
+
+
+_ES_PLURALS = re.compile(
+    r"(sses|xes|ches|shes|zzes|(stat|bon|camp|vir|corp|foc|radi|cens|b|ali|bi|atl|canv)uses|(ali|bi|atl|canv)ases)$"
+)
+
+
+def singular(name: str) -> str:
+    """``categories`` -> category, ``statuses`` -> status, ``databases`` -> database."""
+    if name.endswith(("series", "species")):
+        return name
+    if name.endswith("ies") and len(name) > 4:
+        return (
+            name[:-1]
+            if re.search(r"(mov|cook|zomb|rook|calor|prair|sort|goal)ies$", name)
+            else name[:-3] + "y"
+        )
+    if _ES_PLURALS.search(name):
+        return name[:-2]
+    return name[:-1] if name.endswith("s") and not name.endswith(("ss", "us", "is")) else name
+
+
+# --------------------------------------------------------------------------- the environment
+
+
+def build_imported(
+    *,
+    name: str,
+    title: str,
+    description: str,
+    source: str,
+    generator: str,
+    seed: int,
+    resources: list[Resource],
+    operations: list[Operation],
+    ignored: list[Ignored],
+    coverage: Coverage | None = None,
+    given: Rows | None = None,
+) -> ImportedEnv:
+    """The spec, tool source and seed rows of ``resources`` served by ``operations``."""
+    by_name = Tables(resources)
+    tools = [tool_spec(op, by_name) for op in operations]
+    spec = EnvSpec(
+        name=name,
+        title=title,
+        domain=title,
+        description=description or title,
+        tables=[_table(r, by_name) for r in resources],
+        tools=tools,
+        policy="Act only on records the user asks about; confirm before deleting anything.",
+        seed=SeedSpec(generator=generator, seed=seed),
+    )
+    source_text = render_tools(title, source, resources, operations)
+    from envfactory_mcp.crud.seed_rows import generate_rows  # it builds on this module's types
+
+    rows = agree_with_inputs(tools, resources, fit_rows(resources, generate_rows(resources, seed, given)))
+    return ImportedEnv(spec, source_text, rows, sorted(set(ignored)), coverage or Coverage())
+
+
+def agree_with_inputs(tools: list[ToolSpec], resources: list[Resource], rows: Rows) -> Rows:
+    """Seed values of a free column made to agree with the values a tool accepts for an
+    argument of the same name, where that tool's arguments are mostly that table's columns
+    (a volume's ``type`` among the ``type`` values of its action's request). Generated text
+    like 'Amber type' says less than the document's own values, and a call built from a
+    row of the table (as the verifier's probes build them) then fits the tool."""
+    columns = {r.name: {f.name: f for f in r.fields} for r in resources}
+    wanted: dict[tuple[str, str], list[Any]] = {}
+    for tool in tools:
+        props = tool.input_schema.get("properties", {})
+        plain = {n for n in props if tool.params.get(n) is None or tool.params[n].entity is None}
+        scores = {name: len(plain & cols.keys()) for name, cols in columns.items()}
+        best = max(scores.values(), default=0)
+        if best < 2:
+            continue
+        for table in (name for name, score in scores.items() if score == best):
+            keys = set(next(r.keys for r in resources if r.name == table))
+            for name in plain & columns[table].keys():
+                enum, f = props[name].get("enum"), columns[table][name]
+                kind = {"string": str, "integer": int}.get(f.kind)
+                if not enum or f.enum is not None or f.unique or f.references or name in keys or kind is None:
+                    continue
+                values = wanted.setdefault((table, name), [])
+                values += [
+                    v for v in enum if isinstance(v, kind) and not isinstance(v, bool) and v not in values
+                ]
+    for (table, name), values in wanted.items():
+        for i, row in enumerate(rows.get(table, [])):
+            if values and row.get(name) is not None and row[name] not in values:
+                row[name] = values[i % len(values)]
+    return rows
+
+
+SEED_ROWS = 800  # rows of all tables together, beyond which each top-level table keeps fewer (at least 4)
+
+
+def fit_rows(resources: list[Resource], rows: Rows, budget: int | None = None) -> Rows:
+    """Generated rows made to fit what the shared generator does not know: one row per
+    singleton key, no rows in a log table, JSON columns holding JSON of their kind, and
+    no more than about ``budget`` rows in all: an API of hundreds of tables gets a few rows
+    per table (verifying it probes every tool, and each probe costs time per row)."""
+    fitted: Rows = {}
+    by_name = {r.name: r for r in resources}
+    budget = SEED_ROWS if budget is None else budget
+    total = sum(len(rows.get(r.name, [])) for r in resources)
+    cap = max(4, budget // max(1, len(resources))) if total > budget else None
+    for r in resources:
+        table = [dict(row) for row in rows.get(r.name, [])]
+        if r.parent is None:  # nested rows follow their parents (1-3 each), so they shrink too
+            table = table[:cap]
+        if r.log:
+            table = []
+        elif r.singleton and r.keys == ("id",):
+            table = [{**table[0], "id": 1}] if table else []
+        unique: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for row in table:
+            for f in r.fields:
+                if f.kind in ("object", "json") or (f.kind == "array" and f.item_kind in ("object", "json")):
+                    row[f.name] = _json_value(f, row.get(f.name))
+                target = by_name.get(f.references or "")
+                if target is not None and target.singleton and target.keys == ("id",):
+                    row[f.name] = 1  # everything points at the one row
+            unique.setdefault(tuple(row.get(k) for k in r.keys), row)
+        fitted[r.name] = list(unique.values())
+    return _consistent(resources, fitted)
+
+
+def _consistent(resources: list[Resource], rows: Rows) -> Rows:
+    """Rows whose foreign keys point at rows that are gone (a trimmed singleton, a dropped
+    duplicate) lose the reference, or point at another row when the column cannot be empty
+    (the row goes only when no row is left to point at)."""
+    by_name = {r.name: r for r in resources}
+    changed = True
+    while changed:
+        changed = False
+        present = {r.name: {row.get(r.keys[0]) for row in rows.get(r.name, [])} for r in resources}
+        for r in resources:
+            kept = []
+            for row in rows.get(r.name, []):
+                ok = True
+                for f in r.fields:
+                    target = by_name.get(f.references or "")
+                    value = row.get(f.name)
+                    if target is None or value is None or value in present[target.name]:
+                        continue
+                    others = rows.get(target.name, [])
+                    if f.nullable:
+                        row[f.name] = None
+                    elif others and f.name not in r.keys:
+                        row[f.name] = others[-1].get(target.keys[0])
+                    else:
+                        ok, changed = False, True
+                kept.append(row) if ok else None
+            rows[r.name] = kept
+    return rows
+
+
+def _json_value(f: Field, value: Any) -> Any:
+    """A stored JSON value of the column's kind. Nullable ones are left empty: the verifier's
+    probes copy seed values as stored (JSON text), which no object or array argument accepts."""
+    if f.nullable:
+        return None
+    try:
+        decoded = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        decoded = value
+    if f.kind == "object":
+        return json.dumps(decoded if isinstance(decoded, dict) else {}, sort_keys=True)
+    if f.kind == "json":
+        return json.dumps(decoded, sort_keys=True)
+    items = decoded if isinstance(decoded, list) else []
+    made = [v if isinstance(v, dict) else {} for v in items] if f.item_kind == "object" else items
+    return json.dumps(made, sort_keys=True)
+
+
+def _entity(f: Field, resource: Resource, by_name: dict[str, Resource]) -> str | None:
+    """The entity whose key a column holds: its target's, or its own table's for a single key
+    (or, for a key of another service, the entity it declares)."""
+    if f.entity:
+        return f.entity
+    if f.references:
+        return by_name[f.references].entity
+    return resource.entity if resource.keys == (f.name,) else None
+
+
+def _table(resource: Resource, by_name: dict[str, Resource]) -> TableSpec:
+    columns = []
+    for f in resource.fields:
+        target = by_name[f.references] if f.references else None
+        columns.append(
+            ColumnSpec(
+                name=f.name,
+                type=_SQL_TYPES[f.kind],
+                description=f.description,
+                nullable=f.nullable,
+                unique=f.unique,
+                enum=list(f.enum) if f.enum is not None else None,
+                check=f'"{f.name}" IN (0, 1)' if f.kind == "boolean" else None,
+                references=f"{target.name}.{target.keys[0]}" if target else None,
+                entity=_entity(f, resource, by_name),
+                indexed=f.references is not None,
+            )
+        )
+    return TableSpec(
+        name=resource.name,
+        description=" ".join(resource.description.split()),  # one line: it becomes an SQL comment
+        columns=columns,
+        primary_key=list(resource.keys),
+        entity=resource.entity,
+    )
+
+
+# --------------------------------------------------------------------------- tool declarations
+
+Inputs = dict[str, tuple[Schema, ParamSpec, bool]]  # name -> (schema, param, required)
+
+
+class Tables(dict[str, Resource]):
+    """Resources by name, with who points at whom worked out once (large documents have hundreds)."""
+
+    def __init__(self, resources: Any) -> None:
+        super().__init__((r.name, r) for r in resources)
+        self.owned: dict[str, list[Resource]] = {}
+        self.children: dict[str, set[str]] = {}
+        for r in self.values():
+            if r.owned_by:
+                self.owned.setdefault(r.owned_by[0], []).append(r)
+            for f in r.fields:
+                if f.references:
+                    self.children.setdefault(f.references, set()).add(r.name)
+
+
+def tables(by_name: dict[str, Resource]) -> Tables:
+    return by_name if isinstance(by_name, Tables) else Tables(by_name.values())
+
+
+def owned(resource: Resource, by_name: dict[str, Resource]) -> list[Resource]:
+    """Tables holding an array property of ``resource`` (``owned_by``), in declaration order."""
+    return tables(by_name).owned.get(resource.name, [])
+
+
+def scope_of(op: Operation, resource: Resource) -> tuple[str, ...]:
+    """The columns ``op``'s path binds (parent links), outermost first."""
+    if op.scope is not None:
+        return op.scope
+    return (resource.parent,) if op.scoped and resource.parent else ()
+
+
+def key_args(op: Operation, resource: Resource) -> dict[str, str]:
+    """Key column -> argument name, for the keys ``op`` takes as arguments."""
+    if resource.singleton and resource.keys == ("id",):
+        return {}
+    if op.kind in ("list", "find") or (op.kind in ("action", "record") and not op.keyed):
+        return {}
+    if op.kind == "create" and resource.id_style != "client":
+        return {}
+    scope = scope_of(op, resource)
+    out = {}
+    for key in resource.keys:
+        if key in scope:
+            continue  # a per-parent singleton: its key is its parent link
+        name = resource.key_param(key) if len(resource.keys) == 1 else key  # parts of a key keep their names
+        out[key] = key if name in scope else name
+    return out
+
+
+def _plain(f: Field, description: str | None = None) -> Schema:
+    schema = {**f.schema(for_input=True), "type": f.kind}
+    if f.kind == "json":
+        del schema["type"]
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> Inputs:
+    """Scope and key arguments: ids that come from other tools."""
+    inputs: Inputs = {}
+    for column in scope_of(op, resource):
+        f = resource.field(column)
+        param = ParamSpec(entity=_entity(f, resource, by_name), user_provided=False)
+        inputs[column] = (_plain(f), param, True)
+    composite = len(resource.keys) > 1
+    new = op.kind == "create"  # a key the client chooses for a new row: not one that exists
+    for key, arg in key_args(op, resource).items():
+        f = resource.field(key)
+        entity = (
+            by_name[f.references].entity if f.references else None if composite or new else resource.entity
+        )
+        schema = _plain(f, f"{resource.label} {key}.")
+        if new and f.kind == "string" and "enum" not in schema:
+            # A new key: any text will do. (The verifier reaches a create only with a key no
+            # row has; it makes those from plain text bounds, not from formats or patterns.)
+            schema["minLength"] = max(1, int(schema.get("minLength", 1)))
+            if schema.pop("format", None) is not None:
+                schema["description"] = f"{resource.label} {key} ({f.format}, new)."
+        elif new and f.kind == "integer" and "maximum" not in schema and not f.references:
+            schema["maximum"] = 2**31 - 1
+        inputs[arg] = (schema, ParamSpec(entity=entity, user_provided=entity is None), True)
+    return inputs
+
+
+def _field_input(f: Field, by_name: dict[str, Resource], required: bool) -> tuple[Schema, ParamSpec, bool]:
+    entity = f.entity or (by_name[f.references].entity if f.references else None)
+    schema = f.schema(for_input=True)
+    if f.default is not None:
+        schema["default"] = f.default
+    return schema, ParamSpec(entity=entity, user_provided=entity is None), required
+
+
+def _item_schema(child: Resource, *, for_input: bool) -> Schema:
+    """One element of an owned array: the child's columns but its own key and owner link."""
+    shown = [f for f in child.fields if f.name not in child.keys and f.name != child.parent]
+    props = {f.name: f.schema(for_input=for_input) for f in shown}
+    required = [f.name for f in shown if (f.required_on_create if for_input else True)]
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def field_names(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
+    """The columns and owned arrays ``op`` takes as arguments (create, update, action)."""
+    taken = set(scope_of(op, resource)) | set(key_args(op, resource))
+    arrays = {c.owned_by[1] for c in owned(resource, by_name) if c.owned_by}
+    if op.fields is None:
+        names = [f.name for f in resource.writable]
+    else:
+        names = [n for n in op.fields if resource.has(n) or n in arrays]
+    return [n for n in dict.fromkeys(names) if n not in taken and n not in resource.keys]
+
+
+def _required(op: Operation, name: str, f: Field | None) -> bool:
+    if op.required is not None:
+        return name in op.required
+    if f is None or op.partial:
+        return False
+    return f.required_on_create if op.kind == "create" or (op.kind == "update" and not op.upsert) else False
+
+
+def _inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> Inputs:
+    inputs = _ref_inputs(op, resource, by_name)
+    if op.kind == "list":
+        for name in (*op.filters, *op.array_filters):
+            f = resource.field(name)
+            schema, param, _ = _field_input(f, by_name, False)
+            schema = {k: v for k, v in schema.items() if k not in ("default", "description")}
+            schema["type"] = f.item_kind if f.kind == "array" else f.kind
+            schema.pop("items", None)
+            if f.enum is not None:
+                schema["enum"] = list(f.enum)
+            if name in op.array_filters:
+                schema = {"type": "array", "items": schema, "minItems": 1}
+                text = f"Only {resource.name} with one of these {name.replace('_', ' ')} values."
+            else:
+                text = f"Only {resource.name} with this {name.replace('_', ' ')}."
+            inputs[name] = ({**schema, "description": text}, param, False)
+        if op.search:
+            words: Schema = {
+                "type": "string",
+                "minLength": 1,
+                "description": f"Text to look for in {resource.name}.",
+            }
+            inputs[op.search] = (words, ParamSpec(user_provided=True), False)
+        for name in {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ()):
+            low, default = (0, 0) if name == "offset" else (1, 1) if name == "page" else (1, 20)
+            number: Schema = {"type": "integer", "minimum": low, "default": default}
+            if name in ("limit", "per_page"):
+                number["maximum"] = 100
+            inputs[name] = (number, ParamSpec(user_provided=True), False)
+        return inputs
+    if op.kind == "create" and resource.parent and op.scope is None and not op.scoped:
+        inputs[resource.parent] = _field_input(resource.field(resource.parent), by_name, True)
+    if op.kind == "record":
+        for f in op.params:
+            inputs[f.name] = _field_input(f, by_name, _required(op, f.name, f))
+        return inputs
+    if op.kind == "find":  # the values a person knows about themselves
+        for name in op.fields or ():
+            schema = {**resource.field(name).schema(for_input=True), "description": f"The {name.replace('_', ' ')}."}
+            inputs[name] = (schema, ParamSpec(user_provided=True), True)
+        return inputs
+    if op.kind in ("create", "update", "action"):
+        children = {c.owned_by[1]: c for c in owned(resource, by_name) if c.owned_by}
+        for name in field_names(op, resource, by_name):
+            if name in children:
+                items = _item_schema(children[name], for_input=True)
+                schema = {"type": "array", "items": items, "description": f"The {name.replace('_', ' ')}."}
+                inputs[name] = (schema, ParamSpec(user_provided=True), _required(op, name, None))
+            else:
+                f = resource.field(name)
+                inputs[name] = _field_input(f, by_name, _required(op, name, f))
+    return inputs
+
+
+def _row_schema(resource: Resource, by_name: dict[str, Resource]) -> Schema:
+    props = {f.name: f.schema() for f in resource.fields}
+    for child in owned(resource, by_name):
+        assert child.owned_by is not None
+        props[child.owned_by[1]] = {"type": "array", "items": _item_schema(child, for_input=False)}
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> tuple[Schema, dict[str, str]]:
+    entities = {
+        f.name: entity for f in resource.fields if (entity := _entity(f, resource, by_name)) is not None
+    }
+    if op.kind == "record":
+        log = by_name[op.log or ""]
+        return _row_schema(log, by_name), {"id": log.entity}
+    if op.kind == "find":
+        key = resource.keys[0]
+        found = {resource.key_param(key): {"type": resource.field(key).kind}}
+        schema = {"type": "object", "properties": found, "required": list(found), "additionalProperties": False}
+        return schema, {resource.key_param(key): resource.entity}
+    if op.kind == "delete":
+        keys = {k: {"type": resource.field(k).kind} for k in resource.keys}
+        schema = {
+            "type": "object",
+            "properties": {**keys, "deleted": {"type": "boolean", "const": True}},
+            "required": [*resource.keys, "deleted"],
+            "additionalProperties": False,
+        }
+        return schema, {k: v for k, v in entities.items() if k in resource.keys}
+    if op.kind != "list":
+        return _row_schema(resource, by_name), entities
+    props: dict[str, Schema] = {
+        "items": {"type": "array", "items": _row_schema(resource, by_name)},
+        "total": {"type": "integer"},
+    }
+    for name in {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ()):
+        props[name] = {"type": "integer"}
+    schema = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    return schema, {f"items[].{k}": v for k, v in entities.items()}
+
+
+def _intent(op: Operation, resource: Resource) -> str:
+    if op.intent:
+        return op.intent
+    if op.kind == "list":
+        return f"list {resource.name.replace('_', ' ')}"
+    if op.kind in ("action", "record", "find"):
+        return op.name.replace("_", " ")
+    article = "an" if resource.label[0] in "AEIOU" else "a"
+    return f"{op.kind} {article} {resource.entity.replace('_', ' ')}"
+
+
+def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
+    """The declaration of one operation: schemas, entities, tables read and written, claims."""
+    by_name = tables(by_name)
+    resource = by_name[op.resource]
+    inputs = _inputs(op, resource, by_name)
+    output, outputs = _output(op, resource, by_name)
+    parents = {by_name[f.references].name for f in resource.fields if f.references}
+    children = by_name.children.get(resource.name, set())
+    mine = {c.name for c in owned(resource, by_name)}
+    reads = {resource.name} | mine
+    writes = {resource.name} | mine
+    scoped_list = op.kind == "list" and any(resource.field(c).references for c in scope_of(op, resource))
+    if scoped_list or op.kind in ("create", "update", "action"):
+        reads |= parents
+    elif op.kind == "delete":  # SQLite reads the parents while it checks the foreign keys
+        reads |= children | parents
+    elif op.kind == "record":
+        reads |= parents | {op.log or ""}
+        writes = {op.log or ""}
+    status = [f.name for f in resource.fields if f.enum is not None and f.name in ("status", "state")]
+    claims = {
+        "create": [*resource.keys, *status],
+        "update": status,
+        "delete": ["deleted"],
+        "action": [c for c, _ in op.sets if c in output["properties"]],
+    }.get(op.kind, [])
+    read = op.kind in ("get", "list", "find")
+    return ToolSpec(
+        name=op.name,
+        description=op.description,
+        intent=_intent(op, resource),
+        effect="read" if read else "write",
+        reads=sorted(reads),
+        writes=[] if read else sorted(writes),
+        input_schema={
+            "type": "object",
+            "properties": {k: schema for k, (schema, _, _) in inputs.items()},
+            "required": [k for k, (_, _, required) in inputs.items() if required],
+            "additionalProperties": False,
+        },
+        output_schema=output,
+        params={k: param for k, (_, param, _) in inputs.items()},
+        outputs=outputs,
+        claims=claims,
+        idempotent=True if (op.kind == "update" and not op.partial) or op.kind == "action" else None,
+    )
+
+
+# --------------------------------------------------------------------------- tool code
+
+
+def render_tools(title: str, source: str, resources: list[Resource], operations: list[Operation]) -> str:
+    """The tool module: fixed helpers from the template plus one small function per operation."""
+    by_name = Tables(resources)
+
+    def per_table(pick: Any) -> str:
+        found = {r.name: value for r in resources if (value := pick(r))}
+        return repr(found)
+
+    children: dict[str, list[tuple[str, str, str]]] = {}
+    for r in resources:
+        for f in r.fields:
+            if f.references and not (r.owned_by and f.name == r.parent):
+                children.setdefault(f.references, []).append((r.name, f.name, r.name.replace("_", " ")))
+    owned_arrays = {
+        r.name: tuple(
+            (c.owned_by[1], c.name, c.parent, r.keys[0], c.keys[0], _defaults(c))
+            for c in owned(r, by_name)
+            if c.owned_by
+        )
+        for r in resources
+        if owned(r, by_name)
+    }
+    return string.Template(_TEMPLATE.read_text()).substitute(
+        title=title,
+        source=source,
+        booleans=per_table(lambda r: tuple(f.name for f in r.fields if f.kind == "boolean")),
+        json_columns=per_table(lambda r: tuple(f.name for f in r.fields if f.kind in JSON_KINDS)),
+        references=per_table(
+            lambda r: tuple(
+                (f.name, f.references, by_name[f.references].keys[0], by_name[f.references].label)
+                for f in r.fields
+                if f.references
+            )
+        ),
+        children=repr({k: tuple(v) for k, v in sorted(children.items())}),
+        owned=repr(owned_arrays),
+        unique=per_table(lambda r: tuple(f.name for f in r.fields if f.unique and f.name not in r.keys)),
+        tools="".join(_function(op, by_name) for op in operations),
+    )
+
+
+def _defaults(resource: Resource) -> dict[str, Any]:
+    return {
+        f.name: f.default for f in resource.fields if f.default is not None and f.name not in resource.keys
+    }
+
+
+def _annotation(schema: Schema, required: bool) -> str:
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    text = _PY_TYPES.get(str(kind), "Any")
+    return text + (" | None" if not required and "default" not in schema and text != "Any" else "")
+
+
+def _function(op: Operation, by_name: dict[str, Resource]) -> str:
+    resource = by_name[op.resource]
+    inputs = _inputs(op, resource, by_name)
+    table, label = repr(resource.name), repr(resource.label)
+    args = key_args(op, resource)
+    scope = scope_of(op, resource)
+    if resource.singleton and resource.keys == ("id",):
+        keys = "{'id': 1}"
+    else:
+        keys = "{" + ", ".join(f"{k!r}: {args.get(k, k)}" for k in resource.keys) + "}"
+    where = "{" + ", ".join(f"{c!r}: {c}" for c in scope if c not in resource.keys) + "}" if scope else "None"
+    required = [n for n, (_, _, req) in inputs.items() if req]
+    optional = [n for n, (_, _, req) in inputs.items() if not req]
+    params = [f"{n}: {_annotation(inputs[n][0], True)}" for n in required]
+    params += [f"{n}: {_annotation(inputs[n][0], False)} = {inputs[n][0].get('default')!r}" for n in optional]
+    body: list[str]
+    if op.kind == "get":
+        body = [f"return _show(ctx, {table}, _one(ctx, {table}, {label}, {keys}, {where}))"]
+    elif op.kind == "find":
+        body = _find_body(op, resource)
+    elif op.kind == "delete":
+        body = [
+            f"_keys = {keys}",
+            f"_row = _one(ctx, {table}, {label}, _keys, {where})",
+            *_guard(op, resource),
+            f"_delete(ctx, {table}, {label}, _keys)",
+            'return {**_keys, "deleted": True}',
+        ]
+    elif op.kind == "list":
+        body = _list_body(op, resource, by_name)
+    elif op.kind == "create":
+        body = _create_body(op, resource, by_name, inputs)
+    elif op.kind == "record":
+        body = _record_body(op, resource, by_name, keys, where, inputs)
+    else:
+        body = _change_body(op, resource, by_name, inputs, keys, where)
+    doc = op.description.replace("\\", "\\\\").replace('"""', "'''").strip()
+    lines = [f"def {op.name}(ctx: ToolContext, {', '.join(params)}) -> dict[str, Any]:".replace(", )", ")")]
+    lines.append(f'    """{doc}"""' if "\n" not in doc else f'    """{doc}\n    """')
+    lines += [f"    {line}" for line in body]
+    return "\n\n" + "\n".join(lines) + "\n"
+
+
+def _parent_checks(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
+    """For each scope column pointing at another table: that row must exist."""
+    body = []
+    for column in scope_of(op, resource):
+        target = resource.field(column).references
+        if target and target != resource.name:
+            parent = by_name[target]
+            body.append(f"_one(ctx, {parent.name!r}, {parent.label!r}, {{{parent.keys[0]!r}: {column}}})")
+    return body
+
+
+def _list_body(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
+    table = repr(resource.name)
+    body = _parent_checks(op, resource, by_name)
+    filters = {name: name for name in (*op.filters, *op.array_filters)}
+    for column in scope_of(op, resource):
+        filters[column] = column
+    texts = tuple(
+        f.name for f in resource.fields if f.kind == "string" and f.enum is None and f.format is None
+    )
+    search = f"({op.search}, {texts!r})" if op.search and texts else "(None, ())"
+    limit, offset = {"offset": ("limit", "offset"), "page": ("per_page", "(page - 1) * per_page")}.get(
+        op.pagination, ("-1", "0")
+    )
+    mapping = "{" + ", ".join(f"{k!r}: {v}" for k, v in filters.items()) + "}"
+    body.append(
+        f"_items, _total = _page(ctx, {table}, {mapping}, {search}, {resource.keys!r}, {limit}, {offset})"
+    )
+    extra = {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ())
+    shown = f'"items": [_show(ctx, {table}, _r) for _r in _items]'
+    body.append("return {" + ", ".join([shown, '"total": _total', *(f"{n!r}: {n}" for n in extra)]) + "}")
+    return body
+
+
+def _arrays(resource: Resource, by_name: dict[str, Resource], names: list[str]) -> str:
+    props = [c.owned_by[1] for c in owned(resource, by_name) if c.owned_by and c.owned_by[1] in names]
+    return "{" + ", ".join(f"{p!r}: {p}" for p in props) + "}" if props else ""
+
+
+def _create_body(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], inputs: Inputs
+) -> list[str]:
+    table, label = repr(resource.name), repr(resource.label)
+    names = [n for n in inputs if resource.has(n) and n not in resource.keys]
+    if op.fields is None:  # the legacy form: every writable column (and the parent link)
+        names = [f.name for f in resource.writable] + ([resource.parent] if resource.parent else [])
+    values = [f"{n!r}: {n}" for n in dict.fromkeys([*names, *scope_of(op, resource)]) if n in inputs]
+    values += _server_values(resource, inputs)
+    args = key_args(op, resource)
+    values += [f"{k!r}: {a}" for k, a in args.items()]
+    body = ["_row = {" + ", ".join(values) + "}", f"_check(ctx, {table}, _row, None)"]
+    key = resource.keys[0]
+    if resource.id_style == "client" or args:
+        body.append(f"_absent(ctx, {table}, {label}, {{k: _row[k] for k in {resource.keys!r}}})")
+    elif resource.id_style == "integer":
+        body.append(
+            f'_row[{key!r}] = ctx.scalar(\'SELECT COALESCE(MAX("{key}"), 0) + 1 FROM "{resource.name}"\')'
+        )
+    else:
+        prefix, width = (UUID_PREFIX, 12) if resource.id_style == "uuid" else _key_shape(resource)
+        body.append(f"_row[{key!r}] = ctx.next_id({table}, {key!r}, {prefix!r}, {width})")
+    body.append(f"_row = _insert(ctx, {table}, {label}, _row, {resource.keys!r})")
+    if arrays := _arrays(resource, by_name, list(inputs)):
+        body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
+    body.append(f"return _show(ctx, {table}, _row)")
+    return body
+
+
+def _server_values(resource: Resource, inputs: Inputs) -> list[str]:
+    """``column: value`` of what a new row gets without an argument: the clock, or a default."""
+    values = []
+    for f in resource.fields:
+        if f.name in inputs or f.name in resource.keys:
+            continue
+        if f.auto:
+            values.append(f"{f.name!r}: ctx.now" + ("[:10]" if f.auto == "today" else ""))
+        elif f.default is not None:
+            values.append(f"{f.name!r}: {f.default!r}")
+    return values
+
+
+def _key_shape(resource: Resource) -> tuple[str, int]:
+    """Prefix and digits of new text keys, as the seed rows number them."""
+    from envfactory_mcp.crud.seed_rows import key_shape  # it builds on this module's types
+
+    return key_shape(resource)
+
+
+def _change_body(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], inputs: Inputs, keys: str, where: str
+) -> list[str]:
+    """update and action: the row must exist (unless an upsert), then the given columns change."""
+    table, label = repr(resource.name), repr(resource.label)
+    names = [n for n in field_names(op, resource, by_name) if n in inputs and resource.has(n)]
+    given = [n for n in names if inputs[n][2]]
+    maybe = [n for n in names if not inputs[n][2]]
+    arrays = _arrays(resource, by_name, list(inputs))
+    body = [f"_keys = {keys}"]
+    changes = [f"{n!r}: {n}" for n in given]
+    for column, value in op.sets:
+        changes.append(f"{column!r}: ctx.now" if value == NOW else f"{column!r}: {value!r}")
+    body.append("_changes = {" + ", ".join(changes) + "}")
+    if maybe:
+        optional = "{" + ", ".join(f"{n!r}: {n}" for n in maybe) + "}"
+        body.append(f"_changes.update({{k: v for k, v in {optional}.items() if v is not None}})")
+    if op.upsert:
+        scoped = [c for c in scope_of(op, resource) if c not in resource.keys]
+        fixed = "".join(f"{v}, " for v in _server_values(resource, inputs))
+        row = "{" + fixed + "**_keys, " + "".join(f"{c!r}: {c}, " for c in scoped) + "**_changes}"
+        body += [
+            f"if ctx.one('SELECT 1 FROM \"{resource.name}\" WHERE ' + _where(_keys), tuple(_keys.values())) is None:",
+            f"    _row = {row}",
+            f"    _check(ctx, {table}, _row, None)",
+            f"    _row = _insert(ctx, {table}, {label}, _row, {resource.keys!r})",
+        ]
+        if arrays:
+            body.append(f"    _put_owned(ctx, {table}, _row, {arrays})")
+        body.append(f"    return _show(ctx, {table}, _row)")
+    body.append(f"_row = _one(ctx, {table}, {label}, _keys, {where})")
+    body += _guard(op, resource)
+    status = [c for c, v in op.sets if v != NOW and resource.field(c).enum is not None]
+    for column in status:
+        value = dict(op.sets)[column]
+        if op.guard is not None and op.guard.column == column and value not in op.guard.allowed:
+            continue  # the guard already refuses a row in that state
+        body += [
+            f"if _row[{column!r}] == {value!r}:",
+            f"    ctx.fail({resource.label + ' '!r} + str(_row[{resource.keys[0]!r}]) + {' is already ' + str(value) + '.'!r})",
+        ]
+    if op.kind == "update" and op.partial and maybe and not given:
+        shown = ", ".join(maybe)
+        test = "not _changes" + (f" and all(v is None for v in {arrays}.values())" if arrays else "")
+        body += [f"if {test}:", f'    ctx.fail("Nothing to update: give at least one of {shown}.")']
+    body.append(f"_row = _update(ctx, {table}, {label}, _keys, _changes)")
+    if arrays:
+        body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
+    body.append(f"return _show(ctx, {table}, _row)")
+    return body
+
+
+def _guard(op: Operation, resource: Resource) -> list[str]:
+    """The business rule on the target row: refused, with the rule's reason, in any other state."""
+    if op.guard is None:
+        return []
+    column, allowed = op.guard.column, tuple(op.guard.allowed)
+    said = f"{resource.label} " + "{} is " + "{}" + f": {op.guard.reason}."
+    return [
+        f"if _row[{column!r}] not in {allowed!r}:",
+        f"    ctx.fail({said!r}.format(_row[{resource.keys[0]!r}], _row[{column!r}]))",
+    ]
+
+
+def _find_body(op: Operation, resource: Resource) -> list[str]:
+    """A key looked up by columns the row is unique by; a clear failure when none matches."""
+    names = list(op.fields or ())
+    key = resource.keys[0]
+    said = " and ".join(n.replace("_", " ") for n in names)
+    return [
+        "_match = {" + ", ".join(f"{n!r}: {n}" for n in names) + "}",
+        f"_row = ctx.one('SELECT \"{key}\" FROM \"{resource.name}\" WHERE ' + _where(_match), tuple(_match.values()))",
+        "if _row is None:",
+        f"    ctx.fail({f'No {resource.label.lower()} with that {said}.'!r})",
+        f"return {{{resource.key_param(key)!r}: _row[{key!r}]}}",
+    ]
+
+
+def _record_body(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], keys: str, where: str, inputs: Inputs
+) -> list[str]:
+    table, label = repr(resource.name), repr(resource.label)
+    body = []
+    target = "None"
+    if not resource.log:
+        if op.keyed:
+            body.append(f"_one(ctx, {table}, {label}, {keys}, {where})")
+            target = keys
+        elif where != "None":
+            body += _parent_checks(op, resource, by_name)
+            target = where
+    details = "{" + ", ".join(f"{f.name!r}: {f.name}" for f in op.params if f.name in inputs) + "}"
+    on = "None" if resource.log else table
+    body.append(f"return _record(ctx, {op.log!r}, {op.name!r}, {on}, {target}, {details})")
+    return body

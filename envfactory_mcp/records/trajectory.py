@@ -1,0 +1,135 @@
+"""The trajectory record: one JSON object per line of ``runs/<run>/trajectories.jsonl``.
+
+It holds everything a trainer or an analyst needs without re-running anything: the
+conversation in OpenAI chat format (assistant ``tool_calls`` with JSON-string
+arguments, ``tool`` messages with ``tool_call_id``), the tools offered (OpenAI function
+format), the reward and every part of it, the termination reason, the initial, final
+and gold state hashes with the final diff, token usage and cost, and timings.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TRAJECTORY_SCHEMA_VERSION = 1
+
+Termination = Literal[
+    "user_stop",  # the user said ###STOP### (or ###TRANSFER### / ###OUT-OF-SCOPE###, see detail)
+    "agent_stop",  # the agent ended the conversation (transfer tool, or its own stop)
+    "max_steps",
+    "too_many_errors",  # too many tool errors in a row
+    "agent_error",  # the agent's model answered but could not be used (bad request, no choices)
+    "user_error",  # the simulated user's model failed (not for an endpoint failure)
+    "model_unavailable",  # the agent's or user's model endpoint was down after retries (detail says whose)
+    "infrastructure_error",  # the MCP server died or could not be reached
+    "context_window_exceeded",
+    "timeout",  # the whole episode ran past its time limit
+]
+# Failures of the harness, not of the agent: excluded from scores, never counted as 0.
+EXCLUDED_TERMINATIONS = frozenset({"infrastructure_error", "model_unavailable", "user_error", "timeout"})
+# The host starts the content of a failed call's ``tool`` message with this, so agents,
+# scorers and readers of a record can tell a tool error from a result.
+TOOL_ERROR_PREFIX = "Error:"
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RewardParts(Model):
+    """Every part of the reward, whichever ``basis`` decided it."""
+
+    basis: list[str]  # parts multiplied into ``reward``: "state", "claims" (default both)
+    state_match: bool  # final state hash == gold state hash (gold replayed on a fresh state)
+    claims_total: int
+    claims_found: list[str]
+    claims_missing: list[str]
+    action_recall: float  # share of gold actions (name + arguments) the agent made, any order
+    actions_missing: list[str]
+    extra_calls: int  # calls beyond the gold ones
+    malformed_calls: int  # calls with arguments that were not a JSON object
+    trace_state_reward: float  # the method's max(0, t*trace + (1-t)*state - penalties)
+    # Demonstration quality, reported whatever the basis (defaults: records scored before
+    # these checks, or without the environment's spec). See scoring/grounding.py, policy.py.
+    ungrounded_calls: int = 0  # calls with a value that no user or tool message said before
+    # One line per value: 'call 0 find_user_id_by_email: email="a@b.co"'
+    ungrounded_values: list[str] = Field(default_factory=list)
+    # One line per violation: "call 3 cancel_pending_order: no confirmation"
+    policy_violations: list[str] = Field(default_factory=list)
+    required_calls_missing: list[str] = Field(default_factory=list)  # gold.required_calls never called
+
+
+class Usage(Model):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+class ToolStats(Model):
+    calls: int = 0
+    errors: int = 0
+
+
+class Participant(Model):
+    kind: str  # oracle, noop, random, llm / scripted, llm
+    model: str | None = None
+
+
+def storable(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD: a model can
+    emit one (a JSON ``"\\ud800"`` escape), and UTF-8 cannot store it, which would turn the
+    model's own mistake into an unwritable record (a harness failure) instead of a score."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+        return value
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [storable(v) for v in value]
+    return value
+
+
+class TrajectoryRecord(Model):
+    schema_version: int = TRAJECTORY_SCHEMA_VERSION
+    run_id: str
+    env: str
+    servers: list[str]
+    task_id: str
+    trial: int
+    seed: int
+    agent: Participant
+    user: Participant
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    termination: Termination
+    termination_detail: str = ""
+    reward: float | None  # None when the episode is excluded (harness failure)
+    reward_parts: RewardParts | None = None
+    initial_state_hash: str | None = None
+    final_state_hash: str | None = None
+    gold_state_hash: str
+    final_diff: dict[str, Any] | None = None
+    collateral_changes: list[str] = Field(default_factory=list)  # other offered servers whose state changed
+    steps: int = 0  # agent turns
+    tool_stats: dict[str, ToolStats] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict)  # "agent", "user"
+    timings: dict[str, float] = Field(default_factory=dict)  # total_s, agent_s, user_s, tools_s
+
+    @property
+    def excluded(self) -> bool:
+        return self.termination in EXCLUDED_TERMINATIONS
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.trial)
+
+    def to_line(self) -> bytes:
+        """The record as one UTF-8 JSON line, lone surrogates made storable."""
+        data = storable(self.model_dump(mode="json"))
+        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
