@@ -1,9 +1,8 @@
-"""The quick-start job: build an environment, serve it over stdio, drive a scripted session.
+"""``envfactory-mcp demo``: build an environment, serve it over stdio, drive a scripted session.
 
-Until the full pipeline exists this is the README's main command. It proves the whole
-path a user relies on: blueprint -> spec -> sandbox verification -> emitted package ->
-subprocess MCP server ->
-tool calls -> canonical state diff.
+The README's shorter tour beside ``pipeline``: one scripted customer session that walks
+the path a user relies on, blueprint -> spec -> sandbox verification -> emitted package ->
+subprocess MCP server -> tool calls -> canonical state diff.
 """
 
 from __future__ import annotations

@@ -279,7 +279,7 @@ async def run_episode(
     tools = offered_tools(task, servers)
     usage = {"agent": Usage(), "user": Usage(), "judge": Usage()}
     ep = _Episode(task=task, servers=servers, session=session, messages=[])
-    reason, detail = "agent_stop", ""
+    reason, detail = "", ""  # every way out of the try below sets both
     finals: dict[str, str] = {}
     try:
         for name in task.offered:

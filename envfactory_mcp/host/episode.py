@@ -148,7 +148,7 @@ async def run_episode(
     collateral: list[str] = []
     ep: _Episode | None = None
     initial_state: dict[str, Any] | None = None
-    reason, detail = "agent_stop", ""
+    reason, detail = "", ""  # every way out of the try below sets both
     final_hash: str | None = None
     final_diff: dict[str, Any] | None = None
     initial_hash: str | None = None

@@ -18,7 +18,6 @@ TRAJECTORY_SCHEMA_VERSION = 1
 
 Termination = Literal[
     "user_stop",  # the user said ###STOP### (or ###TRANSFER### / ###OUT-OF-SCOPE###, see detail)
-    "agent_stop",  # the agent ended the conversation (transfer tool, or its own stop)
     "max_steps",
     "too_many_errors",  # too many tool errors in a row
     "agent_error",  # the agent's model answered but could not be used (bad request, no choices)
