@@ -215,12 +215,30 @@ def event_loop_options() -> dict[str, Any]:
     dependency of every generated package on CPython/POSIX), which takes about a quarter
     off the server's CPU per call over HTTP; the standard loop otherwise. Tool calls run
     on it as before: the call-time alarm (``limits.py``) is a Python signal handler on
-    the main thread, which uvloop leaves to Python."""
+    the main thread, which uvloop leaves to Python.
+
+    Not under a seccomp filter (the verifier serves a package in the jail, ``jail.py``):
+    libuv makes system calls at start that the jail's filter answers by killing the
+    process, so a confined server keeps the standard loop."""
+    if _seccomp_filtered():
+        return {}
     try:
         import uvloop  # noqa: F401
     except ImportError:
         return {}
     return {"use_uvloop": True}
+
+
+def _seccomp_filtered() -> bool:
+    """Whether this process runs under a seccomp filter (Linux; False where unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Seccomp:"):
+                    return line.split()[1] != "0"
+    except (OSError, IndexError):
+        pass
+    return False
 
 
 def forget_environment(token: str | None = None) -> None:

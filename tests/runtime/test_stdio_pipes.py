@@ -114,3 +114,26 @@ def test_the_server_runs_on_uvloop_where_it_is_installed(package: Path):
     with http_server(package, "minibank_mcp") as served:
         maps = Path(f"/proc/{served.pid}/maps").read_text()
     assert "uvloop" in maps
+
+
+def test_a_server_under_the_jails_seccomp_filter_keeps_the_standard_loop():
+    # libuv makes system calls at start that the jail's filter kills a process for, and
+    # the verifier serves every package in the jail: there uvloop must not be tried.
+    pytest.importorskip("uvloop")
+    from envfactory_mcp.runtime import jail
+
+    if not jail.jail_support().available:
+        pytest.skip("no jail on this machine")
+    root = str(Path(__file__).resolve().parents[2])
+    code = (
+        f"import sys; sys.path[:0] = {[root, *sys.path[1:]]!r}\n"
+        "from envfactory_mcp.runtime.cli import event_loop_options\n"
+        "print(event_loop_options())\n"
+    )
+    spec = jail.JailSpec(read_only=(str(Path(root) / "envfactory_mcp"),))
+    confined = jail.run_jailed(spec, [sys.executable, "-c", code], timeout=60)
+    assert confined.returncode == 0, confined.stderr[-500:]
+    assert confined.stdout.strip() == b"{}"
+    from envfactory_mcp.runtime.cli import event_loop_options
+
+    assert event_loop_options() == {"use_uvloop": True}
