@@ -163,7 +163,12 @@ async def run_episode(
             if initial_hash != task.initial_state.state_hash:
                 raise InfrastructureError(
                     f"the server's initial state {initial_hash[:12]} is not the task's {task.initial_state.state_hash[:12]}"
-                    " (the environment changed since the tasks were made)"
+                    + (
+                        f" (the task's hashes follow state hash version {task.state_hash_version}, this "
+                        "server's another: make the tasks again)"
+                        if task.stale_hashes
+                        else " (the environment changed since the tasks were made)"
+                    )
                 )
             initial_state = await gold.initial_state(conn, session, initial_hash)
             try:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from envfactory_mcp.runtime.state import STATE_HASH_VERSION
 
 TRAJECTORY_SCHEMA_VERSION = 1
 
@@ -110,6 +112,9 @@ class TrajectoryRecord(Model):
     termination_detail: str = ""
     reward: float | None  # None when the episode is excluded (harness failure)
     reward_parts: RewardParts | None = None
+    # Definition of the three state hashes (``runtime.state.STATE_HASH_VERSION``); a stored
+    # record without it predates the field and holds version-1 hashes.
+    state_hash_version: int = STATE_HASH_VERSION
     initial_state_hash: str | None = None
     final_state_hash: str | None = None
     gold_state_hash: str
@@ -119,6 +124,14 @@ class TrajectoryRecord(Model):
     tool_stats: dict[str, ToolStats] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)  # "agent", "user"
     timings: dict[str, float] = Field(default_factory=dict)  # total_s, agent_s, user_s, tools_s
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stored_before_hash_versions(cls, data: Any) -> Any:
+        # Stored records carry ``schema_version`` (code that makes one leaves it to the default).
+        if isinstance(data, dict) and "schema_version" in data and "state_hash_version" not in data:
+            return {**data, "state_hash_version": 1}
+        return data
 
     @property
     def excluded(self) -> bool:
