@@ -21,14 +21,8 @@ episodes over a Ray cluster (``pip install envfactory-mcp[ray]``):
 at the end), ``auto`` joins the cluster this machine is part of (``ray start``), a
 ``host:port`` joins that one.
 
-``synthesize --from-list ... --backend ray`` (``synthesize_ray``) spreads descriptions the
-same way: one *synthesis worker* (an async actor, one CPU, its own copy of the model
-client) per cluster CPU, up to ``concurrency`` descriptions each, every one the same
-``synthesize_from_description`` call as the local backend. The workers write the packages,
-``<name>.failed.json`` and ``<name>.build.jsonl`` themselves, into the output folder at the
-same path on every node (a relative ``-o`` is taken from the driver's working directory,
-which must exist there too), so the files are the local backend's and a rerun resumes from
-them; a worker lost with its node is an ``error`` result (retried by the next run).
+``ray_session``, ``workers_ended`` and ``spread_over_workers`` are the same plumbing for
+``synthesize --from-list ... --backend ray`` (``synth.model.synthesize_ray``).
 """
 
 from __future__ import annotations
@@ -36,9 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import os
 from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -48,9 +40,7 @@ from envfactory_mcp.errors import EnvFactoryError
 
 if TYPE_CHECKING:
     from envfactory_mcp.host.rollout import RolloutConfig
-    from envfactory_mcp.llm import LLMClient
     from envfactory_mcp.sim.types import Agent, UserSimulator
-    from envfactory_mcp.synth.model import SynthesisResult
     from envfactory_mcp.tasks.model import Task
 
 BACKENDS = ("local", "ray")
@@ -160,7 +150,7 @@ async def run_ray(
     ray = import_ray()
     workers: list[Any] = []
     with ray_session(config.ray_address):
-        async with _ending(ray, workers):
+        async with workers_ended(ray, workers):
             if not todo:
                 return
             cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
@@ -187,7 +177,7 @@ async def run_ray(
                 if progress is not None:
                     progress(finished, len(todo))
 
-            await _spread(count, per_worker, todo, one)
+            await spread_over_workers(count, per_worker, todo, one)
 
 
 @contextlib.contextmanager
@@ -212,7 +202,7 @@ def ray_session(address: str | None) -> Iterator[Any]:
 
 
 @contextlib.asynccontextmanager
-async def _ending(ray: Any, workers: list[Any]) -> Any:
+async def workers_ended(ray: Any, workers: list[Any]) -> Any:
     """Shut ``workers`` (filled in the block) down and kill them at the end of the block."""
     try:
         yield
@@ -225,7 +215,7 @@ async def _ending(ray: Any, workers: list[Any]) -> Any:
                 ray.kill(worker)
 
 
-async def _spread(
+async def spread_over_workers(
     count: int,
     per_worker: int,
     items: list[Any],
@@ -249,73 +239,3 @@ async def _spread(
     async with anyio.create_task_group() as group:
         for item in items:
             group.start_soon(one, item)
-
-
-class SynthWorker:
-    """Synthesises descriptions where it lives (a Ray actor), writing into ``out_dir``."""
-
-    def __init__(self, client: LLMClient, out_dir: str, cwd: str, options: dict[str, Any]) -> None:
-        if not Path(out_dir).is_absolute():
-            if not Path(cwd).is_dir():
-                raise EnvFactoryError(
-                    f"the output folder {out_dir} is relative to {cwd}, which this node does not have: "
-                    "give -o as a path every node has"
-                )
-            os.chdir(cwd)  # this actor's own process: the relative paths written are the driver's
-        self.client, self.out_dir, self.options = client, Path(out_dir), options
-
-    async def run(self, name: str, description: str) -> SynthesisResult:
-        from envfactory_mcp.synth.model import synthesize_from_description
-
-        return await synthesize_from_description(
-            self.client, description, self.out_dir, name=name, **self.options
-        )
-
-    async def shutdown(self) -> None:
-        return None
-
-
-async def synthesize_ray(
-    client: LLMClient,
-    todo: list[tuple[str, str]],
-    out_dir: Path,
-    concurrency: int,
-    address: str | None,
-    options: dict[str, Any],
-    done: Callable[[str, SynthesisResult], None],
-) -> None:
-    """Synthesise the ``(name, description)`` pairs of ``todo`` on a Ray cluster; ``done(name,
-    result)`` as each comes back (see the module doc)."""
-    from envfactory_mcp.synth.model import SynthesisResult
-
-    ray = import_ray()
-    workers: list[Any] = []
-    with ray_session(address):
-        async with _ending(ray, workers):
-            if not todo:
-                return
-            cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-            per_worker = max(1, concurrency)
-            count = max(1, min(cpus, -(-len(todo) // per_worker)))  # no more workers than work
-            actor = ray.remote(num_cpus=1, max_concurrency=per_worker, max_restarts=0)(SynthWorker)
-            shared = ray.put(client)
-            workers += [actor.remote(shared, str(out_dir), os.getcwd(), options) for _ in range(count)]
-
-            async def one(index: int, pair: tuple[str, str]) -> None:
-                name, description = pair
-                try:
-                    result = await workers[index].run.remote(name, description)
-                except ray.exceptions.RayError as exc:
-                    first = (str(exc).strip().splitlines() or ["Ray error"])[0]
-                    result = SynthesisResult(
-                        name=name,
-                        status="error",
-                        package_dir=None,
-                        rounds=0,
-                        failures=[f"lost on the Ray cluster: {first}"],
-                        report=None,
-                        log_path=out_dir / f"{name}.build.jsonl",
-                    )
-                done(name, result)
-
-            await _spread(count, per_worker, todo, one)

@@ -15,7 +15,8 @@ The EnvFactory loop, through any ``LLMClient``:
 Every model call (messages, reply, tokens, cost, latency) and every check result is a
 line of ``<out_dir>/<name>.build.jsonl``. A model endpoint that fails for good is a
 harness failure: the result's status is ``error``, no ``.failed.json`` is written, and a
-later run tries that description again.
+later run tries that description again. ``synthesize_many`` runs many descriptions, here
+or on a Ray cluster (``synthesize_ray``), resuming from the files of an earlier run.
 """
 
 from __future__ import annotations
@@ -157,9 +158,9 @@ async def synthesize_many(
 
     ``backend="ray"`` runs the missing ones on the Ray cluster at ``address`` (a private
     local one when None), ``concurrency`` at a time on each of up to one worker per cluster
-    CPU (``host.backends.synthesize_ray``): the same calls, so the same files as locally.
+    CPU (``synthesize_ray``): the same calls, so the same files as locally.
     """
-    from envfactory_mcp.host.backends import BACKENDS, import_ray, synthesize_ray
+    from envfactory_mcp.host.backends import BACKENDS, import_ray
 
     if backend not in BACKENDS:
         raise EnvFactoryError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
@@ -175,10 +176,7 @@ async def synthesize_many(
     results: list[SynthesisResult | None] = [previous_result(out_dir, name) for name in names]
     if backend == "ray":
         todo = [pair for pair, result in zip(descriptions, results, strict=True) if result is None]
-        came_back: dict[str, SynthesisResult] = {}
-        await synthesize_ray(
-            client, todo, out_dir, concurrency, address, kw, lambda name, r: came_back.__setitem__(name, r)
-        )
+        came_back = await synthesize_ray(client, todo, out_dir, concurrency, address, kw)
         return [r if r is not None else came_back[name] for name, r in zip(names, results, strict=True)]
     limiter = anyio.CapacityLimiter(concurrency)
 
@@ -191,6 +189,82 @@ async def synthesize_many(
             if results[index] is None:
                 group.start_soon(one, index, name, description)
     return [r for r in results if r is not None]
+
+
+class SynthWorker:
+    """Synthesises descriptions where it lives (a Ray actor, one CPU, its own copy of the
+    model client), writing into ``out_dir`` as the local backend would."""
+
+    def __init__(self, client: LLMClient, out_dir: str, cwd: str, options: dict[str, Any]) -> None:
+        if not Path(out_dir).is_absolute():
+            if not Path(cwd).is_dir():
+                raise EnvFactoryError(
+                    f"the output folder {out_dir} is relative to {cwd}, which this node does not have: "
+                    "give -o as a path every node has"
+                )
+            os.chdir(cwd)  # this actor's own process: the relative paths written are the driver's
+        self.client, self.out_dir, self.options = client, Path(out_dir), options
+
+    async def run(self, name: str, description: str) -> SynthesisResult:
+        return await synthesize_from_description(
+            self.client, description, self.out_dir, name=name, **self.options
+        )
+
+    async def shutdown(self) -> None:
+        return None
+
+
+async def synthesize_ray(
+    client: LLMClient,
+    todo: list[tuple[str, str]],
+    out_dir: Path,
+    concurrency: int,
+    address: str | None,
+    options: dict[str, Any],
+) -> dict[str, SynthesisResult]:
+    """Synthesise the ``(name, description)`` pairs of ``todo`` on the Ray cluster at
+    ``address`` (``host.backends``: a private local one when None): one ``SynthWorker`` per
+    cluster CPU (no more than the work needs), ``concurrency`` descriptions at once on
+    each, every one the local backend's ``synthesize_from_description`` call. The workers
+    write the packages, ``.failed.json`` and build logs themselves, into ``out_dir`` at the
+    same path on every node (a relative one from the driver's working directory, which the
+    nodes must have too), so the files are the local backend's and a rerun resumes from
+    them. A worker lost with its node is an ``error`` result, retried by the next run."""
+    from envfactory_mcp.host import backends
+
+    ray = backends.import_ray()
+    workers: list[Any] = []
+    done: dict[str, SynthesisResult] = {}
+    with backends.ray_session(address):
+        async with backends.workers_ended(ray, workers):
+            if not todo:
+                return done
+            cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+            per_worker = max(1, concurrency)
+            count = max(1, min(cpus, -(-len(todo) // per_worker)))  # no more workers than work
+            actor = ray.remote(num_cpus=1, max_concurrency=per_worker, max_restarts=0)(SynthWorker)
+            shared = ray.put(client)
+            workers += [actor.remote(shared, str(out_dir), os.getcwd(), options) for _ in range(count)]
+
+            async def one(index: int, pair: tuple[str, str]) -> None:
+                name, description = pair
+                try:
+                    result = await workers[index].run.remote(name, description)
+                except ray.exceptions.RayError as exc:
+                    first = (str(exc).strip().splitlines() or ["Ray error"])[0]
+                    result = SynthesisResult(
+                        name=name,
+                        status="error",
+                        package_dir=None,
+                        rounds=0,
+                        failures=[f"lost on the Ray cluster: {first}"],
+                        report=None,
+                        log_path=out_dir / f"{name}.build.jsonl",
+                    )
+                done[name] = result
+
+            await backends.spread_over_workers(count, per_worker, todo, one)
+    return done
 
 
 def previous_result(out_dir: Path, name: str) -> SynthesisResult | None:
