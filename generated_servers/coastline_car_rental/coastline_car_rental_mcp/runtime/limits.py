@@ -36,7 +36,9 @@ from typing import Any, Self
 
 DEFAULT_CALL_SECONDS = 5.0
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024  # a request's size limit: the SDK's default for an HTTP body
-DEFAULT_MAX_MEMORY_MB = 4096
+# Room for the default --max-session-keys (10,000) of retail sessions that all wrote
+# (~0.43 MB each, 4.3 GB; sessions that only read share the seed), with headroom.
+DEFAULT_MAX_MEMORY_MB = 6144
 # Python's own default: far below what an 8 MiB C stack survives with C frames in between.
 SAFE_RECURSION_LIMIT = 1000
 # SQLite VM steps between deadline checks: ~0.1 ms of SQL, a few percent of overhead.

@@ -9,6 +9,7 @@ opening or resetting a session is one memory copy, not a replay of SQL.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -115,12 +116,15 @@ def _trackings(db: sqlite3.Connection) -> list[_Tracking]:
 class _SeedFacts:
     """What every session of one seed image shares: its tables, each table's digest in
     the seed and the seed's hash, the schema cookie, and the change logs when the image
-    has them (``_add_tracking``; else the session hashes by full scans)."""
+    has them (``_add_tracking``; else the session hashes by full scans).
+
+    The digests are taken on first use (a hash, or a session's first copy), not when the
+    first read opens the shared connection: a server whose clients only read never
+    digests its seed, and nothing of it is on the way to the first answer."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
         self.tables: list[TableInfo] = table_infos(db)
-        self.digests = table_digests(db)
-        self.hash = hash_digests(self.digests)
         self.schema_version = db.execute("PRAGMA schema_version").fetchone()[0]
         tracking = _trackings(db)
         present = {
@@ -129,6 +133,14 @@ class _SeedFacts:
         }
         wanted = {t.log for t in tracking} | {t.log + s for t in tracking for s in _TRIGGER_SUFFIXES}
         self.tracking = tracking if wanted <= present else None
+
+    @functools.cached_property
+    def digests(self) -> dict[str, int]:
+        return table_digests(self._db)  # the shared connection is query_only: this is the seed
+
+    @functools.cached_property
+    def hash(self) -> str:
+        return hash_digests(self.digests)
 
 
 _TRIGGER_SUFFIXES = ("_i", "_u", "_d")

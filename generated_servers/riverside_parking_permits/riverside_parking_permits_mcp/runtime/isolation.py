@@ -44,7 +44,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from . import jail
 from .context import ToolContext, ToolError
 from .limits import CallTimeout, IsolationLimits
 from .tool_worker import HEADER, MAX_FRAME, decode_value, encode_value, write_frame
@@ -79,6 +78,8 @@ class ToolCrashed(ForeignFault):
 
 def jail_problem() -> str | None:
     """Why tool code cannot be jailed on this machine, or None when it can."""
+    from . import jail  # the jail's modules load only where something is jailed
+
     support = jail.jail_support()
     return None if support.available else support.reason
 
@@ -93,6 +94,8 @@ class _Worker:
             "memory_bytes": limits.memory_mb << 20,
             "open_files": limits.open_files,
         }
+        from . import jail
+
         spec = jail.JailSpec(read_only=(*_WORKER_FILES, tools_path), work_bytes=limits.work_bytes)
         argv = [sys.executable, "-I", "-S", "-B", "-c", _BOOT, _WORKER_FILES[0], json.dumps(config)]
         command, fds = jail.popen_args(spec, argv)
@@ -177,6 +180,8 @@ class _Worker:
             code = self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return "the tool's process closed its channel"
+        from . import jail
+
         signum = jail.death_signal(code)
         if signum is not None:
             name = jail.signal_name(signum)

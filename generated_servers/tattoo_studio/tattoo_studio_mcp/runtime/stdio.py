@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import IO, Any
 
@@ -46,15 +47,7 @@ async def stdio_streams(
     """Streams for ``Server.run`` over stdin/stdout; a line that is not a usable JSON-RPC
     message is answered with an error here and never reaches the server."""
     wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
-
-    async def readline(limit: int) -> bytes:
-        # Abandoned on cancel: a thread blocked on a pipe cannot be interrupted, and it
-        # ends with the process.
-        return await anyio.to_thread.run_sync(wire_in.readline, limit, abandon_on_cancel=True)
-
-    def write_line(data: bytes) -> None:
-        wire_out.write(data)
-        wire_out.flush()
+    readline, write = _pipe_io(wire_in, wire_out)
 
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
@@ -92,7 +85,7 @@ async def stdio_streams(
         async with write_receive:
             async for item in write_receive:
                 data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await anyio.to_thread.run_sync(write_line, data.encode("utf-8") + b"\n")
+                await write(data.encode("utf-8") + b"\n")
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)
@@ -101,6 +94,84 @@ async def stdio_streams(
             yield read_receive, write_send
         finally:
             tg.cancel_scope.cancel()
+
+
+def _pipe_io(
+    wire_in: IO[bytes], wire_out: IO[bytes]
+) -> tuple[Callable[[int], Awaitable[bytes]], Callable[[bytes], Awaitable[None]]]:
+    """``readline(limit)`` (``IO.readline``'s meaning: at most ``limit`` bytes, up to and
+    including a newline; ``b""`` at the end) and ``write(data)`` on the wire.
+
+    When both ends are pipes or sockets (what an MCP client gives a server it spawns, and
+    so not shared with anyone else), they are made non-blocking and served on the event
+    loop: no thread hop per request or answer, which is most of what a stdio call costs
+    beyond the tool. Anything else (a terminal, a file, another platform) keeps blocking
+    reads and writes in a worker thread, as the SDK does, so a terminal shared with a
+    shell is never switched to non-blocking mode.
+    """
+    if _is_pipe(wire_in) and _is_pipe(wire_out):
+        fd_in, fd_out = wire_in.fileno(), wire_out.fileno()
+        os.set_blocking(fd_in, False)
+        os.set_blocking(fd_out, False)
+        pending = bytearray()
+        scanned = 0  # bytes of ``pending`` known to hold no newline
+
+        async def read_pipe(limit: int) -> bytes:
+            nonlocal scanned
+            while True:
+                end = pending.find(b"\n", scanned, limit)
+                if end >= 0 or len(pending) >= limit:
+                    cut = end + 1 if end >= 0 else limit
+                    line = bytes(pending[:cut])
+                    del pending[:cut]
+                    scanned = 0
+                    return line
+                scanned = len(pending)
+                try:
+                    chunk = os.read(fd_in, _CHUNK)
+                except BlockingIOError:
+                    await anyio.wait_readable(fd_in)
+                    continue
+                if not chunk:  # the client closed its end: what is left, then b""
+                    line = bytes(pending)
+                    pending.clear()
+                    scanned = 0
+                    return line
+                pending.extend(chunk)
+
+        async def write_pipe(data: bytes) -> None:
+            view = memoryview(data)
+            while view:
+                try:
+                    view = view[os.write(fd_out, view) :]
+                except BlockingIOError:
+                    await anyio.wait_writable(fd_out)
+
+        return read_pipe, write_pipe
+
+    async def read_thread(limit: int) -> bytes:
+        # Abandoned on cancel: a thread blocked on a pipe cannot be interrupted, and it
+        # ends with the process.
+        return await anyio.to_thread.run_sync(wire_in.readline, limit, abandon_on_cancel=True)
+
+    def write_line(data: bytes) -> None:
+        wire_out.write(data)
+        wire_out.flush()
+
+    async def write_thread(data: bytes) -> None:
+        await anyio.to_thread.run_sync(write_line, data)
+
+    return read_thread, write_thread
+
+
+def _is_pipe(handle: IO[bytes]) -> bool:
+    if sys.platform == "win32":
+        return False
+    try:
+        mode = os.fstat(handle.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _refusal(line: bytes, exc: Exception) -> SessionMessage | None:
