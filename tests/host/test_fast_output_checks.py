@@ -1,0 +1,53 @@
+"""The host's connection checks structured results against output schemas with
+jsonschema-rs first (issue 19): a valid result passes as before, an invalid one is still
+refused with the SDK's own error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.server import Server
+
+from envfactory_mcp.host.connection import _CheckedFirst, _fast_output_checks
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"total": {"type": "integer", "minimum": 0}},
+    "required": ["total"],
+    "additionalProperties": False,
+}
+
+
+def server() -> Server[Any]:
+    tools = [
+        types.Tool(name=name, input_schema={"type": "object"}, output_schema=SCHEMA)
+        for name in ("good", "bad")
+    ]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        out = {"total": 3} if params.name == "good" else {"total": -1}
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=str(out))], structured_content=out
+        )
+
+    return Server("checks", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+async def test_valid_results_pass_and_invalid_ones_are_still_refused():
+    async with Client(server()) as client:
+        _fast_output_checks(client.session)
+        await client.list_tools()
+        good = await client.call_tool("good", {})
+        with pytest.raises(RuntimeError, match="Invalid structured content returned by tool bad"):
+            await client.call_tool("bad", {})
+        checked = client.session._output_schema_validator("good", SCHEMA)
+    assert good.structured_content == {"total": 3}
+    assert isinstance(checked, _CheckedFirst)  # the fast path is the one in use
+    assert list(checked.iter_errors({"total": 3})) == []
+    assert [e.message for e in checked.iter_errors({"total": -1})]
