@@ -111,7 +111,7 @@ def noop(ctx):
 
 def tools_module() -> ModuleType:
     module = ModuleType("minibank_tools")
-    exec(compile(TOOLS_SOURCE, "minibank_tools.py", "exec"), module.__dict__)
+    exec(compile(TOOLS_SOURCE, "minibank_tools.py", "exec"), module.__dict__)  # noqa: S102 - our own test code
     sys.modules.setdefault("minibank_tools", module)
     return module
 

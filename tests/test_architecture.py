@@ -14,7 +14,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import networkx as nx
-
 from paths import ROOT
 
 PACKAGE = "envfactory_mcp"

@@ -16,7 +16,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from paths import ROOT, SERVERS_DIR
 
 DOCS = ("README.md", "ARCHITECTURE.md")

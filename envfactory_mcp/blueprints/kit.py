@@ -19,7 +19,7 @@ Inputs = dict[str, tuple[Schema, ParamSpec]]
 
 def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
     """One column of a table (``kw``: the other ``ColumnSpec`` fields)."""
-    return ColumnSpec(name=name, type=type_, description=description, **kw)  # type: ignore[arg-type]
+    return ColumnSpec(name=name, type=type_, description=description, **kw)
 
 
 def string(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:
@@ -93,7 +93,7 @@ def tool(
         name=name,
         intent=intent,
         description=description,
-        effect=effect,  # type: ignore[arg-type]
+        effect=effect,
         reads=sorted(set(reads or [])),
         writes=sorted(writes or []),
         input_schema=obj({k: schema for k, (schema, _) in inputs.items()}, required),

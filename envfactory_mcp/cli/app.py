@@ -41,7 +41,7 @@ class _Group(typer.core.TyperGroup):
 
 
 class _App(typer.Typer):
-    def command(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def command(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("cls", _Command)
         return super().command(*args, **kwargs)
 

@@ -361,7 +361,7 @@ def install(
     try:
         ensure_shipped(servers_dir, name, note=lambda text: typer.echo(text, err=True))
         permit(package_dir(servers_dir, name), allow_unverified=False)
-        config = client_config(client)  # type: ignore[arg-type]
+        config = client_config(client)
         entry = server_entry(
             config, sys.executable, ["-m", "envfactory_mcp", "serve", name, "--servers-dir", str(servers_dir)]
         )
@@ -418,10 +418,12 @@ def graph(
     servers_dir: ServersDir = Path("generated_servers"),
 ) -> None:
     """The tool dependency graph: data-flow, state-flow and user-provided parameters."""
-    from envfactory_mcp.graph import build_graph
+    from collections.abc import Callable
+
+    from envfactory_mcp.graph import ToolGraph, build_graph
     from envfactory_mcp.graph.export import to_dot, to_html, to_json
 
-    renderers = {
+    renderers: dict[str, Callable[[ToolGraph], str]] = {
         "json": to_json,
         "dot": to_dot,
         "html": lambda g: to_html(g, f"{name}: tool dependency graph"),

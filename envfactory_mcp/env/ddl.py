@@ -130,25 +130,25 @@ def index_columns(spec: EnvSpec) -> dict[str, list[tuple[str, ...]]]:
     for tool in spec.tools:
         entities = {p.entity for p in tool.params.values() if p.entity}
         for name in sorted(set(tool.reads) | set(tool.writes)):
-            table = by_name.get(name)
-            if table is None:
+            used = by_name.get(name)
+            if used is None:
                 continue
-            for column in table.columns:
+            for column in used.columns:
                 if column.entity in entities:
-                    add(table, (column.name,))
+                    add(used, (column.name,))
     for tool in spec.tools:
         if tool.effect != "read":
             continue
         keyed = {name for name, param in tool.params.items() if param.entity}
         plain = [name for name in tool.input_schema.get("properties", {}) if name not in keyed]
         for name in sorted(tool.reads):
-            table = by_name.get(name)
-            if table is None:
+            read = by_name.get(name)
+            if read is None:
                 continue
-            known = {c.name for c in table.columns}
+            known = {c.name for c in read.columns}
             for param in plain:
                 if param in known:
-                    add(table, (param,))
+                    add(read, (param,))
     return {name: indexes for name, indexes in chosen.items() if indexes}
 
 

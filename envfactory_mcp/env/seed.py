@@ -86,9 +86,9 @@ def scale_seed(spec: EnvSpec, rows: SeedRows, factor: int) -> SeedRows:
     # The values every domain already holds (in every table that uses it), so renumbered
     # keys never collide with a seed key or with each other.
     used: dict[tuple[str, str], set[Any]] = {}
-    for (table_name, column), domain in domain_of.items():
+    for (table_name, column_name), domain in domain_of.items():
         values = used.setdefault(domain, set())
-        values.update(r.get(column) for r in rows.get(table_name, []) if r.get(column) is not None)
+        values.update(r.get(column_name) for r in rows.get(table_name, []) if r.get(column_name) is not None)
     int_stride = {d: max((v for v in vs if isinstance(v, int)), default=0) + 1 for d, vs in used.items()}
     mapping: dict[tuple[tuple[str, str], int, Any], Any] = {}
 
@@ -109,18 +109,17 @@ def scale_seed(spec: EnvSpec, rows: SeedRows, factor: int) -> SeedRows:
 
     scaled: SeedRows = {}
     for name in sorted(rows):
-        table = tables.get(name)
+        spec_table = tables.get(name)
         originals = rows[name]
         out = [dict(r) for r in originals]
-        if table is not None:
-            columns = [c.name for c in table.columns if (name, c.name) in domain_of]
+        if spec_table is not None:
+            keys = spec_table.primary_key
+            columns = [c.name for c in spec_table.columns if (name, c.name) in domain_of]
             for k in range(1, factor):
-                for row in sorted(
-                    originals, key=lambda r: tuple(_sortable(r.get(c)) for c in table.primary_key)
-                ):
+                for row in sorted(originals, key=lambda r: tuple(_sortable(r.get(c)) for c in keys)):
                     clone = dict(row)
-                    for column in columns:
-                        clone[column] = fresh(domain_of[(name, column)], k, row.get(column))
+                    for column_name in columns:
+                        clone[column_name] = fresh(domain_of[(name, column_name)], k, row.get(column_name))
                     out.append(clone)
         scaled[name] = out
     return scaled
@@ -129,7 +128,7 @@ def scale_seed(spec: EnvSpec, rows: SeedRows, factor: int) -> SeedRows:
 def _renumbered(value: str, k: int, taken: set[Any]) -> str:
     """A text key like ``value`` that is not taken: its last digit run renumbered."""
     match = None
-    for match in _DIGITS.finditer(value):
+    for match in _DIGITS.finditer(value):  # noqa: B007 - the last match is the one wanted
         pass
     if match is None:
         candidate = f"c{k}.{value}"

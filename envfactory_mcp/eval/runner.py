@@ -25,11 +25,12 @@ import anyio
 from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory_mcp.env import Environment
+from envfactory_mcp.errors import InfrastructureError
 from envfactory_mcp.eval.claims import PASS_AT, PASS_LOOSE, ClaimJudge, ClaimsResult, matches, score_claims
 from envfactory_mcp.eval.claims import answer_text as _answer_text
 from envfactory_mcp.eval.compose import SEP, EvalTask
 from envfactory_mcp.eval.taxonomy import EpisodeFacts, classify
-from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
+from envfactory_mcp.host.connection import ServerConnection, Transport
 from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.runtime import SessionDatabase

@@ -79,7 +79,7 @@ def calls_of(messages: list[dict[str, Any]]) -> list[_Call]:
             fn = c.get("function") or {}
             raw = fn.get("arguments")
             try:
-                args = json.loads(raw) if isinstance(raw, str) and raw.strip() else ({} if not raw else raw)
+                args = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw or {})
             except json.JSONDecodeError:
                 args = None
             result = results.get(str(c.get("id")), "")

@@ -26,7 +26,7 @@ from typing import Any, Literal, Self
 
 import anyio
 
-from envfactory_mcp.errors import InfrastructureError
+from envfactory_mcp.errors import InfrastructureError as InfrastructureError  # also imported from here
 from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
 from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
 from envfactory_mcp.spec.models import EnvSpec
@@ -338,7 +338,8 @@ def _describe(exc: BaseException) -> str:
 async def _http_transport(url: str, token: str) -> AsyncIterator[Any]:
     """Streamable HTTP to ``url`` with ``Authorization: Bearer <token>`` on every request
     (a server bound beyond loopback requires it); the HTTP client is closed with it."""
-    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
 
     client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
     async with client, streamable_http_client(url, http_client=client) as streams:

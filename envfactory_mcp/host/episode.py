@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 import anyio
 
-from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
+from envfactory_mcp.errors import InfrastructureError
+from envfactory_mcp.host.connection import ServerConnection
 from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.records.trajectory import (
     TOOL_ERROR_PREFIX,
@@ -29,7 +30,7 @@ from envfactory_mcp.records.trajectory import (
     Usage,
 )
 from envfactory_mcp.runtime import diff_states
-from envfactory_mcp.scoring.gold import GoldCache
+from envfactory_mcp.scoring.gold import GoldCache as GoldCache  # also imported from here (rl, backends)
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
 from envfactory_mcp.scoring.rescore import score_record
 from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
@@ -218,7 +219,7 @@ async def run_episode(
         user=Participant(kind=user.name, model=getattr(getattr(user, "client", None), "model", None)),
         messages=messages,
         tools=tools,
-        termination=reason,  # type: ignore[arg-type]
+        termination=reason,
         termination_detail=detail[:1000],
         reward=None,
         initial_state_hash=initial_hash,

@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 import anyio
 from pydantic_core import PydanticSerializationError
 
-from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.errors import EnvFactoryError, InfrastructureError
 from envfactory_mcp.host.backends import BACKENDS, import_ray, run_ray
-from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
+from envfactory_mcp.host.connection import ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.packages import check_served
 from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
@@ -286,9 +286,12 @@ def _metadata(config: RolloutConfig, run_dir: Path) -> dict[str, Any]:
         stored = json.loads((run_dir / METADATA).read_text(encoding="utf-8"))["servers_dir"]
     except (OSError, ValueError, KeyError, TypeError):
         return metadata
-    if isinstance(stored, str) and not Path(stored).is_absolute():
-        if recorded_path(run_dir, stored).resolve() == Path(metadata["servers_dir"]):
-            metadata["servers_dir"] = stored
+    if (
+        isinstance(stored, str)
+        and not Path(stored).is_absolute()
+        and recorded_path(run_dir, stored).resolve() == Path(metadata["servers_dir"])
+    ):
+        metadata["servers_dir"] = stored
     return metadata
 
 

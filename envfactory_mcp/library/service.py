@@ -275,9 +275,9 @@ class Service:
             out.add(next(f for f in self._resource(link.table).fields if f.name == link.column).entity or "")
         for name in service_names():  # services linking to this one
             other = load_service(name)
-            for link in other.shared:
-                if link.service == self.name and link.table in mine:
-                    out.add(mine[link.table])
+            for shared in other.shared:
+                if shared.service == self.name and shared.table in mine:
+                    out.add(mine[shared.table])
             for link in other.foreign:
                 if link.service == self.name and link.other_table in mine:
                     out.add(mine[link.other_table])

@@ -114,7 +114,7 @@ class LiteLLMClient:
 
     def _backoff(self, attempt: int) -> float:
         """Seconds to wait after failed ``attempt``: doubling, times a jitter in [1, 1.5)."""
-        return self.backoff_s * 2 ** (attempt - 1) * (1 + self._rng.random() / 2)
+        return float(self.backoff_s * 2 ** (attempt - 1) * (1 + self._rng.random() / 2))
 
 
 def classify_error(exc: BaseException) -> LLMErrorKind:

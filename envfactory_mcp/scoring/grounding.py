@@ -298,8 +298,9 @@ def _sub_schemas(schema: dict[str, Any] | None, key: str) -> dict[str, Any]:
 
 def _items_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
     for alternative in _alternatives(schema) if schema else []:
-        if isinstance(alternative.get("items"), dict):
-            return alternative["items"]
+        items = alternative.get("items")
+        if isinstance(items, dict):
+            return items
     return None
 
 

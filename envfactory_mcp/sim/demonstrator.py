@@ -110,7 +110,7 @@ class DemonstratorAgent:
         report = self._report_finished(task)
         actions = task.gold.actions
         if self._next >= len(actions):
-            return self._say(report + [self._rng.choice(CLOSINGS)])
+            return self._say([*report, self._rng.choice(CLOSINGS)])
         action = actions[self._next]
         missing = self._unstated(task, action, said)
         if missing:
@@ -118,7 +118,7 @@ class DemonstratorAgent:
             key = "|".join(f.key for f in missing)
             if self._asked.get(key, 0) < ASK_LIMIT:
                 self._asked[key] = self._asked.get(key, 0) + 1
-                return self._say(report + [self._question(missing)])
+                return self._say([*report, self._question(missing)])
         goal = self._goal_of(task, self._next)
         if action.confirm and self._confirmed != self._next:
             self._awaiting_yes = self._next

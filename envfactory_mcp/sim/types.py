@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from envfactory_mcp.llm import ToolCall, Usage
-from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX  # noqa: F401 - also imported from here by rl.verl_adapter
+from envfactory_mcp.records.trajectory import (
+    TOOL_ERROR_PREFIX as TOOL_ERROR_PREFIX,  # rl.verl_adapter imports it from here
+)
 from envfactory_mcp.tasks.model import Task
 
 STOP = "###STOP###"

@@ -60,7 +60,7 @@ def import_sql(
         raise ResourceImportError(
             "dialect", f"unknown SQL dialect {dialect!r}: use one of {', '.join(DIALECTS)}"
         )
-    chosen: Dialect = dialect if dialect is not None else detect_dialect(text)  # type: ignore[assignment]
+    chosen: Dialect = dialect if dialect is not None else detect_dialect(text)
     statements, meta_lines = split_statements(text, chosen)
     schema = Schema(chosen)
     for line in meta_lines:

@@ -280,7 +280,8 @@ class Oracle:
         """Whether ``args`` are the persona's: its objects, and its own typed values (a name,
         a zip code) wherever a parameter is a column of the persona's row."""
         if any(p.entity for p in self.params[tool]):
-            return self._persona_of(tool, args) == persona
+            same: bool = self._persona_of(tool, args) == persona
+            return same
         row = self._persona_row(persona)
         if row is None:
             return True

@@ -442,7 +442,7 @@ def _exits(node: ast.AST, in_inner_loop: bool = False) -> bool:
     """Whether ``node`` can leave the enclosing loop: its own break, return, raise or ctx.fail(...)."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
         return False
-    if isinstance(node, ast.Return | ast.Raise) or isinstance(node, ast.Break) and not in_inner_loop:
+    if isinstance(node, ast.Return | ast.Raise) or (isinstance(node, ast.Break) and not in_inner_loop):
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "fail":
         return True

@@ -108,7 +108,7 @@ class Seed:
 
     def refill_due(self, rx: dict) -> bool:
         last = datetime.date.fromisoformat(rx["last_filled_on"])
-        return TODAY >= last + datetime.timedelta(days=rx["days_supply"] * 3 // 4)
+        return last + datetime.timedelta(days=rx["days_supply"] * 3 // 4) <= TODAY
 
     def bill(self, status: str, want=lambda b: True) -> dict:
         bill = next((b for b in self.state["bills"] if b["status"] == status and want(b)), None)

@@ -81,7 +81,7 @@ class Seed:
         bought = datetime.date.fromisoformat(device["purchased_at"])
         index = bought.year * 12 + bought.month - 1 + months
         year, month = divmod(index, 12)
-        return TODAY >= datetime.date(year, month + 1, min(bought.day, 28))
+        return datetime.date(year, month + 1, min(bought.day, 28)) <= TODAY
 
     def ticket(self, want) -> dict:
         ticket = next((t for t in self.state["tickets"] if want(t)), None)

@@ -309,11 +309,9 @@ def test_pipeline_refuses_a_folder_of_other_outputs_before_writing(tmp_path: Pat
     assert code == 1 and "holds no pipeline.json" in error_line(output) and "--overwrite" in error_line(output)
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"] and not servers.exists()
     (out / "notes.txt").unlink()
-    (out / "pipeline.json").write_text(
-        json.dumps({"env": "retail", "n_tasks": 12, "seed": 0, "trials": 1, "max_errors": 5,
-                    "agents": ["demonstrator", "oracle", "noop"]}),  # fmt: skip
-        encoding="utf-8",
-    )
+    theirs = {"env": "retail", "n_tasks": 12, "seed": 0, "trials": 1, "max_errors": 5,
+              "agents": ["demonstrator", "oracle", "noop"]}  # fmt: skip
+    (out / "pipeline.json").write_text(json.dumps(theirs), encoding="utf-8")
     (out / "tasks.jsonl").write_text("theirs\n", encoding="utf-8")
     code, output = run("pipeline", "retail", "-o", out, "-n", "3", "--servers-dir", servers)
     assert code == 1 and "n_tasks (stored 12, now 3)" in error_line(output)

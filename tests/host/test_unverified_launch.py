@@ -67,7 +67,7 @@ def test_foreign_code_does_not_run_where_no_jail_works(servers: Path, monkeypatc
     edit_tools(servers, "\n# not the shipped code\n")
     monkeypatch.setattr(isolation, "jail_problem", lambda: "bubblewrap is not installed")
     with pytest.raises(
-        JailUnavailableError, match="there is no jail here .bubblewrap is not installed.*--trust"
+        JailUnavailableError, match=r"there is no jail here .bubblewrap is not installed.*--trust"
     ):
         check_runnable(servers / "retail", allow_unverified=True)
     assert check_runnable(SERVERS_DIR / "retail").jailed is False  # shipped code still runs

@@ -214,7 +214,7 @@ def test_parts_tools_steps_and_usage():
 
 
 def test_summary_is_json_ready_and_deterministic():
-    records = three_tasks() + [record("D", 0, None, "infrastructure_error")]
+    records = [*three_tasks(), record("D", 0, None, "infrastructure_error")]
     first = json.dumps(summarize(records))
     assert first == json.dumps(summarize(list(reversed(records))))
     loaded: dict[str, Any] = json.loads(first)

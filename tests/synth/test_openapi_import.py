@@ -292,7 +292,7 @@ def test_mixed_unions_are_json_columns_and_swagger_2_is_refused() -> None:
     shapes = spec.table("shapes")
     assert shapes is not None and shapes.column("size") is not None
     doc["openapi"] = "2.0"
-    with pytest.raises(ResourceImportError, match="#/openapi: only OpenAPI 3.0.x and 3.1.x"):
+    with pytest.raises(ResourceImportError, match=r"#/openapi: only OpenAPI 3\.0\.x and 3\.1\.x"):
         import_openapi(doc)
 
 
@@ -305,7 +305,7 @@ def test_import_is_deterministic_and_chooses_the_importer_by_suffix(tmp_path: Pa
     plain.write_text("title: not an API\n")
     with pytest.raises(ResourceImportError, match="no top-level 'openapi' key"):
         import_resource(plain, None, 0)
-    with pytest.raises(ResourceImportError, match="unknown resource type '.txt'"):
+    with pytest.raises(ResourceImportError, match=r"unknown resource type '\.txt'"):
         import_resource(tmp_path / "x.txt", None, 0)
 
 

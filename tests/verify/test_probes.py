@@ -61,7 +61,7 @@ def test_related_sampling_keeps_ids_consistent(
     retail_env: Environment, retail_probers: dict[str, ToolProber]
 ):
     """Most calls pair an order with its own items and its own user's payment methods."""
-    lines = {(l["order_id"], l["item_id"]) for l in retail_env.seed_state["order_items"]}
+    lines = {(line["order_id"], line["item_id"]) for line in retail_env.seed_state["order_items"]}
     owner = {o["order_id"]: o["user_id"] for o in retail_env.seed_state["orders"]}
     method_owner = {m["payment_method_id"]: m["user_id"] for m in retail_env.seed_state["payment_methods"]}
     probes = first_valid(retail_probers["return_delivered_order_items"], 60)

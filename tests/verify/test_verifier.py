@@ -118,7 +118,7 @@ def test_without_a_network_namespace_the_report_says_so_loudly(
 
 
 def test_a_folder_without_a_package_is_a_clear_error(tmp_path: Path):
-    with pytest.raises(verifier.NotAPackageError, match="no <package>/data/spec.json"):
+    with pytest.raises(verifier.NotAPackageError, match=r"no <package>/data/spec\.json"):
         verify_package(tmp_path)
 
 

@@ -249,7 +249,7 @@ def _providers(rng: random.Random) -> tuple[list[Row], dict[str, list[tuple[int,
     schedules: dict[str, list[tuple[int, int]]] = {}
     for i, (name, credentials, specialty, location, accepting) in enumerate(PROVIDERS, start=1):
         provider_id = f"prv_{i:04d}"
-        days = sorted(rng.sample([0, 1, 2, 3], 2)) + [4] if i % 3 else sorted(rng.sample([0, 1, 2, 3], 3))
+        days = [*sorted(rng.sample([0, 1, 2, 3], 2)), 4] if i % 3 else sorted(rng.sample([0, 1, 2, 3], 3))
         blocks = [(d, rng.choice([8, 13])) for d in days]
         if 4 in days:  # Friday: one provider in two works the morning, the other the afternoon
             blocks = [(d, (8 if i % 2 else 13) if d == 4 else h) for d, h in blocks]
@@ -357,12 +357,15 @@ def _age_on(born: str, day: datetime.date) -> int:
     return day.year - b.year - (1 if (day.month, day.day) < (b.month, b.day) else 0)
 
 
-def _copay(plan: tuple, care_type: str, visit_type: str) -> int:
+def _copay(plan: tuple[Any, ...], care_type: str, visit_type: str) -> int:
+    dollars: int
     if visit_type == "telehealth":
-        return plan[7] * 100
-    if visit_type == "annual_physical" and plan[4] != "none":
-        return 0
-    return (plan[6] if care_type == "specialist" else plan[5]) * 100
+        dollars = plan[7]
+    elif visit_type == "annual_physical" and plan[4] != "none":
+        dollars = 0
+    else:
+        dollars = plan[6] if care_type == "specialist" else plan[5]
+    return dollars * 100
 
 
 # --------------------------------------------------------------------------- appointments

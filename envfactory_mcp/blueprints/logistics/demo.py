@@ -17,7 +17,8 @@ def demo_calls(state: State) -> list[tuple[str, dict[str, Any]]]:
     changed = {c["tracking_number"] for c in state["delivery_changes"]}
 
     def domestic(address_id: str) -> bool:
-        return addresses[address_id]["country"] == "US"
+        country: str = addresses[address_id]["country"]
+        return country == "US"
 
     def other_address(s: dict[str, Any]) -> str | None:
         return next(

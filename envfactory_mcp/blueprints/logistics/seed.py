@@ -244,7 +244,8 @@ def add_business_days(day: datetime.date, days: int) -> datetime.date:
 def zone(origin: Row, destination: Row) -> int:
     if origin["region"] is None or destination["region"] is None:
         return 6
-    return 1 + abs(origin["region"] - destination["region"])
+    apart: int = abs(origin["region"] - destination["region"])
+    return 1 + apart
 
 
 def billable_kg(weight: float, length: int, width: int, height: int) -> int:
@@ -255,7 +256,7 @@ def price_cents(
     rates: dict[tuple[str, int], Row], service_id: str, zone_: int, billable: int, tier: str
 ) -> int:
     rate = rates[(service_id, zone_)]
-    gross = rate["base_cents"] + rate["per_kg_cents"] * billable
+    gross: int = rate["base_cents"] + rate["per_kg_cents"] * billable
     return gross - gross * TIER_DISCOUNT_PERCENT[tier] // 100
 
 
@@ -368,7 +369,7 @@ def _overdue_customers(rng: random.Random, customers: list[Row]) -> list[str]:
 # --------------------------------------------------------------------------- shipments
 
 
-def _parcel(rng: random.Random, service: tuple) -> tuple[str, float, int, int, int]:
+def _parcel(rng: random.Random, service: tuple[Any, ...]) -> tuple[str, float, int, int, int]:
     _, _, max_kg, longest, size, _, _, _ = service
     contents, low, high = rng.choice(CONTENTS)
     weight = round(rng.uniform(low, min(high, max_kg)), 1)
@@ -545,10 +546,10 @@ def _add_event(events: list[Row], s: Row, when: str, code: str, location: str, t
 def _advance(
     rng: random.Random,
     s: Row,
-    service: tuple,
+    service: tuple[Any, ...],
     origin: Row,
     destination: Row,
-    depots: dict[str, tuple],
+    depots: dict[str, tuple[Any, ...]],
     events: list[Row],
     allow_trouble: bool = True,
 ) -> None:
@@ -646,7 +647,7 @@ def _delivery_change(
     destination: Row,
     domestic: list[Row],
     origin: Row,
-    depots: dict[str, tuple],
+    depots: dict[str, tuple[Any, ...]],
     changes: list[Row],
     events: list[Row],
 ) -> None:
@@ -661,7 +662,7 @@ def _delivery_change(
         kind = "hold_at_depot" if holders and (recent or not others) else "redirect"
     else:
         kind = "redirect" if others and (rng.random() < 0.6 or not holders) else "hold_at_depot"
-    if kind == "redirect" and not others or kind == "hold_at_depot" and not holders:
+    if (kind == "redirect" and not others) or (kind == "hold_at_depot" and not holders):
         return
     if kind == "redirect":
         new = rng.choice(others)

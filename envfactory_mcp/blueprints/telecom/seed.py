@@ -289,10 +289,7 @@ def _lines(
             plan_id, _, _, gb, roaming, topup_price, _, _ = plan
             suspended = rng.random() < 0.14
             activated = _day(rng, since, datetime.date(2026, 3, 31))
-            if gb is None:
-                used = rng.randint(800, 45000)
-            else:
-                used = int(gb * 1000 * rng.uniform(0.05, 1.15))
+            used = rng.randint(800, 45000) if gb is None else int(gb * 1000 * rng.uniform(0.05, 1.15))
             if suspended:
                 used = rng.randint(0, 400)
             pending = None

@@ -337,10 +337,8 @@ def _room_nights(rng: random.Random, room_types: list[Row], bookings: list[Row])
             booked = ours.get((room["room_type_id"], night), 0)
             total = max(size, booked)
             roll = rng.random()
-            if roll < 0.05:
-                external = total - booked  # sold out
-            else:
-                external = rng.randint(0, max(total - booked - 1, 0))
+            # sold out, or some rooms left
+            external = total - booked if roll < 0.05 else rng.randint(0, max(total - booked - 1, 0))
             rows.append(
                 {
                     "room_type_id": room["room_type_id"],

@@ -497,12 +497,12 @@ def _messages(rng: random.Random, employees: list[Row], approvals: list[Row]) ->
         person = rng.choice(employees)
         own = [a for a in valid if a["employee_id"] == person["employee_id"]]
         domain = rng.choice(own)["domain"] if own and rng.random() < 0.7 else rng.choice(EXTERNAL_DOMAINS)
-        sender = f"{rng.choice(EXTERNAL_CONTACTS)}@{domain}"
+        outside = f"{rng.choice(EXTERNAL_CONTACTS)}@{domain}"
         subject, body = rng.choice(EXTERNAL_TOPICS)
         day = _workday(rng, datetime.date(2026, 5, 18), TODAY)
         at = _moment(rng, day, latest="17:59")
         key += 1
-        copy(person["employee_id"], received_folder(), sender, [person["email"]], subject, body, at, key)
+        copy(person["employee_id"], received_folder(), outside, [person["email"]], subject, body, at, key)
     for approval in valid[:14]:
         person = next(e for e in employees if e["employee_id"] == approval["employee_id"])
         address = f"{rng.choice(EXTERNAL_CONTACTS)}@{approval['domain']}"

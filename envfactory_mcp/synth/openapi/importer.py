@@ -419,11 +419,11 @@ class Importer:
                 continue
             shape, _ = self.response(op) if op.method in ("get", "post", "put", "patch") else (None, False)
             if (
-                op.role == "item"
+                (op.role == "item"
                 and op.method == "get"
-                and shape is not None
-                or op.kind == "singleton-get"
-                and shape is not None
+                and shape is not None)
+                or (op.kind == "singleton-get"
+                and shape is not None)
             ):
                 ranked.append((0, self.unwrap(shape)))
             elif op.kind == "list" and shape is not None:
@@ -940,7 +940,7 @@ class Importer:
                 ),
                 None,
             )
-            if column is None or column in draft.keys and not draft.singleton:
+            if column is None or (column in draft.keys and not draft.singleton):
                 column = f"{parent.entity}_{key}_ref"
             if column == "id" and not draft.singleton:
                 column = f"{parent.entity}_id"
@@ -1068,7 +1068,7 @@ class Importer:
             or f"{draft.name.replace('_', ' ')} of the API",
             singleton=draft.singleton,
         )
-        for prop, f in owned:
+        for prop, _ in owned:
             child = self._child(draft, resource, prop)
             if child is not None:
                 draft.children.append(child)
@@ -1288,8 +1288,8 @@ class Importer:
             if f.read_only and f.name in resource.keys:
                 continue
             if (
-                f.enum
-                and f.name in ("status", "state")
+                (f.enum
+                and f.name in ("status", "state"))
                 or (f.enum and f.name.endswith(("_status", "_state")))
             ):
                 value = next((v for form in forms for v in f.enum if words.normal(v) == form), None)
