@@ -25,11 +25,11 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
 
 ClientName = Literal["claude-desktop", "claude-code", "cursor", "vscode", "windsurf"]
@@ -116,20 +116,5 @@ def install(config: ClientConfig, name: str, entry: dict[str, Any]) -> Installed
     if existed:
         backup = config.path.with_name(config.path.name + ".bak")
         shutil.copy2(config.path, backup)
-    _write_atomically(config.path, json.dumps(data, indent=2) + "\n")
+    files.write_json(config.path, data, new_mode=0o600)  # a new configuration is its user's alone
     return Installed(config.path, backup, replaced)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            shutil.copymode(path, temp)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RESUMABLE_KEYS, RolloutConfig, rollout, run_interruptibly
 from envfactory_mcp.settings import Settings
@@ -173,10 +174,10 @@ def run_pipeline(
                 target.unlink()
         say(f"--overwrite: replaced the previous outputs in {out}")
     out.mkdir(parents=True, exist_ok=True)
-    (out / CONFIG).write_text(json.dumps(options.recorded(env_name), indent=2) + "\n", encoding="utf-8")
+    files.write_json(out / CONFIG, options.recorded(env_name))
     write_tasks(tasks, tasks_path)
     stats = task_stats(tasks, generation, built.env.spec)
-    (out / "task_stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    files.write_json(out / "task_stats.json", stats)
     say(
         f"tasks: {len(tasks)} ({stats['write_share']:.0%} write), valid-task rate {stats['valid_task_rate']:.0%}, "
         f"leakage {stats['leakage_before_calibration']:.0%} -> {stats['leakage_after_calibration']:.0%} -> {tasks_path}"
@@ -199,5 +200,5 @@ def run_pipeline(
         "tasks": stats,
         "runs": runs,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    files.write_json(out / "summary.json", summary)
     return summary

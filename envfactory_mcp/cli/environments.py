@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from envfactory_mcp import files
 from envfactory_mcp.cli.app import (
     AllowUnverified,
     ServersDir,
@@ -191,7 +192,7 @@ def verify(
             report = verify_package(folder, options)
             if save:
                 root, pkg = locate_package(folder)
-                (root / pkg / "data" / REPORT_FILE).write_text(report.to_json(), encoding="utf-8")
+                files.write_text(root / pkg / "data" / REPORT_FILE, report.to_json())
         elif target in blueprint_names():
             if save:
                 raise EnvFactoryError(
@@ -438,5 +439,5 @@ def graph(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        files.write_text(output, text)
         typer.echo(f"wrote {fmt} graph of {name} to {output}", err=True)

@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.claims import AtomicClaim, claim_of
@@ -86,9 +87,7 @@ def write_eval_set(tasks: list[EvalTask], path: Path) -> str:
         json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) + "\n" for t in tasks
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text(text, encoding="utf-8")
-    staging.replace(path)
+    files.write_text(path, text)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.claims import ClaimJudge
@@ -143,15 +144,12 @@ async def evaluate(
 ) -> tuple[dict[str, Any], list[EvalResult]]:
     """Tasks, episodes, scores; writes ``eval_set.jsonl``, ``config.json``, ``results.json``,
     ``episodes.jsonl`` and ``report.html`` into ``out``; returns the summary and results."""
-    import json
 
     transport_of(config.transport)  # refused before anything is built
     tasks = eval_tasks(config, envs)
     out.mkdir(parents=True, exist_ok=True)
     digest = write_eval_set(tasks, out / "eval_set.jsonl")
-    (out / "config.json").write_text(
-        json.dumps({**asdict(config), "eval_set_sha256": digest}, indent=2) + "\n", encoding="utf-8"
-    )
+    files.write_json(out / "config.json", {**asdict(config), "eval_set_sha256": digest})
     judge = make_judge(config)
     started = time.perf_counter()
     results = await run_eval(

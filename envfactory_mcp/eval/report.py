@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from envfactory_mcp import files
 from envfactory_mcp.eval.claims import PASS_AT, PASS_LOOSE
 from envfactory_mcp.eval.runner import EvalResult
 from envfactory_mcp.eval.taxonomy import FAILURE_CLASSES
@@ -109,13 +110,12 @@ def write_results(out: Path, results: list[EvalResult], summary: dict[str, Any])
     transcripts) and ``report.html``."""
     out.mkdir(parents=True, exist_ok=True)
     brief = [r.model_dump(mode="json", exclude={"messages"}) for r in results]
-    (out / "results.json").write_text(
-        json.dumps({"summary": summary, "episodes": brief}, indent=2, ensure_ascii=False) + "\n",
-        encoding="utf-8",
+    files.write_json(out / "results.json", {"summary": summary, "episodes": brief}, ensure_ascii=False)
+    files.write_text(
+        out / "episodes.jsonl",
+        "".join(json.dumps(r.model_dump(mode="json"), ensure_ascii=False) + "\n" for r in results),
     )
-    with open(out / "episodes.jsonl", "w", encoding="utf-8") as fh:
-        fh.writelines(json.dumps(r.model_dump(mode="json"), ensure_ascii=False) + "\n" for r in results)
-    (out / "report.html").write_text(render_html(results, summary), encoding="utf-8")
+    files.write_text(out / "report.html", render_html(results, summary))
 
 
 _STYLE = """

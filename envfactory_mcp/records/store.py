@@ -26,7 +26,6 @@ Only one process may hold a run directory at a time (a ``lockf`` lock on ``.lock
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -38,6 +37,7 @@ from typing import Any, BinaryIO, Self
 import anyio.to_thread
 from pydantic import ValidationError
 
+from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 
@@ -76,29 +76,6 @@ class MetadataMismatch(RunStoreError):
 def _canonical(value: Any) -> Any:
     """The JSON form of a value (tuples become lists, keys strings), for comparison."""
     return json.loads(json.dumps(value, sort_keys=True, ensure_ascii=False))
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a file so that a crash leaves the old content or the new, never a mix."""
-    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    try:
-        with open(staging, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(staging, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            staging.unlink()
-    _fsync_dir(path.parent)
 
 
 def _why(exc: Exception) -> str:
@@ -183,9 +160,7 @@ class RunStore:
         if not path.exists():
             if (run_dir / TRAJECTORIES).exists():
                 raise RunStoreError(f"{run_dir}: {TRAJECTORIES} without {METADATA}; not a run directory")
-            write_atomic(
-                path, (json.dumps(wanted, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
-            )
+            files.write_json(path, wanted, sort_keys=True, ensure_ascii=False)
             return dict(wanted)
         stored = check_metadata(run_dir, metadata, resumable)
         assert stored is not None
@@ -199,7 +174,7 @@ class RunStore:
         if not path.exists():
             with open(path, "xb") as fh:
                 os.fsync(fh.fileno())
-            _fsync_dir(path.parent)
+            files.sync_dir(path.parent)
             return {}, None, []
         keys: dict[tuple[str, int], int] = {}
         failed: dict[tuple[str, int], bool] = {}
@@ -321,7 +296,7 @@ class RunStore:
         """Replace ``summary.json`` atomically (key order kept as given)."""
         data = (json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
         with self._lock:
-            write_atomic(self.summary_path, data)
+            files.write_bytes(self.summary_path, data)
 
     def rewrite(self, records: list[TrajectoryRecord]) -> None:
         """Replace every record at once, atomically (for rescoring): in file order, an
@@ -334,7 +309,7 @@ class RunStore:
         data = b"".join(r.to_line() for r in records)
         with self._lock:
             self._open_fh()
-            write_atomic(self.trajectories_path, data)
+            files.write_bytes(self.trajectories_path, data)
             if self._fh is not None:
                 self._fh.close()
             self._fh = open(self.trajectories_path, "ab", buffering=0)  # noqa: SIM115 - the new file

@@ -9,12 +9,12 @@ state hash and diff, the claims the agent must tell the user, and provenance.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.runtime.state import STATE_HASH_VERSION
 
@@ -168,12 +168,7 @@ def write_tasks(tasks: list[Task], path: Path) -> None:
     """Write ``tasks.jsonl`` atomically: a crash leaves the old file or the new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(staging, "w", encoding="utf-8", newline="\n") as fh:
-        fh.writelines(task.to_line() + "\n" for task in tasks)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(staging, path)
+    files.write_text(path, "".join(task.to_line() + "\n" for task in tasks))
 
 
 class TaskFileError(EnvFactoryError):

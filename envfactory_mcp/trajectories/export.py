@@ -67,8 +67,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.records.store import read_records, write_atomic
+from envfactory_mcp.records.store import read_records
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.grounding import ungrounded_calls
 from envfactory_mcp.scoring.policy import policy_violations
@@ -208,7 +209,7 @@ def export_run(
     data = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in examples)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, data.encode("utf-8"))
+    files.write_text(out, data)
     return stats
 
 

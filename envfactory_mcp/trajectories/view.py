@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from envfactory_mcp.records.store import METADATA, RunStoreError, read_records, write_atomic
+from envfactory_mcp import files
+from envfactory_mcp.records.store import METADATA, RunStoreError, read_records
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, TrajectoryRecord
 from envfactory_mcp.scoring.passk import exclusion_reason, is_success, summarize
 
@@ -237,8 +238,13 @@ def _summary_section(summary: dict[str, Any]) -> str:
     passk = _table(
         ["k", "pass^k", "pass@k", "tasks", "tasks left out"],
         (
-            [_td(r["k"], "num"), _td(r["pass_hat_k"], "num"), _td(r["pass_at_k"], "num")]
-            + [_td(r["tasks"], "num"), _td(r["tasks_left_out"], "num")]
+            [
+                _td(r["k"], "num"),
+                _td(r["pass_hat_k"], "num"),
+                _td(r["pass_at_k"], "num"),
+                _td(r["tasks"], "num"),
+                _td(r["tasks_left_out"], "num"),
+            ]
             for r in summary["pass_k"]
         ),
         ' id="passk"',
@@ -255,8 +261,12 @@ def _summary_section(summary: dict[str, Any]) -> str:
     tools = _table(
         ["tool", "calls", "errors", "error rate"],
         (
-            [_td(name), _td(t["calls"], "num"), _td(t["errors"], "bad num" if t["errors"] else "num")]
-            + [f'<td class="num">{_pct(t["rate"])}</td>']
+            [
+                _td(name),
+                _td(t["calls"], "num"),
+                _td(t["errors"], "bad num" if t["errors"] else "num"),
+                f'<td class="num">{_pct(t["rate"])}</td>',
+            ]
             for name, t in summary["tools"].items()
         ),
         ' id="tools"',
@@ -264,8 +274,13 @@ def _summary_section(summary: dict[str, Any]) -> str:
     usage = _table(
         ["who", "prompt tokens", "completion tokens", "cost (USD)", "cost unknown"],
         (
-            [_td(who), _td(u["prompt_tokens"], "num"), _td(u["completion_tokens"], "num")]
-            + [_td(u["cost_usd"], "num"), _td(u["cost_unknown"], "num")]
+            [
+                _td(who),
+                _td(u["prompt_tokens"], "num"),
+                _td(u["completion_tokens"], "num"),
+                _td(u["cost_usd"], "num"),
+                _td(u["cost_unknown"], "num"),
+            ]
             for who, u in summary["usage"].items()
         ),
     )
@@ -408,8 +423,8 @@ def _diff(diff: dict[str, Any] | None) -> str:
                     _td(", ".join(f"{k}={_fmt(v)}" for k, v in update["key"].items())),
                     _td(column),
                     _td(update["before"].get(column)),
+                    _td(update["after"].get(column)),
                 ]
-                + [_td(update["after"].get(column))]
                 for update in change["updated"]
                 for column in sorted(update["after"])
             )
@@ -586,6 +601,6 @@ def write_view(run_dir: Path, out: Path, failures_only: bool = False) -> Path:
     pages = render_pages(run_dir, out.stem, failures_only)
     for name, text in pages.items():
         if name != f"{out.stem}.html":
-            write_atomic(out.parent / name, text.encode("utf-8"))
-    write_atomic(out, pages[f"{out.stem}.html"].encode("utf-8"))
+            files.write_text(out.parent / name, text)
+    files.write_text(out, pages[f"{out.stem}.html"])
     return out
