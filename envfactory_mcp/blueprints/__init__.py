@@ -13,6 +13,8 @@ from typing import Any
 from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.spec.models import EnvSpec
 
+__all__ = ["Blueprint", "blueprint_names", "handcrafted_names", "load_blueprint"]
+
 
 @dataclass(frozen=True)
 class Blueprint:

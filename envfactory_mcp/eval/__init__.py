@@ -8,3 +8,40 @@ wrong in a failed episode; ``runner`` plays episodes and scores them; ``report``
 the results table (terminal, JSON, HTML). ``demo_envs`` holds small linked
 environments (crm, billing, shipping and distractors) for tests and the benchmark.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from envfactory_mcp._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from envfactory_mcp.eval.compose import EvalTask, read_eval_set, write_eval_set
+    from envfactory_mcp.eval.main import EvalConfig, evaluate
+    from envfactory_mcp.eval.report import write_results
+    from envfactory_mcp.eval.runner import EvalResult, run_eval
+
+# Loaded on first use (the runner loads the MCP stack only for served transports).
+_EXPORTS = {
+    "EvalConfig": "envfactory_mcp.eval.main",
+    "EvalResult": "envfactory_mcp.eval.runner",
+    "EvalTask": "envfactory_mcp.eval.compose",
+    "evaluate": "envfactory_mcp.eval.main",
+    "read_eval_set": "envfactory_mcp.eval.compose",
+    "run_eval": "envfactory_mcp.eval.runner",
+    "write_eval_set": "envfactory_mcp.eval.compose",
+    "write_results": "envfactory_mcp.eval.report",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = [
+    "EvalConfig",
+    "EvalResult",
+    "EvalTask",
+    "evaluate",
+    "read_eval_set",
+    "run_eval",
+    "write_eval_set",
+    "write_results",
+]

@@ -1,9 +1,15 @@
-"""Scoring: rewards from final state, claims and actions; grounding and policy checks;
-pass^k and run summaries."""
+"""Scoring: gold replay, rewards from final state, claims and actions; grounding and policy
+checks; scoring a record and re-scoring a run; pass^k and run summaries.
 
+(``rescore``, which re-scores a run directory in place, is ``scoring.rescore.rescore``,
+and ``envfactory_mcp.rescore``: here the name is its module's.)
+"""
+
+from envfactory_mcp.scoring.gold import GoldCache, GoldServer
 from envfactory_mcp.scoring.grounding import UngroundedValue, ungrounded_calls
-from envfactory_mcp.scoring.passk import pass_at_k, pass_hat_k, summarize
+from envfactory_mcp.scoring.passk import harness_failures, pass_at_k, pass_hat_k, run_summary, summarize
 from envfactory_mcp.scoring.policy import policy_violations
+from envfactory_mcp.scoring.rescore import score_record
 from envfactory_mcp.scoring.reward import (
     action_match,
     claims_communicated,
@@ -13,14 +19,19 @@ from envfactory_mcp.scoring.reward import (
 )
 
 __all__ = [
+    "GoldCache",
+    "GoldServer",
     "UngroundedValue",
     "action_match",
     "claims_communicated",
+    "harness_failures",
     "pass_at_k",
     "pass_hat_k",
     "policy_violations",
     "reward_from",
+    "run_summary",
     "score_episode",
+    "score_record",
     "summarize",
     "trace_state_reward",
     "ungrounded_calls",

@@ -8,3 +8,51 @@ installed before any code under test loads (``worker``), and in front of it all 
 static gate (``static_gate``), a fast filter with precise messages. The parent never
 imports the code under test.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from envfactory_mcp._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from envfactory_mcp.verify.report import VerificationReport
+    from envfactory_mcp.verify.static_gate import UnsafeCodeError, check_tool_code
+    from envfactory_mcp.verify.verifier import (
+        NotAPackageError,
+        VerifyOptions,
+        locate_package,
+        read_report,
+        verification_status,
+        verify_environment,
+        verify_package,
+    )
+
+# Loaded on first use (the sandboxed worker imports this package and must load nothing else).
+_EXPORTS = {
+    "NotAPackageError": "envfactory_mcp.verify.verifier",
+    "UnsafeCodeError": "envfactory_mcp.verify.static_gate",
+    "VerificationReport": "envfactory_mcp.verify.report",
+    "VerifyOptions": "envfactory_mcp.verify.verifier",
+    "check_tool_code": "envfactory_mcp.verify.static_gate",
+    "locate_package": "envfactory_mcp.verify.verifier",
+    "read_report": "envfactory_mcp.verify.verifier",
+    "verification_status": "envfactory_mcp.verify.verifier",
+    "verify_environment": "envfactory_mcp.verify.verifier",
+    "verify_package": "envfactory_mcp.verify.verifier",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = [
+    "NotAPackageError",
+    "UnsafeCodeError",
+    "VerificationReport",
+    "VerifyOptions",
+    "check_tool_code",
+    "locate_package",
+    "read_report",
+    "verification_status",
+    "verify_environment",
+    "verify_package",
+]
