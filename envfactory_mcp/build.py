@@ -156,7 +156,7 @@ def _build_all_ray(
     progress: Callable[[BuildOutcome], None] | None,
     address: str | None,
 ) -> list[BuildOutcome]:
-    from envfactory_mcp.host.backends import import_ray
+    from envfactory_mcp.ray_cluster import import_ray
 
     ray = import_ray()
     started_here = not ray.is_initialized()

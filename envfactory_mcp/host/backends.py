@@ -36,28 +36,16 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from pydantic_core import PydanticSerializationError
 
-from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.ray_cluster import BACKENDS as BACKENDS  # rollout and synth read them here
+from envfactory_mcp.ray_cluster import import_ray as import_ray
 
 if TYPE_CHECKING:
     from envfactory_mcp.host.rollout import RolloutConfig
     from envfactory_mcp.sim.types import Agent, UserSimulator
     from envfactory_mcp.tasks.model import Task
 
-BACKENDS = ("local", "ray")
-
 AgentFactory = Callable[["RolloutConfig", "Task"], "Agent"]
 UserFactory = Callable[["RolloutConfig", "Task"], "UserSimulator"]
-
-
-def import_ray() -> Any:
-    need = "--backend ray needs Ray on this machine and every node: pip install 'envfactory-mcp[ray]'"
-    try:
-        import ray  # type: ignore[import-not-found,unused-ignore]
-    except ImportError as exc:
-        raise EnvFactoryError(need) from exc
-    if not hasattr(ray, "remote"):  # a folder named ray on sys.path (Ray's own /tmp/ray, say)
-        raise EnvFactoryError(f"{need} (found only a folder: {list(getattr(ray, '__path__', []))[:1]})")
-    return ray
 
 
 class EpisodeWorker:
