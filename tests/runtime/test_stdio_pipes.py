@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -89,19 +90,29 @@ async def test_answers_larger_than_the_pipe_reach_a_slow_reader_whole(package: P
 
 
 def test_a_wire_that_is_not_a_pipe_is_served_with_blocking_io(package: Path, tmp_path: Path):
-    requests = tmp_path / "requests.jsonl"
-    requests.write_bytes(HANDSHAKE + call(1, "acc_001") + call(2, "acc_404"))
+    # Answers go to a file (not a pipe), so the server keeps blocking I/O in threads; the
+    # requests come on a pipe kept open until every answer is in (at the end of its input
+    # a server stops, whatever is still in flight).
     answers_file = tmp_path / "answers.jsonl"
-    with open(requests, "rb") as stdin, open(answers_file, "wb") as stdout:
-        subprocess.run(
+    with open(answers_file, "wb") as stdout:
+        proc = subprocess.Popen(
             server(package),
-            stdin=stdin,
+            stdin=subprocess.PIPE,
             stdout=stdout,
             stderr=subprocess.DEVNULL,
             env={**os.environ, "PYTHONPATH": str(package)},
-            timeout=60,
-            check=True,
         )
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(HANDSHAKE + call(1, "acc_001") + call(2, "acc_404"))
+        proc.stdin.flush()
+        deadline = time.monotonic() + 60
+        while answers_file.read_bytes().count(b"\n") < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
     answers = {a["id"]: a for a in map(json.loads, answers_file.read_text().splitlines())}
     assert answers[1]["result"]["structuredContent"]["account_id"] == "acc_001"
     assert answers[2]["result"]["isError"] is True
