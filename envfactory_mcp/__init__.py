@@ -16,9 +16,9 @@ heavy (litellm, the MCP server stack, the verifier) loads until a stage needs it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from envfactory_mcp._exports import lazy_exports
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it as True)
 
 __version__ = "0.1.0"
 

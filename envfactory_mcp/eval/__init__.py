@@ -11,9 +11,9 @@ environments (crm, billing, shipping and distractors) for tests and the benchmar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from envfactory_mcp._exports import lazy_exports
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it as True)
 
 if TYPE_CHECKING:
     from envfactory_mcp.eval.compose import EvalTask, read_eval_set, write_eval_set

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from envfactory_mcp._exports import lazy_exports
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it as True)
 
 if TYPE_CHECKING:
     from envfactory_mcp.sim.agents import LLMAgent, NoopAgent, OracleAgent, RandomAgent
