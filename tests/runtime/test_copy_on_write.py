@@ -46,7 +46,7 @@ def test_the_shared_seed_cannot_be_written(mini_env: Environment):
     toolbox, session = mini_env.toolbox(), mini_env.new_session()
     sneaky = toolbox.call(session.reader(), "sneaky_read", {"account_id": "acc_001"})
     assert not sneaky.ok and not session.copied
-    with pytest.raises(sqlite3.OperationalError, match="readonly|query_only|attempt to write"):
+    with pytest.raises(sqlite3.OperationalError, match=r"readonly|query_only|attempt to write"):
         session.reader().execute("UPDATE accounts SET balance_cents = 0")
     assert state_hash(mini_env.new_session().reader()) == mini_env.seed_hash
 

@@ -85,7 +85,7 @@ def test_tool_code_cannot_commit_halfway_or_change_the_schema(mini_env: Environm
     from envfactory_mcp.runtime import Toolbox
 
     module = types.ModuleType("evil")
-    exec(
+    exec(  # noqa: S102 - the tool code under test, written here
         "def get_account(ctx, account_id):\n"
         "    ctx.db.execute('COMMIT')\n"
         "    return {}\n"
@@ -123,7 +123,7 @@ def test_non_json_output_is_an_internal_error(mini_env: Environment):
     from envfactory_mcp.runtime import Toolbox
 
     module = types.ModuleType("nan")
-    exec("def noop(ctx):\n    return {'x': float('inf')}\n", module.__dict__)
+    exec("def noop(ctx):\n    return {'x': float('inf')}\n", module.__dict__)  # noqa: S102
     spec = mini_env.bundle().spec
     toolbox = Toolbox({**spec, "tools": [t for t in spec["tools"] if t["name"] == "noop"]}, module)
     out = toolbox.call(mini_env.new_session().db, "noop", {})
@@ -150,7 +150,7 @@ def test_foreign_key_checks_of_a_declared_write_are_not_undeclared_reads():
     env = assemble_env(imported.spec, imported.tools_source, imported.rows)
     spec = env.bundle().spec
     module = types.ModuleType("cast_tools")
-    exec(
+    exec(  # noqa: S102 - the tool code under test, written here
         "def add_actor(ctx, name):\n"
         "    ctx.db.execute('INSERT INTO actor (actor_id, name) VALUES (7, ?)', (name,))\n"
         "    return {}\n"
