@@ -13,6 +13,7 @@ import functools
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .state import (
     DIGEST_MODULUS,
@@ -125,7 +126,7 @@ class _SeedFacts:
     def __init__(self, db: sqlite3.Connection) -> None:
         self._db = db
         self.tables: list[TableInfo] = table_infos(db)
-        self.schema_version = db.execute("PRAGMA schema_version").fetchone()[0]
+        self.schema_version: int = db.execute("PRAGMA schema_version").fetchone()[0]
         tracking = _trackings(db)
         present = {
             row[0]
@@ -193,7 +194,7 @@ class _Tracking:
         self.any = f"SELECT 1 FROM {log} LIMIT 1"
         self.clear = f"DELETE FROM {log}"
 
-    def old_row_dicts(self, db: sqlite3.Connection) -> list[dict]:
+    def old_row_dicts(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
         columns, names = self.info.columns, [*self.key_cols, *self.row_cols]
         rows = (dict(zip(names, values, strict=True)) for values in db.execute(self.old_rows))
         return [{c: row[c] for c in columns} for row in rows]
@@ -356,7 +357,8 @@ class SessionDatabase:
 
     def _schema_moved(self) -> bool:
         """DDL run on ``db`` directly (tools cannot): the logs may not cover the tables."""
-        return self.db.execute("PRAGMA schema_version").fetchone()[0] != self._facts().schema_version
+        cookie: int = self.db.execute("PRAGMA schema_version").fetchone()[0]
+        return cookie != self._facts().schema_version
 
     def close(self) -> None:
         if self._own is not None:
