@@ -1,11 +1,81 @@
-"""Shared fixtures: the retail environment built once per test session."""
+"""Shared fixtures: the retail environment built once per test session, retail tasks
+generated once per seed and session, and how the suite is split over pytest-xdist workers."""
 
 from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import Environment, build_env
+from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
+
+# pytest-xdist (addopts in pyproject.toml: -n auto --dist loadfile) with the scheduler
+# below: each module runs whole on one worker, so its module-scoped fixtures are built
+# once; the modules of one group run on one worker, one after another, because they must
+# not run beside each other: the Ray tests each start a cluster and look for leftover
+# actors machine-wide; the malicious variants look for their processes machine-wide.
+XDIST_GROUPS = {
+    "tests/host/test_ray_backend.py": "ray",
+    "tests/library/test_library.py": "ray",
+    "tests/synth/test_synth_ray.py": "ray",
+    "tests/verify/malicious/test_malicious.py": "malicious",
+    "tests/verify/malicious/test_malicious_serve.py": "malicious",
+}
+# The longest units of work, longest first, start before the rest (in collection order), so
+# that no worker is left with a long one at the end. Only the order depends on this list.
+LONGEST_FIRST = [
+    "malicious",
+    "tests/tasks/test_task_generation.py",
+    "tests/cli/test_runs_recover.py",
+    "ray",
+    "tests/verify/test_defects.py",
+    "tests/sim/test_demonstrator.py",
+    "tests/host/test_rollout.py",
+    "tests/cli/test_cli.py",
+    "tests/synth/test_corpus.py",
+    "tests/runtime/test_protocol_surface.py",
+    "tests/emit/test_committed_packages.py",
+    "tests/tasks/test_llm_calibration.py",
+    "tests/verify/test_verifier.py",
+    "tests/synth/test_model_synthesis.py",
+]
+
+
+def work_unit(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    return XDIST_GROUPS.get(module, module)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker per CPU this process may use, at most four (each worker
+    builds the session fixtures again)."""
+    return max(1, min(4, len(os.sched_getaffinity(0))))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, with the groups above and the longest units first."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            rank = {unit: i for i, unit in enumerate(LONGEST_FIRST)}
+            first = min(self.workqueue, key=lambda unit: rank.get(unit, len(rank)))
+            self.workqueue.move_to_end(first, last=False)
+            super()._assign_work_unit(node)
+
+    config.option.loadscopereorder = False  # after the longest, the rest in collection order
+    return ModuleScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +88,48 @@ def mini_env() -> Environment:
     import mini_env as mini
 
     return build_env(mini.BLUEPRINT)
+
+
+@pytest.fixture(scope="session")
+def retail_tasks(
+    retail_env: Environment, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., list[Task]]:
+    """``retail_tasks(n, seed=s)``: the tasks ``generate_tasks(retail_env, n, seed=s)``
+    gives, generated once per seed and test run (each call starts a new oracle, which
+    costs seconds whatever ``n`` is).
+
+    A shorter run from the same seed gives exactly the first tasks of a longer one, and a
+    task file reads back equal to the tasks written (both asserted in
+    tests/tasks/test_task_generation.py). So ``n`` tasks are the first ``n`` of the longest
+    list made for that seed so far, which the xdist workers of one run share through a file
+    (the first to need it writes it, under a lock); a first request makes at least
+    ``MIN_BATCH``, which costs about what a few do. Each caller gets deep copies.
+    """
+    base = tmp_path_factory.getbasetemp()
+    folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, under xdist
+    made: dict[int, list[Task]] = {}
+
+    def tasks(n: int, seed: int) -> list[Task]:
+        if len(made.get(seed, ())) < n:
+            made[seed] = _shared_tasks(retail_env, n, seed, folder)
+        assert len(made[seed]) >= n, (seed, n, len(made[seed]))
+        return [task.model_copy(deep=True) for task in made[seed][:n]]
+
+    return tasks
+
+
+MIN_BATCH = 40
+
+
+def _shared_tasks(env: Environment, n: int, seed: int, folder: Path) -> list[Task]:
+    from envfactory_mcp.tasks.generate import generate_tasks
+
+    path = folder / f"retail-tasks-seed-{seed}.jsonl"
+    with open(folder / f"retail-tasks-seed-{seed}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the worker dies
+        if path.exists() and len(stored := read_tasks(path)) >= n:
+            return stored
+        made, _ = generate_tasks(env, max(n, MIN_BATCH), seed=seed)
+        write_tasks(made, path.with_suffix(".part"))
+        os.replace(path.with_suffix(".part"), path)
+        return made

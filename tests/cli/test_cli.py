@@ -33,6 +33,7 @@ def test_list_json_reports_counts_and_status():
     assert retail["verification"] == "passed"
 
 
+@pytest.mark.slow  # verifies retail in the sandbox (worker processes, a stdio session)
 def test_build_writes_a_package_and_list_sees_it(tmp_path: Path):
     result = runner.invoke(app, ["build", "retail", "--servers-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
@@ -52,6 +53,7 @@ def test_list_marks_a_package_edited_after_verification_as_stale(tmp_path: Path)
     assert [e["verification"] for e in listed if e["name"] == "retail"] == ["stale"]
 
 
+@pytest.mark.slow  # verifies twice in the sandbox, once with a stdio session
 def test_verify_the_committed_package_exits_zero_with_a_json_report():
     result = runner.invoke(
         app, ["verify", "retail", "--json", "--no-stdio", "--servers-dir", str(SERVERS_DIR)]
@@ -67,6 +69,7 @@ def test_verify_the_committed_package_exits_zero_with_a_json_report():
     assert json.loads(result.stdout)["passed"] is True
 
 
+@pytest.mark.slow  # verifies in the sandbox
 def test_verify_a_broken_package_exits_one_and_names_tool_and_check(tmp_path: Path):
     shutil.copytree(SERVERS_DIR / "retail", tmp_path / "retail")
     tools = tmp_path / "retail" / "retail_mcp" / "tools.py"
@@ -108,6 +111,7 @@ def test_unknown_blueprint_and_unbuilt_server_are_clear_errors(tmp_path: Path):
     )
 
 
+@pytest.mark.slow  # verifies, emits and serves over stdio
 def test_demo_verifies_emits_serves_and_shows_the_state_diff(tmp_path: Path):
     result = runner.invoke(app, ["demo", "retail", "--servers-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
@@ -126,6 +130,7 @@ def test_graph_writes_a_self_contained_html_picture_and_json(tmp_path: Path):
     assert runner.invoke(app, ["graph", "retail", "--format", "png"]).exit_code == 1
 
 
+@pytest.mark.slow  # generates 20 tasks (seconds of oracle runs)
 def test_tasks_writes_jsonl_and_prints_stats(tmp_path: Path):
     result = runner.invoke(
         app, ["tasks", "retail", "--n", "20", "--seed", "2", "-o", str(tmp_path / "t.jsonl"), "--stats"]
@@ -147,6 +152,7 @@ def pipeline_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return root / "out", result.output
 
 
+@pytest.mark.slow  # the pipeline: build, verify, tasks, three rollouts
 def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(pipeline_out: tuple[Path, str]):
     out, output = pipeline_out
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -159,6 +165,7 @@ def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(
     assert len((out / "runs" / "oracle" / "trajectories.jsonl").read_text().splitlines()) == 12
 
 
+@pytest.mark.slow  # verifies the imported package in the sandbox, then generates tasks
 def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tmp_path: Path):
     resource = Path(__file__).resolve().parents[2] / "examples" / "openapi" / "todo.yaml"
     result = runner.invoke(app, ["synthesize", "--resource", str(resource), "-o", str(tmp_path)])
@@ -180,6 +187,7 @@ def test_synthesize_from_a_description_needs_a_model(tmp_path: Path):
     assert result.exit_code == 1 and "needs a model" in result.output
 
 
+@pytest.mark.slow  # reads the module's pipeline run
 def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(
     pipeline_out: tuple[Path, str], tmp_path: Path
 ):
@@ -192,6 +200,7 @@ def test_view_writes_a_page_for_a_run_and_refuses_a_folder_that_is_not_one(
     assert bad.exit_code == 1 and "not a run directory" in bad.output
 
 
+@pytest.mark.slow  # reads the module's pipeline run
 def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(
     pipeline_out: tuple[Path, str], tmp_path: Path
 ):

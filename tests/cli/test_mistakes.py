@@ -11,6 +11,7 @@ from paths import SERVERS_DIR
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
+from envfactory_mcp.tasks.model import write_tasks
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -59,12 +60,21 @@ def test_out_of_range_counts_are_usage_errors(tmp_path: Path):
     assert not (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.slow  # the command generates its tasks (seconds of oracle runs)
 def test_a_valid_task_file_still_reads(tmp_path: Path):
     code, output = run("tasks", "retail", "-n", "2", "-o", str(tmp_path / "t.jsonl"),
                        "--servers-dir", str(SERVERS_DIR))  # fmt: skip
     assert code == 0, output
     lines = (tmp_path / "t.jsonl").read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["task_id"] for line in lines)
+
+
+@pytest.fixture(scope="module")
+def task_file(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A valid task file, which the rollout commands below only read."""
+    path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
+    write_tasks(retail_tasks(2, seed=5), path)
+    return path
 
 
 @pytest.mark.parametrize(
@@ -76,9 +86,10 @@ def test_a_valid_task_file_still_reads(tmp_path: Path):
         (["--concurrency", "0"], "--concurrency"),
     ],
 )
-def test_rollout_option_mistakes_leave_no_run_behind(tmp_path: Path, args: list[str], says: str):
-    tasks = tmp_path / "tasks.jsonl"
-    assert run("tasks", "retail", "-n", "1", "-o", str(tasks), "--servers-dir", str(SERVERS_DIR))[0] == 0
+def test_rollout_option_mistakes_leave_no_run_behind(
+    task_file: Path, tmp_path: Path, args: list[str], says: str
+):
+    tasks = task_file
     code, output = run("rollout", "retail", "--tasks", str(tasks), "-o", str(tmp_path / "run"),
                        "--servers-dir", str(SERVERS_DIR), *args)  # fmt: skip
     assert code in (1, 2) and says in output and "Traceback" not in output, output

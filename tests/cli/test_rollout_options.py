@@ -14,9 +14,7 @@ from paths import SERVERS_DIR
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
-from envfactory_mcp.env import Environment
 from envfactory_mcp.records.trajectory import TrajectoryRecord
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 pytestmark = pytest.mark.slow
@@ -24,9 +22,8 @@ runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 30, seed=21)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(30, seed=21)
 
 
 def rollout_args(tasks_path: Path, run: Path, *extra: str) -> list[str]:

@@ -25,10 +25,8 @@ from paths import SERVERS_DIR
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
-from envfactory_mcp.env import Environment
 from envfactory_mcp.records.store import read_records
 from envfactory_mcp.records.trajectory import TrajectoryRecord
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 runner = CliRunner()
@@ -52,9 +50,8 @@ def lines(run_dir: Path) -> list[TrajectoryRecord]:
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 6, seed=17)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(6, seed=5)
 
 
 @pytest.fixture

@@ -17,8 +17,6 @@ from paths import SERVERS_DIR
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
-from envfactory_mcp.env import Environment
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
 
 pytestmark = pytest.mark.slow
@@ -36,8 +34,8 @@ def servers(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tasks_file(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    made, _ = generate_tasks(retail_env, 2, seed=5)
+def tasks_file(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    made = retail_tasks(2, seed=5)
     path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
     write_tasks(made, path)
     return path

@@ -12,22 +12,19 @@ import pytest
 from llm_server import down_base_url, openai_server
 from paths import SERVERS_DIR
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, make_agent, make_user, rollout
 from envfactory_mcp.llm import LiteLLMClient
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent
 from envfactory_mcp.sim.users import LLMUser
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 6, seed=21)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(6, seed=21)
 
 
 def task_file(tasks: list[Task], path: Path) -> Path:

@@ -22,7 +22,6 @@ from llm_server import openai_server
 from paths import SERVERS_DIR
 from processes import child_processes
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.host.arguments import ArgumentLimits, check_arguments
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
@@ -32,7 +31,6 @@ from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent, OracleAgent
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.sim.users import ScriptedUser
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 
@@ -45,9 +43,8 @@ def nested(depth: int, leaf: object = "#W0000000") -> object:
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 8, seed=21)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(8, seed=21)
 
 
 # ------------------------------------------------------------------ the check itself

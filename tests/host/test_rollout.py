@@ -17,22 +17,19 @@ from llm_server import openai_server
 from paths import ROOT, SERVERS_DIR
 from processes import child_processes
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout
 from envfactory_mcp.llm import LiteLLMClient
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent, OracleAgent
 from envfactory_mcp.sim.users import LLMUser
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 40, seed=21)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(40, seed=21)
 
 
 @pytest.fixture

@@ -24,13 +24,12 @@ from envfactory_mcp.sim.agents import (
     string_matching,
 )
 from envfactory_mcp.sim.types import AgentTurn, Message
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 24, seed=5)
+def tasks(retail_tasks) -> list[Task]:
+    made = retail_tasks(24, seed=5)
     assert {t.kind for t in made} == {"read", "write"}
     return made
 

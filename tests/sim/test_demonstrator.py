@@ -14,7 +14,6 @@ from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.grounding import ungrounded_calls
 from envfactory_mcp.scoring.policy import affirms, asks_confirmation, policy_violations
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 pytestmark = pytest.mark.slow
@@ -22,9 +21,8 @@ N = 160
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, N, seed=5)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(N, seed=5)
 
 
 def play(tasks: list[Task], agent: str, tmp: Path) -> dict[str, TrajectoryRecord]:

@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 from llm_server import SCRIPTED_USAGE, openai_server
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.llm import LiteLLMClient, Usage
 from envfactory_mcp.sim.types import STOP, TRANSFER, Message
 from envfactory_mcp.sim.users import ACKNOWLEDGE, CONFIRM_REPLY, LLMUser, ScriptedUser
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Fact, Task
 
 
@@ -31,9 +29,8 @@ class FakeView:
 
 
 @pytest.fixture(scope="module")
-def tasks(retail_env: Environment) -> list[Task]:
-    made, _ = generate_tasks(retail_env, 40, seed=5)
-    return made
+def tasks(retail_tasks) -> list[Task]:
+    return retail_tasks(40, seed=5)
 
 
 def identity_keys(task: Task) -> set[str]:

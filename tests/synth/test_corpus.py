@@ -264,6 +264,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         pytest.fail(f"no answer within 180 s: {' '.join(args[-4:])}")
 
 
+@pytest.mark.slow  # two interpreters per document (the importer in a child, then the command)
 @pytest.mark.parametrize(("make", "names"), HOSTILE_CASES)
 def test_hostile_documents_get_one_line_errors(
     make: Callable[[Path], Path], names: tuple[str, ...], tmp_path: Path
@@ -298,6 +299,7 @@ def test_hostile_documents_get_one_line_errors(
     assert not list(out.glob("*/*/data/spec.json")), f"{case}: a package was written"
 
 
+@pytest.mark.slow  # the command in a child process
 def test_a_yaml_alias_bomb_neither_hangs_nor_exhausts_memory(tmp_path: Path):
     # Nine levels of aliases: 387 million strings if expanded. PyYAML shares them on load, so
     # what matters is that nothing downstream expands them: the command ends, under the

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import Client
 
 from envfactory_mcp.env import assemble_env
@@ -53,6 +54,7 @@ async def test_petstore3_pets_are_created_read_updated_found_and_deleted():
             assert failed and "not found" in gone
 
 
+@pytest.mark.slow  # imports Chinook with its 15,000 rows
 async def test_chinook_albums_keep_their_artist_and_go_when_deleted():
     with anyio.fail_after(60):
         async with Client(served(CORPUS / "sql" / "chinook_sqlite.sql")) as client:
@@ -97,6 +99,7 @@ async def test_paypal_invoices_act_through_their_action_endpoints():
             assert not failed and invoice in [i["id"] for i in found["items"]]
 
 
+@pytest.mark.slow  # imports Chinook twice, with and without its rows
 def test_an_sql_files_own_rows_seed_it_unless_asked_not_to():
     chinook = CORPUS / "sql" / "chinook_sqlite.sql"
     own = import_resource(chinook)

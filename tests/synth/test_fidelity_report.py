@@ -128,7 +128,7 @@ def _document_operations(path: Path) -> list[str]:
         "openapi/oai_petstore_expanded.json",
         "openapi/redocly_museum.yaml",
         "openapi/swagger_petstore3.yaml",
-        "sql/chinook_sqlite.sql",
+        pytest.param("sql/chinook_sqlite.sql", marks=pytest.mark.slow),  # 15,000 rows to import
         "sql/sakila_sqlite.sql",
     ],
 )

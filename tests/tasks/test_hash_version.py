@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 
-from envfactory_mcp.env import STATE_HASH_VERSION, Environment
-from envfactory_mcp.tasks.generate import generate_tasks
+from envfactory_mcp.env import STATE_HASH_VERSION
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 
 
-def test_tasks_are_written_with_this_runtimes_hash_version_and_old_ones_read_as_v1(
-    retail_env: Environment, tmp_path
-):
-    tasks, _ = generate_tasks(retail_env, 3, seed=0)
+def test_tasks_are_written_with_this_runtimes_hash_version_and_old_ones_read_as_v1(retail_tasks, tmp_path):
+    tasks = retail_tasks(3, seed=5)
     assert tasks and all(t.state_hash_version == STATE_HASH_VERSION == 2 for t in tasks)
     assert not tasks[0].stale_hashes
     path = tmp_path / "tasks.jsonl"

@@ -22,7 +22,6 @@ from envfactory_mcp.tasks.calibrate import (
     llm_prompt,
     recalibrate_with_llm,
 )
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, read_tasks
 
 pytestmark = pytest.mark.slow
@@ -31,8 +30,8 @@ MODEL = "openai/scripted-model"
 
 
 @pytest.fixture(scope="module")
-def task(retail_env: Environment) -> Task:
-    (only,), _ = generate_tasks(retail_env, 1, seed=SEED)
+def task(retail_tasks) -> Task:
+    (only,) = retail_tasks(1, seed=SEED)
     return only
 
 
@@ -87,8 +86,8 @@ def leaks_in_prompt(messages: list[dict[str, Any]], rules: LeakRules) -> list[st
     return [p for p in leak_problems(text, rules) if p != "lists numbered steps"]
 
 
-def test_the_prompt_names_no_tool_parameter_key_or_hidden_id(retail_env: Environment):
-    made, _ = generate_tasks(retail_env, 30, seed=SEED + 1)
+def test_the_prompt_names_no_tool_parameter_key_or_hidden_id(retail_env: Environment, retail_tasks):
+    made = retail_tasks(30, seed=SEED + 1)
     seen_optional = 0
     for each in made:
         scenario = each.user_scenario

@@ -13,13 +13,11 @@ import pytest
 from paths import SERVERS_DIR
 
 from envfactory_mcp.blueprints import load_blueprint
-from envfactory_mcp.env import Environment
-from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.catalog import package_spec
+from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.passk import summarize
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.trajectories.export import (
     FORMATS,
@@ -42,9 +40,9 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> Runs:
+def runs(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> Runs:
     root = tmp_path_factory.mktemp("export")
-    tasks, _ = generate_tasks(retail_env, 6, seed=3)
+    tasks = retail_tasks(6, seed=3)
     write_tasks(tasks, root / "tasks.jsonl")
     dirs = {}
     for agent in ("oracle", "noop"):

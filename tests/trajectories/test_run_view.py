@@ -14,20 +14,18 @@ import anyio
 import pytest
 from paths import SERVERS_DIR
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.store import RunStoreError
 from envfactory_mcp.scoring.passk import summarize
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 from envfactory_mcp.trajectories.view import MAX_CHARS, load_run, render_run, write_view
 
 
 @pytest.fixture(scope="module")
-def runs(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Task], Path, Path]:
+def runs(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Task], Path, Path]:
     """``(tasks, oracle run dir, noop run dir)``."""
     root = tmp_path_factory.mktemp("view")
-    tasks, _ = generate_tasks(retail_env, 4, seed=3)
+    tasks = retail_tasks(4, seed=3)
     write_tasks(tasks, root / "tasks.jsonl")
     dirs = []
     for agent in ("oracle", "noop"):

@@ -13,9 +13,7 @@ import anyio
 import pytest
 from paths import SERVERS_DIR
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.trajectories.view import EPISODES_PER_PAGE, ROWS_PER_PAGE, write_view
 
@@ -34,11 +32,11 @@ EPISODES = 250  # more than one transcript page and more than two table pages
 
 
 @pytest.fixture(scope="module")
-def big_run(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def big_run(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real oracle run of 5 tasks, its records repeated as trials 0-49 with rewards and
     terminations varied, so the run has 250 episodes of mixed outcome."""
     root = tmp_path_factory.mktemp("browser")
-    tasks, _ = generate_tasks(retail_env, 5, seed=3)
+    tasks = retail_tasks(5, seed=3)
     write_tasks(tasks, root / "tasks.jsonl")
     config = RolloutConfig(envs=["retail"], tasks_path=str(root / "tasks.jsonl"), servers_dir=str(SERVERS_DIR),
                            transport="memory", agent="oracle")  # fmt: skip
