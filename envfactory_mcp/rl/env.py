@@ -259,7 +259,7 @@ class EnvFactoryEnv:
             reward_basis=self.options.reward_basis,
         )
         self._episode = asyncio.get_running_loop().create_task(
-            run_episode(self.task, self.trial, policy, self._make_user(), conn, config, gold)  # type: ignore[arg-type]
+            run_episode(self.task, self.trial, policy, self._make_user(), conn, config, gold)
         )
         obs, _, done, _ = await self._advance()
         self.tools, self.system_prompt = policy.tools, policy.system_prompt
