@@ -12,6 +12,7 @@ from envfactory_mcp.env import build_env
 from envfactory_mcp.verify.verifier import read_report, report_relpath, subject_digests
 
 
+@pytest.mark.slow  # builds and renders every environment: 18 s of CPU for the 107
 @pytest.mark.parametrize("name", blueprint_names())
 def test_committed_package_matches_a_fresh_render(name: str):
     folder = SERVERS_DIR / name

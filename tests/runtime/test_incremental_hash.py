@@ -19,6 +19,7 @@ from envfactory_mcp.runtime.state import dump_state, hash_state, state_hash
 from envfactory_mcp.tasks.generate import generate_tasks
 
 
+@pytest.mark.slow  # generates 30 tasks, then dumps the whole state after every call
 def test_incremental_hash_matches_a_full_dump_after_every_call(retail_env: Environment):
     tasks, _ = generate_tasks(retail_env, 30, seed=4)
     toolbox = retail_env.toolbox()
