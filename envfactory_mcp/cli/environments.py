@@ -81,18 +81,19 @@ def build(
     if any failed, after building the others.
     """
     from envfactory_mcp.build import VerificationFailed, build_blueprint
+    from envfactory_mcp.cli.runs import usage
 
     if all_ == (name is not None):
-        raise fail(EnvFactoryError("give an environment name or --all (not both)"))
+        raise usage("give an environment name or --all (not both)")
     if all_:
         if seed is not None:
-            raise fail(EnvFactoryError("--seed applies to one environment, not to --all"))
+            raise usage("--seed applies to one environment, not to --all")
         if backend not in ("local", "ray") or (address is not None and backend != "ray"):
-            raise fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
+            raise usage("choose --backend local|ray (--address goes with --backend ray)")
         _build_all(settings(servers_dir), jobs, backend, address)
         return
     if backend != "local" or address is not None:
-        raise fail(EnvFactoryError("--backend and --address apply to --all"))
+        raise usage("--backend and --address apply to --all")
     assert name is not None
     try:
         result = build_blueprint(settings(servers_dir), name, seed)

@@ -34,3 +34,19 @@ def test_options_that_take_a_value_still_name_its_type():
     concurrency = next(line for line in rows if "--concurrency" in line)
     assert retry.split("--retry-failed", 1)[1].split()[0] == "Also"
     assert "<int range>" in concurrency
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["build"], "give an environment name or --all (not both)"),
+        (["build", "retail", "--all"], "give an environment name or --all (not both)"),
+        (["build", "--all", "--seed", "3"], "--seed applies to one environment, not to --all"),
+        (["build", "--all", "--backend", "slurm"], "choose --backend local|ray"),
+        (["build", "retail", "--backend", "ray"], "--backend and --address apply to --all"),
+    ],
+)
+def test_build_option_mistakes_are_usage_errors(args: list[str], says: str, tmp_path):
+    result = runner.invoke(app, [*args, "--servers-dir", str(tmp_path / "servers")])
+    assert result.exit_code == 2 and says in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "servers").exists()
