@@ -22,22 +22,23 @@ def _no_flag_metavar(params: list[Any]) -> None:
             param.metavar = ""
 
 
-class _Command(typer.core.TyperCommand):
+class _HelpWithoutFlagTypes:
+    """Mixed into the app's command and group classes: ``--help`` shows no value type."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        _no_flag_metavar([option])
+        return option
+
+
+class _Command(_HelpWithoutFlagTypes, typer.core.TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _no_flag_metavar(self.params)
 
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _no_flag_metavar([option])
-        return option
 
-
-class _Group(typer.core.TyperGroup):
-    def get_help_option(self, ctx: Any) -> Any:
-        option = super().get_help_option(ctx)
-        _no_flag_metavar([option])
-        return option
+class _Group(_HelpWithoutFlagTypes, typer.core.TyperGroup):
+    pass
 
 
 class _App(typer.Typer):
