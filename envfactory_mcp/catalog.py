@@ -105,7 +105,9 @@ def package_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
         return None
 
 
-def load_package_env(package_root: Path, *, allow_unverified: bool = False, trust: bool = False) -> Environment:
+def load_package_env(
+    package_root: Path, *, allow_unverified: bool = False, trust: bool = False
+) -> Environment:
     """The environment an emitted package holds (``generated_servers/<env>/``), with its
     tool code ready to call: only for a package whose stored verification report passed
     and still matches its files (``list`` shows such a package as ``passed``), else

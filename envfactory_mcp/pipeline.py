@@ -117,7 +117,9 @@ def run_pipeline(
             progress(label, done, total)
 
     if env_name not in blueprint_names():
-        raise EnvFactoryError(f"pipeline {env_name!r}: not a blueprint; use one of {', '.join(blueprint_names())}")
+        raise EnvFactoryError(
+            f"pipeline {env_name!r}: not a blueprint; use one of {', '.join(blueprint_names())}"
+        )
     replace = check_folder(out, env_name, options)  # before anything is written
     stage(f"building and verifying {env_name}")
     built = build_blueprint(settings, env_name)

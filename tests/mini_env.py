@@ -16,18 +16,34 @@ from envfactory_mcp.spec import EnvSpec, parse_spec
 
 
 def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": required or list(props), "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": required or list(props),
+        "additionalProperties": False,
+    }
 
 
 ACCOUNT_ID = {"type": "string", "pattern": "^acc_[0-9]{3}$"}
-ACCOUNT_OUT = _obj({"account_id": {"type": "string"}, "owner": {"type": "string"}, "balance_cents": {"type": "integer"}})
+ACCOUNT_OUT = _obj(
+    {"account_id": {"type": "string"}, "owner": {"type": "string"}, "balance_cents": {"type": "integer"}}
+)
 
 
 def spec_dict(seed: int = 0) -> dict[str, Any]:
-    def tool(name: str, effect: str, reads: list[str], writes: list[str], inp: dict, out: dict, params: dict) -> dict:
+    def tool(
+        name: str, effect: str, reads: list[str], writes: list[str], inp: dict, out: dict, params: dict
+    ) -> dict:
         return {
-            "name": name, "description": f"{name} tool.", "intent": name.replace("_", " "), "effect": effect,
-            "reads": reads, "writes": writes, "input_schema": inp, "output_schema": out, "params": params,
+            "name": name,
+            "description": f"{name} tool.",
+            "intent": name.replace("_", " "),
+            "effect": effect,
+            "reads": reads,
+            "writes": writes,
+            "input_schema": inp,
+            "output_schema": out,
+            "params": params,
         }
 
     acc = {"account_id": {"entity": "account", "user_provided": False}}
@@ -36,39 +52,73 @@ def spec_dict(seed: int = 0) -> dict[str, Any]:
         "to_account": {"entity": "account", "user_provided": False},
         "amount_cents": {"user_provided": True},
     }
-    transfer_in = _obj({"from_account": ACCOUNT_ID, "to_account": ACCOUNT_ID, "amount_cents": {"type": "integer", "minimum": 1}})
+    transfer_in = _obj(
+        {
+            "from_account": ACCOUNT_ID,
+            "to_account": ACCOUNT_ID,
+            "amount_cents": {"type": "integer", "minimum": 1},
+        }
+    )
     transfer_out = _obj({"transfer_id": {"type": "string"}})
     return {
-        "name": "minibank", "title": "Mini bank", "domain": "test", "description": "A tiny bank for tests.",
+        "name": "minibank",
+        "title": "Mini bank",
+        "domain": "test",
+        "description": "A tiny bank for tests.",
         "tables": [
-            {"name": "accounts", "primary_key": ["account_id"], "entity": "account", "columns": [
-                {"name": "account_id", "type": "TEXT", "entity": "account"},
-                {"name": "owner", "type": "TEXT"},
-                {"name": "kind", "type": "TEXT", "enum": ["checking", "savings"]},
-                {"name": "balance_cents", "type": "INTEGER", "check": "balance_cents >= 0"},
-            ]},
-            {"name": "transfers", "primary_key": ["transfer_id"], "columns": [
-                {"name": "transfer_id", "type": "TEXT"},
-                {"name": "from_account", "type": "TEXT", "references": "accounts.account_id"},
-                {"name": "to_account", "type": "TEXT", "references": "accounts.account_id"},
-                {"name": "amount_cents", "type": "INTEGER"},
-            ]},
+            {
+                "name": "accounts",
+                "primary_key": ["account_id"],
+                "entity": "account",
+                "columns": [
+                    {"name": "account_id", "type": "TEXT", "entity": "account"},
+                    {"name": "owner", "type": "TEXT"},
+                    {"name": "kind", "type": "TEXT", "enum": ["checking", "savings"]},
+                    {"name": "balance_cents", "type": "INTEGER", "check": "balance_cents >= 0"},
+                ],
+            },
+            {
+                "name": "transfers",
+                "primary_key": ["transfer_id"],
+                "columns": [
+                    {"name": "transfer_id", "type": "TEXT"},
+                    {"name": "from_account", "type": "TEXT", "references": "accounts.account_id"},
+                    {"name": "to_account", "type": "TEXT", "references": "accounts.account_id"},
+                    {"name": "amount_cents", "type": "INTEGER"},
+                ],
+            },
         ],
         "tools": [
             tool("get_account", "read", ["accounts"], [], _obj({"account_id": ACCOUNT_ID}), ACCOUNT_OUT, acc),
-            tool("transfer", "write", ["accounts"], ["accounts", "transfers"], transfer_in, transfer_out, transfer_params),
+            tool(
+                "transfer",
+                "write",
+                ["accounts"],
+                ["accounts", "transfers"],
+                transfer_in,
+                transfer_out,
+                transfer_params,
+            ),
             tool("sneaky_read", "read", ["accounts"], [], _obj({"account_id": ACCOUNT_ID}), ACCOUNT_OUT, acc),
-            tool("undeclared_write", "write", ["accounts"], ["accounts"], transfer_in, transfer_out, transfer_params),
+            tool(
+                "undeclared_write",
+                "write",
+                ["accounts"],
+                ["accounts"],
+                transfer_in,
+                transfer_out,
+                transfer_params,
+            ),
             tool("bad_output", "read", ["accounts"], [], _obj({"account_id": ACCOUNT_ID}), ACCOUNT_OUT, acc),
             tool("crash", "read", ["accounts"], [], _obj({"account_id": ACCOUNT_ID}), ACCOUNT_OUT, acc),
-            tool("noop", "read", [], [], _obj({}), _obj({})  , {}),
+            tool("noop", "read", [], [], _obj({}), _obj({}), {}),
         ],
         "policy": "Be careful with money.",
         "seed": {"generator": "blueprint:minibank", "seed": seed},
     }
 
 
-TOOLS_SOURCE = '''
+TOOLS_SOURCE = """
 def get_account(ctx, account_id):
     row = ctx.one("SELECT account_id, owner, balance_cents FROM accounts WHERE account_id = ?", (account_id,))
     if row is None:
@@ -106,7 +156,7 @@ def crash(ctx, account_id):
 
 def noop(ctx):
     return {}
-'''
+"""
 
 
 def tools_module() -> ModuleType:
@@ -119,8 +169,12 @@ def tools_module() -> ModuleType:
 def generate_seed(rng: random.Random) -> dict[str, list[dict[str, Any]]]:
     owners = ["ada", "bob", "cy", "dee", "eve"]
     accounts = [
-        {"account_id": f"acc_{i:03d}", "owner": owners[i % len(owners)], "kind": rng.choice(["checking", "savings"]),
-         "balance_cents": rng.randrange(0, 100_000)}
+        {
+            "account_id": f"acc_{i:03d}",
+            "owner": owners[i % len(owners)],
+            "kind": rng.choice(["checking", "savings"]),
+            "balance_cents": rng.randrange(0, 100_000),
+        }
         for i in range(1, 11)
     ]
     accounts[0]["balance_cents"] = 50_000
@@ -132,5 +186,9 @@ def build_spec(seed: int) -> EnvSpec:
 
 
 BLUEPRINT = Blueprint(
-    name="minibank", build_spec=build_spec, tools_module=tools_module(), generate_seed=generate_seed, tools_source=TOOLS_SOURCE
+    name="minibank",
+    build_spec=build_spec,
+    tools_module=tools_module(),
+    generate_seed=generate_seed,
+    tools_source=TOOLS_SOURCE,
 )

@@ -146,7 +146,9 @@ def test_every_subpackage_publishes_its_api_in_all(package: str) -> None:
 
 
 def _lazy_packages() -> list[Path]:
-    return [p for p in sorted((ROOT / "envfactory_mcp").rglob("__init__.py")) if "lazy_exports" in p.read_text()]
+    return [
+        p for p in sorted((ROOT / "envfactory_mcp").rglob("__init__.py")) if "lazy_exports" in p.read_text()
+    ]
 
 
 @pytest.mark.parametrize("init", _lazy_packages(), ids=lambda p: str(p.parent.relative_to(ROOT)))
@@ -167,5 +169,7 @@ def test_lazy_names_and_what_type_checkers_read_agree(init: Path) -> None:
         elif isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "__all__":
             listed = ast.literal_eval(node.value)
     assert typed == exports
-    assert sorted(listed) == sorted({*exports, *(["__version__"] if init.parent.name == "envfactory_mcp" else [])})
+    assert sorted(listed) == sorted(
+        {*exports, *(["__version__"] if init.parent.name == "envfactory_mcp" else [])}
+    )
     assert len(_lazy_packages()) >= 7

@@ -83,7 +83,9 @@ def cycles(root: Path) -> list[str]:
     found = []
     for cycle in sorted(nx.simple_cycles(graph), key=lambda c: (len(c), c)):
         edges = zip(cycle, [*cycle[1:], cycle[0]], strict=True)
-        found.append(" -> ".join(f"{a} ({', '.join(sites[(a, b)][:3])})" for a, b in edges) + f" -> {cycle[0]}")
+        found.append(
+            " -> ".join(f"{a} ({', '.join(sites[(a, b)][:3])})" for a, b in edges) + f" -> {cycle[0]}"
+        )
     return found
 
 
@@ -102,7 +104,9 @@ def test_the_graph_sees_imports_of_every_kind(tmp_path: Path) -> None:
     (root / "__init__.py").write_text("from pkg.high import thing\n")  # the façade: not an edge
     (root / "low" / "model.py").write_text("import json\n\n\ndef late():\n    from ..high import thing\n")
     (root / "high" / "thing.py").write_text("from pkg.mid import tools\n")
-    (root / "mid" / "tools.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.low.model\n")
+    (root / "mid" / "tools.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.low.model\n"
+    )
     graph, sites = import_graph(root)
     assert set(graph.edges) == {("low", "high"), ("high", "mid"), ("mid", "low")}
     assert sites[("low", "high")] == ["pkg/low/model.py:5"]

@@ -31,7 +31,10 @@ def named_paths(text: str) -> list[str]:
 def _bases() -> tuple[Path, ...]:
     package = ROOT / "envfactory_mcp"
     folders = [
-        d for top in (package, ROOT / "tests") for d in top.rglob("*") if d.is_dir() and d.name != "__pycache__"
+        d
+        for top in (package, ROOT / "tests")
+        for d in top.rglob("*")
+        if d.is_dir() and d.name != "__pycache__"
     ]
     emitted = SERVERS_DIR / "retail" / "retail_mcp"
     return (ROOT, package, ROOT / "tests", emitted, *sorted(folders))
@@ -50,7 +53,9 @@ def test_every_path_the_docs_name_exists(doc: str) -> None:
 
 
 def test_the_check_tells_a_stale_path_from_a_live_one() -> None:
-    text = "see `envfactory_mcp/cli.py`, `host/rollout.py`, `sql/script.py`, `runs/<run>/` and `https://x/y.py`"
+    text = (
+        "see `envfactory_mcp/cli.py`, `host/rollout.py`, `sql/script.py`, `runs/<run>/` and `https://x/y.py`"
+    )
     assert named_paths(text) == ["envfactory_mcp/cli.py", "host/rollout.py", "sql/script.py"]
     assert [p for p in named_paths(text) if missing(p)] == ["envfactory_mcp/cli.py"]
 

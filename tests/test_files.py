@@ -123,7 +123,9 @@ def _whole_file_writes(path: Path) -> list[int]:
             continue
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        owner = (
+            func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+        )
         modes = [node.args[1]] if len(node.args) > 1 else []
         modes += [k.value for k in node.keywords if k.arg == "mode"]
         mode = "".join(str(m.value) for m in modes if isinstance(m, ast.Constant))

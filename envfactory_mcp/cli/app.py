@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
     from envfactory_mcp.packages import RunPermission
 
+
 def _no_flag_metavar(params: list[Any]) -> None:
     """On/off flags take no value, but typer labels them ``<bool>`` in ``--help``."""
     for param in params:
@@ -123,7 +124,9 @@ def refuse_existing(output: Path, overwrite: bool) -> None:
     if output.is_dir():
         raise fail(EnvFactoryError(f"-o {output}: a folder; -o names the file to write"))
     if output.exists() and not overwrite:
-        raise fail(EnvFactoryError(f"-o {output}: exists; add --overwrite to replace it, or choose another -o"))
+        raise fail(
+            EnvFactoryError(f"-o {output}: exists; add --overwrite to replace it, or choose another -o")
+        )
 
 
 def permit(folder: Path, allow_unverified: bool, trust: bool = False, jail: bool = False) -> RunPermission:

@@ -81,6 +81,7 @@ def move_aside(run_dir: Path) -> Path:
     run_dir.rename(target)
     return target
 
+
 MaxHarnessFailures = Annotated[
     float,
     typer.Option(
@@ -108,7 +109,8 @@ def rollout(
     agent_args: Annotated[
         str | None,
         typer.Option(
-            metavar="JSON", help='Keyword arguments of the agent model\'s requests, e.g. \'{"temperature": 0}\'.'
+            metavar="JSON",
+            help="Keyword arguments of the agent model's requests, e.g. '{\"temperature\": 0}'.",
         ),
     ] = None,
     user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
@@ -230,11 +232,19 @@ def rollout(
     agent_kwargs, user_kwargs = model_args("--agent-args", agent_args), model_args("--user-args", user_args)
     # Sampling options of a participant without a model would be recorded as if they applied.
     for side, kind, options in (
-        ("agent", agent, {"--temperature": temperature, "--max-tokens": max_tokens, "--agent-args": agent_args}),
+        (
+            "agent",
+            agent,
+            {"--temperature": temperature, "--max-tokens": max_tokens, "--agent-args": agent_args},
+        ),
         (
             "user",
             user,
-            {"--user-temperature": user_temperature, "--user-max-tokens": user_max_tokens, "--user-args": user_args},
+            {
+                "--user-temperature": user_temperature,
+                "--user-max-tokens": user_max_tokens,
+                "--user-args": user_args,
+            },
         ),
     ):
         given = [flag for flag, value in options.items() if value is not None]
@@ -249,7 +259,9 @@ def rollout(
         key = flag.removeprefix("--user-").removeprefix("--").replace("-", "_")
         if value is not None and key in args:
             raise usage(f"{flag} and {key} in the {'user' if 'user' in flag else 'agent'} args: give one")
-    ids = tuple(part.strip() for part in task_ids.split(",") if part.strip()) if task_ids is not None else None
+    ids = (
+        tuple(part.strip() for part in task_ids.split(",") if part.strip()) if task_ids is not None else None
+    )
     if ids is not None and not ids:
         raise usage("--task-ids: give task ids separated by commas, e.g. --task-ids retail-0001,retail-0002")
     bad_urls = [item for item in (url or []) if "=" not in item]
@@ -619,7 +631,9 @@ def _run_policy(run_dir: Path) -> str | None:
     try:
         metadata = json.loads((run_dir / "metadata.json").read_text(encoding="utf-8"))
         (env,) = metadata["envs"]
-        path = recorded_path(run_dir, metadata["servers_dir"]) / env / package_name(env) / "data" / "policy.md"
+        path = (
+            recorded_path(run_dir, metadata["servers_dir"]) / env / package_name(env) / "data" / "policy.md"
+        )
         return path.read_text(encoding="utf-8").strip() or None
     except (OSError, ValueError, KeyError):
         return None

@@ -674,7 +674,10 @@ def _inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
         return inputs
     if op.kind == "find":  # the values a person knows about themselves
         for name in op.fields or ():
-            schema = {**resource.field(name).schema(for_input=True), "description": f"The {name.replace('_', ' ')}."}
+            schema = {
+                **resource.field(name).schema(for_input=True),
+                "description": f"The {name.replace('_', ' ')}.",
+            }
             inputs[name] = (schema, ParamSpec(user_provided=True), True)
         return inputs
     if op.kind in ("create", "update", "action"):
@@ -708,7 +711,12 @@ def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
     if op.kind == "find":
         key = resource.keys[0]
         found = {resource.key_param(key): {"type": resource.field(key).kind}}
-        schema = {"type": "object", "properties": found, "required": list(found), "additionalProperties": False}
+        schema = {
+            "type": "object",
+            "properties": found,
+            "required": list(found),
+            "additionalProperties": False,
+        }
         return schema, {resource.key_param(key): resource.entity}
     if op.kind == "delete":
         keys = {k: {"type": resource.field(k).kind} for k in resource.keys}
@@ -1049,7 +1057,7 @@ def _find_body(op: Operation, resource: Resource) -> list[str]:
     said = " and ".join(n.replace("_", " ") for n in names)
     return [
         "_match = {" + ", ".join(f"{n!r}: {n}" for n in names) + "}",
-        f"_row = ctx.one('SELECT \"{key}\" FROM \"{resource.name}\" WHERE ' + _where(_match), tuple(_match.values()))",
+        f'_row = ctx.one(\'SELECT "{key}" FROM "{resource.name}" WHERE \' + _where(_match), tuple(_match.values()))',
         "if _row is None:",
         f"    ctx.fail({f'No {resource.label.lower()} with that {said}.'!r})",
         f"return {{{resource.key_param(key)!r}: _row[{key!r}]}}",

@@ -74,7 +74,10 @@ def render_package(env: Environment) -> dict[str, str]:
 
 def vendored_runtime() -> dict[str, str]:
     """The files of ``<package>/runtime/`` as this version of envfactory-mcp writes them."""
-    return {path.name: _VENDORED_HEADER + path.read_text(encoding="utf-8") for path in sorted(_RUNTIME_DIR.glob("*.py"))}
+    return {
+        path.name: _VENDORED_HEADER + path.read_text(encoding="utf-8")
+        for path in sorted(_RUNTIME_DIR.glob("*.py"))
+    }
 
 
 def vendor_tools_source(source: str) -> str:
@@ -109,5 +112,3 @@ def _tool_rows(env: Environment) -> str:
         writes = ", ".join(tool.writes) or "—"
         rows.append(f"| `{tool.name}` | {tool.effect} | {writes} | {first_sentence.replace('|', '/')}. |")
     return "\n".join(rows)
-
-

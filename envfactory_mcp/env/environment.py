@@ -119,7 +119,12 @@ def load_tool_code(source: str, env_name: str, filename: str) -> ModuleType:
 
 
 def environment_from_parts(
-    spec: EnvSpec, tools_source: str, module: ModuleType | JailedTools, ddl: str, inserts: str, check_tools: bool
+    spec: EnvSpec,
+    tools_source: str,
+    module: ModuleType | JailedTools,
+    ddl: str,
+    inserts: str,
+    check_tools: bool,
 ) -> Environment:
     """Load and check the seed, then put the environment together (and, with
     ``check_tools``, check that the module defines every declared tool)."""

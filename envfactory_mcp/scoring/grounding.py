@@ -98,7 +98,13 @@ def tool_calls(messages: list[dict[str, Any]]) -> Iterator[Call]:
             if name.startswith(CONTROL_PREFIX):
                 continue
             raw = function.get("arguments") if isinstance(function, dict) else None
-            yield Call(index, position, call.get("id") if isinstance(call, dict) else None, name, parse_arguments(raw))
+            yield Call(
+                index,
+                position,
+                call.get("id") if isinstance(call, dict) else None,
+                name,
+                parse_arguments(raw),
+            )
             index += 1
 
 

@@ -126,7 +126,9 @@ def claims_communicated(claims: list[Claim], messages: list[dict[str, Any]]) -> 
             (i for i, (role, text) in enumerate(normal) if role == "tool" and pattern.search(text)), -1
         )
         mentions = sum(
-            len(pattern.findall(text)) for i, (role, text) in enumerate(normal) if role == "assistant" and i > shown
+            len(pattern.findall(text))
+            for i, (role, text) in enumerate(normal)
+            if role == "assistant" and i > shown
         )
         if mentions >= needed[wanted]:
             found.append(claim.text)

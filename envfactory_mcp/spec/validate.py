@@ -38,7 +38,8 @@ def _check_shared_entities(spec: EnvSpec) -> None:
     for i, entity in enumerate(spec.shared_entities):
         if entity not in known:
             raise SpecError(
-                f"shared_entities[{i}]", f"{entity!r} is not an entity of any table or tool parameter of this spec"
+                f"shared_entities[{i}]",
+                f"{entity!r} is not an entity of any table or tool parameter of this spec",
             )
 
 
@@ -109,7 +110,9 @@ def _check_table(table: TableSpec, tables: dict[str, TableSpec]) -> None:
         if column.enum is not None:
             expected = _ENUM_TYPES.get(column.type)
             if expected is None:
-                raise SpecError(f"{col_here}.enum", f"enum is only allowed on TEXT or INTEGER, not {column.type}")
+                raise SpecError(
+                    f"{col_here}.enum", f"enum is only allowed on TEXT or INTEGER, not {column.type}"
+                )
             for j, value in enumerate(column.enum):
                 if not isinstance(value, expected) or isinstance(value, bool):
                     raise SpecError(f"{col_here}.enum[{j}]", f"{value!r} is not a {column.type} value")
@@ -121,7 +124,8 @@ def _check_table(table: TableSpec, tables: dict[str, TableSpec]) -> None:
             target_col = target.column(ref_column)
             if target_col is None:
                 raise SpecError(
-                    f"{col_here}.references", f"dangling foreign key: table {ref_table!r} has no column {ref_column!r}"
+                    f"{col_here}.references",
+                    f"dangling foreign key: table {ref_table!r} has no column {ref_column!r}",
                 )
             if target.primary_key != [ref_column] and not target_col.unique:
                 raise SpecError(
@@ -130,7 +134,8 @@ def _check_table(table: TableSpec, tables: dict[str, TableSpec]) -> None:
                 )
             if target_col.type != column.type:
                 raise SpecError(
-                    f"{col_here}.references", f"type {column.type} does not match {column.references} ({target_col.type})"
+                    f"{col_here}.references",
+                    f"type {column.type} does not match {column.references} ({target_col.type})",
                 )
 
 
@@ -153,7 +158,9 @@ def _check_tool(tool: ToolSpec, tables: dict[str, TableSpec]) -> None:
     properties: dict[str, Any] = tool.input_schema.get("properties", {})
     for name in properties:
         if name not in tool.params:
-            raise SpecError(f"{here}.params", f"input property {name!r} has no ParamSpec (is it user-provided?)")
+            raise SpecError(
+                f"{here}.params", f"input property {name!r} has no ParamSpec (is it user-provided?)"
+            )
     for name in tool.params:
         if name not in properties:
             raise SpecError(f"{here}.params[{name}]", "not a property of the input schema")
@@ -162,10 +169,10 @@ def _check_tool(tool: ToolSpec, tables: dict[str, TableSpec]) -> None:
             raise SpecError(f"{here}.outputs[{path}]", "path does not exist in the output schema")
     for i, path in enumerate(tool.claims):
         if path.count("[]") > 1 or not _path_exists(tool.output_schema, path):
-            raise SpecError(f"{here}.claims[{i}]", f"{path!r} is not a path to one value of the output schema")
-        if "[]" in path and not any(
-            p.startswith(path.split("[]")[0] + "[].") for p in tool.outputs
-        ):
+            raise SpecError(
+                f"{here}.claims[{i}]", f"{path!r} is not a path to one value of the output schema"
+            )
+        if "[]" in path and not any(p.startswith(path.split("[]")[0] + "[].") for p in tool.outputs):
             # A claim about one element of a list: the user names the element by its entity.
             raise SpecError(
                 f"{here}.claims[{i}]", f"{path!r}: the list's elements carry no entity the user could name"
@@ -177,7 +184,9 @@ def _check_json_schema(schema: dict[str, Any], where: str) -> None:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         inner = "/".join(str(p) for p in exc.absolute_path)
-        raise SpecError(f"{where}{'/' + inner if inner else ''}", f"invalid JSON Schema: {exc.message}") from None
+        raise SpecError(
+            f"{where}{'/' + inner if inner else ''}", f"invalid JSON Schema: {exc.message}"
+        ) from None
 
 
 def _path_exists(schema: dict[str, Any], path: str, leaf: bool = False) -> bool:

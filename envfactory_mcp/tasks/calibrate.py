@@ -121,9 +121,7 @@ def llm_prompt(facts: list[Fact], goal_intents: list[str], persona: str) -> list
         for f in facts
         if not f.in_opening
     ]
-    body = "\n".join(
-        [f"Persona: {persona}", f"Goals: {'; '.join(goal_intents)}", "Facts:", *must, *optional]
-    )
+    body = "\n".join([f"Persona: {persona}", f"Goals: {'; '.join(goal_intents)}", "Facts:", *must, *optional])
     return [{"role": "system", "content": LLM_SYSTEM_PROMPT}, {"role": "user", "content": body}]
 
 

@@ -317,11 +317,22 @@ def build_scenario(
         if label not in unknown:
             unknown.append(label)
     claims: list[Claim] = []
+
     def named(goal: int, entity: str, value: Any) -> None:
         """One thing among its variants, named by what it is (a list claim's element)."""
         description = describer.describe(entity, value, persona_row, variant=True)
         text, must = description.text, description.must
-        add(Fact(key=f"{entity}_id", kind="reference", value=value, text=text, must=must, in_opening=True, goal=goal))
+        add(
+            Fact(
+                key=f"{entity}_id",
+                kind="reference",
+                value=value,
+                text=text,
+                must=must,
+                in_opening=True,
+                goal=goal,
+            )
+        )
 
     for g, _ in enumerate(draws):
         action = gold.actions[gold.goal_index[g]]

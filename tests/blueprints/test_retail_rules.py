@@ -240,7 +240,10 @@ def test_invalid_arguments_are_rejected_before_the_tool_runs(desk, seed):
     desk.refused("cancel_pending_order", "invalid arguments", order_id=oid)
     desk.refused("transfer_to_human_agents", "is longer than 2000 characters", summary="x" * 100_000)
     desk.refused(
-        "modify_pending_order_address", "is longer than", order_id=oid, **{**ADDRESS, "address1": "a" * 100_000}
+        "modify_pending_order_address",
+        "is longer than",
+        order_id=oid,
+        **{**ADDRESS, "address1": "a" * 100_000},
     )
     desk.refused(
         "modify_user_address", "invalid arguments", user_id="user_000001", **{**ADDRESS, "zip": "2110"}

@@ -146,14 +146,17 @@ def pipeline_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """One pipeline run (12 tasks) shared by the tests that read its output."""
     root = tmp_path_factory.mktemp("pipeline")
     result = runner.invoke(
-        app, ["pipeline", "retail", "-o", str(root / "out"), "--n", "12", "--servers-dir", str(root / "servers")]
+        app,
+        ["pipeline", "retail", "-o", str(root / "out"), "--n", "12", "--servers-dir", str(root / "servers")],
     )
     assert result.exit_code == 0, result.output
     return root / "out", result.output
 
 
 @pytest.mark.slow  # the pipeline: build, verify, tasks, three rollouts
-def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(pipeline_out: tuple[Path, str]):
+def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(
+    pipeline_out: tuple[Path, str],
+):
     out, output = pipeline_out
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["verification"]["passed"] is True and summary["tasks"]["tasks"] == 12
@@ -208,14 +211,26 @@ def test_export_writes_a_training_dataset_with_the_policy_as_system_prompt(
     # The demonstrator's episodes are grounded and follow the policy: all of them are kept.
     result = runner.invoke(
         app,
-        ["export", str(out / "runs" / "demonstrator"), "--format", "openai", "-o", str(tmp_path / "sft.jsonl")],
+        [
+            "export",
+            str(out / "runs" / "demonstrator"),
+            "--format",
+            "openai",
+            "-o",
+            str(tmp_path / "sft.jsonl"),
+        ],
     )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (tmp_path / "sft.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 12 and rows[0]["messages"][0]["role"] == "system" and rows[0]["tools"]
     # The gold-replaying oracle types values nobody gave: its episodes are left out unless
     # asked for (the filter itself: tests/trajectories/test_export.py).
-    oracle = runner.invoke(app, ["export", str(out / "runs" / "oracle"), "-o", str(tmp_path / "oracle.jsonl")])
-    assert oracle.exit_code == 0 and len((tmp_path / "oracle.jsonl").read_text(encoding="utf-8").splitlines()) < 12
+    oracle = runner.invoke(
+        app, ["export", str(out / "runs" / "oracle"), "-o", str(tmp_path / "oracle.jsonl")]
+    )
+    assert (
+        oracle.exit_code == 0
+        and len((tmp_path / "oracle.jsonl").read_text(encoding="utf-8").splitlines()) < 12
+    )
     noop = runner.invoke(app, ["export", str(out / "runs" / "noop"), "-o", str(tmp_path / "none.jsonl")])
     assert noop.exit_code == 0 and (tmp_path / "none.jsonl").read_text(encoding="utf-8") == ""

@@ -43,9 +43,10 @@ def test_sampling_options_reach_both_models_and_the_metadata(tasks: list[Task], 
     path = tmp_path / "one.jsonl"
     write_tasks([read_task], path)
     run = tmp_path / "run"
-    with openai_server([{"content": "Hello, how can I help?"}]) as agent, openai_server(
-        [{"content": "Never mind. ###STOP###"}]
-    ) as user:
+    with (
+        openai_server([{"content": "Hello, how can I help?"}]) as agent,
+        openai_server([{"content": "Never mind. ###STOP###"}]) as user,
+    ):
         options = [
             "--agent", "llm", "--agent-model", "openai/agent", "--agent-api-base", agent.base_url,
             "--temperature", "0.3", "--max-tokens", "77",

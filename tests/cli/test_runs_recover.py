@@ -143,7 +143,10 @@ def test_a_run_from_before_absolute_paths_still_resumes(
     assert rollout(tasks_file, run_dir, "--transport", "memory", "--num-tasks", "1")[0] == 0
     metadata_path = run_dir / "metadata.json"
     metadata = json.loads(metadata_path.read_text())
-    metadata["servers_dir"], metadata["tasks_path"] = "generated_servers", "tasks.jsonl"  # as older runs stored
+    metadata["servers_dir"], metadata["tasks_path"] = (
+        "generated_servers",
+        "tasks.jsonl",
+    )  # as older runs stored
     metadata_path.write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
     monkeypatch.chdir(SERVERS_DIR.parent)
     code, output = rollout(tasks_file, run_dir, "--transport", "memory")
@@ -156,9 +159,13 @@ def test_a_configuration_mismatch_names_the_fields_and_force_new_moves_the_old_r
 ):
     run_dir = tmp_path / "run"
     assert rollout(tasks_file, run_dir, "--transport", "memory", "--agent", "oracle")[0] == 0
-    code, output = rollout(tasks_file, run_dir, "--transport", "memory", "--agent", "noop", "--max-steps", "9")
+    code, output = rollout(
+        tasks_file, run_dir, "--transport", "memory", "--agent", "noop", "--max-steps", "9"
+    )
     line = error_line(output)
-    assert code == 1 and 'agent (stored "oracle", now "noop")' in line and "max_steps (stored 30, now 9)" in line
+    assert (
+        code == 1 and 'agent (stored "oracle", now "noop")' in line and "max_steps (stored 30, now 9)" in line
+    )
     assert "--force-new" in line
     code, output = rollout(tasks_file, run_dir, "--transport", "memory", "--agent", "noop", "--force-new")
     assert code == 0, output
@@ -250,7 +257,11 @@ def test_view_and_export_do_not_overwrite_without_overwrite(tasks_file: Path, tm
         out.write_text("mine\n", encoding="utf-8")
         extra = ["--min-reward", "-1"] if command == "export" else []
         code, output = run(command, run_dir, "-o", out, *extra)
-        assert code == 1 and error_line(output) == f"error: -o {out}: exists; add --overwrite to replace it, or choose another -o"
+        assert (
+            code == 1
+            and error_line(output)
+            == f"error: -o {out}: exists; add --overwrite to replace it, or choose another -o"
+        )
         assert out.read_text() == "mine\n"
         assert run(command, run_dir, "-o", out, *extra, "--overwrite")[0] == 0
         assert out.read_text() != "mine\n"
@@ -284,12 +295,16 @@ def test_synthesize_does_not_replace_a_package_without_overwrite(tmp_path: Path)
     assert result.exit_code == 0, result.output
     (made,) = json.loads(result.stdout)
     package = Path(made["package"])
-    stamp = (package.parent / "README.md").stat().st_mtime_ns if (package.parent / "README.md").exists() else None
+    stamp = (
+        (package.parent / "README.md").stat().st_mtime_ns if (package.parent / "README.md").exists() else None
+    )
     code, output = run("synthesize", "--resource", resource, "--servers-dir", tmp_path)  # -o's other name
     assert code == 1 and "add --overwrite to replace it" in output and "Traceback" not in output
     if stamp is not None:
         assert (package.parent / "README.md").stat().st_mtime_ns == stamp
-    result = runner.invoke(app, ["synthesize", "--resource", str(resource), "-o", str(tmp_path), "--overwrite"])
+    result = runner.invoke(
+        app, ["synthesize", "--resource", str(resource), "-o", str(tmp_path), "--overwrite"]
+    )
     assert result.exit_code == 0, result.output
     assert "1 of 1 packages written to" in result.output
 
@@ -303,7 +318,9 @@ def test_pipeline_refuses_a_folder_of_other_outputs_before_writing(tmp_path: Pat
     (out / "notes.txt").write_text("mine", encoding="utf-8")
     servers = tmp_path / "servers"
     code, output = run("pipeline", "retail", "-o", out, "-n", "3", "--servers-dir", servers)
-    assert code == 1 and "holds no pipeline.json" in error_line(output) and "--overwrite" in error_line(output)
+    assert (
+        code == 1 and "holds no pipeline.json" in error_line(output) and "--overwrite" in error_line(output)
+    )
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"] and not servers.exists()
     (out / "notes.txt").unlink()
     theirs = {"env": "retail", "n_tasks": 12, "seed": 0, "trials": 1, "max_errors": 5,

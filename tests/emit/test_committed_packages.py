@@ -32,4 +32,6 @@ def test_committed_report_passed_and_covers_the_committed_files(name: str):
     assert report.subject == subject_digests(SERVERS_DIR / name)
     # Every file the package ships, runtime, server.py and pyproject.toml included.
     assert set(report.subject) == set(read_package(SERVERS_DIR / name)) - {report_relpath(name)}
-    assert {f"{package_name(name)}/runtime/toolbox.py", f"{package_name(name)}/server.py"} <= set(report.subject)
+    assert {f"{package_name(name)}/runtime/toolbox.py", f"{package_name(name)}/server.py"} <= set(
+        report.subject
+    )

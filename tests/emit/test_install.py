@@ -21,18 +21,27 @@ def test_retail_package_installs_alone_and_passes_its_own_tests(tmp_path: Path):
     package = SERVERS_DIR / "retail"
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", f"{package}[test]"],
-        capture_output=True, text=True, timeout=480, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        timeout=480,
+        cwd=tmp_path,
+        check=False,
     )
     assert install.returncode == 0, install.stderr[-3000:]
 
     probe = subprocess.run(
         [str(python), "-c", "import importlib.util as u; print(u.find_spec('envfactory_mcp') is None)"],
-        capture_output=True, text=True, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
     )
     assert probe.stdout.strip() == "True", "envfactory_mcp must not be importable in the fresh environment"
 
     async def list_tools() -> list[str]:
-        params = StdioServerParameters(command=str(env_dir / "bin" / "retail-mcp"), args=[], cwd=str(tmp_path))
+        params = StdioServerParameters(
+            command=str(env_dir / "bin" / "retail-mcp"), args=[], cwd=str(tmp_path)
+        )
         with anyio.fail_after(60):
             async with Client(params) as client:
                 return [t.name for t in (await client.list_tools()).tools]
@@ -42,6 +51,10 @@ def test_retail_package_installs_alone_and_passes_its_own_tests(tmp_path: Path):
 
     smoke = subprocess.run(
         [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(package / "tests")],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        check=False,
     )
     assert smoke.returncode == 0, smoke.stdout[-3000:] + smoke.stderr[-2000:]

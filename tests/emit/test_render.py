@@ -16,14 +16,28 @@ def test_rendering_is_deterministic_and_complete(mini_env: Environment):
     files = render_package(mini_env)
     assert files == render_package(mini_env)
     for required in [
-        "pyproject.toml", "README.md", "tests/test_smoke.py", "minibank_mcp/__init__.py", "minibank_mcp/__main__.py",
-        "minibank_mcp/server.py", "minibank_mcp/tools.py", "minibank_mcp/data/spec.json", "minibank_mcp/data/schema.sql",
-        "minibank_mcp/data/seed.sql", "minibank_mcp/data/policy.md", "minibank_mcp/runtime/__init__.py",
+        "pyproject.toml",
+        "README.md",
+        "tests/test_smoke.py",
+        "minibank_mcp/__init__.py",
+        "minibank_mcp/__main__.py",
+        "minibank_mcp/server.py",
+        "minibank_mcp/tools.py",
+        "minibank_mcp/data/spec.json",
+        "minibank_mcp/data/schema.sql",
+        "minibank_mcp/data/seed.sql",
+        "minibank_mcp/data/policy.md",
+        "minibank_mcp/runtime/__init__.py",
     ]:
         assert required in files, required
     assert '"minibank-mcp" = ' not in files["pyproject.toml"]
     assert 'minibank-mcp = "minibank_mcp.server:main"' in files["pyproject.toml"]
-    for snippet in ('"mcpServers"', '"servers"', "claude mcp add minibank -- minibank-mcp", "~/.cursor/mcp.json"):
+    for snippet in (
+        '"mcpServers"',
+        '"servers"',
+        "claude mcp add minibank -- minibank-mcp",
+        "~/.cursor/mcp.json",
+    ):
         assert snippet in files["README.md"]
 
 
@@ -33,7 +47,11 @@ def test_runtime_is_vendored_verbatim(mini_env: Environment):
     for path in runtime_dir.glob("*.py"):
         vendored = files[f"minibank_mcp/runtime/{path.name}"]
         assert vendored.endswith(path.read_text())
-    assert not any("envfactory_mcp" in text for rel, text in files.items() if rel.endswith(".py") and "runtime/" not in rel)
+    assert not any(
+        "envfactory_mcp" in text
+        for rel, text in files.items()
+        if rel.endswith(".py") and "runtime/" not in rel
+    )
 
 
 def test_no_generated_python_imports_envfactory_mcp(mini_env: Environment):

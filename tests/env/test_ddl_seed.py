@@ -30,7 +30,10 @@ def db():
         ("INSERT INTO accounts VALUES ('acc_002', 'bo', 'crypto', 1)", "CHECK constraint failed"),
         ("INSERT INTO accounts VALUES ('acc_002', 'bo', 'savings', -1)", "CHECK constraint failed"),
         ("INSERT INTO accounts VALUES ('acc_002', NULL, 'savings', 1)", "NOT NULL constraint failed"),
-        ("INSERT INTO accounts VALUES ('acc_002', 'bo', 'savings', 'lots')", "cannot store TEXT value in INTEGER column"),
+        (
+            "INSERT INTO accounts VALUES ('acc_002', 'bo', 'savings', 'lots')",
+            "cannot store TEXT value in INTEGER column",
+        ),
         ("INSERT INTO transfers VALUES ('t1', 'acc_404', 'acc_001', 1)", "FOREIGN KEY constraint failed"),
         ("INSERT INTO accounts VALUES ('acc_001', 'dup', 'savings', 1)", "UNIQUE constraint failed"),
     ],
@@ -52,8 +55,10 @@ def test_same_seed_same_bytes_and_different_seed_different_bytes():
 def test_seed_rows_are_rendered_parents_first_and_sorted():
     spec = parse_spec(mini_env.spec_dict())
     rows = mini_env.generate_seed(random.Random(0))
-    rows["transfers"] = [{"transfer_id": "t2", "from_account": "acc_001", "to_account": "acc_002", "amount_cents": 1},
-                         {"transfer_id": "t1", "from_account": "acc_002", "to_account": "acc_001", "amount_cents": 2}]
+    rows["transfers"] = [
+        {"transfer_id": "t2", "from_account": "acc_001", "to_account": "acc_002", "amount_cents": 1},
+        {"transfer_id": "t1", "from_account": "acc_002", "to_account": "acc_001", "amount_cents": 2},
+    ]
     rows["accounts"].reverse()
     text = seed_sql(spec, rows)
     lines = [line for line in text.splitlines() if line.startswith("INSERT")]
@@ -64,7 +69,9 @@ def test_seed_rows_are_rendered_parents_first_and_sorted():
 def test_a_seed_that_breaks_a_foreign_key_is_rejected():
     def bad_seed(rng: random.Random):
         rows = mini_env.generate_seed(rng)
-        rows["transfers"] = [{"transfer_id": "t", "from_account": "acc_404", "to_account": "acc_001", "amount_cents": 1}]
+        rows["transfers"] = [
+            {"transfer_id": "t", "from_account": "acc_404", "to_account": "acc_001", "amount_cents": 1}
+        ]
         return rows
 
     with pytest.raises(SeedError, match="FOREIGN KEY constraint failed"):

@@ -33,7 +33,12 @@ def task_file(tasks: list[Task], path: Path) -> Path:
 
 
 def config(path: Path, **kw: object) -> RolloutConfig:
-    base = {"envs": ["retail"], "tasks_path": str(path), "servers_dir": str(SERVERS_DIR), "transport": "memory"}
+    base = {
+        "envs": ["retail"],
+        "tasks_path": str(path),
+        "servers_dir": str(SERVERS_DIR),
+        "transport": "memory",
+    }
     return RolloutConfig(**{**base, **kw})  # type: ignore[arg-type]
 
 
@@ -44,7 +49,9 @@ def records(run_dir: Path) -> list[TrajectoryRecord]:
 
 def solving_script(task: Task) -> list[dict[str, object]]:
     """Agent replies that solve ``task``: its gold calls, then every claim."""
-    calls = [{"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]} for a in task.gold.actions]
+    calls = [
+        {"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]} for a in task.gold.actions
+    ]
     return [*calls, {"content": "All done. " + " ".join(c.text for c in task.gold.claims)}]
 
 
@@ -67,11 +74,19 @@ def test_an_agent_endpoint_that_goes_down_mid_run_leaves_unscored_episodes(tasks
     first, down = done[-1], done[:2]
     assert first.reward == 1.0
     assert all(r.reward is None and r.reward_parts is None for r in down)
-    assert all(r.termination_detail.startswith("agent's model") and "(connection)" in r.termination_detail for r in down)
+    assert all(
+        r.termination_detail.startswith("agent's model") and "(connection)" in r.termination_detail
+        for r in down
+    )
     assert summary["scored"] == 1 and summary["mean_reward"] == 1.0  # the outage is not a 0
     failures = summary["harness_failures"]
     assert failures["total"] == 2 and failures["share"] == pytest.approx(2 / 3, abs=1e-6)
-    assert failures["by_reason"] == {"infrastructure_error": 0, "model_unavailable": 2, "timeout": 0, "user_error": 0}
+    assert failures["by_reason"] == {
+        "infrastructure_error": 0,
+        "model_unavailable": 2,
+        "timeout": 0,
+        "user_error": 0,
+    }
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["harness_failures"] == failures
 
 
@@ -81,7 +96,9 @@ def test_a_user_endpoint_that_is_down_is_a_harness_failure_too(tasks: list[Task]
     summary = anyio.run(rollout, config(path, agent="oracle"), tmp_path / "run", None, make_agent, user)
     (record,) = records(tmp_path / "run")
     assert record.termination == "model_unavailable" and record.reward is None
-    assert record.termination_detail.startswith("user's model") and "(connection)" in record.termination_detail
+    assert (
+        record.termination_detail.startswith("user's model") and "(connection)" in record.termination_detail
+    )
     assert summary["scored"] == 0 and summary["harness_failures"]["total"] == 1
 
 
@@ -99,7 +116,9 @@ def test_a_model_that_answers_unusably_is_the_agents_failure_and_scored(tasks: l
     with openai_server(script) as server:
         client = LiteLLMClient("openai/agent", api_base=server.base_url, max_retries=3, backoff_s=0.01)
         agent = lambda cfg, t: LLMAgent(client)
-        summary = anyio.run(rollout, config(path, agent="llm", concurrency=1), tmp_path / "run", None, agent, make_user)
+        summary = anyio.run(
+            rollout, config(path, agent="llm", concurrency=1), tmp_path / "run", None, agent, make_user
+        )
     done = records(tmp_path / "run")
     assert sorted(r.termination for r in done) == ["agent_error", "agent_error", "context_window_exceeded"]
     assert all(r.reward == 0.0 for r in done)  # the model's own failure: scored 0, not excluded

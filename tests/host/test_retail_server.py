@@ -66,7 +66,16 @@ async def test_two_concurrent_http_sessions_do_not_see_each_others_writes(retail
     assert theirs.structured_content["status"] == "pending"
 
 
-HOSTILE = ["'; DROP TABLE orders; --", "x" * 100_000, 12345, None, ["#W0000001"], {"$ne": 1}, "#W9999999", "usr_nobody"]
+HOSTILE = [
+    "'; DROP TABLE orders; --",
+    "x" * 100_000,
+    12345,
+    None,
+    ["#W0000001"],
+    {"$ne": 1},
+    "#W9999999",
+    "usr_nobody",
+]
 
 
 async def test_bad_input_never_crashes_the_server_or_changes_state(retail_env: Environment):

@@ -281,7 +281,9 @@ def test_a_token_protected_http_server_is_reached_with_the_token_and_the_token_i
     token = "s3cret-" + "x" * 24
     with http_server(SERVERS_DIR / "retail", "retail_mcp", "--control", "--auth-token", token) as server:
         urls = {"retail": server.url}
-        refused = anyio.run(rollout, config(path, agent="oracle", transport="http", urls=urls), tmp_path / "bare")
+        refused = anyio.run(
+            rollout, config(path, agent="oracle", transport="http", urls=urls), tmp_path / "bare"
+        )
         cfg = config(path, agent="oracle", transport="http", urls=urls, http_token=token)
         summary = anyio.run(rollout, cfg, tmp_path / "run")
     assert refused["harness_failures"]["total"] == 2  # 401 without the token: a harness failure, not a 0

@@ -30,7 +30,9 @@ async def balance(client: Client, **kw) -> int:
 
 async def test_stdio_subprocess_serves_tools_and_keeps_state(mini_package: Path, mini_env: Environment):
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "minibank_mcp", "--control"], env={"PYTHONPATH": str(mini_package)}
+        command=sys.executable,
+        args=["-m", "minibank_mcp", "--control"],
+        env={"PYTHONPATH": str(mini_package)},
     )
     with anyio.fail_after(60):
         async with Client(params) as client:

@@ -190,7 +190,10 @@ async def test_only_an_endpoint_that_could_not_answer_is_an_endpoint_failure() -
     script: list[dict[str, Any]] = [
         {"status": 200, "body": "not a completion"},  # the endpoint broke: litellm reports a 500
         {"status": 400},  # the request was refused as it was made
-        {"status": 200, "body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}},
+        {
+            "status": 200,
+            "body": {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []},
+        },
     ]
     kinds = []
     with openai_server(script) as server:

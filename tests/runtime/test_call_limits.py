@@ -287,5 +287,7 @@ def test_the_address_space_limit_only_ever_goes_down():
         "print(resource.getrlimit(resource.RLIMIT_AS) == (1 << 30, 1 << 30))\n"  # hard too: tools cannot raise it
         "print(limit_address_space(0) == 1 << 30)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
     assert out.stdout.split() == ["True"] * 4

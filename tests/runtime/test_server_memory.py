@@ -42,7 +42,7 @@ async def test_results_are_structured_and_errors_are_tool_errors(mini_env: Envir
     assert ok.structured_content == {"account_id": "acc_001", "owner": "bob", "balance_cents": 50_000}
     assert json.loads(ok.content[0].text) == ok.structured_content
     assert bad.is_error and bad.content[0].text == "No account acc_999."
-    assert invalid.is_error and "is not of type \"string\"" in invalid.content[0].text
+    assert invalid.is_error and 'is not of type "string"' in invalid.content[0].text
 
 
 async def test_explicit_session_keys_isolate_state_on_one_connection(mini_env: Environment):
@@ -138,7 +138,9 @@ async def test_concurrent_sessions_never_interleave_writes(mini_env: Environment
             for i in range(50):
                 tg.start_soon(episode, i)
         for i in range(50):
-            state = (await client.call_tool("control.state", {}, meta=key(f"e{i}"))).structured_content["state"]
+            state = (await client.call_tool("control.state", {}, meta=key(f"e{i}"))).structured_content[
+                "state"
+            ]
             assert [t["amount_cents"] for t in state["transfers"]] == [i + 1] * (i % 3 + 1)
 
 

@@ -51,7 +51,9 @@ def test_diff_lists_inserted_deleted_and_updated_rows(mini_env: Environment):
     after = json.loads(json.dumps(before))
     after["accounts"][0]["balance_cents"] += 5
     deleted = after["accounts"].pop()
-    after["transfers"].append({"transfer_id": "t1", "from_account": "acc_001", "to_account": "acc_002", "amount_cents": 5})
+    after["transfers"].append(
+        {"transfer_id": "t1", "from_account": "acc_001", "to_account": "acc_002", "amount_cents": 5}
+    )
     diff = diff_states(before, after, mini_env.primary_keys)
     assert diff["accounts"]["deleted"] == [deleted]
     assert diff["accounts"]["inserted"] == []
@@ -81,9 +83,12 @@ def test_restore_to_a_given_state_and_reject_a_state_that_breaks_the_schema(mini
     target["accounts"] = target["accounts"][:3]
     session.reset(target)
     assert dump_state(session.db) == target
-    bad = {"accounts": target["accounts"], "transfers": [
-        {"transfer_id": "t", "from_account": "acc_404", "to_account": "acc_001", "amount_cents": 1}
-    ]}
+    bad = {
+        "accounts": target["accounts"],
+        "transfers": [
+            {"transfer_id": "t", "from_account": "acc_404", "to_account": "acc_001", "amount_cents": 1}
+        ],
+    }
     with pytest.raises(ValueError, match="does not fit the schema"):
         session.reset(bad)
     assert dump_state(session.db) == target
@@ -95,7 +100,9 @@ def test_file_backed_session_persists_across_reopen(mini_env: Environment, tmp_p
     path = tmp_path / "bank.sqlite"
     first = SessionDatabase(mini_env.seed_image, path)
     assert first.hash() == mini_env.seed_hash
-    mini_env.toolbox().call(first.db, "transfer", {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 7})
+    mini_env.toolbox().call(
+        first.db, "transfer", {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 7}
+    )
     changed = first.hash()
     first.close()
     second = SessionDatabase(mini_env.seed_image, path)
@@ -114,5 +121,9 @@ def test_hash_equality_is_state_equality(mini_env: Environment, picks, amount):
         for i in picks:
             db.execute("UPDATE accounts SET balance_cents = ? WHERE account_id = ?", (amount, f"acc_{i:03d}"))
     assert a.hash() == b.hash()
-    changed = any(r["balance_cents"] != amount for r in mini_env.seed_state["accounts"] if int(r["account_id"][4:]) in picks)
+    changed = any(
+        r["balance_cents"] != amount
+        for r in mini_env.seed_state["accounts"]
+        if int(r["account_id"][4:]) in picks
+    )
     assert (a.hash() != mini_env.seed_hash) == changed

@@ -37,7 +37,7 @@ def test_business_rule_failure_undoes_the_writes_made_before_it(session):
     ("arguments", "fragment"),
     [
         ({"account_id": 5}, "at 'account_id': 5 is not of type \"string\""),
-        ({}, "\"account_id\" is a required property"),
+        ({}, '"account_id" is a required property'),
         ({"account_id": "acc_001", "extra": 1}, "Additional properties are not allowed"),
         ({"account_id": "'; DROP TABLE accounts; --"}, "does not match"),
         ({"account_id": "x" * 100_000}, "does not match"),
@@ -63,9 +63,21 @@ def test_unknown_tool_lists_the_available_ones(session):
 @pytest.mark.parametrize(
     ("tool", "args", "reason"),
     [
-        ("sneaky_read", {"account_id": "acc_001"}, "tried to update table 'accounts', which it does not declare writing"),
-        ("undeclared_write", TRANSFER, "tried to insert into table 'transfers', which it does not declare writing"),
-        ("bad_output", {"account_id": "acc_001"}, 'output does not match its output schema: "owner" is a required'),
+        (
+            "sneaky_read",
+            {"account_id": "acc_001"},
+            "tried to update table 'accounts', which it does not declare writing",
+        ),
+        (
+            "undeclared_write",
+            TRANSFER,
+            "tried to insert into table 'transfers', which it does not declare writing",
+        ),
+        (
+            "bad_output",
+            {"account_id": "acc_001"},
+            'output does not match its output schema: "owner" is a required',
+        ),
         ("crash", {"account_id": "acc_001"}, "ZeroDivisionError: division by zero"),
     ],
 )
@@ -99,7 +111,11 @@ def test_tool_code_cannot_commit_halfway_or_change_the_schema(mini_env: Environm
     toolbox = Toolbox(spec, module)
     db = mini_env.new_session().db
     cases = (
-        ("get_account", {"account_id": "acc_001"}, "forbidden SQL operation (authorizer action 22, 'COMMIT')"),
+        (
+            "get_account",
+            {"account_id": "acc_001"},
+            "forbidden SQL operation (authorizer action 22, 'COMMIT')",
+        ),
         ("noop", {}, "tried to delete from table 'sqlite_master'"),
     )
     for name, args, reason in cases:
@@ -113,7 +129,9 @@ def test_missing_tool_function_is_reported_at_bind_time(mini_env: Environment):
 
     from envfactory_mcp.runtime import Toolbox
 
-    with pytest.raises(ValueError, match="'get_account' is declared in the spec but empty has no such function"):
+    with pytest.raises(
+        ValueError, match="'get_account' is declared in the spec but empty has no such function"
+    ):
         Toolbox(mini_env.bundle().spec, types.ModuleType("empty"))
 
 
@@ -160,9 +178,17 @@ def test_foreign_key_checks_of_a_declared_write_are_not_undeclared_reads():
         module.__dict__,
     )
     schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-    decl = {"effect": "write", "reads": [], "writes": ["actor"], "description": "x", "input_schema": schema,
-            "output_schema": {"type": "object"}}
-    toolbox = Toolbox({**spec, "tools": [{**decl, "name": "add_actor"}, {**decl, "name": "copy_roles"}]}, module)
+    decl = {
+        "effect": "write",
+        "reads": [],
+        "writes": ["actor"],
+        "description": "x",
+        "input_schema": schema,
+        "output_schema": {"type": "object"},
+    }
+    toolbox = Toolbox(
+        {**spec, "tools": [{**decl, "name": "add_actor"}, {**decl, "name": "copy_roles"}]}, module
+    )
     db = env.new_session().db
     assert toolbox.call(db, "add_actor", {"name": "Nick"}).ok
     refused = toolbox.call(db, "copy_roles", {"name": "x"})

@@ -24,11 +24,21 @@ def tool(data: dict, name: str) -> dict:
 @pytest.mark.parametrize(
     ("mutate", "where", "message"),
     [
-        (lambda d: tool(d, "transfer")["writes"].append("ledger"), "tools[transfer].writes[2]", "unknown table 'ledger'"),
-        (lambda d: tool(d, "get_account")["reads"].append("users"), "tools[get_account].reads[1]", "unknown table 'users'"),
+        (
+            lambda d: tool(d, "transfer")["writes"].append("ledger"),
+            "tools[transfer].writes[2]",
+            "unknown table 'ledger'",
+        ),
+        (
+            lambda d: tool(d, "get_account")["reads"].append("users"),
+            "tools[get_account].reads[1]",
+            "unknown table 'users'",
+        ),
         (lambda d: d["tools"].append(dict(tool(d, "noop"))), "tools[7]", "duplicate tool 'noop'"),
         (
-            lambda d: tool(d, "transfer")["input_schema"]["properties"].__setitem__("amount_cents", {"type": "money"}),
+            lambda d: tool(d, "transfer")["input_schema"]["properties"].__setitem__(
+                "amount_cents", {"type": "money"}
+            ),
             "tools[transfer].input_schema/properties/amount_cents/type",
             "invalid JSON Schema",
         ),
@@ -42,15 +52,47 @@ def tool(data: dict, name: str) -> dict:
             "tables[transfers].columns[from_account].references",
             "table 'accounts' has no column 'iban'",
         ),
-        (lambda d: tool(d, "get_account")["writes"].append("accounts"), "tools[get_account].writes", "read tool cannot"),
+        (
+            lambda d: tool(d, "get_account")["writes"].append("accounts"),
+            "tools[get_account].writes",
+            "read tool cannot",
+        ),
         (lambda d: tool(d, "transfer").__setitem__("writes", []), "tools[transfer].writes", "at least one"),
-        (lambda d: tool(d, "transfer")["params"].pop("amount_cents"), "tools[transfer].params", "'amount_cents' has no ParamSpec"),
-        (lambda d: d["tables"][0].__setitem__("primary_key", ["id"]), "tables[accounts].primary_key[0]", "unknown column 'id'"),
-        (lambda d: d["tables"][0]["columns"][2].__setitem__("enum", ["checking", 3]), "tables[accounts].columns[kind].enum[1]", "not a TEXT"),
-        (lambda d: tool(d, "get_account").__setitem__("effect", "maybe"), "tools[get_account].effect", "Input should be 'read' or 'write'"),
-        (lambda d: tool(d, "get_account").__setitem__("colour", "red"), "tools[get_account].colour", "Extra inputs are not permitted"),
-        (lambda d: tool(d, "get_account").__setitem__("outputs", {"nope[]": "x"}), "tools[get_account].outputs[nope[]]", "does not exist"),
-        (lambda d: tool(d, "noop")["output_schema"].__setitem__("type", "array"), "tools[noop].output_schema.type", "must be 'object'"),
+        (
+            lambda d: tool(d, "transfer")["params"].pop("amount_cents"),
+            "tools[transfer].params",
+            "'amount_cents' has no ParamSpec",
+        ),
+        (
+            lambda d: d["tables"][0].__setitem__("primary_key", ["id"]),
+            "tables[accounts].primary_key[0]",
+            "unknown column 'id'",
+        ),
+        (
+            lambda d: d["tables"][0]["columns"][2].__setitem__("enum", ["checking", 3]),
+            "tables[accounts].columns[kind].enum[1]",
+            "not a TEXT",
+        ),
+        (
+            lambda d: tool(d, "get_account").__setitem__("effect", "maybe"),
+            "tools[get_account].effect",
+            "Input should be 'read' or 'write'",
+        ),
+        (
+            lambda d: tool(d, "get_account").__setitem__("colour", "red"),
+            "tools[get_account].colour",
+            "Extra inputs are not permitted",
+        ),
+        (
+            lambda d: tool(d, "get_account").__setitem__("outputs", {"nope[]": "x"}),
+            "tools[get_account].outputs[nope[]]",
+            "does not exist",
+        ),
+        (
+            lambda d: tool(d, "noop")["output_schema"].__setitem__("type", "array"),
+            "tools[noop].output_schema.type",
+            "must be 'object'",
+        ),
     ],
 )
 def test_bad_specs_name_the_place(mutate, where, message):
@@ -101,11 +143,31 @@ def retail_with(rules_patch) -> dict:
         ),
         (lambda r: r["confirm"].append("get_order_details"), "policy_rules.confirm[7]", "is a read tool"),
         (lambda r: r["confirm"].append("refund_everything"), "policy_rules.confirm[7]", "unknown tool"),
-        (lambda r: r["refusals"][0].__setitem__("path", "totals"), "policy_rules.refusals[0].path", "is not one value"),
-        (lambda r: r["refusals"][0].__setitem__("column", "colour"), "policy_rules.refusals[0].column", "no column"),
-        (lambda r: r["refusals"][0].__setitem__("entity", "parcel"), "policy_rules.refusals[0].entity", "no table"),
-        (lambda r: r["transfer"].__setitem__("tool", "call_a_human"), "policy_rules.transfer.tool", "unknown tool"),
-        (lambda r: r.__setitem__("calculator", "get_user_details"), "policy_rules.calculator", "'expression'"),
+        (
+            lambda r: r["refusals"][0].__setitem__("path", "totals"),
+            "policy_rules.refusals[0].path",
+            "is not one value",
+        ),
+        (
+            lambda r: r["refusals"][0].__setitem__("column", "colour"),
+            "policy_rules.refusals[0].column",
+            "no column",
+        ),
+        (
+            lambda r: r["refusals"][0].__setitem__("entity", "parcel"),
+            "policy_rules.refusals[0].entity",
+            "no table",
+        ),
+        (
+            lambda r: r["transfer"].__setitem__("tool", "call_a_human"),
+            "policy_rules.transfer.tool",
+            "unknown tool",
+        ),
+        (
+            lambda r: r.__setitem__("calculator", "get_user_details"),
+            "policy_rules.calculator",
+            "'expression'",
+        ),
     ],
 )
 def test_policy_rules_name_real_tools_tables_and_paths(patch, where, message):
@@ -123,5 +185,6 @@ def test_the_retail_policy_rules_round_trip_and_say_what_the_policy_text_says():
     for tool in rules.confirm:  # every write the text says to confirm, and only writes
         assert f"`{tool}`" in spec.policy and spec.tool(tool).effect == "write"
     assert {t.name for t in spec.tools if t.effect == "write"} == set(rules.confirm)
-    assert rules.needs_authentication("get_order_details") and not rules.needs_authentication("list_all_product_types")
-
+    assert rules.needs_authentication("get_order_details") and not rules.needs_authentication(
+        "list_all_product_types"
+    )

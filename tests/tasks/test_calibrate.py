@@ -16,18 +16,42 @@ RULES = LeakRules(
     hidden_ids=["user_000042", "item_00017"],
 )
 FACTS = [
-    Fact(key="email", kind="identity", value="a@b.example", text="a@b.example", must=["a@b.example"], in_opening=False),
-    Fact(key="order_id", kind="reference", value="#W1", text="the order with the Desk Lamp", must=["Desk Lamp"], in_opening=True),
-    Fact(key="cancel_pending_order.reason", kind="detail", value="no longer needed", text="no longer needed",
-         must=["no longer needed"], in_opening=True),
+    Fact(
+        key="email",
+        kind="identity",
+        value="a@b.example",
+        text="a@b.example",
+        must=["a@b.example"],
+        in_opening=False,
+    ),
+    Fact(
+        key="order_id",
+        kind="reference",
+        value="#W1",
+        text="the order with the Desk Lamp",
+        must=["Desk Lamp"],
+        in_opening=True,
+    ),
+    Fact(
+        key="cancel_pending_order.reason",
+        kind="detail",
+        value="no longer needed",
+        text="no longer needed",
+        must=["no longer needed"],
+        in_opening=True,
+    ),
 ]
 
 
 def test_each_kind_of_leak_is_named():
-    assert leak_problems("Please cancel_pending_order now", RULES) == ["names the tool 'cancel_pending_order'"]
+    assert leak_problems("Please cancel_pending_order now", RULES) == [
+        "names the tool 'cancel_pending_order'"
+    ]
     assert leak_problems("Could you get user details?", RULES) == ["names the tool 'get_user_details'"]
     assert leak_problems("my order_id is unknown", RULES) == ["uses the parameter key 'order_id'"]
-    assert leak_problems("it is user_000042", RULES) == ["contains the internal id 'user_000042', which the user does not know"]
+    assert leak_problems("it is user_000042", RULES) == [
+        "contains the internal id 'user_000042', which the user does not know"
+    ]
     assert leak_problems("1. find me\n2. cancel", RULES) == ["lists numbered steps"]
     assert leak_problems("- find me\n- cancel", RULES) == ["lists numbered steps"]
     assert leak_problems("I'd like to cancel my pending order, the reason is simple.", RULES) == []
@@ -35,5 +59,7 @@ def test_each_kind_of_leak_is_named():
 
 def test_a_dropped_fact_is_reported_but_identity_may_wait():
     assert missing_facts("Cancel the Desk Lamp order, it's no longer needed.", FACTS) == []
-    assert missing_facts("Cancel the Desk Lamp order.", FACTS) == ["drops 'no longer needed' (needs 'no longer needed')"]
+    assert missing_facts("Cancel the Desk Lamp order.", FACTS) == [
+        "drops 'no longer needed' (needs 'no longer needed')"
+    ]
     assert check_message("Cancel the Desk Lamp order please, no longer needed.", FACTS, RULES) == []

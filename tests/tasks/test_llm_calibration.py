@@ -43,10 +43,14 @@ def scripted_clean_reply(task: Task) -> str:
     return f"Hello! I need some help with this: {must_strings(task)}. Thanks a lot."
 
 
-def test_a_leaking_rewrite_is_rejected_and_the_clean_retry_is_kept(retail_env: Environment, task: Task, tmp_path: Path):
+def test_a_leaking_rewrite_is_rejected_and_the_clean_retry_is_kept(
+    retail_env: Environment, task: Task, tmp_path: Path
+):
     leaky_tool = task.gold.actions[-1].name
     clean = scripted_clean_reply(task)
-    rules = leak_rules_for(retail_env.spec, task.user_scenario.known_info, [(a.name, a.arguments) for a in task.gold.actions])
+    rules = leak_rules_for(
+        retail_env.spec, task.user_scenario.known_info, [(a.name, a.arguments) for a in task.gold.actions]
+    )
     assert check_message(clean, task.user_scenario.known_info, rules) == []  # the script itself is sound
     replies = [
         {"content": f"Please run {leaky_tool} for me. {must_strings(task)}", "usage": usage(100, 20)},
@@ -55,8 +59,20 @@ def test_a_leaking_rewrite_is_rejected_and_the_clean_retry_is_kept(retail_env: E
     with openai_server(replies) as server:
         result = CliRunner().invoke(
             app,
-            ["tasks", "retail", "--n", "1", "--seed", str(SEED), "--calibrate", MODEL, "--api-base", server.base_url,
-             "-o", str(tmp_path / "tasks.jsonl")],
+            [
+                "tasks",
+                "retail",
+                "--n",
+                "1",
+                "--seed",
+                str(SEED),
+                "--calibrate",
+                MODEL,
+                "--api-base",
+                server.base_url,
+                "-o",
+                str(tmp_path / "tasks.jsonl"),
+            ],
         )
         requests = server.requests
     assert result.exit_code == 0, result.output
@@ -91,7 +107,9 @@ def test_the_prompt_names_no_tool_parameter_key_or_hidden_id(retail_env: Environ
     seen_optional = 0
     for each in made:
         scenario = each.user_scenario
-        rules = leak_rules_for(retail_env.spec, scenario.known_info, [(a.name, a.arguments) for a in each.gold.actions])
+        rules = leak_rules_for(
+            retail_env.spec, scenario.known_info, [(a.name, a.arguments) for a in each.gold.actions]
+        )
         assert rules.tool_names and rules.param_keys
         prompt = llm_prompt(scenario.known_info, scenario.reason_for_call.split("; "), scenario.persona)
         assert leaks_in_prompt(prompt, rules) == [], each.task_id
@@ -147,8 +165,20 @@ def test_tasks_with_the_endpoint_down_exit_non_zero_and_say_how_many_kept_offlin
     out = tmp_path / "tasks.jsonl"
     result = CliRunner().invoke(
         app,
-        ["tasks", "retail", "--n", "1", "--seed", str(SEED), "--calibrate", MODEL, "--api-base", down_base_url(),
-         "-o", str(out)],
+        [
+            "tasks",
+            "retail",
+            "--n",
+            "1",
+            "--seed",
+            str(SEED),
+            "--calibrate",
+            MODEL,
+            "--api-base",
+            down_base_url(),
+            "-o",
+            str(out),
+        ],
     )
     assert result.exit_code == 1
     assert "1 of 1 tasks kept the offline message because the model endpoint failed" in result.output

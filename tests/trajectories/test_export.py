@@ -386,6 +386,8 @@ def test_export_command_drops_ungrounded_episodes_and_allow_ungrounded_keeps_the
     assert "1 with ungrounded tool-call values, 1 breaking the policy" in strict.output
     (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert "ANN.LEE@example.com" in row["messages"][1]["content"]
-    allowed = CliRunner().invoke(app, ["export", str(run), "-o", str(out), "--allow-ungrounded", "--overwrite"])
+    allowed = CliRunner().invoke(
+        app, ["export", str(run), "-o", str(out), "--allow-ungrounded", "--overwrite"]
+    )
     assert allowed.exit_code == 0, allowed.output
     assert len(out.read_text(encoding="utf-8").splitlines()) == 3

@@ -170,7 +170,9 @@ def test_a_duplicate_episode_keeps_the_last_line(tmp_path: Path):
 
 
 def failed(task_id: str = "t", trial: int = 0) -> TrajectoryRecord:
-    return rec(task_id, trial, "lost").model_copy(update={"termination": "infrastructure_error", "reward": None})
+    return rec(task_id, trial, "lost").model_copy(
+        update={"termination": "infrastructure_error", "reward": None}
+    )
 
 
 def test_a_harness_failure_is_retried_once_by_appending_and_readers_take_the_retry(tmp_path: Path):

@@ -25,7 +25,9 @@ def retail_report(retail_env: Environment) -> VerificationReport:
     return verify_environment(retail_env)
 
 
-def test_retail_passes_every_check_including_stdio(retail_env: Environment, retail_report: VerificationReport):
+def test_retail_passes_every_check_including_stdio(
+    retail_env: Environment, retail_report: VerificationReport
+):
     assert retail_report.passed, retail_report.failures()
     assert [c.check for c in retail_report.environment] == list(ENVIRONMENT_CHECKS)
     assert all(c.status == "passed" for c in retail_report.environment)

@@ -419,7 +419,10 @@ def _pick_legs(
                 continue
             days.append(back)
         pairs = [(origin, destination), (destination, origin)][: len(days)]
-        legs = [fd[(rng.choice(by_route[route])["flight_number"], _day(d))] for route, d in zip(pairs, days, strict=True)]
+        legs = [
+            fd[(rng.choice(by_route[route])["flight_number"], _day(d))]
+            for route, d in zip(pairs, days, strict=True)
+        ]
         statuses = [leg["status"] for leg in legs]
         if status == "completed" and any(s != "landed" for s in statuses):
             continue

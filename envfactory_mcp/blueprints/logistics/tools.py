@@ -384,7 +384,9 @@ def _invoice_view(ctx: ToolContext, invoice_id: str) -> dict:
             }
             for i in items
         ],
-        "charges_by_shipment": [{"tracking_number": k, "amount": _dollars(v)} for k, v in by_shipment.items()],
+        "charges_by_shipment": [
+            {"tracking_number": k, "amount": _dollars(v)} for k, v in by_shipment.items()
+        ],
         "total": _dollars(total),
         "balance_due": 0.0 if inv["status"] in ("paid", "open") else _dollars(total),
     }
@@ -467,7 +469,9 @@ def get_customer_details(ctx: ToolContext, *, customer_id: str) -> dict:
         "shipments": ids(
             "SELECT tracking_number AS id FROM shipments WHERE customer_id = ? ORDER BY created_at DESC, tracking_number"
         ),
-        "pickups": ids("SELECT pickup_id AS id FROM pickups WHERE customer_id = ? ORDER BY pickup_date DESC, pickup_id"),
+        "pickups": ids(
+            "SELECT pickup_id AS id FROM pickups WHERE customer_id = ? ORDER BY pickup_date DESC, pickup_id"
+        ),
         "claims": ids("SELECT claim_id AS id FROM claims WHERE customer_id = ? ORDER BY claim_id"),
         "invoices": ids("SELECT invoice_id AS id FROM invoices WHERE customer_id = ? ORDER BY period DESC"),
     }
@@ -495,7 +499,11 @@ def list_services(ctx: ToolContext) -> dict:
                 "transit_days": s["transit_days"],
                 "international": bool(s["international"]),
                 "rates": [
-                    {"zone": r["zone"], "base_price": _dollars(r["base_cents"]), "per_kg": _dollars(r["per_kg_cents"])}
+                    {
+                        "zone": r["zone"],
+                        "base_price": _dollars(r["base_cents"]),
+                        "per_kg": _dollars(r["per_kg_cents"]),
+                    }
                     for r in rates
                 ],
             }
@@ -543,11 +551,17 @@ def _pickup_day(ctx: ToolContext, pickup_date: str) -> datetime.date:
         ctx.fail(f"{pickup_date!r} is not a date; use YYYY-MM-DD.")
     today = _today(ctx)
     if day <= today:
-        ctx.fail(f"Pickups are booked from the next day on; {day.isoformat()} is not after today ({today.isoformat()}).")
+        ctx.fail(
+            f"Pickups are booked from the next day on; {day.isoformat()} is not after today ({today.isoformat()})."
+        )
     if (day - today).days > PICKUP_DAYS_AHEAD:
-        ctx.fail(f"Pickups can be booked at most {PICKUP_DAYS_AHEAD} days ahead; {day.isoformat()} is too far out.")
+        ctx.fail(
+            f"Pickups can be booked at most {PICKUP_DAYS_AHEAD} days ahead; {day.isoformat()} is too far out."
+        )
     if not _is_business_day(day):
-        ctx.fail(f"{day.isoformat()} is a {day.strftime('%A')}; pickups run on business days (Monday to Friday) only.")
+        ctx.fail(
+            f"{day.isoformat()} is a {day.strftime('%A')}; pickups run on business days (Monday to Friday) only."
+        )
     return day
 
 
@@ -608,7 +622,9 @@ def create_shipment(
     service = _service(ctx, service_id)
     abroad = destination["country"] != "US"
     if abroad and not service["international"]:
-        ctx.fail(f"{service['name']} is domestic; parcels to {destination['country']} go by an international service.")
+        ctx.fail(
+            f"{service['name']} is domestic; parcels to {destination['country']} go by an international service."
+        )
     if not abroad and service["international"]:
         ctx.fail(f"{service['name']} serves addresses abroad only; choose a domestic service.")
     if weight_kg <= 0 or min(length_cm, width_cm, height_cm) <= 0:
@@ -618,9 +634,13 @@ def create_shipment(
     weight = round(weight_kg, 1)
     longest = max(length_cm, width_cm, height_cm)
     if weight > service["max_weight_kg"]:
-        ctx.fail(f"{service['name']} takes parcels up to {service['max_weight_kg']} kg; this one weighs {weight} kg.")
+        ctx.fail(
+            f"{service['name']} takes parcels up to {service['max_weight_kg']} kg; this one weighs {weight} kg."
+        )
     if longest > service["max_length_cm"]:
-        ctx.fail(f"{service['name']} takes parcels up to {service['max_length_cm']} cm on the longest side; this one is {longest} cm.")
+        ctx.fail(
+            f"{service['name']} takes parcels up to {service['max_length_cm']} cm on the longest side; this one is {longest} cm."
+        )
     size = length_cm + width_cm + height_cm
     if size > service["max_size_cm"]:
         ctx.fail(
@@ -630,7 +650,9 @@ def create_shipment(
     declared = _cents(ctx, declared_value, "declared value")
     cap = DECLARED_VALUE_CAP_CENTS[customer["tier"]]
     if declared > cap:
-        ctx.fail(f"A {customer['tier']} account can declare at most {_fmt(cap)} per parcel; {_fmt(declared)} is more.")
+        ctx.fail(
+            f"A {customer['tier']} account can declare at most {_fmt(cap)} per parcel; {_fmt(declared)} is more."
+        )
     text = contents.strip()
     if not text:
         ctx.fail("Say what the parcel contains.")
@@ -668,9 +690,23 @@ def create_shipment(
         ),
     )
     _event(ctx, tracking_number, "label_created", _place(origin), "Shipping label created")
-    _add_item(ctx, invoice["invoice_id"], tracking_number, "shipping", f"{service['name']}, zone {zone}, {billable} kg", price)
+    _add_item(
+        ctx,
+        invoice["invoice_id"],
+        tracking_number,
+        "shipping",
+        f"{service['name']}, zone {zone}, {billable} kg",
+        price,
+    )
     if insurance:
-        _add_item(ctx, invoice["invoice_id"], tracking_number, "insurance", f"Insurance, declared {_fmt(declared)}", insurance)
+        _add_item(
+            ctx,
+            invoice["invoice_id"],
+            tracking_number,
+            "insurance",
+            f"Insurance, declared {_fmt(declared)}",
+            insurance,
+        )
     return _shipment_view(ctx, tracking_number)
 
 
@@ -700,9 +736,7 @@ def redirect_shipment(ctx: ToolContext, *, tracking_number: str, address_id: str
     customer = _customer(ctx, s["customer_id"])
     fee = REDIRECT_FEE_CENTS[customer["tier"]]
     invoice = _open_invoice(ctx, s["customer_id"]) if fee else None
-    estimated = _add_business_days(
-        max(datetime.date.fromisoformat(s["estimated_delivery"]), _today(ctx)), 1
-    )
+    estimated = _add_business_days(max(datetime.date.fromisoformat(s["estimated_delivery"]), _today(ctx)), 1)
     change_id = ctx.next_id("delivery_changes", "change_id", "dc_", 6)
     ctx.execute(
         "INSERT INTO delivery_changes (change_id, tracking_number, kind, previous_address_id, new_address_id, "
@@ -738,7 +772,9 @@ def hold_at_depot(ctx: ToolContext, *, tracking_number: str, depot_id: str) -> d
         (change_id, tn, s["to_address_id"], depot_id, ctx.now),
     )
     ctx.execute("UPDATE shipments SET hold_depot_id = ? WHERE tracking_number = ?", (depot_id, tn))
-    _event(ctx, tn, "delivery_change", _place(destination), f"Hold for collection requested at {depot['name']}")
+    _event(
+        ctx, tn, "delivery_change", _place(destination), f"Hold for collection requested at {depot['name']}"
+    )
     return {
         "shipment": _shipment_view(ctx, tn),
         "change_id": change_id,
@@ -757,7 +793,9 @@ def create_return_label(ctx: ToolContext, *, tracking_number: str) -> dict:
     destination = _address(ctx, s["to_address_id"])
     if destination["country"] != "US" or origin["country"] != "US":
         ctx.fail(f"Shipment {tn} is international; return labels are for domestic parcels only.")
-    existing = ctx.one("SELECT tracking_number FROM shipments WHERE return_of = ? AND status != 'cancelled'", (tn,))
+    existing = ctx.one(
+        "SELECT tracking_number FROM shipments WHERE return_of = ? AND status != 'cancelled'", (tn,)
+    )
     if existing is not None:
         ctx.fail(f"Shipment {tn} already has return label {existing['tracking_number']}.")
     deadline = _return_deadline(s)
@@ -800,7 +838,9 @@ def create_return_label(ctx: ToolContext, *, tracking_number: str) -> dict:
         ),
     )
     _event(ctx, new_tn, "label_created", _place(destination), f"Return label created for {tn}")
-    _add_item(ctx, invoice["invoice_id"], new_tn, "return_label", f"Return label for {tn}, zone {zone}", price)
+    _add_item(
+        ctx, invoice["invoice_id"], new_tn, "return_label", f"Return label for {tn}, zone {zone}", price
+    )
     return _shipment_view(ctx, new_tn)
 
 
@@ -825,7 +865,9 @@ def schedule_pickup(
         (address_id, day),
     )
     if same is not None:
-        ctx.fail(f"Pickup {same['pickup_id']} is already booked at {address['label']} on {day}; one pickup per address per day.")
+        ctx.fail(
+            f"Pickup {same['pickup_id']} is already booked at {address['label']} on {day}; one pickup per address per day."
+        )
     depot = _depot(ctx, address["depot_id"])
     booked = _booked(ctx, depot["depot_id"], day)
     if booked >= depot["daily_pickup_capacity"]:
@@ -873,7 +915,9 @@ def file_claim(ctx: ToolContext, *, tracking_number: str, kind: str, amount: flo
         (tn,),
     )
     if other is not None:
-        ctx.fail(f"Shipment {tn} already has claim {other['claim_id']} ({other['status']}); one claim per shipment.")
+        ctx.fail(
+            f"Shipment {tn} already has claim {other['claim_id']} ({other['status']}); one claim per shipment."
+        )
     deadline = _claim_deadline(s)
     assert deadline is not None
     if _today(ctx).isoformat() > deadline:
@@ -883,7 +927,9 @@ def file_claim(ctx: ToolContext, *, tracking_number: str, kind: str, amount: flo
         )
     cents = _cents(ctx, amount, "amount")
     if cents > s["declared_value_cents"]:
-        ctx.fail(f"{_fmt(cents)} is more than the declared value of shipment {tn}, {_fmt(s['declared_value_cents'])}.")
+        ctx.fail(
+            f"{_fmt(cents)} is more than the declared value of shipment {tn}, {_fmt(s['declared_value_cents'])}."
+        )
     if not s["insured"] and cents > BASE_LIABILITY_CENTS:
         ctx.fail(
             f"Shipment {tn} is not insured; without insurance a claim is limited to {_fmt(BASE_LIABILITY_CENTS)}."
@@ -903,7 +949,9 @@ def file_claim(ctx: ToolContext, *, tracking_number: str, kind: str, amount: flo
 def withdraw_claim(ctx: ToolContext, *, claim_id: str) -> dict:
     c = _claim(ctx, claim_id)
     if c["status"] not in PENDING_CLAIM:
-        ctx.fail(f"Claim {c['claim_id']} is {c['status']}; only submitted or under-review claims can be withdrawn.")
+        ctx.fail(
+            f"Claim {c['claim_id']} is {c['status']}; only submitted or under-review claims can be withdrawn."
+        )
     ctx.execute("UPDATE claims SET status = 'withdrawn' WHERE claim_id = ?", (c["claim_id"],))
     return _claim_view(ctx, c["claim_id"])
 
@@ -919,11 +967,14 @@ def pay_invoice(ctx: ToolContext, *, invoice_id: str) -> dict:
         ctx.fail(f"Invoice {iid} is {inv['status']}; only issued or overdue invoices can be paid ({detail}).")
     customer = _customer(ctx, inv["customer_id"])
     if customer["card_on_file"] is None:
-        ctx.fail(f"Account {customer['customer_id']} has no card on file to pay with; transfer to a human agent.")
+        ctx.fail(
+            f"Account {customer['customer_id']} has no card on file to pay with; transfer to a human agent."
+        )
     amount = _invoice_view(ctx, iid)["total"]
     ctx.execute("UPDATE invoices SET status = 'paid', paid_at = ? WHERE invoice_id = ?", (ctx.now, iid))
     overdue = ctx.scalar(
-        "SELECT COUNT(*) FROM invoices WHERE customer_id = ? AND status = 'overdue'", (customer["customer_id"],)
+        "SELECT COUNT(*) FROM invoices WHERE customer_id = ? AND status = 'overdue'",
+        (customer["customer_id"],),
     )
     status = customer["account_status"]
     if status == "credit_hold" and overdue == 0:
@@ -954,7 +1005,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)

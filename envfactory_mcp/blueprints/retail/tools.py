@@ -496,7 +496,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)

@@ -418,12 +418,8 @@ class Importer:
             if op.kind in ("action", "record", "search") or op.draft is not draft:
                 continue
             shape, _ = self.response(op) if op.method in ("get", "post", "put", "patch") else (None, False)
-            if (
-                (op.role == "item"
-                and op.method == "get"
-                and shape is not None)
-                or (op.kind == "singleton-get"
-                and shape is not None)
+            if (op.role == "item" and op.method == "get" and shape is not None) or (
+                op.kind == "singleton-get" and shape is not None
             ):
                 ranked.append((0, self.unwrap(shape)))
             elif op.kind == "list" and shape is not None:
@@ -1287,10 +1283,8 @@ class Importer:
         for f in resource.fields:
             if f.read_only and f.name in resource.keys:
                 continue
-            if (
-                (f.enum
-                and f.name in ("status", "state"))
-                or (f.enum and f.name.endswith(("_status", "_state")))
+            if (f.enum and f.name in ("status", "state")) or (
+                f.enum and f.name.endswith(("_status", "_state"))
             ):
                 value = next((v for form in forms for v in f.enum if words.normal(v) == form), None)
                 if value is not None and not any(c == f.name for c, _ in sets):

@@ -166,7 +166,9 @@ def _slot(ctx: ToolContext, date: str, start_time: str, end_time: str) -> tuple[
     if end <= start:
         ctx.fail("The meeting must end after it starts.")
     if not MIN_MEETING_MINUTES <= end - start <= MAX_MEETING_MINUTES:
-        ctx.fail(f"A meeting lasts between {MIN_MEETING_MINUTES} minutes and {MAX_MEETING_MINUTES // 60} hours.")
+        ctx.fail(
+            f"A meeting lasts between {MIN_MEETING_MINUTES} minutes and {MAX_MEETING_MINUTES // 60} hours."
+        )
     if day.weekday() >= 5:
         ctx.fail(f"{day.isoformat()} is a {day.strftime('%A')}; meetings are held on working days only.")
     today = _today(ctx)
@@ -210,7 +212,14 @@ def _check_free(ctx: ToolContext, people: list[Row], date: str, start: str, end:
 
 
 def _check_room(
-    ctx: ToolContext, room: Row, organizer: Row, headcount: int, date: str, start: str, end: str, skip: str = ""
+    ctx: ToolContext,
+    room: Row,
+    organizer: Row,
+    headcount: int,
+    date: str,
+    start: str,
+    end: str,
+    skip: str = "",
 ) -> None:
     if room["status"] != "available":
         ctx.fail(f"Room {room['name']} ({room['room_id']}) is under maintenance and cannot be booked.")
@@ -345,7 +354,9 @@ def _member(ctx: ToolContext, project_id: str, employee_id: str) -> Row | None:
 
 def _require_task_actor(ctx: ToolContext, task: Row, project: Row, employee_id: str, action: str) -> None:
     if employee_id not in (task["assignee_id"], project["lead_id"]):
-        ctx.fail(f"Only the assignee of {task['task_id']} or the lead of {project['project_id']} can {action}.")
+        ctx.fail(
+            f"Only the assignee of {task['task_id']} or the lead of {project['project_id']} can {action}."
+        )
 
 
 def _require_open_task(ctx: ToolContext, task: Row, action: str) -> None:
@@ -411,12 +422,17 @@ def _check_external(ctx: ToolContext, sender: Row, address: str) -> None:
         )
 
 
-def _deliver(ctx: ToolContext, sender: Row, recipients: list[str], subject: str, body: str, reply_to: str | None) -> str:
+def _deliver(
+    ctx: ToolContext, sender: Row, recipients: list[str], subject: str, body: str, reply_to: str | None
+) -> str:
     """The sender's copy in 'sent' and one 'inbox' copy per internal recipient; returns the sender's copy id."""
     sent_id = ctx.next_id("messages", "message_id", "msg_", 7)
     columns = "(message_id, owner_id, folder, from_email, to_emails, subject, body, sent_at, in_reply_to)"
     row = (sender["email"], ",".join(recipients), subject, body, ctx.now, reply_to)
-    ctx.execute(f"INSERT INTO messages {columns} VALUES (?, ?, 'sent', ?, ?, ?, ?, ?, ?)", (sent_id, sender["employee_id"], *row))
+    ctx.execute(
+        f"INSERT INTO messages {columns} VALUES (?, ?, 'sent', ?, ?, ?, ?, ?, ?)",
+        (sent_id, sender["employee_id"], *row),
+    )
     for address in recipients:
         person = ctx.one("SELECT employee_id FROM employees WHERE email = ?", (address,))
         if person is not None:
@@ -439,7 +455,9 @@ def find_employee_id_by_email(ctx: ToolContext, *, email: str) -> dict:
 
 
 def find_employee_id_by_number(ctx: ToolContext, *, employee_number: str) -> dict:
-    row = ctx.one("SELECT employee_id FROM employees WHERE employee_number = ?", (employee_number.strip().upper(),))
+    row = ctx.one(
+        "SELECT employee_id FROM employees WHERE employee_number = ?", (employee_number.strip().upper(),)
+    )
     if row is None:
         ctx.fail("No employee found with that employee number.")
     return {"employee_id": row["employee_id"]}
@@ -461,7 +479,8 @@ def get_employee_details(ctx: ToolContext, *, employee_id: str) -> dict:
         (employee_id,),
     )
     projects = ctx.all(
-        "SELECT project_id, role FROM project_members WHERE employee_id = ? ORDER BY project_id", (employee_id,)
+        "SELECT project_id, role FROM project_members WHERE employee_id = ? ORDER BY project_id",
+        (employee_id,),
     )
     tasks = ctx.all(
         "SELECT task_id FROM tasks WHERE assignee_id = ? ORDER BY due_date, task_id", (employee_id,)
@@ -648,7 +667,8 @@ def reschedule_event(
         headcount = len(_attending(ctx, event_id))
         _check_room(ctx, _room(ctx, event["room_id"]), organizer, headcount, day, start, end, skip=event_id)
     ctx.execute(
-        "UPDATE events SET date = ?, start_time = ?, end_time = ? WHERE event_id = ?", (day, start, end, event_id)
+        "UPDATE events SET date = ?, start_time = ?, end_time = ? WHERE event_id = ?",
+        (day, start, end, event_id),
     )
     # Invitees answer again for the new time.
     ctx.execute(
@@ -704,7 +724,9 @@ def book_room(ctx: ToolContext, *, employee_id: str, event_id: str, room_id: str
         ctx.fail(f"Event {event_id} is already in {room['name']}.")
     organizer = _employee(ctx, employee_id)
     headcount = len(_attending(ctx, event_id))
-    _check_room(ctx, room, organizer, headcount, event["date"], event["start_time"], event["end_time"], event_id)
+    _check_room(
+        ctx, room, organizer, headcount, event["date"], event["start_time"], event["end_time"], event_id
+    )
     ctx.execute("UPDATE events SET room_id = ? WHERE event_id = ?", (room_id, event_id))
     return _event_view(ctx, event_id)
 
@@ -748,7 +770,9 @@ def reply_to_message(ctx: ToolContext, *, employee_id: str, message_id: str, bod
     _check_external(ctx, sender, recipient)
     if not body.strip():
         ctx.fail("The reply needs a body.")
-    subject = message["subject"] if message["subject"].lower().startswith("re:") else "Re: " + message["subject"]
+    subject = (
+        message["subject"] if message["subject"].lower().startswith("re:") else "Re: " + message["subject"]
+    )
     sent_id = _deliver(ctx, sender, [recipient], subject, body.strip(), message_id)
     return _message_view(ctx, sent_id)
 
@@ -865,7 +889,8 @@ def reassign_task(ctx: ToolContext, *, employee_id: str, task_id: str, teammate_
         ctx.fail(f"Task {task_id} is already assigned to {address}.")
     person = _assignable(ctx, project, address)
     ctx.execute(
-        "UPDATE tasks SET assignee_id = ?, updated_at = ? WHERE task_id = ?", (person["employee_id"], ctx.now, task_id)
+        "UPDATE tasks SET assignee_id = ?, updated_at = ? WHERE task_id = ?",
+        (person["employee_id"], ctx.now, task_id),
     )
     return _task_view(ctx, task_id)
 
@@ -901,7 +926,9 @@ def share_document(ctx: ToolContext, *, employee_id: str, document_id: str, emai
     if person["employee_id"] == employee_id:
         ctx.fail(f"{person['email']} owns {document_id} already.")
     if person["status"] != "active":
-        ctx.fail(f"{_name(person)} ({person['email']}) is on leave; documents are not shared with people on leave.")
+        ctx.fail(
+            f"{_name(person)} ({person['email']}) is on leave; documents are not shared with people on leave."
+        )
     if document["classification"] == "confidential" and person["department_id"] != document["department_id"]:
         ctx.fail(
             f"{document_id} is confidential and {_name(person)} ({person['email']}) works in another department; "
@@ -940,7 +967,11 @@ _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub
 def _evaluate(ctx: ToolContext, node: ast.AST) -> int | float:
     if isinstance(node, ast.Expression):
         return _evaluate(ctx, node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(ctx, node.left), _evaluate(ctx, node.right)
