@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 RUNNABLE = "passed"
-DEFAULT_SERVERS_DIR = Path("generated_servers")
 SERVERS_DIR_ENV = "ENVFACTORY_SERVERS_DIR"
 
 _WHY = {

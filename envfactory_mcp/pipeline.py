@@ -32,7 +32,7 @@ from typing import Any
 from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RESUMABLE_KEYS, RolloutConfig, rollout, run_interruptibly
-from envfactory_mcp.settings import Settings
+from envfactory_mcp.settings import CONCURRENCY, MAX_ERRORS, Settings
 from envfactory_mcp.tasks.model import write_tasks
 from envfactory_mcp.tasks.stats import task_stats
 
@@ -45,9 +45,9 @@ class PipelineOptions:
     n_tasks: int = 50
     seed: int = 0
     trials: int = 1
-    concurrency: int = 8
+    concurrency: int = CONCURRENCY
     agents: tuple[str, ...] = ("demonstrator", "oracle", "noop")
-    max_errors: int = 5
+    max_errors: int = MAX_ERRORS
     retry_failed: bool = False  # re-run episodes that ended in harness failures
     overwrite: bool = False  # replace the outputs of another configuration in the folder
 

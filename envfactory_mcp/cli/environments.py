@@ -21,12 +21,13 @@ from envfactory_mcp.cli.app import (
     settings,
 )
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 
 @app.command("list")
 def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """List environments: name, domain, tool and table counts, verification status."""
     from envfactory_mcp.catalog import list_environments
@@ -72,7 +73,7 @@ def build(
     seed: Annotated[
         int | None, typer.Option(help="Seed for the seed data (default: the environment's).")
     ] = None,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Build an environment, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
 
@@ -171,7 +172,7 @@ def verify(
     save: Annotated[
         bool, typer.Option("--save", help="Store the report in the package (data/verification.json).")
     ] = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Verify an environment in the sandbox; exit 0 only if every check passes."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
@@ -291,7 +292,7 @@ def serve(
         bool,
         typer.Option("--jail", help="Run the tool code jailed even when it is shipped with envfactory-mcp."),
     ] = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Serve a generated environment over MCP (stdio by default). Logs go to stderr only.
 
@@ -342,7 +343,7 @@ def install(
     print_only: Annotated[
         bool, typer.Option("--print", help="Print the configuration and where it goes; write nothing.")
     ] = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Add an environment to an MCP client's configuration (merged into what is there, the
     previous file kept as .bak), or print it. The client then starts `envfactory-mcp serve`."""
@@ -382,7 +383,7 @@ def install(
 @app.command()
 def demo(
     name: Annotated[str, typer.Argument(help="Blueprint to demonstrate.")] = "retail",
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Build and verify an environment, serve it over stdio and drive a scripted customer session against it."""
     import anyio
@@ -417,7 +418,7 @@ def graph(
         Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")
     ] = None,
     allow_unverified: AllowUnverified = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """The tool dependency graph: data-flow, state-flow and user-provided parameters."""
     from collections.abc import Callable

@@ -9,6 +9,7 @@ import typer
 
 from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 
 if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
@@ -53,8 +54,8 @@ def eval_command(
         ),
     ] = None,
     max_chain: Annotated[int, typer.Option(min=2, max=8, help="Longest chain of needed tools.")] = 4,
-    max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
+    max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = MAX_STEPS,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = CONCURRENCY,
     transport: Annotated[
         str,
         typer.Option(
@@ -64,7 +65,7 @@ def eval_command(
     ] = "local",
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Build (or re-run) cross-server tasks, play them with an agent, score claims and states, and
     write a results table (terminal, results.json, report.html) with failure classes."""

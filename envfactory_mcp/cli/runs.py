@@ -30,6 +30,14 @@ from envfactory_mcp.cli.app import (
     warn_unverified,
 )
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.settings import (
+    CONCURRENCY,
+    DEFAULT_SERVERS_DIR,
+    EPISODE_TIMEOUT_S,
+    MAX_ERRORS,
+    MAX_STEPS,
+    REWARD_BASIS,
+)
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 # --transport: one spelling for every command (serve's); "http" is an old alias of rollout.
@@ -120,11 +128,11 @@ def rollout(
         str | None, typer.Option(metavar="JSON", help="Keyword arguments of the user model's requests.")
     ] = None,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (for pass^k).")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
-    max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = 30,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = CONCURRENCY,
+    max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = MAX_STEPS,
     max_errors: Annotated[
         int, typer.Option(min=1, help="Tool errors in a row that end an episode (too_many_errors).")
-    ] = 5,
+    ] = MAX_ERRORS,
     task_ids: Annotated[
         str | None,
         typer.Option(metavar="ID,ID,...", help="Only these tasks of the file (comma-separated task ids)."),
@@ -171,10 +179,10 @@ def rollout(
         typer.Option(
             help="Reward parts multiplied: state, claims, actions, trace_state, grounded (comma-separated)."
         ),
-    ] = "state,claims",
+    ] = ",".join(REWARD_BASIS),
     episode_timeout: Annotated[
         float, typer.Option(help="Seconds an episode may run; past it, it is a timeout (not scored).")
-    ] = 600.0,
+    ] = EPISODE_TIMEOUT_S,
     temperature: Annotated[
         float | None, typer.Option(min=0.0, help="Sampling temperature of the llm agent's model.")
     ] = None,
@@ -190,7 +198,7 @@ def rollout(
     max_harness_failures: MaxHarnessFailures = 0.1,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
     backend: Annotated[
         str,
         typer.Option(
@@ -371,10 +379,10 @@ def pipeline(
     n: Annotated[int, typer.Option("-n", "--n", min=1, help="Tasks to synthesise.")] = 50,
     seed: Annotated[int, typer.Option(help="Seed for tasks and rollouts.")] = 0,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task.")] = 1,
-    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = 8,
+    concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = CONCURRENCY,
     max_errors: Annotated[
         int, typer.Option(min=1, help="Tool errors in a row that end an episode (too_many_errors).")
-    ] = 5,
+    ] = MAX_ERRORS,
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="Re-run episodes that ended in harness failures.")
     ] = False,
@@ -387,7 +395,7 @@ def pipeline(
         ),
     ] = False,
     max_harness_failures: MaxHarnessFailures = 0.1,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Build + verify, synthesise tasks, roll out the scripted agents (demonstrator, oracle, noop), summarise.
 

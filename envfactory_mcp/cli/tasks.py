@@ -19,6 +19,7 @@ from envfactory_mcp.cli.app import (
     refuse_existing,
 )
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 
 @app.command()
@@ -50,7 +51,7 @@ def tasks(
     stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
-    servers_dir: ServersDir = Path("generated_servers"),
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from envfactory_mcp import files
 from envfactory_mcp.env import Environment
@@ -14,6 +14,7 @@ from envfactory_mcp.eval.claims import ClaimJudge
 from envfactory_mcp.eval.compose import EvalTask, LinkedComposer, read_eval_set, write_eval_set
 from envfactory_mcp.eval.report import summarize, write_results
 from envfactory_mcp.eval.runner import EpisodeSettings, EvalResult, run_eval
+from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 from envfactory_mcp.sim.types import Agent, UserSimulator
 
 AGENTS = ("oracle", "noop", "random", "coinflip", "llm")
@@ -36,14 +37,14 @@ class EvalConfig:
     trials: int = 1
     seed: int = 0
     max_chain: int = 4
-    max_steps: int = 30
-    concurrency: int = 8
+    max_steps: int = MAX_STEPS
+    concurrency: int = CONCURRENCY
     tasks_path: str | None = None  # a fixed eval set to re-run
     # Entity types whose ids mean the same on every server (None: the demo servers' own,
     # when every server is a demo server, else none).
     shared_entities: list[str] | None = None
     transport: str = "local"  # local (in this process), memory or stdio (the packages over MCP)
-    servers_dir: str = "generated_servers"
+    servers_dir: str = str(DEFAULT_SERVERS_DIR)
 
 
 def make_agent(config: EvalConfig, task: EvalTask) -> Agent:
@@ -95,16 +96,15 @@ def make_judge(config: EvalConfig) -> ClaimJudge | None:
     return ClaimJudge(LiteLLMClient(config.judge_model, api_base=config.judge_api_base, seed=config.seed))
 
 
-TRANSPORTS = ("local", "memory", "stdio")
+# Where eval serves its environments: in this process, or the packages over MCP.
+EvalTransport = Literal["local", "memory", "stdio"]
+TRANSPORTS: tuple[EvalTransport, ...] = get_args(EvalTransport)
 
 
-def transport_of(name: str) -> Literal["local", "memory", "stdio"]:
-    if name == "local":
-        return "local"
-    if name == "memory":
-        return "memory"
-    if name == "stdio":
-        return "stdio"
+def transport_of(name: str) -> EvalTransport:
+    for transport in TRANSPORTS:
+        if name == transport:
+            return transport
     raise EnvFactoryError(f"unknown transport {name!r}: use one of {', '.join(TRANSPORTS)}")
 
 

@@ -35,6 +35,7 @@ from envfactory_mcp.llm import LLMError, ToolCall
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.runtime import SessionDatabase
 from envfactory_mcp.scoring.policy import policy_violations
+from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, EPISODE_TIMEOUT_S, MAX_ERRORS, MAX_STEPS
 from envfactory_mcp.sim.types import Agent, Message, UserSimulator
 
 
@@ -154,9 +155,9 @@ class EvalResult(BaseModel):
 
 @dataclass(frozen=True)
 class EpisodeSettings:
-    max_steps: int = 30
-    max_errors: int = 5
-    timeout_s: float = 600.0
+    max_steps: int = MAX_STEPS
+    max_errors: int = MAX_ERRORS
+    timeout_s: float = EPISODE_TIMEOUT_S
     keep_messages: bool = True
 
 
@@ -408,11 +409,11 @@ async def run_eval(
     user_factory: UserFactory,
     judge_factory: Callable[[], ClaimJudge | None] = lambda: None,
     trials: int = 1,
-    concurrency: int = 8,
+    concurrency: int = CONCURRENCY,
     settings: EpisodeSettings = EpisodeSettings(),
     progress: Callable[[int, int], None] | None = None,
     transport: Transport | Literal["local"] = "local",
-    servers_dir: Path = Path("generated_servers"),
+    servers_dir: Path = DEFAULT_SERVERS_DIR,
     allow_unverified: bool = False,
     trust: bool = False,
 ) -> list[EvalResult]:

@@ -29,6 +29,7 @@ import anyio
 from envfactory_mcp.errors import InfrastructureError as InfrastructureError  # also imported from here
 from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
 from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
+from envfactory_mcp.settings import CALL_TIMEOUT_S, DEFAULT_SERVERS_DIR
 from envfactory_mcp.spec.models import EnvSpec
 
 Transport = Literal["stdio", "http", "memory"]
@@ -69,9 +70,9 @@ class ServerConnection:
         self,
         server: str,
         transport: Transport,
-        servers_dir: Path = Path("generated_servers"),
+        servers_dir: Path = DEFAULT_SERVERS_DIR,
         url: str | None = None,
-        call_timeout_s: float = 60.0,
+        call_timeout_s: float = CALL_TIMEOUT_S,
         allow_unverified: bool = False,
         http_token: str | None = None,
         trust: bool = False,

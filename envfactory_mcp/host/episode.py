@@ -34,6 +34,7 @@ from envfactory_mcp.scoring.gold import GoldCache as GoldCache  # also imported 
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
 from envfactory_mcp.scoring.rescore import score_record
 from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
+from envfactory_mcp.settings import EPISODE_TIMEOUT_S, MAX_ERRORS, MAX_STEPS, REWARD_BASIS
 from envfactory_mcp.sim.types import Agent, AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
 
@@ -42,10 +43,10 @@ from envfactory_mcp.tasks.model import Task
 class EpisodeConfig:
     run_id: str
     seed: int = 0
-    max_steps: int = 30  # agent turns (a turn is one model response, with or without tool calls)
-    max_errors: int = 5  # tool errors in a row before the episode ends
-    timeout_s: float = 600.0
-    reward_basis: tuple[str, ...] = ("state", "claims")
+    max_steps: int = MAX_STEPS  # agent turns (a turn is one model response, with or without tool calls)
+    max_errors: int = MAX_ERRORS  # tool errors in a row before the episode ends
+    timeout_s: float = EPISODE_TIMEOUT_S
+    reward_basis: tuple[str, ...] = REWARD_BASIS
 
 
 class _View:

@@ -32,6 +32,14 @@ from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.packages import check_served
 from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
 from envfactory_mcp.scoring.gold import GoldCache
+from envfactory_mcp.settings import (
+    CONCURRENCY,
+    DEFAULT_SERVERS_DIR,
+    EPISODE_TIMEOUT_S,
+    MAX_ERRORS,
+    MAX_STEPS,
+    REWARD_BASIS,
+)
 from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
@@ -60,15 +68,15 @@ class RolloutConfig:
     user_temperature: float | None = None
     user_max_tokens: int | None = None
     trials: int = 1
-    concurrency: int = 8
-    max_steps: int = 30
-    max_errors: int = 5
-    episode_timeout_s: float = 600.0
+    concurrency: int = CONCURRENCY
+    max_steps: int = MAX_STEPS
+    max_errors: int = MAX_ERRORS
+    episode_timeout_s: float = EPISODE_TIMEOUT_S
     transport: Transport = "stdio"
-    servers_dir: str = "generated_servers"
+    servers_dir: str = str(DEFAULT_SERVERS_DIR)
     urls: dict[str, str] = field(default_factory=dict)  # env -> URL, for the http transport
     seed: int = 0
-    reward_basis: tuple[str, ...] = ("state", "claims")
+    reward_basis: tuple[str, ...] = REWARD_BASIS
     max_tasks: int | None = None  # the first N tasks of the file (after task_ids)
     task_ids: tuple[str, ...] | None = None  # only these tasks, in the file's order
     agent_args: dict[str, Any] = field(default_factory=dict)  # further keyword arguments of model requests

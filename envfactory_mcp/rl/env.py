@@ -38,6 +38,7 @@ from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, openai_tools, run_episode
 from envfactory_mcp.llm import ToolCall
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR, MAX_ERRORS, MAX_STEPS, REWARD_BASIS
 from envfactory_mcp.sim.types import AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
 from envfactory_mcp.trajectories.record import TrajectoryRecord
@@ -55,7 +56,7 @@ class EnvFactoryServers:
         self,
         envs: Sequence[str],
         transport: Transport = "memory",
-        servers_dir: str | Path = "generated_servers",
+        servers_dir: str | Path = DEFAULT_SERVERS_DIR,
         urls: dict[str, str] | None = None,
         allow_unverified: bool = False,
         trust: bool = False,
@@ -195,10 +196,10 @@ class _Policy:
 class EnvOptions:
     run_id: str = "online"
     seed: int = 0
-    max_steps: int = 30
-    max_errors: int = 5
+    max_steps: int = MAX_STEPS
+    max_errors: int = MAX_ERRORS
     episode_timeout_s: float = 3600.0
-    reward_basis: tuple[str, ...] = ("state", "claims")
+    reward_basis: tuple[str, ...] = REWARD_BASIS
 
 
 class EnvFactoryEnv:

@@ -30,6 +30,7 @@ from typing import Any
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.connection import Transport
 from envfactory_mcp.rl.env import EnvFactoryEnv, EnvFactoryServers, EnvOptions, describe_server
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR, MAX_ERRORS, MAX_STEPS, REWARD_BASIS
 from envfactory_mcp.sim.types import UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
@@ -188,12 +189,12 @@ def load_environment(
     tasks_path: str | None = None,
     tasks: list[Task] | None = None,
     transport: Transport = "memory",
-    servers_dir: str = "generated_servers",
+    servers_dir: str = str(DEFAULT_SERVERS_DIR),
     url: str | None = None,
     max_tasks: int | None = None,
-    max_steps: int = 30,
-    max_errors: int = 5,
-    reward_basis: tuple[str, ...] = ("state", "claims"),
+    max_steps: int = MAX_STEPS,
+    max_errors: int = MAX_ERRORS,
+    reward_basis: tuple[str, ...] = REWARD_BASIS,
     user_model: str | None = None,
     user_api_base: str | None = None,
     allow_unverified: bool = False,

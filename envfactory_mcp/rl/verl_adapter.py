@@ -50,6 +50,7 @@ from typing import Any
 
 from envfactory_mcp.host.connection import Transport
 from envfactory_mcp.rl.env import EnvFactoryServers
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR, REWARD_BASIS
 from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
 from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.export import USER_INTERACTION
@@ -85,7 +86,7 @@ def dataset_rows(
     tool_names: list[str],
     tasks_path: str,
     servers_dir: str,
-    reward_basis: tuple[str, ...] = ("state", "claims"),
+    reward_basis: tuple[str, ...] = REWARD_BASIS,
 ) -> list[dict[str, Any]]:
     """One verl RL row per task."""
     rows = []
@@ -126,9 +127,9 @@ def write_verl_files(
     env: str,
     tasks_path: str,
     out_dir: str | Path,
-    servers_dir: str = "generated_servers",
+    servers_dir: str = str(DEFAULT_SERVERS_DIR),
     transport: Transport = "memory",
-    reward_basis: tuple[str, ...] = ("state", "claims"),
+    reward_basis: tuple[str, ...] = REWARD_BASIS,
 ) -> dict[str, Path]:
     """Write ``tools.yaml``, ``interaction.yaml``, ``train.parquet`` (and ``train.jsonl``)
     for ``env``'s tasks."""
@@ -192,7 +193,7 @@ class EnvFactoryTool(BaseTool):  # type: ignore[misc,valid-type,unused-ignore]
     def __init__(self, config: dict[str, Any], tool_schema: Any) -> None:
         super().__init__(config, tool_schema)
         self.env = str(config["env"])
-        self.servers_dir = str(config.get("servers_dir", "generated_servers"))
+        self.servers_dir = str(config.get("servers_dir", DEFAULT_SERVERS_DIR))
         self.transport = str(config.get("transport", "memory"))
         self._created: dict[str, dict[str, Any]] = {}
 
@@ -401,7 +402,7 @@ def compute_score(
     task = _tasks(str(info["tasks_path"]))[str(ground_truth["task_id"])]
     episode = info.get(STATE_KEY)
     final = episode["final_state_hash"] if episode else task.initial_state.state_hash
-    basis = tuple(info.get("reward_basis") or ("state", "claims"))
+    basis = tuple(info.get("reward_basis") or REWARD_BASIS)
     spec = _spec(str(info["servers_dir"]), task.env) if info.get("servers_dir") else None
     parts = score_episode(
         task,

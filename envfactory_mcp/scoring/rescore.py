@@ -17,6 +17,7 @@ from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
 from envfactory_mcp.scoring.passk import run_summary
 from envfactory_mcp.scoring.reward import reward_from, score_episode
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR, REWARD_BASIS
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Task, read_tasks
 
@@ -26,7 +27,7 @@ Message = dict[str, Any]
 def score_record(
     record: TrajectoryRecord,
     task: Task,
-    basis: tuple[str, ...] = ("state", "claims"),
+    basis: tuple[str, ...] = REWARD_BASIS,
     spec: EnvSpec | None = None,
 ) -> TrajectoryRecord:
     """The record with reward and parts filled in (None for harness failures).
@@ -83,10 +84,10 @@ def rescore(run_dir: Path, tasks_path: str | Path | None = None) -> dict[str, An
         missing = sorted({r.task_id for r in records} - tasks.keys())
         if missing:
             raise EnvFactoryError(f"the task file lacks tasks of this run: {', '.join(missing[:5])}")
-        basis = tuple(config.get("reward_basis", ("state", "claims")))
+        basis = tuple(config.get("reward_basis", REWARD_BASIS))
         # The environments' specs (for the grounding and policy checks), where the run's
         # packages are still on this machine.
-        servers_dir = recorded_path(run_dir, config.get("servers_dir", "generated_servers"))
+        servers_dir = recorded_path(run_dir, config.get("servers_dir", str(DEFAULT_SERVERS_DIR)))
         specs = {env: package_spec(servers_dir, env) for env in {r.env for r in records}}
         store.rewrite([score_record(r, tasks[r.task_id], basis, spec=specs[r.env]) for r in records])
         summary = run_summary(store.records(), run_dir.name)

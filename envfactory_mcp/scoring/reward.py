@@ -35,11 +35,11 @@ from typing import Any
 from envfactory_mcp.records.trajectory import RewardParts
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
 from envfactory_mcp.scoring.policy import policy_violations
+from envfactory_mcp.settings import REWARD_BASIS
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim, GoldAction, Task
 
 BASES = ("state", "claims", "actions", "trace_state", "grounded")
-DEFAULT_BASIS = ("state", "claims")
 PENALTY_PER_CALL = 0.05
 PENALTY_CAP = 0.5
 CONTROL_PREFIX = "control."
@@ -273,7 +273,7 @@ def score_episode(
     messages: list[dict[str, Any]],
     final_state_hash: str | None,
     gold_state_hash: str,
-    basis: Sequence[str] = DEFAULT_BASIS,
+    basis: Sequence[str] = REWARD_BASIS,
     spec: EnvSpec | None = None,
 ) -> RewardParts:
     """Every part of the reward of one episode; :func:`reward_from` turns it into a number.
