@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import build_env
 from envfactory_mcp.host.connection import ServerConnection
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
+from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.sim.agents import OracleAgent
 from envfactory_mcp.sim.users import ScriptedUser
 from envfactory_mcp.tasks.generate import generate_tasks

@@ -148,8 +148,8 @@ def _resource(
     from rich.markup import escape
 
     from envfactory_mcp.build import VerificationFailed, emit_verified
+    from envfactory_mcp.crud.core import ResourceImportError
     from envfactory_mcp.env import assemble_env
-    from envfactory_mcp.synth.crud import ResourceImportError
     from envfactory_mcp.synth.report import FidelityReport, fidelity_relpath, render_fidelity
     from envfactory_mcp.synth.resource import import_resource
 

@@ -36,8 +36,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from pydantic_core import PydanticSerializationError
 
-from envfactory_mcp.ray_cluster import BACKENDS as BACKENDS  # rollout and synth read them here
-from envfactory_mcp.ray_cluster import import_ray as import_ray
+from envfactory_mcp.ray_cluster import import_ray
 
 if TYPE_CHECKING:
     from envfactory_mcp.host.rollout import RolloutConfig
@@ -59,7 +58,8 @@ class EpisodeWorker:
         agent_factory: AgentFactory,
         user_factory: UserFactory,
     ) -> None:
-        from envfactory_mcp.host.episode import EpisodeConfig, GoldCache
+        from envfactory_mcp.host.episode import EpisodeConfig
+        from envfactory_mcp.scoring.gold import GoldCache
 
         self.config, self.run_id = config, run_id
         self.tasks = {t.task_id: t for t in tasks}
@@ -87,7 +87,7 @@ class EpisodeWorker:
 
     async def run(self, task_id: str, trial: int) -> str:
         """One episode; its record as JSON (what the driver appends)."""
-        from envfactory_mcp.host.connection import InfrastructureError
+        from envfactory_mcp.errors import InfrastructureError
         from envfactory_mcp.host.episode import run_episode
         from envfactory_mcp.host.rollout import _failed
 
@@ -133,7 +133,7 @@ async def run_ray(
 ) -> None:
     """Run ``todo`` on a Ray cluster, appending each record to ``store`` as it returns."""
     from envfactory_mcp.host.rollout import _failed
-    from envfactory_mcp.trajectories.record import TrajectoryRecord
+    from envfactory_mcp.records.trajectory import TrajectoryRecord
 
     ray = import_ray()
     workers: list[Any] = []

@@ -26,7 +26,7 @@ from typing import Any, Literal, Self
 
 import anyio
 
-from envfactory_mcp.errors import InfrastructureError as InfrastructureError  # also imported from here
+from envfactory_mcp.errors import InfrastructureError
 from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
 from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
 from envfactory_mcp.settings import CALL_TIMEOUT_S, DEFAULT_SERVERS_DIR

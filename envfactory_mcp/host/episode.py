@@ -30,7 +30,7 @@ from envfactory_mcp.records.trajectory import (
     Usage,
 )
 from envfactory_mcp.runtime import diff_states
-from envfactory_mcp.scoring.gold import GoldCache as GoldCache  # also imported from here (rl, backends)
+from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
 from envfactory_mcp.scoring.rescore import score_record
 from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
@@ -57,16 +57,15 @@ class _View:
 
     async def goal_met(self) -> bool:
         ep = self.episode
-        state = await ep.conn.state_hash(ep.session)
-        if state != ep.gold_hash:
-            return False
         # The user also wants to hear the outcome (claims) and to be handed over when
-        # that was the point (a transfer changes nothing in the database).
+        # that was the point (a transfer changes nothing in the database). Both are
+        # checked here first: only then is the server asked for the state's hash.
         called = {name.rsplit("__", 1)[-1] for name, _ in agent_calls(ep.messages)}
         if any(tool not in called for tool in ep.task.gold.required_calls):
             return False
-        missing = claims_communicated(ep.task.gold.claims, ep.messages)[1]
-        return not missing
+        if claims_communicated(ep.task.gold.claims, ep.messages)[1]:
+            return False
+        return await ep.conn.state_hash(ep.session) == ep.gold_hash
 
     def writes_done(self) -> int:
         return self.episode.writes_done

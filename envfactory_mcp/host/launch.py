@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from envfactory_mcp.catalog import package_spec as package_spec  # rl.verl_adapter imports it from here
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.errors import EnvFactoryError
 

@@ -26,10 +26,11 @@ import anyio
 from pydantic_core import PydanticSerializationError
 
 from envfactory_mcp.errors import EnvFactoryError, InfrastructureError
-from envfactory_mcp.host.backends import BACKENDS, import_ray, run_ray
+from envfactory_mcp.host.backends import run_ray
 from envfactory_mcp.host.connection import ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.packages import check_served
+from envfactory_mcp.ray_cluster import BACKENDS, import_ray
 from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.settings import (

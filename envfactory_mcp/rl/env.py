@@ -34,14 +34,15 @@ from typing import Any, Self
 
 import anyio
 
-from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.host.connection import InfrastructureError, ServerConnection, Transport
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, openai_tools, run_episode
+from envfactory_mcp.errors import EnvFactoryError, InfrastructureError
+from envfactory_mcp.host.connection import ServerConnection, Transport
+from envfactory_mcp.host.episode import EpisodeConfig, openai_tools, run_episode
 from envfactory_mcp.llm import ToolCall
+from envfactory_mcp.records.trajectory import TrajectoryRecord
+from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR, MAX_ERRORS, MAX_STEPS, REWARD_BASIS
 from envfactory_mcp.sim.types import AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
-from envfactory_mcp.trajectories.record import TrajectoryRecord
 
 Observation = dict[str, Any]
 StepResult = tuple[Observation, float | None, bool, dict[str, Any]]

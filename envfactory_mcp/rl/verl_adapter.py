@@ -49,9 +49,9 @@ from pathlib import Path
 from typing import Any
 
 from envfactory_mcp.host.connection import Transport
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.rl.env import EnvFactoryServers
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR, REWARD_BASIS
-from envfactory_mcp.sim.types import TOOL_ERROR_PREFIX
 from envfactory_mcp.tasks.model import Task, read_tasks
 from envfactory_mcp.trajectories.export import USER_INTERACTION
 
@@ -356,7 +356,7 @@ def _tasks(tasks_path: str) -> dict[str, Task]:
 
 @cache
 def _spec(servers_dir: str, env: str) -> Any:
-    from envfactory_mcp.host.launch import package_spec
+    from envfactory_mcp.catalog import package_spec
 
     return package_spec(Path(servers_dir), env)
 

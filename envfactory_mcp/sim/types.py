@@ -14,9 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from envfactory_mcp.llm import ToolCall, Usage
-from envfactory_mcp.records.trajectory import (
-    TOOL_ERROR_PREFIX as TOOL_ERROR_PREFIX,  # rl.verl_adapter imports it from here
-)
 from envfactory_mcp.tasks.model import Task
 
 STOP = "###STOP###"

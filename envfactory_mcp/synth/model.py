@@ -160,7 +160,7 @@ async def synthesize_many(
     local one when None), ``concurrency`` at a time on each of up to one worker per cluster
     CPU (``synthesize_ray``): the same calls, so the same files as locally.
     """
-    from envfactory_mcp.host.backends import BACKENDS, import_ray
+    from envfactory_mcp.ray_cluster import BACKENDS, import_ray
 
     if backend not in BACKENDS:
         raise EnvFactoryError(f"unknown backend {backend!r}: use one of {', '.join(BACKENDS)}")
@@ -231,8 +231,9 @@ async def synthesize_ray(
     nodes must have too), so the files are the local backend's and a rerun resumes from
     them. A worker lost with its node is an ``error`` result, retried by the next run."""
     from envfactory_mcp.host import backends
+    from envfactory_mcp.ray_cluster import import_ray
 
-    ray = backends.import_ray()
+    ray = import_ray()
     workers: list[Any] = []
     done: dict[str, SynthesisResult] = {}
     with backends.ray_session(address):

@@ -22,12 +22,14 @@ from llm_server import openai_server
 from paths import SERVERS_DIR
 from processes import child_processes
 
+from envfactory_mcp.errors import InfrastructureError
 from envfactory_mcp.host.arguments import ArgumentLimits, check_arguments
-from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
+from envfactory_mcp.host.connection import ServerConnection
+from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout
 from envfactory_mcp.llm import LiteLLMClient
 from envfactory_mcp.records.trajectory import TrajectoryRecord
+from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.sim.agents import LLMAgent, OracleAgent
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.sim.users import ScriptedUser

@@ -21,10 +21,10 @@ from ray_cluster import NO_RAY, RAY_ENV, ray_cluster
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.store import read_records
+from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
-from envfactory_mcp.trajectories.record import TrajectoryRecord
-from envfactory_mcp.trajectories.store import read_records
 
 TASKS, TRIALS = 25, 8  # 200 episodes
 

@@ -13,7 +13,8 @@ import pytest
 from mcp import Client
 from paths import SERVERS_DIR
 
-from envfactory_mcp.host.connection import InfrastructureError, ServerConnection
+from envfactory_mcp.errors import InfrastructureError
+from envfactory_mcp.host.connection import ServerConnection
 from envfactory_mcp.host.launch import build_server, stdio_params
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.packages import JailUnavailableError, UnverifiedPackageError, check_runnable

@@ -13,11 +13,11 @@ from paths import SERVERS_DIR
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.store import read_records
 from envfactory_mcp.rl import EnvFactoryEnv, EnvFactoryServers
 from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
-from envfactory_mcp.trajectories.store import read_records
 
 pytestmark = pytest.mark.slow  # builds retail and its tasks (~40 s on first use in a session)
 

@@ -14,9 +14,9 @@ from llm_server import SCRIPTED_USAGE, openai_server
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.llm import LiteLLMClient, LLMError, ToolCall, Usage
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.sim.agents import (
     NOOP_MESSAGE,
-    TOOL_ERROR_PREFIX,
     LLMAgent,
     NoopAgent,
     OracleAgent,

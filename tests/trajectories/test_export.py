@@ -16,6 +16,7 @@ from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.catalog import package_spec
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.store import read_records
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.passk import summarize
 from envfactory_mcp.tasks.model import write_tasks
@@ -25,7 +26,6 @@ from envfactory_mcp.trajectories.export import (
     export_records,
     export_run,
     llamafactory_dataset_info,
-    read_records,
 )
 
 POLICY = "You are a retail support agent. Authenticate the user first."
