@@ -3,7 +3,8 @@
 Every file envfactory-mcp writes whole goes through here: a run's ``metadata.json`` and
 ``summary.json``, a rewritten ``trajectories.jsonl``, verification reports written beside
 a package, task files, exports, the run viewer's pages, eval sets and results, the
-pipeline's outputs, graph drawings and MCP client configurations. The data goes to a
+pipeline's outputs, graph drawings, MCP client configurations, a failed synthesis's
+``<name>.failed.json`` and verl's training files (``rl.verl_adapter``). The data goes to a
 temporary file beside the target (the same file system), is flushed and fsynced, the
 temporary file is renamed over the target (atomic on POSIX), and the folder is fsynced so
 the rename itself survives a power cut. A target that exists keeps its permission bits

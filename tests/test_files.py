@@ -109,8 +109,6 @@ ALLOWED = {
     "envfactory_mcp/files.py": "the writer itself",
     "envfactory_mcp/emit/write.py": "a package is a folder, swapped in whole",
     "envfactory_mcp/records/store.py": "trajectories.jsonl is appended one fsynced line at a time",
-    "envfactory_mcp/synth/model.py": "the build log is appended line by line; <name>.failed.json still has its own staging",
-    "envfactory_mcp/rl/verl_adapter.py": "verl's files: still written in place (to move to files.write_*)",
 }
 
 

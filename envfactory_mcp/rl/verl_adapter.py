@@ -48,6 +48,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from envfactory_mcp import files
 from envfactory_mcp.host.connection import Transport
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.rl.env import EnvFactoryServers
@@ -148,12 +149,13 @@ def write_verl_files(
         "parquet": out / "train.parquet",
         "jsonl": out / "train.jsonl",
     }
-    paths["interaction"].write_text(
-        yaml.safe_dump(interaction_config(str(Path(tasks_path).resolve())), sort_keys=False), encoding="utf-8"
+    files.write_text(
+        paths["interaction"],
+        yaml.safe_dump(interaction_config(str(Path(tasks_path).resolve())), sort_keys=False),
     )
-    paths["tools"].write_text(
+    files.write_text(
+        paths["tools"],
         yaml.safe_dump(tool_config(env, tools, str(Path(servers_dir).resolve()), transport), sort_keys=False),
-        encoding="utf-8",
     )
     rows = dataset_rows(
         tasks,
@@ -163,10 +165,8 @@ def write_verl_files(
         str(Path(servers_dir).resolve()),
         reward_basis,
     )
-    pd.DataFrame(rows).to_parquet(paths["parquet"])
-    paths["jsonl"].write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
+    files.write_bytes(paths["parquet"], pd.DataFrame(rows).to_parquet())  # no path: the bytes
+    files.write_text(paths["jsonl"], "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return paths
 
 

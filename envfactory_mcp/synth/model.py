@@ -30,6 +30,7 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel, ConfigDict
 
+from envfactory_mcp import files
 from envfactory_mcp.build import VerificationFailed, emit_verified
 from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.env.seed import SeedRows
@@ -500,9 +501,7 @@ class _Run:
         failed_path = self.out_dir / f"{self.name}.failed.json"
         if status == "failed":
             record = FailedSynthesis(description=self.description, result=result, history=self.history)
-            staging = failed_path.with_suffix(".json.tmp")
-            staging.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            staging.replace(failed_path)
+            files.write_text(failed_path, record.model_dump_json(indent=2) + "\n")
         elif status == "emitted":
             failed_path.unlink(missing_ok=True)  # an earlier failure is no longer the checkpoint
         self.log(event="result", result=result.model_dump(mode="json"))
