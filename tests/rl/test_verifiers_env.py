@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llm_server import openai_server
@@ -16,8 +17,16 @@ from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 
-vf = pytest.importorskip("verifiers", reason="the rl extra is not installed: pip install -e '.[test,rl]'")
 pytestmark = pytest.mark.slow  # builds retail and its tasks
+
+
+@pytest.fixture(scope="module")
+def vf() -> Any:
+    """``verifiers``, imported when a test of this module runs, not when it is collected
+    (about 3 s in each xdist worker, which the fast tier would pay for nothing)."""
+    return pytest.importorskip(
+        "verifiers", reason="the rl extra is not installed: pip install -e '.[test,rl]'"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +45,7 @@ def oracle_script(task: Task) -> list[dict[str, object]]:
 
 
 def test_a_verifiers_environment_built_from_retail_gets_our_rewards(
-    tasks_file: Path, monkeypatch: pytest.MonkeyPatch
+    vf: Any, tasks_file: Path, monkeypatch: pytest.MonkeyPatch
 ):
     from envfactory_mcp.rl.verifiers_env import STATE_KEY, load_environment
 
