@@ -65,7 +65,9 @@ class _View:
             return False
         if claims_communicated(ep.task.gold.claims, ep.messages)[1]:
             return False
-        return await ep.conn.state_hash(ep.session) == ep.gold_hash
+        state = await ep.conn.state_hash(ep.session)
+        ep.hash_seen = (ep.calls_sent, state)
+        return state == ep.gold_hash
 
     def writes_done(self) -> int:
         return self.episode.writes_done
@@ -80,10 +82,19 @@ class _Episode:
     routes: dict[str, _Route] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     writes_done: int = 0
+    calls_sent: int = 0  # tool calls sent to a server (the state may have changed since)
+    hash_seen: tuple[int, str] | None = None  # (calls_sent, the state hash then), from goal_met
     tool_stats: dict[str, ToolStats] = field(default_factory=dict)
     usage: dict[str, Usage] = field(default_factory=lambda: {"agent": Usage(), "user": Usage()})
     timings: dict[str, float] = field(default_factory=lambda: {"agent_s": 0.0, "user_s": 0.0, "tools_s": 0.0})
     steps: int = 0
+
+    def final_hash_known(self) -> str | None:
+        """The state hash the user's last check read, when no tool call came after it
+        (the episode's session is its own: nothing else writes it)."""
+        if self.hash_seen is not None and self.hash_seen[0] == self.calls_sent:
+            return self.hash_seen[1]
+        return None
 
 
 class _Stop(Exception):
@@ -188,7 +199,7 @@ async def run_episode(
     if ep is not None and reason not in ("infrastructure_error", "timeout"):
         try:
             with anyio.fail_after(60):
-                final_hash = await conn.state_hash(session)
+                final_hash = ep.final_hash_known() or await conn.state_hash(session)
                 if final_hash == initial_hash:
                     final_diff = {}
                 elif final_hash == gold_hash == task.gold.final_state_hash:
@@ -327,6 +338,7 @@ async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
         stats.errors += 1
         return f"{TOOL_ERROR_PREFIX} {call.error or 'arguments are not a JSON object'}", True
     t0 = time.perf_counter()
+    ep.calls_sent += 1
     try:
         result = await route.conn.call(route.tool, call.arguments, ep.session)
     finally:

@@ -34,6 +34,7 @@ counted by the reward's ``malformed_calls``), nor are ``control.*`` calls.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -155,24 +156,26 @@ def ungrounded_calls(messages: list[dict[str, Any]], spec: EnvSpec | None) -> li
 
 
 class _Evidence:
-    """What the user and the tools said so far: normalised texts and the numbers in them."""
+    """What the user and the tools said so far: normalised texts and the numbers in them.
+
+    The numbers are read from the texts only when a check first asks for one (most
+    calls carry only names and ids), and both steps are cached by text: the trials of a
+    task, and the turns of one episode, see the same tool results again and again."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
-        self.numbers: set[Decimal] = set()
+        self._numbers: set[Decimal] = set()
+        self._unread = 0  # texts[_unread:] have not had their numbers read yet
 
     def add(self, text: str, *, parse_json: bool) -> None:
-        pieces = [text]
-        if parse_json:
-            try:
-                pieces.extend(_json_pieces(json.loads(text)))
-            except ValueError:
-                pass
-        for piece in pieces:
-            normal = _normal(piece)
-            if normal:
-                self.texts.append(normal)
-                self.numbers.update(_numbers(normal))
+        self.texts.extend(_normal_pieces(text, parse_json))
+
+    @property
+    def numbers(self) -> set[Decimal]:
+        for normal in self.texts[self._unread :]:
+            self._numbers.update(_numbers_in(normal))
+        self._unread = len(self.texts)
+        return self._numbers
 
     def has_text(self, value: str) -> bool:
         wanted = _normal(value)
@@ -183,6 +186,24 @@ class _Evidence:
 
     def has_number(self, value: Decimal) -> bool:
         return value in self.numbers
+
+
+@functools.lru_cache(maxsize=4096)
+def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
+    """The non-empty normalised pieces of a message: its text, and for a tool's JSON
+    answer every key and leaf value as well."""
+    pieces = [text]
+    if parse_json:
+        try:
+            pieces.extend(_json_pieces(json.loads(text)))
+        except ValueError:
+            pass
+    return tuple(normal for normal in map(_normal, pieces) if normal)
+
+
+@functools.lru_cache(maxsize=16384)
+def _numbers_in(normal: str) -> frozenset[Decimal]:
+    return frozenset(_numbers(normal))
 
 
 def _json_pieces(value: Any) -> Iterator[str]:
@@ -204,6 +225,7 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", text.casefold()).strip()
 
 
+@functools.lru_cache(maxsize=4096)
 def _whole_token(text: str) -> re.Pattern[str]:
     before = r"(?<!\w)" if re.match(r"\w", text) else ""
     after = r"(?!\w)" if re.search(r"\w$", text) else ""

@@ -26,6 +26,7 @@ default basis is state and claims.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -54,6 +55,7 @@ _SPACE = re.compile(r"\s+")
 # ----------------------------------------------------------------------------- claims
 
 
+@functools.lru_cache(maxsize=8192)  # pure; an episode's messages are normalised again at every user turn
 def normalize_text(text: str) -> str:
     """The form claims and messages are compared in.
 
@@ -74,6 +76,7 @@ def _canonical_number(match: re.Match[str]) -> str:
     return number
 
 
+@functools.lru_cache(maxsize=4096)
 def _claim_pattern(claim: str) -> re.Pattern[str]:
     """The normalised claim as a whole token: ``54`` is not found in ``154`` nor in
     ``54.5``, ``82`` not in ``219.82``, ``delivered`` not in ``undelivered``."""
