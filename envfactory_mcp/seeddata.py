@@ -56,6 +56,12 @@ class SeedData:
         self._fits_cache: dict[tuple[int, type, Any], bool] = {}
         self._related_cache: dict[tuple[int, int, int], list[list[int]]] = {}
         self._values_cache: dict[tuple[Any, ...], list[Any]] = {}
+        self._entity_values: dict[str, list[Any]] = {}
+        self._entity_table_columns: dict[str, dict[str, list[str]]] = {}
+        self._fitting_entity: dict[tuple[str, int], list[Any]] = {}
+        self._fitting_column: dict[tuple[str, frozenset[str] | None, int], list[Any]] = {}
+        self._anchors: dict[tuple[str | None, str], tuple[list[int], list[tuple[str, Any]]]] = {}
+        self._strata: dict[tuple[str | None, str, tuple[str, Any]], list[int]] = {}
         self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
         self.by_table: dict[str, list[int]] = defaultdict(list)
         for table_name in sorted(state):
@@ -83,7 +89,70 @@ class SeedData:
         return next((i for i in self.by_value.get((entity, value), []) if self.rows[i][0] == table), None)
 
     def values_of(self, entity: str) -> list[Any]:
-        return sorted(self.known(entity), key=repr)
+        """``known(entity)`` sorted by ``repr``, remembered (the seed does not change). The
+        list is shared: do not modify it."""
+        cached = self._entity_values.get(entity)
+        if cached is None:
+            cached = self._entity_values[entity] = sorted(self.known(entity), key=repr)
+        return cached
+
+    def fitting_entity_values(self, entity: str, schema: dict[str, Any]) -> list[Any]:
+        """``values_of(entity)`` that fit ``schema``, in that order, remembered (shared)."""
+        key = (entity, id(schema))
+        cached = self._fitting_entity.get(key)
+        if cached is None:
+            cached = [v for v in self.values_of(entity) if self.fits(schema, v)]
+            self._fitting_entity[key] = cached
+        return cached
+
+    def fitting_column_values(self, name: str, home: set[str] | None, schema: dict[str, Any]) -> list[Any]:
+        """The value of column ``name`` in every row (of the ``home`` tables, when given)
+        that fits ``schema``, in row order, duplicates kept; remembered (shared)."""
+        key = (name, None if home is None else frozenset(home), id(schema))
+        cached = self._fitting_column.get(key)
+        if cached is None:
+            cached = [
+                v
+                for t, cols in self.table_columns.items()
+                if name in cols and (home is None or t in home)
+                for i in self.by_table.get(t, [])
+                if self.fits(schema, v := self.rows[i][1].get(name))
+            ]
+            self._fitting_column[key] = cached
+        return cached
+
+    def anchor_choices(self, param: ParamInfo) -> tuple[list[int], list[tuple[str, Any]]]:
+        """The rows that can fill ``param`` (of its entity's table, else of tables with its
+        column) and the (enum column, value) pairs of the first such row's table they
+        hold, sorted by ``repr``; remembered (shared)."""
+        key = (param.entity, "" if param.entity else param.name)
+        cached = self._anchors.get(key)
+        if cached is None:
+            if param.entity:
+                tables = (
+                    [self.owner[param.entity][0]]
+                    if param.entity in self.owner
+                    else [t for t, _ in self.entity_columns.get(param.entity, [])]
+                )
+            else:
+                tables = [t for t, cols in self.table_columns.items() if param.name in cols]
+            rows = [i for t in tables for i in self.by_table.get(t, [])]
+            pairs: list[tuple[str, Any]] = []
+            if rows:
+                strata = self.enum_columns.get(self.rows[rows[0]][0], [])
+                pairs = sorted({(c, self.rows[i][1].get(c)) for c in strata for i in rows}, key=repr)
+            cached = self._anchors[key] = (rows, pairs)
+        return cached
+
+    def stratum(self, param: ParamInfo, pair: tuple[str, Any]) -> list[int]:
+        """``anchor_choices(param)`` rows whose ``pair[0]`` column holds ``pair[1]`` (shared)."""
+        key = (param.entity, "" if param.entity else param.name, pair)
+        cached = self._strata.get(key)
+        if cached is None:
+            column, value = pair
+            rows = self.anchor_choices(param)[0]
+            cached = self._strata[key] = [i for i in rows if self.rows[i][1].get(column) == value]
+        return cached
 
     def related(self, anchor: int, depth: int = 3, per_level: int = 300) -> list[list[int]]:
         """Rows by hop distance from ``anchor``: sharing an entity value is one hop.
@@ -120,17 +189,34 @@ class SeedData:
         """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name
         (only in ``tables`` when given)."""
         found: dict[Any, None] = {}
+        if param.entity:
+            columns = self._columns_of(param.entity)
+            for index in rows:
+                table, row = self.rows[index]
+                for col in columns.get(table, ()):
+                    value = row.get(col)
+                    if value is not None:
+                        found[value] = None
+            return list(found)
+        name = param.name
         for index in rows:
             table, row = self.rows[index]
-            if tables is not None and not param.entity and table not in tables:
+            if tables is not None and table not in tables:
                 continue
-            if param.entity:
-                for col, entity in self.table_columns[table].items():
-                    if entity == param.entity and row.get(col) is not None:
-                        found[row[col]] = None
-            elif row.get(param.name) is not None:
-                found[row[param.name]] = None
+            value = row.get(name)
+            if value is not None:
+                found[value] = None
         return list(found)
+
+    def _columns_of(self, entity: str) -> dict[str, list[str]]:
+        """Per table, its columns that hold ``entity``, in column order (remembered)."""
+        cached = self._entity_table_columns.get(entity)
+        if cached is None:
+            cached = self._entity_table_columns[entity] = {
+                table: [c for c, e in cols.items() if e == entity]
+                for table, cols in self.table_columns.items()
+            }
+        return cached
 
     def fitting_values(
         self, level: list[int], param: ParamInfo, tables: set[str] | None, schema: dict[str, Any]
@@ -244,24 +330,13 @@ _NONE: Any = _Missing()
 def anchor_row(params: list[ParamInfo], data: SeedData, rng: random.Random) -> int | None:
     """A random row of a table that can fill the first data-backed parameter."""
     for param in params:
-        if param.entity:
-            tables = (
-                [data.owner[param.entity][0]]
-                if param.entity in data.owner
-                else [t for t, _ in data.entity_columns.get(param.entity, [])]
-            )
-        else:
-            tables = [t for t, cols in data.table_columns.items() if param.name in cols]
-        rows = [i for t in tables for i in data.by_table.get(t, [])]
+        rows, pairs = data.anchor_choices(param)
         if not rows:
             continue
         # Stratify by one categorical value (status = delivered, items_modified = 0, ...)
         # so a rule that needs a rare value still gets its share of anchors.
-        strata = data.enum_columns.get(data.rows[rows[0]][0], [])
-        pairs = sorted({(c, data.rows[i][1].get(c)) for c in strata for i in rows}, key=repr)
         if pairs:
-            column, value = rng.choice(pairs)
-            rows = [i for i in rows if data.rows[i][1].get(column) == value]
+            rows = data.stratum(param, rng.choice(pairs))
         return rng.choice(rows)
     return None
 
@@ -311,7 +386,7 @@ def related_value(
 ) -> Any:
     schema = param.schema
     is_array = schema.get("type") == "array"
-    item_schema = schema.get("items", {}) if is_array else schema
+    item_schema = schema.get("items", _ANY) if is_array else schema
     if "enum" in item_schema or "const" in item_schema:
         return _NONE
     pools: list[list[Any]] = []
@@ -320,17 +395,11 @@ def related_value(
         if values:
             pools.append(values)
     if param.entity:  # anywhere in the data, as the last resort
-        anywhere = [v for v in data.values_of(param.entity) if v not in used and data.fits(item_schema, v)]
+        anywhere = [v for v in data.fitting_entity_values(param.entity, item_schema) if v not in used]
         if anywhere:
             pools.append(anywhere)
     elif rng.random() < 0.5:  # a value of the same column from any row: a real but different value
-        anywhere = [
-            v
-            for t, cols in data.table_columns.items()
-            if param.name in cols and (home is None or t in home)
-            for i in data.by_table.get(t, [])
-            if data.fits(item_schema, v := data.rows[i][1].get(param.name))
-        ]
+        anywhere = data.fitting_column_values(param.name, home, item_schema)
         if anywhere:
             pools.insert(0, anywhere)
     if not pools:
@@ -349,6 +418,9 @@ def related_value(
     if len(pool) < count:
         return _NONE
     return rng.sample(pool, count) if is_array else rng.choice(pool)
+
+
+_ANY: dict[str, Any] = {}  # the schema of an array without ``items``: one object, so caches keyed by id hold
 
 
 def fits_schema(schema: dict[str, Any], value: Any) -> bool:

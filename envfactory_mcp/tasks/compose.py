@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from envfactory_mcp.graph.sample import Chain, Step
-from envfactory_mcp.runtime import diff_states, dump_state, hash_state
+from envfactory_mcp.runtime import diff_states, dump_state
 from envfactory_mcp.spec import EnvSpec, RefusalRule, ToolSpec
 from envfactory_mcp.tasks.model import GoalKind
 from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected
@@ -276,7 +276,7 @@ def complete_for_policy(
     goal_actions: list[list[int]] = [[] for _ in draws]
     for index, (_, goal) in enumerate(kept):
         goal_actions[goal].append(index)
-    final_hash = hash_state(final)
+    final_hash = oracle.session.hash()  # the state ``_replay`` left: equals hash_state(final)
     writes = sum(1 for a in actions if oracle.tools[a.tool].effect == "write")
     if writes and final_hash == oracle.env.seed_hash:
         raise Rejected("no_change", "the writes leave the state exactly as it was")
@@ -379,7 +379,7 @@ def _auth_call(oracle: Oracle, persona: dict[str, Any], tools: list[str], rng: r
             options.append((name, {p: persona[p] for p in props}))
     rng.shuffle(options)
     for name, args in options:
-        oracle.session.reset()
+        oracle.reset()
         outcome = oracle.toolbox.call(oracle.session.db, name, args)
         if outcome.ok and outcome.output is not None:
             return GoalAction(oracle.server, name, args, outcome.output)
@@ -403,7 +403,7 @@ def _transfer_call(
 
 def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction], Any]:
     """Run ``actions`` from the seed through the real tools: their outputs and the final state."""
-    oracle.session.reset()
+    oracle.reset()
     done: list[GoalAction] = []
     for action in actions:
         before = oracle.session.hash()

@@ -27,7 +27,6 @@ import jsonschema_rs
 from envfactory_mcp.env import Environment
 from envfactory_mcp.graph.build import split_tool_id
 from envfactory_mcp.graph.sample import Chain
-from envfactory_mcp.runtime import diff_states, dump_state, hash_state
 from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
 from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
 
@@ -69,7 +68,6 @@ class OracleRun:
     persona: dict[str, Any] | None  # the persona's own row, when the domain has one
     initial_hash: str
     final_hash: str
-    diff: dict[str, Any]
     writes: int
 
 
@@ -95,6 +93,18 @@ class Oracle:
             t.name: jsonschema_rs.Draft202012Validator(t.input_schema) for t in self.env.spec.tools
         }
         self.persona_entity = persona_entity_of(self.env.spec)
+        self._seed_changes: int | None = None  # SQLite's total_changes right after the last reset
+        self._personas: dict[tuple[str, int], Any] = {}  # (tool, id of a pooled call) -> its persona
+
+    def reset(self) -> None:
+        """The session back to the seed state. Skipped when no row changed since the last
+        reset (SQLite's ``total_changes`` counts every row a statement inserted, updated
+        or deleted, rolled back or not; tools cannot change the schema): most calls the
+        oracle tries are reads or fail before they write."""
+        if self._seed_changes is not None and self.session.db.total_changes == self._seed_changes:
+            return
+        self.session.reset()
+        self._seed_changes = self.session.db.total_changes
 
     # ---------------------------------------------------------------- goal arguments
 
@@ -116,7 +126,7 @@ class Oracle:
                 continue
             stale = 0
             seen.add(key)
-            self.session.reset()
+            self.reset()
             if self.toolbox.call(self.session.db, tool, args).ok:
                 found.append(args)
         self.pools[tool] = found
@@ -185,8 +195,7 @@ class Oracle:
         anchor = persona_row if persona_row is not None else self._target_row(targets)
         near = self.data.related(anchor, depth=3) if anchor is not None else []
 
-        self.session.reset()
-        initial = self.env.seed_state
+        self.reset()
         actions: list[GoldAction] = []
         user_values: list[UserValue] = []
         looked_up: list[tuple[int, str, str, Any]] = []
@@ -226,9 +235,9 @@ class Oracle:
                 raise Rejected("step_error", f"step {i} ({tool}) failed: {outcome.error}")
             assert outcome.output is not None
             actions.append(GoldAction(server, tool, args, outcome.output))
-        final = dump_state(self.session.db)
         writes = sum(1 for s in chain.steps if self.tools[split_tool_id(s.tool)[1]].effect == "write")
-        initial_hash, final_hash = self.env.seed_hash, hash_state(final)
+        # The session's hash is kept up to date per written row: it equals hash_state(final).
+        initial_hash, final_hash = self.env.seed_hash, self.session.hash()
         if writes and final_hash == initial_hash:
             raise Rejected("no_change", "the chain writes but leaves the state exactly as it was")
         persona = self.data.rows[persona_row][1] if persona_row is not None else None
@@ -240,7 +249,6 @@ class Oracle:
             persona=persona,
             initial_hash=initial_hash,
             final_hash=final_hash,
-            diff=diff_states(initial, final, self.env.primary_keys),
             writes=writes,
         )
 
@@ -277,10 +285,14 @@ class Oracle:
         return None
 
     def _belongs(self, tool: str, args: dict[str, Any], persona: Any) -> bool:
-        """Whether ``args`` are the persona's: its objects, and its own typed values (a name,
-        a zip code) wherever a parameter is a column of the persona's row."""
+        """Whether ``args`` (a call in ``pools``, which live as long as the oracle) are the
+        persona's: its objects, and its own typed values (a name, a zip code) wherever a
+        parameter is a column of the persona's row."""
         if any(p.entity for p in self.params[tool]):
-            same: bool = self._persona_of(tool, args) == persona
+            key = (tool, id(args))
+            if key not in self._personas:
+                self._personas[key] = self._persona_of(tool, args)
+            same: bool = self._personas[key] == persona
             return same
         row = self._persona_row(persona)
         if row is None:
