@@ -38,7 +38,7 @@ from envfactory_mcp.packages import (
 from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.settings import Settings
 from envfactory_mcp.spec import EnvSpec, parse_spec, validate_spec
-from envfactory_mcp.verify.verifier import locate_package, verification_status
+from envfactory_mcp.verify.provenance import locate_package, verification_status
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def check_runnable(
     :class:`JailUnavailableError` when it must run jailed and no jail works here, and
     ``NotAPackageError`` when ``folder`` holds no package.
     """
-    from envfactory_mcp.verify.verifier import locate_package, verification_status
+    from envfactory_mcp.verify.provenance import locate_package, verification_status
 
     root, pkg = locate_package(folder)
     status = verification_status(root)
@@ -178,10 +178,13 @@ def ensure_shipped(servers_dir: Path, env: str, note: Callable[[str], None] | No
     """Build and verify the shipped blueprint ``env`` into ``servers_dir`` when that is the
     per-user data directory and it has no package of that name yet; True when it built.
     Anywhere else nothing is written (the caller reports the missing package)."""
-    from envfactory_mcp.blueprints import blueprint_names
     from envfactory_mcp.emit.render import package_name
 
-    if (servers_dir / env / package_name(env) / "server.py").is_file() or env not in blueprint_names():
+    if (servers_dir / env / package_name(env) / "server.py").is_file():
+        return False  # built: nothing more is imported (``serve`` asks this at every start)
+    from envfactory_mcp.blueprints import blueprint_names
+
+    if env not in blueprint_names():
         return False
     if servers_dir.resolve() != user_servers_dir().resolve():
         return False
@@ -198,17 +201,40 @@ def ensure_shipped(servers_dir: Path, env: str, note: Callable[[str], None] | No
 def is_shipped_code(root: Path, pkg: str) -> bool:
     """Whether the package's ``tools.py`` is exactly what this installation emits for
     the blueprint of the same name (code shipped with envfactory-mcp, trusted as it is)."""
+    try:
+        actual = (root / pkg / "tools.py").read_bytes()
+    except OSError:
+        return False
+    if _is_handcrafted_tools(root.name, actual):
+        return True
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.emit.render import vendor_tools_source
 
     if root.name not in blueprint_names():
         return False
-    try:
-        actual = (root / pkg / "tools.py").read_bytes()
-    except OSError:
-        return False
     shipped = vendor_tools_source(load_blueprint(root.name).code())
     return actual == shipped.encode("utf-8")
+
+
+def _is_handcrafted_tools(env: str, actual: bytes) -> bool:
+    """The fast yes of ``is_shipped_code`` (what ``serve`` asks at every start): ``actual``
+    is the vendored form of ``blueprints/<env>/tools.py`` of this installation, read as a
+    file instead of importing the blueprint and its spec machinery. Only a yes is final;
+    anything else (a library service, whose code is composed, or no match) takes the full
+    comparison."""
+    from envfactory_mcp.emit.render import unvendor_tools_source, vendor_tools_source
+
+    source = Path(__file__).resolve().parent / "blueprints" / env / "tools.py"
+    if not env.isidentifier() or not (source.parent / "__init__.py").is_file():
+        return False
+    try:
+        shipped = source.read_text(encoding="utf-8")
+        text = actual.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    # unvendor(actual) == shipped, and vendoring that gives actual back: no stray import
+    # line that one direction rewrites and the other would not.
+    return unvendor_tools_source(text) == shipped and vendor_tools_source(shipped) == text
 
 
 def _require_jail(env: str, asked: bool) -> None:

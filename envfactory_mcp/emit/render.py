@@ -12,9 +12,11 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EmitError
-from envfactory_mcp.spec import dump_spec
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from envfactory_mcp.env import Environment
 
 PACKAGE_VERSION = "0.1.0"
 _RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
@@ -37,6 +39,8 @@ def script_name(env_name: str) -> str:
 
 def render_package(env: Environment) -> dict[str, str]:
     """Every file of ``generated_servers/<env>/``, keyed by path relative to that folder."""
+    from envfactory_mcp.spec import dump_spec  # here: serving a package imports this module for its names
+
     spec = env.spec
     pkg = package_name(spec.name)
     values = {

@@ -16,28 +16,26 @@ from envfactory_mcp._exports import lazy_exports
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read it as True)
 
 if TYPE_CHECKING:
-    from envfactory_mcp.verify.report import VerificationReport
-    from envfactory_mcp.verify.static_gate import UnsafeCodeError, check_tool_code
-    from envfactory_mcp.verify.verifier import (
+    from envfactory_mcp.verify.provenance import (
         NotAPackageError,
-        VerifyOptions,
         locate_package,
         read_report,
         verification_status,
-        verify_environment,
-        verify_package,
     )
+    from envfactory_mcp.verify.report import VerificationReport
+    from envfactory_mcp.verify.static_gate import UnsafeCodeError, check_tool_code
+    from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
 
 # Loaded on first use (the sandboxed worker imports this package and must load nothing else).
 _EXPORTS = {
-    "NotAPackageError": "envfactory_mcp.verify.verifier",
+    "NotAPackageError": "envfactory_mcp.verify.provenance",
     "UnsafeCodeError": "envfactory_mcp.verify.static_gate",
     "VerificationReport": "envfactory_mcp.verify.report",
     "VerifyOptions": "envfactory_mcp.verify.verifier",
     "check_tool_code": "envfactory_mcp.verify.static_gate",
-    "locate_package": "envfactory_mcp.verify.verifier",
-    "read_report": "envfactory_mcp.verify.verifier",
-    "verification_status": "envfactory_mcp.verify.verifier",
+    "locate_package": "envfactory_mcp.verify.provenance",
+    "read_report": "envfactory_mcp.verify.provenance",
+    "verification_status": "envfactory_mcp.verify.provenance",
     "verify_environment": "envfactory_mcp.verify.verifier",
     "verify_package": "envfactory_mcp.verify.verifier",
 }

@@ -9,7 +9,6 @@ first, which is what ``build`` does before it writes anything.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -24,14 +23,22 @@ from envfactory_mcp import __version__
 from envfactory_mcp.emit.render import package_name, render_package, unvendor_tools_source, vendored_runtime
 from envfactory_mcp.emit.write import write_package
 from envfactory_mcp.env.environment import Environment
-from envfactory_mcp.errors import EnvFactoryError, SpecError
+from envfactory_mcp.errors import SpecError
 from envfactory_mcp.spec import parse_spec
 from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.checks import environment_failure, judge_tools
 from envfactory_mcp.verify.probes import ProbeBudget
+
+# The provenance check lives in its own light module; these names are also imported from here.
+from envfactory_mcp.verify.provenance import REPORT_FILE as REPORT_FILE
+from envfactory_mcp.verify.provenance import UNVOUCHED_DIRS as UNVOUCHED_DIRS
+from envfactory_mcp.verify.provenance import NotAPackageError as NotAPackageError
+from envfactory_mcp.verify.provenance import locate_package as locate_package
+from envfactory_mcp.verify.provenance import read_report as read_report
+from envfactory_mcp.verify.provenance import subject_digests as subject_digests
+from envfactory_mcp.verify.provenance import verification_status as verification_status
 from envfactory_mcp.verify.report import (
     ENVIRONMENT_CHECKS,
-    REPORT_FORMAT,
     CheckResult,
     SandboxInfo,
     ToolReport,
@@ -40,10 +47,6 @@ from envfactory_mcp.verify.report import (
 from envfactory_mcp.verify.sandbox import SandboxLimits
 from envfactory_mcp.verify.static_gate import check_tool_code
 
-REPORT_FILE = "verification.json"
-# Written by Python or pytest when the package runs, not part of what was verified: a
-# bytecode cache is only used while it matches its source, which the subject covers.
-UNVOUCHED_DIRS = frozenset({"__pycache__", ".pytest_cache"})
 NO_JAIL = (
     "NO JAIL: bubblewrap could not jail the code under test on this machine ({reason}), so it ran "
     "as this process's user ({uid}) with only rlimits, the audit hook and time limits{network} between "
@@ -53,10 +56,6 @@ NO_NETWORK_NAMESPACE = (
     "NO NETWORK NAMESPACE: 'unshare -n' does not work on this machine, so the code under test ran "
     "with the host's network; only the audit hook stood between it and the network"
 )
-
-
-class NotAPackageError(EnvFactoryError):
-    """The folder is not an emitted environment package."""
 
 
 # Probing costs grow with the tool count (about 30 probes a tool) and with the seed (each
@@ -105,41 +104,6 @@ def verify_environment(env: Environment, options: VerifyOptions | None = None) -
         return verify_package(folder, options)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def locate_package(folder: Path) -> tuple[Path, str]:
-    """(package root folder, import name) of an emitted package folder."""
-    folder = folder.resolve()
-    candidates = sorted(p.parent.parent for p in folder.glob("*/data/spec.json"))
-    if not candidates:
-        raise NotAPackageError(f"{folder} holds no emitted environment (no <package>/data/spec.json)")
-    if len(candidates) > 1:
-        raise NotAPackageError(f"{folder} holds several packages: {', '.join(p.name for p in candidates)}")
-    return folder, candidates[0].name
-
-
-def subject_digests(folder: Path) -> dict[str, str]:
-    """sha256 of every file of the package in ``folder`` (``generated_servers/<env>/``),
-    keyed by its path inside that folder: the code (``runtime/``, ``server.py``, tools),
-    the data, ``pyproject.toml`` and its entry points, everything but the report itself
-    and Python's caches. Symlinks are followed (what runs is what they reach)."""
-    root, pkg = locate_package(folder)
-    report = f"{pkg}/data/{REPORT_FILE}"
-    digests: dict[str, str] = {}
-    seen: set[str] = set()
-    for top, dirs, files in os.walk(root, followlinks=True):
-        real = os.path.realpath(top)
-        if real in seen:  # a symlink loop, or a second way to reach a folder already read
-            dirs[:] = []
-            continue
-        seen.add(real)
-        dirs[:] = sorted(d for d in dirs if d not in UNVOUCHED_DIRS)
-        for name in files:
-            path = Path(top) / name
-            rel = path.relative_to(root).as_posix()
-            if rel != report:
-                digests[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return dict(sorted(digests.items()))
 
 
 def verify_package(folder: Path, options: VerifyOptions | None = None) -> VerificationReport:
@@ -334,34 +298,6 @@ def _sandbox_warning(jailed: str | None, isolated: bool) -> str | None:
     network = ", an empty network namespace" if isolated else ""
     warning = NO_JAIL.format(reason=sandbox.jail_support().reason, uid=os.getuid(), network=network)
     return warning if isolated else f"{warning}. {NO_NETWORK_NAMESPACE}"
-
-
-def read_report(package_folder: Path) -> VerificationReport | None:
-    """The report stored with an emitted package, or None."""
-    root, pkg = locate_package(package_folder)
-    path = root / pkg / "data" / REPORT_FILE
-    if not path.is_file():
-        return None
-    return VerificationReport.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def verification_status(package_folder: Path) -> str:
-    """``passed`` / ``failed`` / ``stale`` (a file changed, appeared or went since the
-    report, or the report is of an older format) / ``not verified`` / ``unreadable report``
-    / ``unreadable package``, from the report stored with a package."""
-    try:
-        report = read_report(package_folder)
-    except ValueError:  # pydantic's ValidationError included
-        return "unreadable report"
-    if report is None:
-        return "not verified"
-    try:
-        current = subject_digests(package_folder)
-    except OSError:  # e.g. a dangling symlink or a file nobody may read
-        return "unreadable package"
-    if report.format != REPORT_FORMAT or report.subject != current:
-        return "stale"
-    return "passed" if report.passed else "failed"
 
 
 def report_relpath(env_name: str) -> str:
