@@ -98,6 +98,10 @@ class ServerConnection:
         self.argument_limits: ArgumentLimits = DEFAULT_LIMITS
         # session -> the generation (``opened``) of the connection it was reset on
         self._sessions: dict[str, int] = {}
+        # Sessions of episodes that ended cleanly, kept open for a later episode to reset
+        # (a reset restarts a session from the seed) instead of ending each: one request
+        # less per episode. Keys with the generation they belong to.
+        self._parked: list[tuple[str, int]] = []
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -167,6 +171,33 @@ class ServerConnection:
             except Exception as exc:  # noqa: BLE001 - a dead server may fail to close cleanly; it is gone either way
                 logger.debug("closing server %s: %s", self.server, _describe(exc))
 
+    def reuse_session(self) -> str | None:
+        """A parked session of the current server process for a new episode, or None; the
+        episode must reset it before anything else (``reset`` restarts it from the seed)."""
+        while self._parked:
+            session, generation = self._parked.pop()
+            if generation == self.opened and self._client is not None:
+                return session
+            self._sessions.pop(session, None)
+        return None
+
+    def park(self, session: str) -> None:
+        """Keep a finished episode's session open for ``reuse_session`` instead of ending
+        it. Only for a session whose every request was answered (no timeout, no broken
+        connection), so nothing of the finished episode can still reach it."""
+        if self._sessions.get(session) == self.opened:
+            self._parked.append((session, self.opened))
+        else:
+            self._sessions.pop(session, None)
+
+    async def _end_parked(self) -> None:
+        """End the parked sessions (a remote server keeps them until its idle timeout)."""
+        parked, self._parked = self._parked, []
+        with anyio.move_on_after(5, shield=True):
+            for session, generation in parked:
+                if generation == self.opened and self._client is not None:
+                    await self.end(session)
+
     async def owner(self) -> None:
         """Own the connection: open, close and reopen it in this task when asked. Cancelled
         (Ctrl-C), it still closes the connection in this task, briefly, and lets ``ensure``
@@ -175,6 +206,8 @@ class ServerConnection:
             while True:
                 await self._wake.wait()
                 self._wake = anyio.Event()
+                if self._closing:
+                    await self._end_parked()
                 await self.close()
                 if not self._closing:
                     try:
