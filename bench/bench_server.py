@@ -8,14 +8,27 @@ run (the machine is shared and noisy). Targets (issue 2): write/no-op latency ra
 stdio <= 1.5; session reset <= 1 ms. Memory (issue 19): an isolated session is a session
 key opened with ``control.reset`` and used (one read); 10,000 of them in one retail
 server process <= 1 GB of RSS, and 1,000 at a 100x seed <= 2 GB. Sessions that wrote
-one row are reported beside them (each holds its own copy of the seed image).
+one row are reported beside them.
+
+Writing sessions (issue 19, point 4; ``--skip writing`` leaves it out): each session key
+is opened with ``control.reset`` and does one address change, then stays idle. RSS of
+10,000 of them in one retail server over real HTTP (``python -m envfactory_mcp.runtime``,
+this checkout's runtime) and of 1,000 at a 100x seed (in process, a fresh process per
+measurement), before (hot set unbounded: every writing session keeps its copy) and after
+(the default ``SessionLimits``: past the hot set, idle sessions are parked as their row
+delta). Unbounded at 100x would need ~20 GB, so "before" there measures
+``--before-scaled-sessions`` and extrapolates per session. Also: the unpark cost (a
+parked session's next use) against a first copy of the seed, and a write on a hot session
+with the hot set against one without (the per-call overhead), interleaved, medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,12 +42,18 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import noop_server
-from servers import http_server
+from servers import http_module, http_server
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import build_env
 from envfactory_mcp.host.launch import stdio_params
-from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, SessionLimits, create_server
+from envfactory_mcp.runtime import (
+    SESSION_META_KEY,
+    ServerOptions,
+    SessionDatabase,
+    SessionLimits,
+    create_server,
+)
 
 
 def write_call(env: Any) -> tuple[str, dict[str, Any]]:
@@ -163,6 +182,157 @@ async def memory_in_process(
     )
 
 
+UNBOUNDED = SessionLimits(hot_sessions=None, hot_megabytes=None)
+
+
+def address_change(env: Any, i: int) -> dict[str, Any]:
+    """A write that changes one row: user ``i``'s city."""
+    users = env.seed_state["users"]
+    user = users[i % len(users)]
+    args = {k: user[k] for k in ("user_id", "address1", "address2", "state", "country", "zip")}
+    return {**args, "city": f"City {i}"}
+
+
+async def writing_http(env_name: str, env: Any, sessions: int, hot: bool) -> tuple[float, float]:
+    """RSS (MB) of a retail HTTP server with one session, then with ``sessions`` keys
+    that each wrote one row and went idle. ``hot``: the default hot set, else unbounded."""
+    package = ROOT / "generated_servers" / env_name / f"{env_name}_mcp"
+    limit = str(sessions + 10)
+    bounds = [] if hot else ["--hot-sessions", "100000000", "--hot-memory-mb", "100000000"]
+    with http_module("envfactory_mcp.runtime", str(package), "--control", "--max-session-keys", limit,
+                     "--session-keys-per-connection", limit, *bounds) as server:  # fmt: skip
+        async with Client(server.url) as client:
+            await client.call_tool("modify_user_address", address_change(env, 0))
+            before = rss_mb(server.pid)
+            for i in range(sessions):
+                meta = {SESSION_META_KEY: f"w{i}"}
+                await client.call_tool("control.reset", {}, meta=meta)
+                result = await client.call_tool("modify_user_address", address_change(env, i), meta=meta)
+                assert not result.is_error, result.content
+            return before, rss_mb(server.pid)
+
+
+async def writing_in_process(env: Any, sessions: int, hot: bool) -> tuple[float, float]:
+    """The same in this process (a scaled seed has no package), through the in-memory transport."""
+    bounds = SessionLimits() if hot else UNBOUNDED
+    limits = SessionLimits(sessions + 10, sessions + 10, 3600.0, bounds.hot_sessions, bounds.hot_megabytes)
+    server = create_server(env.bundle(), ServerOptions(control=True, session_limits=limits))
+    async with Client(server) as client:
+        await client.call_tool("modify_user_address", address_change(env, 0))
+        before = rss_mb(os.getpid())
+        for i in range(sessions):
+            meta = {SESSION_META_KEY: f"w{i}"}
+            await client.call_tool("control.reset", {}, meta=meta)
+            result = await client.call_tool("modify_user_address", address_change(env, i), meta=meta)
+            assert not result.is_error, result.content
+        return before, rss_mb(os.getpid())
+
+
+def scaled_child(env_name: str, scale: int, sessions: int, hot: bool) -> tuple[float, float]:
+    """``writing_in_process`` in a fresh process, so that each figure starts clean."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--env", env_name, "--child", json.dumps([scale, sessions, hot])],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    before, after = json.loads(out.stdout.strip().splitlines()[-1])
+    return before, after
+
+
+def writing_memory(env_name: str, env: Any, args: argparse.Namespace) -> None:
+    rounds = args.memory_rounds
+    print(f"writing sessions (one address change each, then idle); RSS medians of {rounds} rounds")
+    rows = []
+    for label, sessions, run in (
+        ("1x HTTP", args.written_sessions, lambda n, hot: anyio.run(writing_http, env_name, env, n, hot)),
+        (f"{args.scale}x", args.scaled_sessions, lambda n, hot: scaled_child(env_name, args.scale, n, hot)),
+    ):
+        before_n = sessions if label == "1x HTTP" else args.before_scaled_sessions
+        unbounded, bounded = [], []
+        for _ in range(rounds):  # interleaved
+            unbounded.append(run(before_n, False))
+            bounded.append(run(sessions, True))
+        base_u = statistics.median(b for b, _ in unbounded)
+        grown_u = statistics.median(a - b for b, a in unbounded)
+        base_b = statistics.median(b for b, _ in bounded)
+        grown_b = statistics.median(a - b for b, a in bounded)
+        per_u, per_b = grown_u * 1024 / before_n, grown_b * 1024 / sessions
+        projected = base_u + per_u * sessions / 1024
+        rows.append((label, sessions, before_n, base_u, per_u, projected, base_b + grown_b, per_b))
+    target = {"1x HTTP": "<= 1 GB", f"{args.scale}x": "<= 2 GB at 100x"}
+    for label, n, before_n, base_u, per_u, projected, after, per_b in rows:
+        measured = "" if before_n == n else f", measured with {before_n} and extrapolated"
+        print(
+            f"  {label:<8} 1 session {base_u:,.0f} MB; {n} writing sessions: before (unbounded hot set) {projected:,.0f} MB "
+            f"({per_u:,.0f} KB each{measured}); after {after:,.0f} MB ({per_b:,.1f} KB each; "
+            f"target {target[label]}); ratio {after / projected:.3f}"
+        )
+
+
+def unpark_cost(env: Any, label: str, rounds: int, n: int) -> None:
+    """ms to bring a parked one-row session back, against a first copy of the seed."""
+    toolbox = env.toolbox()
+    copies, unparks = [], []
+    for _ in range(rounds):
+        c, u = [], []
+        for i in range(n):
+            fresh = SessionDatabase(env.seed_image)
+            t0 = time.perf_counter()
+            fresh.db  # noqa: B018 - the first copy
+            c.append(time.perf_counter() - t0)
+            assert toolbox.call(fresh.db, "modify_user_address", address_change(env, i)).ok
+            kept = fresh.hash()
+            assert fresh.park()
+            t0 = time.perf_counter()
+            fresh.db  # noqa: B018 - unpark
+            u.append(time.perf_counter() - t0)
+            assert fresh.hash() == kept
+            fresh.close()
+        copies.append(statistics.median(c) * 1000)
+        unparks.append(statistics.median(u) * 1000)
+    copy, unpark = statistics.median(copies), statistics.median(unparks)
+    print(
+        f"  unpark at {label} ({len(env.seed_image) // 1024} KiB image): {unpark:.3f} ms "
+        f"(a first copy of the seed {copy:.3f} ms; ratio {unpark / copy:.2f})"
+    )
+
+
+async def hot_call_overhead(env: Any, calls: int, rounds: int) -> None:
+    """A write on a hot session with the hot set (default limits) and without, interleaved."""
+    meta = {SESSION_META_KEY: "hot"}
+    args = address_change(env, 1)
+    with_set = create_server(env.bundle(), ServerOptions(control=True))
+    without = create_server(env.bundle(), ServerOptions(control=True, session_limits=UNBOUNDED))
+    a_ms, b_ms = [], []
+    async with Client(with_set) as a, Client(without) as b:
+        for client in (a, b):
+            await client.call_tool("control.reset", {}, meta=meta)
+            for _ in range(20):
+                await client.call_tool("modify_user_address", args, meta=meta)
+
+        async def per_call(client: Client) -> float:
+            samples = []
+            for _ in range(calls):
+                t0 = time.perf_counter()
+                await client.call_tool("modify_user_address", args, meta=meta)
+                samples.append(time.perf_counter() - t0)
+            return statistics.median(samples) * 1000
+
+        for _ in range(rounds):
+            a_ms.append(await per_call(a))
+            b_ms.append(await per_call(b))
+    a_med, b_med = statistics.median(a_ms), statistics.median(b_ms)
+    print(
+        f"  write on a hot session, in memory: {a_med:.3f} ms with the hot set, {b_med:.3f} ms without "
+        f"(ratio {a_med / b_med:.3f}; must not regress)"
+    )
+
+
+def child(env_name: str, spec: str) -> None:
+    scale, sessions, hot = json.loads(spec)
+    env = build_env(load_blueprint(env_name), scale=scale)
+    print(json.dumps(anyio.run(writing_in_process, env, sessions, hot)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--env", default="retail")
@@ -172,8 +342,19 @@ def main() -> None:
     parser.add_argument("--written", type=int, default=1_000, help="sessions that write one row, over HTTP")
     parser.add_argument("--scaled-sessions", type=int, default=1_000, help="sessions at --scale, in process")
     parser.add_argument("--scale", type=int, default=100)
-    parser.add_argument("--skip", default="", help="comma-separated: latency,reset,memory,scaled")
+    parser.add_argument(
+        "--written-sessions", type=int, default=10_000, help="writing sessions at 1x, over HTTP"
+    )
+    parser.add_argument(
+        "--before-scaled-sessions", type=int, default=40, help="writing sessions at --scale, unbounded"
+    )
+    parser.add_argument("--memory-rounds", type=int, default=3, help="rounds of the writing-session figures")
+    parser.add_argument("--skip", default="", help="comma-separated: latency,reset,memory,scaled,writing")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None:
+        child(args.env, args.child)
+        return
     skip = set(filter(None, args.skip.split(",")))
     env = build_env(load_blueprint(args.env))
     tool, tool_args = write_call(env)
@@ -205,9 +386,16 @@ def main() -> None:
         reset_time(env, args.rounds)
     if "memory" not in skip:
         anyio.run(memory, args.env, env, tool, tool_args, args.sessions, args.written)
+    scaled = None
     if "scaled" not in skip:
         scaled = build_env(load_blueprint(args.env), scale=args.scale)
         anyio.run(memory_in_process, scaled, tool, tool_args, args.scaled_sessions, 20, args.scale)
+    if "writing" not in skip:
+        scaled = scaled or build_env(load_blueprint(args.env), scale=args.scale)
+        writing_memory(args.env, env, args)
+        unpark_cost(env, "1x", args.rounds, 200)
+        unpark_cost(scaled, f"{args.scale}x", args.rounds, 20)
+        anyio.run(hot_call_overhead, env, args.calls, args.rounds)
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ class SessionLimits:
     # Writing sessions kept materialized (a copy of the seed each); past either bound the
     # least recently used idle one is parked as its row delta (database.HotSet). None: no
     # bound. 256 retail copies are about 100 MB; the memory bound takes over for big
-    # seeds (about 17 copies of a 100x retail seed). A parked session's next call pays
+    # seeds (about 12 copies of the 20 MB 100x retail seed). A parked session's next call pays
     # one unpark: a seed copy plus its delta (well under 1 ms at 1x, a few ms at 100x).
     hot_sessions: int | None = 256
     hot_megabytes: float | None = 256.0
