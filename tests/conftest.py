@@ -78,6 +78,19 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ModuleScheduling(config, log)
 
 
+# The largest request for a seed, when its module is in the run: the first request for that
+# seed makes that many at once (one generation instead of a short one, then a long one).
+LARGEST_REQUEST = {5: ("tests/sim/test_demonstrator.py", 160)}
+_BATCH = pytest.StashKey[dict[int, int]]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    modules = {item.nodeid.split("::", 1)[0] for item in session.items}
+    session.config.stash[_BATCH] = {
+        seed: n for seed, (module, n) in LARGEST_REQUEST.items() if module in modules
+    }
+
+
 @pytest.fixture(scope="session")
 def retail_env() -> Environment:
     return build_env(load_blueprint("retail"))
@@ -92,7 +105,7 @@ def mini_env() -> Environment:
 
 @pytest.fixture(scope="session")
 def retail_tasks(
-    retail_env: Environment, tmp_path_factory: pytest.TempPathFactory
+    retail_env: Environment, tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
 ) -> Callable[..., list[Task]]:
     """``retail_tasks(n, seed=s)``: the tasks ``generate_tasks(retail_env, n, seed=s)``
     gives, generated once per seed and test run (each call starts a new oracle, which
@@ -103,15 +116,17 @@ def retail_tasks(
     tests/tasks/test_task_generation.py). So ``n`` tasks are the first ``n`` of the longest
     list made for that seed so far, which the xdist workers of one run share through a file
     (the first to need it writes it, under a lock); a first request makes at least
-    ``MIN_BATCH``, which costs about what a few do. Each caller gets deep copies.
+    ``MIN_BATCH`` (or ``LARGEST_REQUEST``'s count for that seed when its module runs),
+    which costs about what a few do. Each caller gets deep copies.
     """
     base = tmp_path_factory.getbasetemp()
     folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, under xdist
     made: dict[int, list[Task]] = {}
+    batch = pytestconfig.stash.get(_BATCH, {})
 
     def tasks(n: int, seed: int) -> list[Task]:
         if len(made.get(seed, ())) < n:
-            made[seed] = _shared_tasks(retail_env, n, seed, folder)
+            made[seed] = _shared_tasks(retail_env, max(n, batch.get(seed, MIN_BATCH)), seed, folder)
         assert len(made[seed]) >= n, (seed, n, len(made[seed]))
         return [task.model_copy(deep=True) for task in made[seed][:n]]
 
@@ -129,7 +144,7 @@ def _shared_tasks(env: Environment, n: int, seed: int, folder: Path) -> list[Tas
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the worker dies
         if path.exists() and len(stored := read_tasks(path)) >= n:
             return stored
-        made, _ = generate_tasks(env, max(n, MIN_BATCH), seed=seed)
+        made, _ = generate_tasks(env, n, seed=seed)
         write_tasks(made, path.with_suffix(".part"))
         os.replace(path.with_suffix(".part"), path)
         return made

@@ -18,12 +18,10 @@ import pytest
 from paths import ROOT, SERVERS_DIR
 from ray_cluster import NO_RAY, RAY_ENV, ray_cluster
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.store import read_records
 from envfactory_mcp.records.trajectory import TrajectoryRecord
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import write_tasks
 
 TASKS, TRIALS = 25, 8  # 200 episodes
@@ -56,9 +54,9 @@ def comparable(record: TrajectoryRecord) -> dict[str, object]:
 
 @pytest.mark.slow
 def test_ray_backend_killed_halfway_resumes_with_the_local_backends_records(
-    retail_env: Environment, cluster: str, tmp_path: Path
+    retail_tasks, cluster: str, tmp_path: Path
 ):
-    tasks, _ = generate_tasks(retail_env, TASKS, seed=21)
+    tasks = retail_tasks(TASKS, seed=21)
     path = tmp_path / "tasks.jsonl"
     write_tasks(tasks, path)
     command = [

@@ -12,9 +12,7 @@ import pytest
 from llm_server import openai_server
 from paths import SERVERS_DIR
 
-from envfactory_mcp.env import Environment
 from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 
 pytestmark = pytest.mark.slow  # builds retail and its tasks
@@ -30,8 +28,8 @@ def vf() -> Any:
 
 
 @pytest.fixture(scope="module")
-def tasks_file(retail_env: Environment, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    made, _ = generate_tasks(retail_env, 4, seed=21)
+def tasks_file(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    made = retail_tasks(4, seed=21)
     path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
     write_tasks([t for t in made if t.gold.actions][:2], path)
     return path
