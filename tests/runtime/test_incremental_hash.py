@@ -16,12 +16,11 @@ from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.runtime import SessionDatabase, Toolbox, build_seed_image
 from envfactory_mcp.runtime import database as database_module
 from envfactory_mcp.runtime.state import dump_state, hash_state, state_hash
-from envfactory_mcp.tasks.generate import generate_tasks
 
 
-@pytest.mark.slow  # generates 30 tasks, then dumps the whole state after every call
-def test_incremental_hash_matches_a_full_dump_after_every_call(retail_env: Environment):
-    tasks, _ = generate_tasks(retail_env, 30, seed=4)
+@pytest.mark.slow  # 30 tasks (the session's shared ones), then a full scan after every call
+def test_incremental_hash_matches_a_full_dump_after_every_call(retail_env: Environment, retail_tasks):
+    tasks = retail_tasks(30, seed=5)
     toolbox = retail_env.toolbox()
     session = retail_env.new_session()
     rng = random.Random(0)

@@ -103,7 +103,7 @@ def leaks_in_prompt(messages: list[dict[str, Any]], rules: LeakRules) -> list[st
 
 
 def test_the_prompt_names_no_tool_parameter_key_or_hidden_id(retail_env: Environment, retail_tasks):
-    made = retail_tasks(30, seed=SEED + 1)
+    made = retail_tasks(30, seed=SEED)
     seen_optional = 0
     for each in made:
         scenario = each.user_scenario
