@@ -48,6 +48,9 @@ class Describer:
         self.tables = {t.name: t for t in env.spec.tables}
         self.persona_entity = persona_entity_of(env.spec)
         self.persona_table = data.owner[self.persona_entity][0] if self.persona_entity in data.owner else None
+        # A row's attributes depend on the seed alone: worked out once per row.
+        self._attribute_lists: dict[int, list[tuple[str, str, str]]] = {}
+        self._attribute_sets: dict[int, set[tuple[str, str]]] = {}
 
     def describe(
         self, entity: str, value: Any, persona_row: int | None, variant: bool = False
@@ -71,6 +74,13 @@ class Describer:
         return Description(_phrase(words, chosen), [a[2] for a in chosen])
 
     def _attributes(self, row: int) -> list[tuple[str, str, str]]:
+        """``_attributes_of(row)``, remembered (the list is shared: do not modify it)."""
+        found = self._attribute_lists.get(row)
+        if found is None:
+            found = self._attribute_lists[row] = self._attributes_of(row)
+        return found
+
+    def _attributes_of(self, row: int) -> list[tuple[str, str, str]]:
         """(kind, column, text) candidates, most telling first. Kinds: ``own`` (its own
         name, title or label), ``name`` (the name of what it points at: the product of a
         variant, the line of a ticket), ``content`` (names of what it holds), ``option``
@@ -149,7 +159,9 @@ class Describer:
 
     def _matches(self, row: int, chosen: list[tuple[str, str, str]]) -> bool:
         """Whether another object shares every chosen attribute (the description is ambiguous)."""
-        attributes = {(a[0], a[2]) for a in self._attributes(row)}
+        attributes = self._attribute_sets.get(row)
+        if attributes is None:
+            attributes = self._attribute_sets[row] = {(a[0], a[2]) for a in self._attributes(row)}
         return all((kind, text) in attributes for kind, _, text in chosen)
 
 
