@@ -1,0 +1,103 @@
+"""Issue 19: per-episode requests cut without losing isolation. An episode that ended with
+every request answered parks its session; the next episode on the connection resets and
+reuses it and sees none of the previous episode's writes; one offered several servers,
+or one that failed, ends its own. The final state hash is the one the scripted user's
+last check read. Real stdio server, real oracle episodes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from paths import SERVERS_DIR
+
+from envfactory_mcp.host.connection import CallResult, ServerConnection
+from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
+from envfactory_mcp.sim.agents import OracleAgent
+from envfactory_mcp.sim.users import ScriptedUser
+from envfactory_mcp.tasks.model import Task
+
+
+class Counting(ServerConnection):
+    """A real connection that counts what it sends, by request and session."""
+
+    def __init__(self) -> None:
+        super().__init__("retail", "stdio", SERVERS_DIR)
+        self.sent: Counter[str] = Counter()
+        self.sessions: list[str] = []
+
+    async def _request(
+        self, tool: str, arguments: dict[str, Any], session: str, starts_session: bool = False
+    ) -> Any:
+        self.sent[tool if tool.startswith("control.") else "call"] += 1
+        if tool == "control.reset" and "/gold/" not in session:
+            self.sessions.append(session)
+        return await super()._request(tool, arguments, session, starts_session)
+
+
+@pytest.fixture(scope="module")
+def tasks(retail_tasks) -> list[Task]:
+    return [t for t in retail_tasks(12, seed=5) if t.gold.actions][:4]
+
+
+async def test_parked_sessions_are_reused_from_the_seed_and_no_episode_ends_one(tasks: list[Task]) -> None:
+    config, gold = EpisodeConfig(run_id="park"), GoldCache()
+    async with Counting() as conn:
+        for task in tasks:  # gold replays first, so what follows counts episodes alone
+            await gold.get(task, conn, config.run_id)
+        conn.sent.clear()
+        records = [
+            await run_episode(task, trial, OracleAgent(), ScriptedUser(), conn, config, gold)
+            for trial in range(2)
+            for task in tasks
+        ]
+        # Every episode wrote (gold actions) and scored 1 from the seed: a reused session
+        # was reset, nothing of the episode before it was left.
+        assert [r.reward for r in records] == [1.0] * len(records)
+        assert all(r.initial_state_hash == tasks[0].initial_state.state_hash for r in records)
+        assert len(set(conn.sessions)) == 1  # one session, parked and reused by every episode
+        episodes = len(records)
+        assert conn.sent["control.end_session"] == 0
+        assert conn.sent["control.reset"] == episodes
+        # One hash per episode: the user's last check; the final read reuses it.
+        assert conn.sent["control.state_hash"] == episodes
+        assert all(r.final_state_hash == r.gold_state_hash for r in records)
+        # Parked sessions are still open on the server: the next reset is the only way in,
+        # and shutting down ends them.
+        parked = conn.sessions[-1]
+        assert await conn.state_hash(parked) == records[-1].final_state_hash
+        conn.sent.clear()
+        await conn._end_parked()
+        assert conn.sent["control.end_session"] == 1
+
+
+class FailingCalls(Counting):
+    """A connection whose tool calls fail as a broken server's would."""
+
+    async def call(self, tool: str, arguments: dict[str, Any], session: str) -> CallResult:
+        from envfactory_mcp.errors import InfrastructureError
+
+        raise InfrastructureError("the server went away (test)")
+
+
+async def test_a_failed_episode_ends_its_session_instead_of_parking_it(tasks: list[Task]) -> None:
+    config, gold = EpisodeConfig(run_id="fail"), GoldCache()
+    async with FailingCalls() as conn:
+        gold.hashes[tasks[0].task_id] = tasks[0].gold.final_state_hash  # no replay: its calls fail
+        record = await run_episode(tasks[0], 0, OracleAgent(), ScriptedUser(), conn, config, gold)
+        assert record.termination == "infrastructure_error"
+        assert conn.sent["control.end_session"] == 1
+        assert conn.reuse_session() is None
+
+
+async def test_an_episode_offered_several_servers_ends_its_sessions(tasks: list[Task]) -> None:
+    config, gold = EpisodeConfig(run_id="multi"), GoldCache()
+    async with Counting() as conn, Counting() as other:
+        record = await run_episode(
+            tasks[0], 0, OracleAgent(), ScriptedUser(), conn, config, gold, others=[other]
+        )
+        assert record.termination == "user_stop"
+        assert conn.sent["control.end_session"] == 2  # the gold replay's and the episode's
+        assert other.sent["control.end_session"] == 1
+        assert conn.reuse_session() is None
