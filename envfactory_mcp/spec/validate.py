@@ -6,6 +6,7 @@ Each failure raises ``SpecError`` whose ``where`` names the exact place, e.g.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -180,13 +181,38 @@ def _check_tool(tool: ToolSpec, tables: dict[str, TableSpec]) -> None:
 
 
 def _check_json_schema(schema: dict[str, Any], where: str) -> None:
+    found = _schema_error_remembered(schema)
+    if found is not None:
+        inner, message = found
+        raise SpecError(f"{where}{'/' + inner if inner else ''}", f"invalid JSON Schema: {message}")
+
+
+_CHECKED: dict[str, tuple[str, str] | None] = {}  # a schema's JSON -> its ``_schema_error``
+_CHECKED_MAX = 4096
+
+
+def _schema_error_remembered(schema: dict[str, Any]) -> tuple[str, str] | None:
+    """``_schema_error``, remembered by the schema's JSON: checking a schema against the
+    metaschema costs ~14 ms, and a spec is validated several times (a build validates it
+    three times) with the same few schemas."""
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        return _schema_error(schema)
+    if key not in _CHECKED:
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = _schema_error(schema)
+    return _CHECKED[key]
+
+
+def _schema_error(schema: dict[str, Any]) -> tuple[str, str] | None:
+    """(path inside the schema, message) of its first metaschema error, or None."""
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        inner = "/".join(str(p) for p in exc.absolute_path)
-        raise SpecError(
-            f"{where}{'/' + inner if inner else ''}", f"invalid JSON Schema: {exc.message}"
-        ) from None
+        return "/".join(str(p) for p in exc.absolute_path), exc.message
+    return None
 
 
 def _path_exists(schema: dict[str, Any], path: str, leaf: bool = False) -> bool:
