@@ -57,6 +57,9 @@ _TOKEN = re.compile(r"#?\w+(?:[.@]\w+)*")
 _DIGIT = re.compile(r"\d")
 _PLAIN_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _SPACE = re.compile(r"\s+")
+# Texts up to this long have their normalised forms and numbers cached (a longer one is
+# worked out each time, so the caches stay small: at most a few tens of MB).
+CACHED_TEXT_CHARS = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -159,8 +162,8 @@ class _Evidence:
     """What the user and the tools said so far: normalised texts and the numbers in them.
 
     The numbers are read from the texts only when a check first asks for one (most
-    calls carry only names and ids), and both steps are cached by text: the trials of a
-    task, and the turns of one episode, see the same tool results again and again."""
+    calls carry only names and ids), and both steps are cached by text (up to
+    ``CACHED_TEXT_CHARS``): the trials of a task see the same tool results again."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -168,12 +171,15 @@ class _Evidence:
         self._unread = 0  # texts[_unread:] have not had their numbers read yet
 
     def add(self, text: str, *, parse_json: bool) -> None:
-        self.texts.extend(_normal_pieces(text, parse_json))
+        cached = len(text) <= CACHED_TEXT_CHARS
+        self.texts.extend((_normal_pieces_cached if cached else _normal_pieces)(text, parse_json))
 
     @property
     def numbers(self) -> set[Decimal]:
         for normal in self.texts[self._unread :]:
-            self._numbers.update(_numbers_in(normal))
+            self._numbers.update(
+                _numbers_in(normal) if len(normal) <= CACHED_TEXT_CHARS else _numbers(normal)
+            )
         self._unread = len(self.texts)
         return self._numbers
 
@@ -188,7 +194,11 @@ class _Evidence:
         return value in self.numbers
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=2048)
+def _normal_pieces_cached(text: str, parse_json: bool) -> tuple[str, ...]:
+    return _normal_pieces(text, parse_json)
+
+
 def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
     """The non-empty normalised pieces of a message: its text, and for a tool's JSON
     answer every key and leaf value as well."""
@@ -201,7 +211,7 @@ def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
     return tuple(normal for normal in map(_normal, pieces) if normal)
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=8192)
 def _numbers_in(normal: str) -> frozenset[Decimal]:
     return frozenset(_numbers(normal))
 

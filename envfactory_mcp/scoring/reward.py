@@ -34,7 +34,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from envfactory_mcp.records.trajectory import RewardParts
-from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
+from envfactory_mcp.scoring.grounding import (
+    CACHED_TEXT_CHARS,
+    NAMESPACE_SEPARATOR,
+    parse_arguments,
+    ungrounded_calls,
+)
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.settings import REWARD_BASIS
 from envfactory_mcp.spec.models import EnvSpec
@@ -55,14 +60,24 @@ _SPACE = re.compile(r"\s+")
 # ----------------------------------------------------------------------------- claims
 
 
-@functools.lru_cache(maxsize=8192)  # pure; an episode's messages are normalised again at every user turn
 def normalize_text(text: str) -> str:
     """The form claims and messages are compared in.
 
     Lower case (``casefold``), ``_`` read as a space, runs of white space as one space,
     ``$`` before a number dropped, thousands separators dropped, and trailing zeros of
-    a decimal part dropped (``$1,219.80`` → ``1219.8``, ``54.00`` → ``54``).
+    a decimal part dropped (``$1,219.80`` → ``1219.8``, ``54.00`` → ``54``). Cached for
+    texts of at most ``CACHED_TEXT_CHARS`` (messages are normalised again at every user
+    turn, and the trials of a task see the same tool results).
     """
+    return _normalize_cached(text) if len(text) <= CACHED_TEXT_CHARS else _normalize(text)
+
+
+@functools.lru_cache(maxsize=2048)
+def _normalize_cached(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
     text = text.casefold().replace("_", " ")
     text = _DOLLAR.sub("", text)
     text = _NUMBER.sub(_canonical_number, text)
