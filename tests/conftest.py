@@ -19,37 +19,44 @@ from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 # below: each module runs whole on one worker, so its module-scoped fixtures are built
 # once; the modules of one group run on one worker, one after another, because they must
 # not run beside each other: the Ray tests each start a cluster and look for leftover
-# actors machine-wide; the malicious variants look for their processes machine-wide.
+# actors machine-wide; the malicious variants look for their processes machine-wide. A
+# key is a module or one test of a module (``path::name``, all its parameters): only the
+# library's Ray test joins the Ray group, the rest of its module runs anywhere.
 XDIST_GROUPS = {
     "tests/host/test_ray_backend.py": "ray",
-    "tests/library/test_library.py": "ray",
+    "tests/library/test_library.py::test_build_all_on_ray_gives_the_same_packages_as_local": "ray",
     "tests/synth/test_synth_ray.py": "ray",
     "tests/verify/malicious/test_malicious.py": "malicious",
     "tests/verify/malicious/test_malicious_serve.py": "malicious",
 }
 # The longest units of work, longest first, start before the rest (in collection order), so
 # that no worker is left with a long one at the end. Only the order depends on this list.
+# Seconds per unit from `--durations=0` of a whole run (2 workers, load average 5 to 8).
 LONGEST_FIRST = [
-    "malicious",
-    "tests/tasks/test_task_generation.py",
-    "tests/cli/test_runs_recover.py",
-    "ray",
-    "tests/verify/test_defects.py",
-    "tests/sim/test_demonstrator.py",
-    "tests/host/test_rollout.py",
-    "tests/cli/test_cli.py",
-    "tests/synth/test_corpus.py",
-    "tests/runtime/test_protocol_surface.py",
-    "tests/emit/test_committed_packages.py",
-    "tests/tasks/test_llm_calibration.py",
-    "tests/verify/test_verifier.py",
-    "tests/synth/test_model_synthesis.py",
+    "malicious",  # 222
+    "ray",  # 150
+    "tests/cli/test_runs_recover.py",  # 146
+    "tests/tasks/test_task_generation.py",  # 122 before the oracle's caches, ~60 after
+    "tests/host/test_rollout.py",  # 65
+    "tests/verify/test_defects.py",  # 60
+    "tests/cli/test_cli.py",  # 51
+    "tests/emit/test_install.py",  # 48
+    "tests/library/test_library.py",  # 39 without its Ray test
+    "tests/cli/test_synth_resource.py",  # 33
+    "tests/runtime/test_protocol_surface.py",  # 31
+    "tests/synth/test_corpus.py",  # 29
+    "tests/emit/test_committed_packages.py",  # 28
+    "tests/sim/test_demonstrator.py",  # 26
+    "tests/runtime/test_incremental_hash.py",  # 20
+    "tests/host/test_hostile_model.py",  # 18
+    "tests/runtime/test_served_sessions.py",  # 17
 ]
 
 
 def work_unit(nodeid: str) -> str:
     module = nodeid.split("::", 1)[0]
-    return XDIST_GROUPS.get(module, module)
+    test = nodeid.split("[", 1)[0]
+    return XDIST_GROUPS.get(test) or XDIST_GROUPS.get(module, module)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

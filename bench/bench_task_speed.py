@@ -1,0 +1,103 @@
+"""Task generation speed against an earlier revision, in the same run, with identical output.
+
+    python bench/bench_task_speed.py [--baseline REV] [--envs retail,airline,barbershop]
+                                     [--n 100] [--seed 3] [--rounds 3]
+
+The baseline is ``envfactory_mcp`` of git revision ``REV`` (extracted with ``git archive``
+into a temporary folder and put first on ``PYTHONPATH``); the current one is this
+checkout's. Each round runs ``envfactory-mcp tasks <env> -n N --seed S`` once with each,
+in alternating order (so a change of machine load hits both alike), against the
+checkout's ``generated_servers``. The figure is the command's CPU time (user + system,
+from ``wait4``; imports and the environment's loading included), median of the rounds,
+and the ratio baseline / current. Every run's ``tasks.jsonl`` must be byte-identical to
+the baseline's: the script exits 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def extract(rev: str, into: Path) -> None:
+    archive = into / "baseline.tar"
+    with open(archive, "wb") as out:
+        subprocess.run(["git", "-C", str(ROOT), "archive", rev, "envfactory_mcp"], stdout=out, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+
+
+def run(pythonpath: Path, env_name: str, n: int, seed: int, out: Path) -> tuple[float, float, str]:
+    """(CPU seconds, wall seconds, sha256 of the tasks file) of one ``tasks`` command."""
+    command = [sys.executable, "-m", "envfactory_mcp", "tasks", env_name, "-n", str(n), "--seed", str(seed),
+               "-o", str(out), "--overwrite", "--servers-dir", str(ROOT / "generated_servers")]  # fmt: skip
+    environ = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    wall0 = time.perf_counter()
+    # cwd: not the checkout, which ``-m`` would put before PYTHONPATH
+    process = subprocess.Popen(
+        command, env=environ, cwd=out.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - wall0
+    if process.returncode != 0:
+        raise SystemExit(f"{env_name} ({pythonpath}): exit {process.returncode}\n{stderr.decode()[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, wall, hashlib.sha256(out.read_bytes()).hexdigest()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", default="26625d0", help="git revision to compare with")
+    parser.add_argument("--envs", default="retail,airline,barbershop")
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    same = True
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        base.mkdir()
+        extract(args.baseline, base)
+        sides = {"baseline": base, "current": ROOT}
+        print(f"baseline {args.baseline} vs current checkout; n={args.n} seed={args.seed}; "
+              f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+        for env_name in args.envs.split(","):
+            cpu: dict[str, list[float]] = {"baseline": [], "current": []}
+            wall: dict[str, list[float]] = {"baseline": [], "current": []}
+            digests: set[str] = set()
+            for round_ in range(args.rounds):
+                order = ["baseline", "current"] if round_ % 2 == 0 else ["current", "baseline"]
+                for side in order:
+                    used, took, digest = run(
+                        sides[side], env_name, args.n, args.seed, Path(tmp) / f"{side}.jsonl"
+                    )
+                    cpu[side].append(used)
+                    wall[side].append(took)
+                    digests.add(digest)
+            identical = len(digests) == 1
+            same = same and identical
+            b, c = statistics.median(cpu["baseline"]), statistics.median(cpu["current"])
+            print(
+                f"{env_name:<14} CPU s baseline {b:6.2f}  current {c:6.2f}  ratio {b / c:4.2f}x   "
+                f"(wall medians {statistics.median(wall['baseline']):.1f} / "
+                f"{statistics.median(wall['current']):.1f} s; {args.rounds} rounds)  "
+                f"output {'identical' if identical else 'DIFFERS'}"
+            )
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    raise SystemExit(0 if same else 1)
+
+
+if __name__ == "__main__":
+    main()
