@@ -11,25 +11,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.errors import EnvFactoryError
 
-if TYPE_CHECKING:
-    from envfactory_mcp.spec.models import EnvSpec
-
 
 class ServerNotBuiltError(EnvFactoryError):
     """The environment has no emitted package yet."""
-
-
-def package_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
-    """``catalog.package_spec`` (rl.verl_adapter imports it from here), imported when asked:
-    ``serve`` imports this module and needs none of the catalog."""
-    from envfactory_mcp.catalog import package_spec as spec_of
-
-    return spec_of(servers_dir, env_name)
 
 
 def package_dir(servers_dir: Path, env_name: str) -> Path:
