@@ -35,7 +35,7 @@ from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.build import build_all
 from envfactory_mcp.library.distinct import THRESHOLD, pairwise, shapes, similarity
 from envfactory_mcp.settings import Settings
-from envfactory_mcp.verify.verifier import verification_status
+from envfactory_mcp.verify.provenance import verification_status
 
 
 def tasks_for(servers_dir: str, name: str, n: int, out: str) -> dict[str, object]:

@@ -56,9 +56,10 @@ if TYPE_CHECKING:
     from envfactory_mcp.tasks.model import Task, TaskFileError, read_tasks, write_tasks
     from envfactory_mcp.trajectories.export import export_run
     from envfactory_mcp.trajectories.view import write_view
+    from envfactory_mcp.verify.provenance import NotAPackageError
     from envfactory_mcp.verify.report import VerificationReport
     from envfactory_mcp.verify.static_gate import UnsafeCodeError
-    from envfactory_mcp.verify.verifier import NotAPackageError, verify_environment, verify_package
+    from envfactory_mcp.verify.verifier import verify_environment, verify_package
 
 _EXPORTS = {
     "assemble_env": "envfactory_mcp.env.environment",

@@ -8,7 +8,8 @@ import pytest
 
 from envfactory_mcp.build import VerificationFailed, emit_verified
 from envfactory_mcp.env import Environment
-from envfactory_mcp.verify.verifier import VerifyOptions, read_report, subject_digests
+from envfactory_mcp.verify.provenance import read_report, subject_digests
+from envfactory_mcp.verify.verifier import VerifyOptions
 
 pytestmark = pytest.mark.slow
 

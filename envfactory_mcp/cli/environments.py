@@ -177,13 +177,8 @@ def verify(
     """Verify an environment in the sandbox; exit 0 only if every check passes."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.env import build_env
-    from envfactory_mcp.verify.verifier import (
-        REPORT_FILE,
-        VerifyOptions,
-        locate_package,
-        verify_environment,
-        verify_package,
-    )
+    from envfactory_mcp.verify.provenance import REPORT_FILE, locate_package
+    from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
 
     options = VerifyOptions(stdio=stdio)
     where = settings(servers_dir)

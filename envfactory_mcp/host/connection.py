@@ -101,7 +101,7 @@ class ServerConnection:
         # Sessions of episodes that ended cleanly, kept open for a later episode to reset
         # (a reset restarts a session from the seed) instead of ending each: one request
         # less per episode. Keys with the generation they belong to.
-        self._parked: list[tuple[str, int]] = []
+        self._reusable: list[tuple[str, int]] = []
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -172,29 +172,29 @@ class ServerConnection:
                 logger.debug("closing server %s: %s", self.server, _describe(exc))
 
     def reuse_session(self) -> str | None:
-        """A parked session of the current server process for a new episode, or None; the
+        """A kept session of the current server process for a new episode, or None; the
         episode must reset it before anything else (``reset`` restarts it from the seed)."""
-        while self._parked:
-            session, generation = self._parked.pop()
+        while self._reusable:
+            session, generation = self._reusable.pop()
             if generation == self.opened and self._client is not None:
                 return session
             self._sessions.pop(session, None)
         return None
 
-    def park(self, session: str) -> None:
+    def keep_for_reuse(self, session: str) -> None:
         """Keep a finished episode's session open for ``reuse_session`` instead of ending
         it. Only for a session whose every request was answered (no timeout, no broken
         connection), so nothing of the finished episode can still reach it."""
         if self._sessions.get(session) == self.opened:
-            self._parked.append((session, self.opened))
+            self._reusable.append((session, self.opened))
         else:
             self._sessions.pop(session, None)
 
-    async def _end_parked(self) -> None:
-        """End the parked sessions (a remote server keeps them until its idle timeout)."""
-        parked, self._parked = self._parked, []
+    async def _end_reusable(self) -> None:
+        """End the sessions kept for reuse (a remote server keeps them until its idle timeout)."""
+        reusable, self._reusable = self._reusable, []
         with anyio.move_on_after(5, shield=True):
-            for session, generation in parked:
+            for session, generation in reusable:
                 if generation == self.opened and self._client is not None:
                     await self.end(session)
 
@@ -207,7 +207,7 @@ class ServerConnection:
                 await self._wake.wait()
                 self._wake = anyio.Event()
                 if self._closing:
-                    await self._end_parked()
+                    await self._end_reusable()
                 await self.close()
                 if not self._closing:
                     try:

@@ -147,7 +147,7 @@ async def run_episode(
     well (MCP-Atlas style distractors): their tools are offered too, every name becomes
     ``<server>__<tool>``, and any change to their state counts against the episode."""
     started = time.perf_counter()
-    # A session a finished episode parked on this server (reset below, as any), or a new
+    # A session a finished episode kept on this server (reset below, as any), or a new
     # unguessable key; an episode offered several servers uses its own.
     reused = None if others else conn.reuse_session()
     session = reused or f"{config.run_id}/{task.task_id}/{trial}/{secrets.token_urlsafe(16)}"
@@ -218,7 +218,7 @@ async def run_episode(
         except (InfrastructureError, TimeoutError) as exc:
             reason, detail = "infrastructure_error", f"reading the final state failed: {exc}"
     if ep is not None and not others and reason not in ("infrastructure_error", "timeout"):
-        conn.park(session)  # every request was answered: the next episode resets it
+        conn.keep_for_reuse(session)  # every request was answered: the next episode resets it
     elif ep is not None or reused is not None:
         with anyio.move_on_after(10):
             for each in offered:

@@ -40,9 +40,10 @@ from envfactory_mcp.spec import EnvSpec
 from envfactory_mcp.spec.models import is_valid_name
 from envfactory_mcp.synth import prompts
 from envfactory_mcp.synth.prompts import Message, Proposal
+from envfactory_mcp.verify.provenance import NotAPackageError, read_report
 from envfactory_mcp.verify.report import VerificationReport
 from envfactory_mcp.verify.static_gate import check_tool_code
-from envfactory_mcp.verify.verifier import NotAPackageError, VerifyOptions, read_report
+from envfactory_mcp.verify.verifier import VerifyOptions
 
 Status = Literal["emitted", "failed", "error"]
 Stage = Literal["propose", "implement", "repair"]

@@ -28,15 +28,7 @@ from envfactory_mcp.spec import parse_spec
 from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.checks import environment_failure, judge_tools
 from envfactory_mcp.verify.probes import ProbeBudget
-
-# The provenance check lives in its own light module; these names are also imported from here.
-from envfactory_mcp.verify.provenance import REPORT_FILE as REPORT_FILE
-from envfactory_mcp.verify.provenance import UNVOUCHED_DIRS as UNVOUCHED_DIRS
-from envfactory_mcp.verify.provenance import NotAPackageError as NotAPackageError
-from envfactory_mcp.verify.provenance import locate_package as locate_package
-from envfactory_mcp.verify.provenance import read_report as read_report
-from envfactory_mcp.verify.provenance import subject_digests as subject_digests
-from envfactory_mcp.verify.provenance import verification_status as verification_status
+from envfactory_mcp.verify.provenance import REPORT_FILE, locate_package, subject_digests
 from envfactory_mcp.verify.report import (
     ENVIRONMENT_CHECKS,
     CheckResult,

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from envfactory_mcp.cli import app
 from envfactory_mcp.synth.report import FidelityReport, fidelity_relpath
 from envfactory_mcp.synth.resource import import_resource
-from envfactory_mcp.verify.verifier import read_report, verification_status
+from envfactory_mcp.verify.provenance import read_report, verification_status
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 runner = CliRunner()

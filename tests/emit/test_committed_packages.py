@@ -9,7 +9,8 @@ from paths import SERVERS_DIR
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit import package_name, read_package, render_package
 from envfactory_mcp.env import build_env
-from envfactory_mcp.verify.verifier import read_report, report_relpath, subject_digests
+from envfactory_mcp.verify.provenance import read_report, subject_digests
+from envfactory_mcp.verify.verifier import report_relpath
 
 
 @pytest.mark.slow  # builds and renders every environment: 18 s of CPU for the 107

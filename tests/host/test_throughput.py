@@ -1,5 +1,5 @@
 """Issue 19: per-episode requests cut without losing isolation. An episode that ended with
-every request answered parks its session; the next episode on the connection resets and
+every request answered keeps its session; the next episode on the connection resets and
 reuses it and sees none of the previous episode's writes; one offered several servers,
 or one that failed, ends its own. The final state hash is the one the scripted user's
 last check read. Real stdio server, real oracle episodes."""
@@ -41,8 +41,8 @@ def tasks(retail_tasks) -> list[Task]:
     return [t for t in retail_tasks(12, seed=5) if t.gold.actions][:4]
 
 
-async def test_parked_sessions_are_reused_from_the_seed_and_no_episode_ends_one(tasks: list[Task]) -> None:
-    config, gold = EpisodeConfig(run_id="park"), GoldCache()
+async def test_kept_sessions_are_reused_from_the_seed_and_no_episode_ends_one(tasks: list[Task]) -> None:
+    config, gold = EpisodeConfig(run_id="reuse"), GoldCache()
     async with Counting() as conn:
         for task in tasks:  # gold replays first, so what follows counts episodes alone
             await gold.get(task, conn, config.run_id)
@@ -56,19 +56,19 @@ async def test_parked_sessions_are_reused_from_the_seed_and_no_episode_ends_one(
         # was reset, nothing of the episode before it was left.
         assert [r.reward for r in records] == [1.0] * len(records)
         assert all(r.initial_state_hash == tasks[0].initial_state.state_hash for r in records)
-        assert len(set(conn.sessions)) == 1  # one session, parked and reused by every episode
+        assert len(set(conn.sessions)) == 1  # one session, kept and reused by every episode
         episodes = len(records)
         assert conn.sent["control.end_session"] == 0
         assert conn.sent["control.reset"] == episodes
         # One hash per episode: the user's last check; the final read reuses it.
         assert conn.sent["control.state_hash"] == episodes
         assert all(r.final_state_hash == r.gold_state_hash for r in records)
-        # Parked sessions are still open on the server: the next reset is the only way in,
+        # Kept sessions are still open on the server: the next reset is the only way in,
         # and shutting down ends them.
-        parked = conn.sessions[-1]
-        assert await conn.state_hash(parked) == records[-1].final_state_hash
+        kept = conn.sessions[-1]
+        assert await conn.state_hash(kept) == records[-1].final_state_hash
         conn.sent.clear()
-        await conn._end_parked()
+        await conn._end_reusable()
         assert conn.sent["control.end_session"] == 1
 
 
@@ -81,7 +81,7 @@ class FailingCalls(Counting):
         raise InfrastructureError("the server went away (test)")
 
 
-async def test_a_failed_episode_ends_its_session_instead_of_parking_it(tasks: list[Task]) -> None:
+async def test_a_failed_episode_ends_its_session_instead_of_keeping_it(tasks: list[Task]) -> None:
     config, gold = EpisodeConfig(run_id="fail"), GoldCache()
     async with FailingCalls() as conn:
         gold.hashes[tasks[0].task_id] = tasks[0].gold.final_state_hash  # no replay: its calls fail

@@ -25,8 +25,9 @@ from envfactory_mcp.synth.model import (
     synthesize_many,
 )
 from envfactory_mcp.synth.prompts import compact_spec_schema, read_proposal, retail_example
+from envfactory_mcp.verify.provenance import read_report
 from envfactory_mcp.verify.static_gate import check_tool_code
-from envfactory_mcp.verify.verifier import VerifyOptions, read_report
+from envfactory_mcp.verify.verifier import VerifyOptions
 
 pytestmark = pytest.mark.slow  # litellm's import and the sandboxed verifier take seconds
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from paths import SERVERS_DIR
 
-from envfactory_mcp.verify.verifier import REPORT_FILE, read_report, verification_status
+from envfactory_mcp.verify.provenance import REPORT_FILE, read_report, verification_status
 
 PKG = "retail_mcp"
 

@@ -10,8 +10,12 @@ opening or resetting a session is one memory copy, not a replay of SQL.
 from __future__ import annotations
 
 import functools
+import marshal
 import sqlite3
-from collections.abc import Iterable
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +196,15 @@ class _Tracking:
         key_tuple = "rowid" if with_rowid else ", ".join(map(q, keys))
         self.current_where = f"WHERE ({key_tuple}) IN (SELECT {log_keys} FROM {log})"
         self.any = f"SELECT 1 FROM {log} LIMIT 1"
+        self.keys = f"SELECT DISTINCT {log_keys} FROM {log}"
+        # Parking (``SessionDatabase.park``): the current rows of given keys, and removing them.
+        self.with_rowid = with_rowid
+        self.key_expr = key_tuple
+        self.row_select = ", ".join([*(["rowid"] if with_rowid else []), *map(q, info.columns)])
+        self.insert = (
+            f"INSERT INTO main.{table} ({self.row_select}) "
+            f"VALUES ({', '.join('?' for _ in range(len(info.columns) + with_rowid))})"
+        )
         self.clear = f"DELETE FROM {log}"
 
     def old_row_dicts(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -227,6 +240,65 @@ def _seed(image: bytes) -> _Seed:
     return seed
 
 
+class HotSet:
+    """The in-memory sessions of one store that hold a materialized copy, least recently
+    used first, and how many may: past ``sessions`` copies, or past ``budget_bytes``
+    (each copy counted as its image plus ``COPY_OVERHEAD``), the least recently used one
+    that is not in the middle of a call is parked (``SessionDatabase.park``).
+
+    Held weakly: a session dropped with its connection leaves the set by itself."""
+
+    COPY_OVERHEAD = 256 * 1024
+    """RSS of a session's copy beyond its image: connection, page cache, schema."""
+
+    def __init__(self, sessions: int | None, budget_bytes: int | None = None) -> None:
+        self.sessions = sessions
+        self.budget_bytes = budget_bytes
+        self._lru: OrderedDict[int, weakref.ref[SessionDatabase]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+    def touch(self, db: SessionDatabase) -> None:
+        key = id(db)
+        if key in self._lru:
+            self._lru.move_to_end(key)
+
+    def add(self, db: SessionDatabase) -> None:
+        """``db`` has just materialized (a first copy, or unparked): park others if need be."""
+        key = id(db)
+        if key not in self._lru:
+            self._lru[key] = weakref.ref(db, lambda _, key=key: self._lru.pop(key, None))  # type: ignore[misc]
+        self._lru.move_to_end(key)
+        self._shed(db)
+
+    def discard(self, db: SessionDatabase) -> None:
+        self._lru.pop(id(db), None)
+
+    def _limit(self, db: SessionDatabase) -> int | None:
+        limits = []
+        if self.sessions is not None:
+            limits.append(self.sessions)
+        if self.budget_bytes is not None:
+            limits.append(max(1, self.budget_bytes // (len(db.seed_image) + self.COPY_OVERHEAD)))
+        return min(limits) if limits else None
+
+    def _shed(self, newest: SessionDatabase) -> None:
+        limit = self._limit(newest)
+        if limit is None or len(self._lru) <= limit:
+            return
+        for key, ref in list(self._lru.items()):
+            if len(self._lru) <= limit:
+                return
+            db = ref()
+            if db is None or db is newest:
+                continue
+            if db.busy:
+                continue  # a call holds its connection (a jailed call in a worker thread)
+            if not db.park():
+                self._lru.pop(key, None)  # cannot be parked (see ``park``): no longer counted
+
+
 class SessionDatabase:
     """One session's database: in memory (a copy of the seed) or a file that persists.
 
@@ -244,13 +316,27 @@ class SessionDatabase:
     ``total_changes`` (or the schema cookie) moves. A schema changed under the session or
     a seed with triggers of its own is hashed by full scans; so is the file-backed mode,
     whose file other processes may write.
+
+    *Parking.* Draining the logs also collects, per table, every key written since the
+    seed (``_touched``). ``park()`` keeps only those keys' current rows (or their absence),
+    ``sqlite_sequence``, the digests and the hash, as one ``marshal`` blob, and closes
+    the copy: an idle writing session then costs what it wrote. Any use of the
+    connection (``db``, ``reader()``, ``dump()``, a reset to a given state) unparks it: a
+    fresh copy of the seed with the delta applied, the same state, hash and rowids
+    (``hash()`` alone answers from what was kept). A store parks through a ``HotSet``.
     """
 
-    def __init__(self, seed_image: bytes, path: Path | None = None) -> None:
+    def __init__(self, seed_image: bytes, path: Path | None = None, *, hot: HotSet | None = None) -> None:
         self._seed_image = seed_image
         self._hash_cache: tuple[tuple[int, int], str] | None = None  # ((total_changes, cookie), hash)
         self._digests: dict[str, int] | None = None  # None: unknown, scan everything
         self._own: sqlite3.Connection | None = None
+        # Keys written since the seed, per table (None: unknown, e.g. after a reset to a state).
+        self._touched: dict[str, set[tuple[Any, ...]]] | None = {}
+        self._parked: bytes | None = None  # the delta while parked (``park``)
+        self._parked_hash = ""
+        self._busy = 0
+        self._hot = hot if path is None else None
         self.path = path
         if path is not None:
             fresh = not path.exists()
@@ -261,24 +347,57 @@ class SessionDatabase:
             self._own.execute("PRAGMA foreign_keys = ON")
 
     @property
+    def seed_image(self) -> bytes:
+        return self._seed_image
+
+    @property
     def db(self) -> sqlite3.Connection:
         """This session's own connection: made, a copy of the seed, on first use."""
-        if self._own is None:
-            self._own = open_memory()
-            self._load_seed_image()
-            self._start_from_seed()
-        return self._own
+        own = self._own
+        if own is not None:
+            if self._hot is not None:
+                self._hot.touch(self)
+            return own
+        own = self._own = open_memory()
+        self._load_seed_image()
+        self._start_from_seed()
+        if self._parked is not None:
+            self._unpark(self._parked)
+        if self._hot is not None:
+            self._hot.add(self)
+        return own
 
     @property
     def copied(self) -> bool:
-        """Whether the session holds a database of its own (a copy, or the file)."""
-        return self._own is not None
+        """Whether the session holds a database of its own (a copy, parked or not, or the file)."""
+        return self._own is not None or self._parked is not None
+
+    @property
+    def parked(self) -> bool:
+        return self._parked is not None
+
+    @property
+    def busy(self) -> bool:
+        """A call holds the connection (``in_use``): it must not be parked now."""
+        return self._busy > 0
+
+    @contextmanager
+    def in_use(self) -> Iterator[sqlite3.Connection]:
+        """The connection, kept from being parked until the block ends (for a call that
+        lets other requests run while it works: a jailed call in a worker thread)."""
+        self._busy += 1
+        try:
+            yield self.db
+        finally:
+            self._busy -= 1
 
     def reader(self) -> sqlite3.Connection:
         """The connection for one read-only call: the session's own, or while it has none
         the seed's shared one, which the caller may only use synchronously (no other call
         may run on it before this one is over) and cannot write (``query_only``)."""
-        return self._own if self._own is not None else _seed(self._seed_image).reader
+        if self._own is not None or self._parked is not None:
+            return self.db
+        return _seed(self._seed_image).reader
 
     @property
     def file_backed(self) -> bool:
@@ -286,10 +405,11 @@ class SessionDatabase:
 
     def reset(self, state: State | None = None) -> None:
         """Back to the seed, or to a given canonical state (validated against the schema)."""
-        self._hash_cache, self._digests = None, None
         if state is not None:
             db = self.db
+            self._hash_cache, self._digests = None, None
             restore_state(db, state)
+            self._touched = None  # the whole state differs: this session is not parked again
             if self.path is None:
                 tracking = self._facts().tracking
                 if tracking is not None and not self._schema_moved():  # else full scans
@@ -297,12 +417,16 @@ class SessionDatabase:
                         db.execute(log.clear)
                     self._digests = table_digests(db)  # a whole new state: one scan
             return
+        self._hash_cache, self._digests = None, None
         if self.path is None:
+            self._touched, self._parked = {}, None  # a parked session is back to sharing the seed
             # The same connection reloaded (not dropped), so what a caller set on it (a
             # progress handler, say) stays; a session that never copied has nothing to do.
             if self._own is not None:
                 self._load_seed_image()
                 self._start_from_seed()
+                if self._hot is not None:
+                    self._hot.add(self)
         else:
             self._copy_seed_into_file()
 
@@ -316,7 +440,7 @@ class SessionDatabase:
     def hash(self) -> str:
         db = self._own
         if db is None:
-            return self._facts().hash
+            return self._parked_hash if self._parked is not None else self._facts().hash
         if self.path is not None:
             return state_hash(db)
         # DDL run on ``db`` directly (tools cannot) moves the cookie, not total_changes.
@@ -330,10 +454,13 @@ class SessionDatabase:
         if tracking is None or self._digests is None:
             value = state_hash(db)
         else:
+            touched = self._touched
             for log in tracking:
                 if db.execute(log.any).fetchone() is None:
                     continue
                 name = log.info.name
+                if touched is not None:
+                    touched.setdefault(name, set()).update(db.execute(log.keys))
                 digest = self._digests[name]
                 for row in log.old_row_dicts(db):
                     digest -= row_digest(row)
@@ -344,6 +471,69 @@ class SessionDatabase:
             value = hash_digests(self._digests)
         self._hash_cache = ((db.total_changes, cookie), value)
         return value
+
+    def park(self) -> bool:
+        """Keep only what this session changed since the seed, and close its copy (see the
+        class). False, and nothing done, for a session that cannot be parked: one with no
+        copy, file-backed, in a transaction or a call, after DDL or a reset to a given
+        state, or of a seed without change logs."""
+        db = self._own
+        if db is None or self.path is not None or self._busy or db.in_transaction:
+            return False
+        tracking = self._facts().tracking
+        if tracking is None or self._touched is None:
+            return False
+        if db.execute("PRAGMA schema_version").fetchone()[0] != self._facts().schema_version:
+            return False
+        value = self.hash()  # drains the logs into the digests and ``_touched``
+        if self._digests is None:
+            return False
+        tables = []
+        for log in tracking:
+            keys = sorted(self._touched.get(log.info.name, ()), key=_sort_key)
+            if keys:
+                tables.append((log.info.name, keys, _rows_of(db, log, keys)))
+        sequence: list[tuple[Any, ...]] = []
+        if db.execute("SELECT 1 FROM main.sqlite_schema WHERE name = 'sqlite_sequence'").fetchone():
+            sequence = [tuple(r) for r in db.execute("SELECT name, seq FROM main.sqlite_sequence")]
+        blob = marshal.dumps((tables, sequence, self._digests))
+        db.close()
+        if self._hot is not None:
+            self._hot.discard(self)
+        self._own, self._parked, self._parked_hash = None, blob, value
+        self._touched, self._digests, self._hash_cache = {}, None, None
+        return True
+
+    def _unpark(self, blob: bytes) -> None:
+        """Apply a parked delta to the fresh copy of the seed ``db`` just loaded."""
+        db = self._own
+        assert db is not None
+        tables, sequence, digests = marshal.loads(blob)
+        by_name = {log.info.name: log for log in self._facts().tracking or ()}
+        db.execute("PRAGMA foreign_keys = OFF")  # rows go in in any order; the state is consistent
+        try:
+            db.execute("BEGIN")
+            touched: dict[str, set[tuple[Any, ...]]] = {}
+            for name, keys, rows in tables:
+                log = by_name[name]
+                for chunk in _chunks(keys):
+                    db.execute(f"DELETE FROM main.{_quote(name)} {_keys_where(log, chunk)}", _flat(chunk))
+                db.executemany(log.insert, rows)
+                touched[name] = set(map(tuple, keys))
+            if sequence:
+                db.execute("DELETE FROM main.sqlite_sequence")
+                db.executemany("INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)", sequence)
+            for log in by_name.values():
+                db.execute(log.clear)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        finally:
+            db.execute("PRAGMA foreign_keys = ON")
+        self._touched, self._digests = touched, digests
+        self._hash_cache = ((db.total_changes, self._facts().schema_version), self._parked_hash)
+        self._parked, self._parked_hash = None, ""
 
     def _facts(self) -> _SeedFacts:
         return _seed(self._seed_image).facts
@@ -361,6 +551,9 @@ class SessionDatabase:
         return cookie != self._facts().schema_version
 
     def close(self) -> None:
+        if self._hot is not None:
+            self._hot.discard(self)
+        self._parked = None
         if self._own is not None:
             self._own.close()
 
@@ -390,3 +583,35 @@ class SessionDatabase:
         ).fetchall():
             db.execute(f"DROP {kind.upper()} main.{_quote(name)}")
         db.execute("PRAGMA foreign_keys = ON")
+
+
+_CHUNK = 256
+
+
+def _chunks(keys: list[Any]) -> Iterator[list[Any]]:
+    for i in range(0, len(keys), _CHUNK):
+        yield keys[i : i + _CHUNK]
+
+
+def _flat(keys: list[Any]) -> list[Any]:
+    return [value for key in keys for value in key]
+
+
+def _keys_where(log: _Tracking, keys: list[Any]) -> str:
+    width = len(log.key_cols)
+    one = "(" + ", ".join("?" for _ in range(width)) + ")"
+    return f"WHERE ({log.key_expr}) IN (VALUES {', '.join(one for _ in keys)})"
+
+
+def _rows_of(db: sqlite3.Connection, log: _Tracking, keys: list[Any]) -> list[tuple[Any, ...]]:
+    """The current rows (rowid first for a rowid table) of the given keys that exist."""
+    rows: list[tuple[Any, ...]] = []
+    for chunk in _chunks(keys):
+        sql = f"SELECT {log.row_select} FROM main.{_quote(log.info.name)} {_keys_where(log, chunk)}"
+        rows.extend(map(tuple, db.execute(sql, _flat(chunk))))
+    return rows
+
+
+def _sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
+    # Keys may mix None, numbers, text and blobs: a deterministic order all the same.
+    return tuple((v is None, type(v).__name__, v if v is not None else 0) for v in key)

@@ -126,10 +126,12 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
                         toolbox.call, session.db.db, params.name, params.arguments
                     )
             elif jailed:
+                # in_use: the connection stays materialized (not parked) while the thread works.
                 async with turn_of(session.db):
-                    outcome = await anyio.to_thread.run_sync(
-                        toolbox.call, session.db.db, params.name, params.arguments
-                    )
+                    with session.db.in_use() as connection:
+                        outcome = await anyio.to_thread.run_sync(
+                            toolbox.call, connection, params.name, params.arguments
+                        )
                 session.db.mark_written(outcome.written)
             else:
                 # A read runs start to end right here, so a session that has only read can

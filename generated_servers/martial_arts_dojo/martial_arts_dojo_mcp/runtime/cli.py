@@ -84,6 +84,21 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"a session key unused this long is released (default: {limits.idle_seconds:g})",
     )
     parser.add_argument(
+        "--hot-sessions",
+        type=int,
+        default=limits.hot_sessions,
+        metavar="N",
+        help="writing sessions kept as full copies; past this (or --hot-memory-mb) the least recently "
+        f"used idle one keeps only the rows it changed until its next request (default: {limits.hot_sessions})",
+    )
+    parser.add_argument(
+        "--hot-memory-mb",
+        type=float,
+        default=limits.hot_megabytes,
+        metavar="MB",
+        help=f"memory those full copies may take, estimated from the seed (default: {limits.hot_megabytes:g})",
+    )
+    parser.add_argument(
         "--max-request-bytes",
         type=int,
         default=DEFAULT_MAX_LINE_BYTES,
@@ -136,7 +151,11 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--call-memory-mb must be at least 64")
     try:
         args.session_limits = SessionLimits(
-            args.session_keys_per_connection, args.max_session_keys, args.session_idle_timeout
+            args.session_keys_per_connection,
+            args.max_session_keys,
+            args.session_idle_timeout,
+            args.hot_sessions,
+            args.hot_memory_mb,
         )
     except ValueError:
         parser.error("session limits must be positive numbers")

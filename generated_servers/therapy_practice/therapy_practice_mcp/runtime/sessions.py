@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .database import SessionDatabase
+from .database import HotSet, SessionDatabase
 
 SESSION_META_KEY = "envfactory/session"
 MAX_KEY_CHARS = 256
@@ -70,17 +70,33 @@ class SessionLimits:
 
     The defaults leave room for a host running hundreds of episodes on one connection
     (each holds one key, plus one while its task's gold actions replay); a keyed
-    session of the retail seed costs about 400 KB once it writes (RSS, with its indexes and
-    change logs), next to nothing while it only reads (it shares the seed).
+    session of the retail seed costs about 400 KB while it holds a copy (RSS, with its
+    indexes and change logs), next to nothing while it only reads (it shares the seed)
+    or once parked (the rows it changed; see ``hot_sessions``).
     """
 
     keys_per_owner: int = 1_000
     max_keys: int = 10_000
     idle_seconds: float = 3_600.0
+    # Writing sessions kept materialized (a copy of the seed each); past either bound the
+    # least recently used idle one is parked as its row delta (database.HotSet). None: no
+    # bound. 256 retail copies are about 100 MB; the memory bound takes over for big
+    # seeds (about 12 copies of the 20 MB 100x retail seed). A parked session's next call pays
+    # one unpark: a seed copy plus its delta (well under 1 ms at 1x, a few ms at 100x).
+    hot_sessions: int | None = 256
+    hot_megabytes: float | None = 256.0
 
     def __post_init__(self) -> None:
         if self.keys_per_owner < 1 or self.max_keys < 1 or not self.idle_seconds > 0:
             raise ValueError(f"session limits must be positive: {self}")
+        if (self.hot_sessions is not None and self.hot_sessions < 1) or (
+            self.hot_megabytes is not None and not self.hot_megabytes > 0
+        ):
+            raise ValueError(f"session limits must be positive: {self}")
+
+    def hot_set(self) -> HotSet:
+        budget = None if self.hot_megabytes is None else int(self.hot_megabytes * 1024 * 1024)
+        return HotSet(self.hot_sessions, budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +149,7 @@ class SessionStore:
         self._clock = clock
         self._owners: weakref.WeakKeyDictionary[Any, _Owner] = weakref.WeakKeyDictionary()
         self._shared: SessionDatabase | None = SessionDatabase(seed_image, db_path) if db_path else None
+        self.hot = limits.hot_set()  # the materialized writing sessions, parked past its bounds
         self._next_sweep = 0.0
 
     @property
@@ -154,7 +171,7 @@ class SessionStore:
         record = self._record(owner)
         if key is None:
             if record.db is None:
-                record.db = SessionDatabase(self._seed_image)
+                record.db = SessionDatabase(self._seed_image, hot=self.hot)
             return Session(record.db)
         now = self._clock()
         self._sweep(now)
@@ -187,7 +204,7 @@ class SessionStore:
                     f"The server has {self.limits.max_keys} session keys open, its limit "
                     "(--max-session-keys): try again after sessions end or expire."
                 )
-            entry = record.keys[key] = _Keyed(SessionDatabase(self._seed_image), now)
+            entry = record.keys[key] = _Keyed(SessionDatabase(self._seed_image, hot=self.hot), now)
         entry.last_used = now
         return Session(entry.db)
 
