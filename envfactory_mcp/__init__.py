@@ -89,7 +89,7 @@ _EXPORTS = {
     "load_package_env": "envfactory_mcp.catalog",
     "load_spec": "envfactory_mcp.spec.io",
     "MetadataMismatch": "envfactory_mcp.records.store",
-    "NotAPackageError": "envfactory_mcp.verify.verifier",
+    "NotAPackageError": "envfactory_mcp.verify.provenance",
     "package_spec": "envfactory_mcp.catalog",
     "read_records": "envfactory_mcp.records.store",
     "read_tasks": "envfactory_mcp.tasks.model",

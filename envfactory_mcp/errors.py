@@ -9,7 +9,7 @@
     │   └── SessionLost        a session whose server was restarted since it was reset (host.connection)
     ├── ResourceImportError    a resource (OpenAPI, SQL DDL) the importers cannot represent (crud)
     ├── UnsafeCodeError        tool code that fails the static gate (verify.static_gate)
-    ├── NotAPackageError       a folder that holds no emitted package (verify.verifier)
+    ├── NotAPackageError       a folder that holds no emitted package (verify.provenance)
     ├── VerificationFailed     an environment that failed verification; nothing emitted (build)
     ├── UnverifiedPackageError a package without a passing, current report asked to run (packages)
     ├── JailUnavailableError   a package whose code must run jailed, on a machine with no jail (packages)

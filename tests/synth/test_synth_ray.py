@@ -172,8 +172,20 @@ def test_ray_synthesis_killed_halfway_resumes_with_the_local_backends_files(
             or (out / f"{name}.failed.json").is_file()
         }
 
+    def settled() -> bool:
+        # A package is verified (its verification.json written) a moment before its build
+        # log's last lines (the verify check, the result); kill between descriptions, not
+        # in that moment, so the finished ones' logs are whole. At concurrency 1 the next
+        # description takes seconds of model calls and verification before it can finish.
+        done = finished()
+        return bool(done) and all(
+            (out / f"{name}.build.jsonl").is_file()
+            and '"event": "result"' in (out / f"{name}.build.jsonl").read_text().splitlines()[-1]
+            for name in done
+        )
+
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and driver.poll() is None and not finished():
+    while time.monotonic() < deadline and driver.poll() is None and not settled():
         time.sleep(0.05)
     assert driver.poll() is None, (driver.stderr.read() if driver.stderr else b"")[-2000:]
     os.killpg(driver.pid, signal.SIGKILL)

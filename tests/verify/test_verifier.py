@@ -12,7 +12,8 @@ from paths import SERVERS_DIR
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime.jail import JailSupport
-from envfactory_mcp.verify import sandbox, verifier
+from envfactory_mcp.verify import sandbox
+from envfactory_mcp.verify.provenance import NotAPackageError
 from envfactory_mcp.verify.report import ENVIRONMENT_CHECKS, TOOL_CHECKS, VerificationReport
 from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
 
@@ -120,7 +121,7 @@ def test_without_a_network_namespace_the_report_says_so_loudly(
 
 
 def test_a_folder_without_a_package_is_a_clear_error(tmp_path: Path):
-    with pytest.raises(verifier.NotAPackageError, match=r"no <package>/data/spec\.json"):
+    with pytest.raises(NotAPackageError, match=r"no <package>/data/spec\.json"):
         verify_package(tmp_path)
 
 
