@@ -19,6 +19,7 @@ from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.ray_cluster import Backend
 from envfactory_mcp.settings import Settings
 from envfactory_mcp.verify.report import VerificationReport
 from envfactory_mcp.verify.verifier import VerifyOptions, report_relpath, verify_package
@@ -117,7 +118,7 @@ def build_all(
     names: list[str],
     jobs: int = 2,
     progress: Callable[[BuildOutcome], None] | None = None,
-    backend: str = "local",
+    backend: Backend = "local",
     address: str | None = None,
 ) -> list[BuildOutcome]:
     """Build and verify every environment in ``names``, ``jobs`` at a time in worker

@@ -9,11 +9,17 @@ install. How each stage uses the cluster lives with the stage (``build``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypeGuard, get_args
 
 from envfactory_mcp.errors import EnvFactoryError
 
-BACKENDS = ("local", "ray")
+Backend = Literal["local", "ray"]
+"""Where a stage runs: this machine's processes, or a Ray cluster."""
+BACKENDS: tuple[Backend, ...] = get_args(Backend)
+
+
+def is_backend(value: str) -> TypeGuard[Backend]:
+    return value in BACKENDS
 
 
 def import_ray() -> Any:

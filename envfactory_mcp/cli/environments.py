@@ -21,6 +21,7 @@ from envfactory_mcp.cli.app import (
     settings,
 )
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.ray_cluster import Backend, is_backend
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 
@@ -89,7 +90,7 @@ def build(
     if all_:
         if seed is not None:
             raise usage("--seed applies to one environment, not to --all")
-        if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+        if not is_backend(backend) or (address is not None and backend != "ray"):
             raise usage("choose --backend local|ray (--address goes with --backend ray)")
         _build_all(settings(servers_dir), jobs, backend, address)
         return
@@ -112,7 +113,7 @@ def build(
     )
 
 
-def _build_all(config: object, jobs: int, backend: str, address: str | None) -> None:
+def _build_all(config: object, jobs: int, backend: Backend, address: str | None) -> None:
     import time
 
     from rich.console import Console

@@ -30,6 +30,7 @@ from envfactory_mcp.cli.app import (
     warn_unverified,
 )
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.ray_cluster import is_backend
 from envfactory_mcp.settings import (
     CONCURRENCY,
     DEFAULT_SERVERS_DIR,
@@ -223,7 +224,7 @@ def rollout(
     from envfactory_mcp.host.rollout import rollout as run_rollout
     from envfactory_mcp.records.store import MetadataMismatch
 
-    if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+    if not is_backend(backend) or (address is not None and backend != "ray"):
         raise usage("choose --backend local|ray (--address goes with --backend ray)")
     if agent not in AGENTS:
         raise usage(f"--agent {agent!r}: choose one of {', '.join(AGENTS)}")

@@ -12,6 +12,7 @@ import typer
 
 from envfactory_mcp.cli.app import app, fail
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.ray_cluster import Backend, is_backend
 
 if TYPE_CHECKING:
     from envfactory_mcp.synth.report import FidelityReport
@@ -86,7 +87,7 @@ def synthesize(
     """
     import anyio
 
-    if backend not in ("local", "ray") or (address is not None and backend != "ray"):
+    if not is_backend(backend) or (address is not None and backend != "ray"):
         fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
         raise typer.Exit(code=2)  # a usage mistake
     descriptions = list(description or [])
@@ -250,7 +251,7 @@ async def _describe(
     api_base: str | None,
     concurrency: int,
     seed: int,
-    backend: str = "local",
+    backend: Backend = "local",
     address: str | None = None,
 ) -> list[dict[str, Any]]:
     from envfactory_mcp.llm import LiteLLMClient

@@ -30,7 +30,7 @@ from envfactory_mcp.host.backends import run_ray
 from envfactory_mcp.host.connection import ServerConnection, Transport
 from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.packages import check_served
-from envfactory_mcp.ray_cluster import BACKENDS, import_ray
+from envfactory_mcp.ray_cluster import BACKENDS, Backend, import_ray
 from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.settings import (
@@ -97,7 +97,7 @@ class RolloutConfig:
     # Where episodes run (``host.backends``): "local" (this process) or "ray" (a Ray
     # cluster at ``ray_address``: None starts a private one, "auto" joins this machine's).
     # Recorded, but a run may resume on another backend: the records are the same.
-    backend: str = "local"
+    backend: Backend = "local"
     ray_address: str | None = None
 
     def metadata(self, run_id: str, tasks_bytes: bytes | None = None) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.env.seed import SeedRows
 from envfactory_mcp.errors import EnvFactoryError, SeedError, SpecError
 from envfactory_mcp.llm import LLMClient, LLMError
+from envfactory_mcp.ray_cluster import Backend
 from envfactory_mcp.spec import EnvSpec
 from envfactory_mcp.spec.models import is_valid_name
 from envfactory_mcp.synth import prompts
@@ -147,7 +148,7 @@ async def synthesize_many(
     descriptions: list[tuple[str, str]],
     out_dir: Path,
     concurrency: int = 4,
-    backend: str = "local",
+    backend: Backend = "local",
     address: str | None = None,
     **kw: Any,
 ) -> list[SynthesisResult]:
