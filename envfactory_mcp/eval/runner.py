@@ -32,7 +32,7 @@ from envfactory_mcp.eval.compose import SEP, EvalTask
 from envfactory_mcp.eval.taxonomy import EpisodeFacts, classify
 from envfactory_mcp.host.connection import ServerConnection, Transport
 from envfactory_mcp.llm import LLMError, ToolCall
-from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, Usage
 from envfactory_mcp.runtime import SessionDatabase
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, EPISODE_TIMEOUT_S, MAX_ERRORS, MAX_STEPS
@@ -102,19 +102,6 @@ class McpServer:
 
 
 Server = LocalServer | McpServer
-
-
-class Usage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
-
-    def add(self, prompt: int, completion: int, cost: float | None) -> None:
-        self.prompt_tokens += prompt
-        self.completion_tokens += completion
-        if cost is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + cost
 
 
 class EvalResult(BaseModel):

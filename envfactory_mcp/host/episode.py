@@ -300,11 +300,10 @@ async def _loop(
             return model_failure(exc, "user")
         finally:
             ep.timings["user_s"] += time.perf_counter() - t0
-        if reply.usage is not None:
-            ep.usage["user"].prompt_tokens += reply.usage.prompt_tokens
-            ep.usage["user"].completion_tokens += reply.usage.completion_tokens
-        if reply.cost_usd is not None:
-            ep.usage["user"].cost_usd = (ep.usage["user"].cost_usd or 0.0) + reply.cost_usd
+        tokens = reply.usage
+        ep.usage["user"].add(
+            tokens.prompt_tokens if tokens else 0, tokens.completion_tokens if tokens else 0, reply.cost_usd
+        )
         ep.messages.append({"role": "user", "content": reply.content})
         token = reply.stop_token
         if token is not None:
@@ -367,8 +366,5 @@ def _row_keys(conn: ServerConnection, *states: dict[str, Any]) -> dict[str, tupl
 
 
 def _add_usage(usage: Usage, turn: AgentTurn) -> None:
-    if turn.usage is not None:
-        usage.prompt_tokens += turn.usage.prompt_tokens
-        usage.completion_tokens += turn.usage.completion_tokens
-    if turn.cost_usd is not None:
-        usage.cost_usd = (usage.cost_usd or 0.0) + turn.cost_usd
+    tokens = turn.usage
+    usage.add(tokens.prompt_tokens if tokens else 0, tokens.completion_tokens if tokens else 0, turn.cost_usd)

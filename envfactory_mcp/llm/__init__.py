@@ -13,8 +13,8 @@ from envfactory_mcp.llm.client import (
     LLMError,
     LLMErrorKind,
     LLMResponse,
+    TokenCounts,
     ToolCall,
-    Usage,
 )
 from envfactory_mcp.llm.litellm_client import LiteLLMClient
 from envfactory_mcp.llm.scripted import ScriptedLLM, ScriptedRequest, ScriptExhaustedError
@@ -29,6 +29,6 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedLLM",
     "ScriptedRequest",
+    "TokenCounts",
     "ToolCall",
-    "Usage",
 ]

@@ -69,7 +69,7 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
-class Usage:
+class TokenCounts:
     """Token counts of one completion; 0 when the endpoint did not report them."""
 
     prompt_tokens: int = 0
@@ -87,7 +87,7 @@ class LLMResponse:
 
     content: str | None
     tool_calls: list[ToolCall] = field(default_factory=list)
-    usage: Usage = Usage()
+    usage: TokenCounts = TokenCounts()
     cost_usd: float | None = None
     model: str = ""
     latency_s: float = 0.0

@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from envfactory_mcp.llm.client import LLMError, LLMErrorKind, LLMResponse, ToolCall, Usage
+from envfactory_mcp.llm.client import LLMError, LLMErrorKind, LLMResponse, TokenCounts, ToolCall
 
 RETRYABLE: frozenset[LLMErrorKind] = frozenset({"timeout", "rate_limit", "server", "connection"})
 
@@ -177,7 +177,7 @@ def to_response(litellm: ModuleType, raw: Any, model: str, latency_s: float) -> 
     return LLMResponse(
         content=message.content,
         tool_calls=tool_calls,
-        usage=Usage(
+        usage=TokenCounts(
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         ),

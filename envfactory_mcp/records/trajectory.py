@@ -64,9 +64,18 @@ class RewardParts(Model):
 
 
 class Usage(Model):
+    """Tokens and cost of one participant (agent, user, judge), summed over its model calls;
+    ``cost_usd`` stays None while no call had a known price."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
+
+    def add(self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None) -> None:
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        if cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + cost_usd
 
 
 class ToolStats(Model):

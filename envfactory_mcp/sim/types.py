@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from envfactory_mcp.llm import ToolCall, Usage
+from envfactory_mcp.llm import TokenCounts, ToolCall
 from envfactory_mcp.tasks.model import Task
 
 STOP = "###STOP###"
@@ -30,7 +30,7 @@ class AgentTurn:
 
     content: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
-    usage: Usage | None = None
+    usage: TokenCounts | None = None
     cost_usd: float | None = None
 
     def as_message(self) -> Message:
@@ -49,7 +49,7 @@ class UserTurn:
     """One simulated-user message; it may contain a stop token."""
 
     content: str
-    usage: Usage | None = None
+    usage: TokenCounts | None = None
     cost_usd: float | None = None
 
     @property

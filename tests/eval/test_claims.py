@@ -14,7 +14,7 @@ from envfactory_mcp.eval.claims import (
     score_claims,
     split_reference,
 )
-from envfactory_mcp.llm import LLMResponse, Usage
+from envfactory_mcp.llm import LLMResponse, TokenCounts
 
 
 @pytest.mark.parametrize(
@@ -99,7 +99,7 @@ class _FakeClient:
 
     async def complete(self, messages, tools=None, temperature=None, max_tokens=None) -> LLMResponse:  # type: ignore[no-untyped-def]
         self.prompts.append(messages[-1]["content"])
-        return LLMResponse(content=self.replies.pop(0), usage=Usage(10, 5), cost_usd=0.001)
+        return LLMResponse(content=self.replies.pop(0), usage=TokenCounts(10, 5), cost_usd=0.001)
 
 
 def test_coverage_with_and_without_a_judge() -> None:

@@ -18,8 +18,8 @@ from envfactory_mcp.llm import (
     LLMResponse,
     ScriptedLLM,
     ScriptExhaustedError,
+    TokenCounts,
     ToolCall,
-    Usage,
 )
 from envfactory_mcp.llm.litellm_client import load_litellm
 
@@ -55,7 +55,7 @@ async def test_text_reply_carries_usage_and_model() -> None:
         reply = await client(server.base_url).complete(HELLO)
     assert reply.content == "hi there"
     assert reply.tool_calls == []
-    assert reply.usage == Usage(SCRIPTED_USAGE["prompt_tokens"], SCRIPTED_USAGE["completion_tokens"])
+    assert reply.usage == TokenCounts(SCRIPTED_USAGE["prompt_tokens"], SCRIPTED_USAGE["completion_tokens"])
     assert reply.finish_reason == "stop"
     assert reply.model == "scripted-model"
     assert reply.cost_usd is None  # litellm has no price for it
@@ -84,7 +84,7 @@ async def test_tool_calls_are_parsed() -> None:
     ) as server:
         reply = await client(server.base_url).complete(HELLO, tools=[LOOKUP_TOOL])
     assert reply.finish_reason == "tool_calls"
-    assert reply.usage == Usage(3, 2)
+    assert reply.usage == TokenCounts(3, 2)
     first, second = reply.tool_calls
     assert (first.name, first.arguments, first.error) == ("get_order", {"order_id": "O-1"}, None)
     assert first.arguments_json == '{"order_id": "O-1"}'

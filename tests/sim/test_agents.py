@@ -13,7 +13,7 @@ import pytest
 from llm_server import SCRIPTED_USAGE, openai_server
 
 from envfactory_mcp.env import Environment
-from envfactory_mcp.llm import LiteLLMClient, LLMError, ToolCall, Usage
+from envfactory_mcp.llm import LiteLLMClient, LLMError, TokenCounts, ToolCall
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.sim.agents import (
     NOOP_MESSAGE,
@@ -213,7 +213,7 @@ async def test_llm_agent_turns_a_tool_call_reply_into_tool_calls_and_sends_polic
     (call,) = first.tool_calls
     assert (call.name, call.arguments, call.error) == (action.name, action.arguments, None)
     assert first.content is None
-    assert first.usage == Usage(SCRIPTED_USAGE["prompt_tokens"], SCRIPTED_USAGE["completion_tokens"])
+    assert first.usage == TokenCounts(SCRIPTED_USAGE["prompt_tokens"], SCRIPTED_USAGE["completion_tokens"])
     assert (second.content, second.tool_calls) == ("Your order is on its way.", [])
     body = server.requests[0]
     assert body["messages"][0] == {"role": "system", "content": policy}

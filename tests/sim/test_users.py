@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from llm_server import SCRIPTED_USAGE, openai_server
 
-from envfactory_mcp.llm import LiteLLMClient, Usage
+from envfactory_mcp.llm import LiteLLMClient, TokenCounts
 from envfactory_mcp.sim.types import STOP, TRANSFER, Message
 from envfactory_mcp.sim.users import ACKNOWLEDGE, CONFIRM_REPLY, LLMUser, ScriptedUser
 from envfactory_mcp.tasks.model import Fact, Task
@@ -232,7 +232,7 @@ async def test_llm_user_sees_the_conversation_from_its_side(tasks):
         ]
         reply = await user.reply(messages, FakeView())
     assert reply.content == "It's the one I mentioned." and reply.stop_token is None
-    assert reply.usage == Usage(SCRIPTED_USAGE["prompt_tokens"], SCRIPTED_USAGE["completion_tokens"])
+    assert reply.usage == TokenCounts(SCRIPTED_USAGE["prompt_tokens"], SCRIPTED_USAGE["completion_tokens"])
     (body,) = server.requests
     system, *rest = body["messages"]
     assert rest == [
