@@ -37,10 +37,10 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from envfactory_mcp.spec.models import EnvSpec, ToolSpec
 
@@ -60,6 +60,29 @@ _SPACE = re.compile(r"\s+")
 # Texts up to this long have their normalised forms and numbers cached (a longer one is
 # worked out each time, so the caches stay small: at most a few tens of MB).
 CACHED_TEXT_CHARS = 16 * 1024
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def cached_for_short_texts(
+    maxsize: int,
+) -> Callable[[Callable[Concatenate[str, _P], _R]], Callable[Concatenate[str, _P], _R]]:
+    """``functools.lru_cache`` for a function of a text (its first argument), used only
+    for texts of at most ``CACHED_TEXT_CHARS``; a longer one is worked out each time."""
+
+    def decorate(function: Callable[Concatenate[str, _P], _R]) -> Callable[Concatenate[str, _P], _R]:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+
+        def call(text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            if len(text) <= CACHED_TEXT_CHARS:
+                return cached(text, *args, **kwargs)  # type: ignore[arg-type]
+            return function(text, *args, **kwargs)
+
+        functools.update_wrapper(call, function)  # its name and docstring
+        return call
+
+    return decorate
 
 
 @dataclass(frozen=True)
@@ -171,15 +194,12 @@ class _Evidence:
         self._unread = 0  # texts[_unread:] have not had their numbers read yet
 
     def add(self, text: str, *, parse_json: bool) -> None:
-        cached = len(text) <= CACHED_TEXT_CHARS
-        self.texts.extend((_normal_pieces_cached if cached else _normal_pieces)(text, parse_json))
+        self.texts.extend(_normal_pieces(text, parse_json))
 
     @property
     def numbers(self) -> set[Decimal]:
         for normal in self.texts[self._unread :]:
-            self._numbers.update(
-                _numbers_in(normal) if len(normal) <= CACHED_TEXT_CHARS else _numbers(normal)
-            )
+            self._numbers.update(_numbers_in(normal))
         self._unread = len(self.texts)
         return self._numbers
 
@@ -194,11 +214,7 @@ class _Evidence:
         return value in self.numbers
 
 
-@functools.lru_cache(maxsize=2048)
-def _normal_pieces_cached(text: str, parse_json: bool) -> tuple[str, ...]:
-    return _normal_pieces(text, parse_json)
-
-
+@cached_for_short_texts(maxsize=2048)
 def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
     """The non-empty normalised pieces of a message: its text, and for a tool's JSON
     answer every key and leaf value as well."""
@@ -211,7 +227,7 @@ def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
     return tuple(normal for normal in map(_normal, pieces) if normal)
 
 
-@functools.lru_cache(maxsize=8192)
+@cached_for_short_texts(maxsize=8192)
 def _numbers_in(normal: str) -> frozenset[Decimal]:
     return frozenset(_numbers(normal))
 

@@ -35,8 +35,8 @@ from typing import Any
 
 from envfactory_mcp.records.trajectory import RewardParts
 from envfactory_mcp.scoring.grounding import (
-    CACHED_TEXT_CHARS,
     NAMESPACE_SEPARATOR,
+    cached_for_short_texts,
     parse_arguments,
     ungrounded_calls,
 )
@@ -60,6 +60,7 @@ _SPACE = re.compile(r"\s+")
 # ----------------------------------------------------------------------------- claims
 
 
+@cached_for_short_texts(maxsize=2048)
 def normalize_text(text: str) -> str:
     """The form claims and messages are compared in.
 
@@ -69,15 +70,6 @@ def normalize_text(text: str) -> str:
     texts of at most ``CACHED_TEXT_CHARS`` (messages are normalised again at every user
     turn, and the trials of a task see the same tool results).
     """
-    return _normalize_cached(text) if len(text) <= CACHED_TEXT_CHARS else _normalize(text)
-
-
-@functools.lru_cache(maxsize=2048)
-def _normalize_cached(text: str) -> str:
-    return _normalize(text)
-
-
-def _normalize(text: str) -> str:
     text = text.casefold().replace("_", " ")
     text = _DOLLAR.sub("", text)
     text = _NUMBER.sub(_canonical_number, text)
