@@ -412,7 +412,7 @@ class SessionDatabase:
             self._touched = None  # the whole state differs: this session is not parked again
             if self.path is None:
                 tracking = self._facts().tracking
-                if tracking is not None and not self._schema_moved():  # else full scans
+                if tracking is not None and not self._schema_moved(db):  # else full scans
                     for log in tracking:
                         db.execute(log.clear)
                     self._digests = table_digests(db)  # a whole new state: one scan
@@ -483,7 +483,7 @@ class SessionDatabase:
         tracking = self._facts().tracking
         if tracking is None or self._touched is None:
             return False
-        if db.execute("PRAGMA schema_version").fetchone()[0] != self._facts().schema_version:
+        if self._schema_moved(db):
             return False
         value = self.hash()  # drains the logs into the digests and ``_touched``
         if self._digests is None:
@@ -545,9 +545,9 @@ class SessionDatabase:
         self._digests = dict(facts.digests) if facts.tracking is not None else None
         self._hash_cache = ((self._own.total_changes, facts.schema_version), facts.hash)
 
-    def _schema_moved(self) -> bool:
+    def _schema_moved(self, db: sqlite3.Connection) -> bool:
         """DDL run on ``db`` directly (tools cannot): the logs may not cover the tables."""
-        cookie: int = self.db.execute("PRAGMA schema_version").fetchone()[0]
+        cookie: int = db.execute("PRAGMA schema_version").fetchone()[0]
         return cookie != self._facts().schema_version
 
     def close(self) -> None:
