@@ -43,6 +43,13 @@ def dump_spec(spec: EnvSpec) -> str:
     data = spec.model_dump(mode="json")
     if not data["shared_entities"]:  # only linked services say it; the others keep their bytes
         del data["shared_entities"]
+    # Columns compared exactly and with no enum words said (the defaults) keep their bytes too.
+    for table in data["tables"]:
+        for column in table["columns"]:
+            if column["compare"] == "exact":
+                del column["compare"]
+            if not column["enum_labels"]:
+                del column["enum_labels"]
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 

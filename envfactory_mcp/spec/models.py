@@ -15,6 +15,11 @@ from envfactory_mcp.spec.policy import PolicyRules
 
 SqlType = Literal["TEXT", "INTEGER", "REAL", "BLOB"]
 Effect = Literal["read", "write"]
+# How a column's value is compared with the gold value when an episode is scored:
+# ``exact`` (ids, enum values, amounts, dates, booleans: meaning is the value) or ``text``
+# (free text an agent writes in its own words, a ticket's description: compared by the
+# key facts the gold text must carry, scoring/meaning.py).
+Compare = Literal["exact", "text"]
 
 NAME_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 _NAME = re.compile(NAME_PATTERN)
@@ -22,6 +27,20 @@ _NAME = re.compile(NAME_PATTERN)
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EnumLabel(_Model):
+    """How people say one enum value: what an agent may write for it in a reply."""
+
+    display: str = Field(
+        min_length=1, description="The value in words, e.g. 'exchange requested' for 'exchange_requested'."
+    )
+    words: list[str] = Field(
+        default_factory=list,
+        description="Other words or phrases that mean this value and no other of its column, "
+        "e.g. ['canceled', 'called off'] for 'cancelled'. Spelling variants and inflections are "
+        "matched anyway (scoring/meaning.py).",
+    )
 
 
 class ColumnSpec(_Model):
@@ -45,6 +64,15 @@ class ColumnSpec(_Model):
     )
     entity: str | None = Field(
         default=None, description="Entity type whose key this column holds (e.g. 'order')."
+    )
+    compare: Compare = Field(
+        default="exact",
+        description="How scoring compares this column with the gold: 'exact', or 'text' for free "
+        "text the agent words itself (compared by the key facts the gold text carries).",
+    )
+    enum_labels: dict[str, EnumLabel] = Field(
+        default_factory=dict,
+        description="Per enum value (as a string), its display name and other accepted words.",
     )
     indexed: bool = Field(
         default=False,

@@ -117,6 +117,17 @@ def _check_table(table: TableSpec, tables: dict[str, TableSpec]) -> None:
             for j, value in enumerate(column.enum):
                 if not isinstance(value, expected) or isinstance(value, bool):
                     raise SpecError(f"{col_here}.enum[{j}]", f"{value!r} is not a {column.type} value")
+        if column.enum_labels:
+            values = {str(v) for v in column.enum or []}
+            for value in column.enum_labels:
+                if value not in values:
+                    raise SpecError(
+                        f"{col_here}.enum_labels[{value}]", f"{value!r} is not one of the column's enum values"
+                    )
+        if column.compare == "text" and (column.type != "TEXT" or column.enum is not None):
+            raise SpecError(
+                f"{col_here}.compare", "only a TEXT column without an enum holds free text ('text')"
+            )
         if column.references is not None:
             ref_table, ref_column = column.references.split(".")
             target = tables.get(ref_table)
