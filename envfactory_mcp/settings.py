@@ -24,7 +24,7 @@ MAX_ERRORS: Final = 5
 # Episodes run at once by rollout, eval and pipeline.
 CONCURRENCY: Final = 8
 # The reward parts multiplied by default (``scoring/reward.py`` says what each means).
-REWARD_BASIS: Final = ("state", "claims")
+REWARD_BASIS: Final = ("state", "claims", "policy")
 
 
 @dataclass(frozen=True)

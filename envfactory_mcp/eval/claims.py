@@ -11,15 +11,16 @@ its reason kept). Coverage is the mean score; a task passes at coverage >= 0.75
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory_mcp.llm import LLMClient, LLMError
-from envfactory_mcp.scoring.reward import message_text, normalize_text
+from envfactory_mcp.scoring import meaning
+from envfactory_mcp.scoring.claims import told
 
 PASS_AT = 0.75
 PASS_LOOSE = 0.5
@@ -122,105 +123,23 @@ def split_reference(answer: str) -> list[str]:
 
 # ----------------------------------------------------------------------------- matching
 
-_NUMBER = re.compile(r"(?<![\w.])-?\$?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w])")
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ]
-    )
-    for m in names
-}
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_ISO = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
-_US = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
-_MDY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
-_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
-
-
-def numbers_in(text: str) -> list[float]:
-    """Every number written in ``text`` ($ and thousands separators allowed)."""
-    found = []
-    for match in _NUMBER.finditer(text):
-        digits = match.group(1).replace(",", "") + (match.group(2) or "")
-        sign = -1 if match.group(0).lstrip().startswith("-") else 1
-        found.append(sign * float(digits))
-    return found
-
-
-def dates_in(text: str) -> set[date]:
-    """Every date written in ``text``: ISO, US ``m/d/yyyy``, ``Jan 5, 2026``, ``5 January 2026``."""
-    found: set[date] = set()
-
-    def add(y: str | int, m: str | int, d: str | int) -> None:
-        try:
-            found.add(date(int(y), int(m), int(d)))
-        except ValueError:
-            pass
-
-    for y, m, d in _ISO.findall(text):
-        add(y, m, d)
-    for m, d, y in _US.findall(text):
-        add(y, m, d)
-    for mon, d, y in _MDY.findall(text):
-        add(y, _MONTHS[mon.lower()], d)
-    for d, mon, y in _DMY.findall(text):
-        add(y, _MONTHS[mon.lower()], d)
-    return found
-
-
-def without_dates(text: str) -> str:
-    """``text`` with every written date blanked (so its numbers are not read as amounts)."""
-    for pattern in (_ISO, _US, _MDY, _DMY):
-        text = pattern.sub(" ", text)
-    return text
-
-
-def _id_pattern(value: str) -> re.Pattern[str]:
-    chars = [c for c in value.lower() if c.isalnum()]
-    body = r"[\s\-_#]?".join(re.escape(c) for c in chars)
-    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
-
 
 def matches(claim: AtomicClaim, text: str) -> bool:
-    """Whether ``text`` carries the claim's value, by the claim's kind."""
+    """Whether ``text`` states the claim's value, by meaning (``scoring/meaning.py``: any
+    format, spelling or synonym; negated and hedged mentions are not statements)."""
     value = claim.value
     if value is None or value == "":
         return False
-    if claim.kind in ("money", "number") and isinstance(value, int | float) and not isinstance(value, bool):
-        tolerance = 0.005 if claim.kind == "money" else 1e-9
-        return any(abs(n - float(value)) <= tolerance for n in numbers_in(text))
-    if claim.kind == "date":
-        m = _DATE.match(str(value))
-        return m is not None and date(int(m[1]), int(m[2]), int(m[3])) in dates_in(text)
-    if claim.kind == "id":
-        return bool(_id_pattern(str(value)).search(text.lower()))
-    if claim.kind == "name":
-        words = normalize_text(text)
-        return all(
-            re.search(rf"(?<!\w){re.escape(w)}(?!\w)", words) for w in normalize_text(str(value)).split()
-        )
-    wanted = normalize_text(str(value).lower() if isinstance(value, bool) else str(value))
-    if not wanted:
-        return False
-    return bool(re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalize_text(text)))
+    said = meaning.value_of(value, claim.path or claim.id)
+    if said.kind in ("money", "count") and claim.kind in ("money", "number"):
+        said = dataclasses.replace(said, kind="money" if claim.kind == "money" else "count")
+    return meaning.mentions(said, text) > 0
 
 
 def answer_text(messages: list[dict[str, Any]]) -> str:
-    """What the agent told the user: the text of every assistant message, in order."""
-    return "\n".join(t for m in messages if m.get("role") == "assistant" and (t := message_text(m)))
+    """What the agent told the user: the text of every assistant message, in order, with
+    pasted tool output left out (``scoring.claims.told``)."""
+    return "\n".join(reply.text for reply in told(messages))
 
 
 # ----------------------------------------------------------------------------- judge

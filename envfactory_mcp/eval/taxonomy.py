@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory_mcp.eval.claims import dates_in, numbers_in, without_dates
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
-from envfactory_mcp.scoring.reward import message_text
+from envfactory_mcp.scoring.claims import message_text
+from envfactory_mcp.scoring.words import dates_in, numbers_in, without_dates
 
 FAILURE_CLASSES: dict[str, str] = {
     "collateral_change": "changed a server the task does not involve",
@@ -42,6 +42,8 @@ FAILURE_CLASSES: dict[str, str] = {
     "task_misunderstanding": "right tools, wrong arguments, state or answer",
 }
 _MALFORMED_ERRORS = ("Invalid arguments", "Unknown tool", "malformed arguments")
+# A date written without its year is compared as if in this one, on both sides.
+_NO_YEAR = 2000
 _ID = re.compile(r"(?<![\w])#?[A-Za-z]+[-_]?\d[\w-]*|(?<![\w])\d+[A-Za-z][\w-]*")
 
 
@@ -101,13 +103,13 @@ def unseen_values(messages: list[dict[str, Any]]) -> list[str]:
             continue
         if role != "assistant" or not text:
             continue
-        seen_numbers = numbers_in(seen_text)
-        seen_dates = dates_in(seen_text)
+        seen_numbers = [n.value for n in numbers_in(seen_text)]
+        seen_dates = dates_in(seen_text, _NO_YEAR)
         lowered = seen_text.lower()
-        for value in numbers_in(without_dates(text)):
+        for value in (n.value for n in numbers_in(without_dates(text))):
             if abs(value) > 10 and not any(abs(value - s) < 0.005 for s in seen_numbers):
                 unseen.append(f"{value:g}")
-        for day in dates_in(text) - seen_dates:
+        for day in dates_in(text, _NO_YEAR) - seen_dates:
             unseen.append(day.isoformat())
         for token in _ID.findall(text):
             if token.lower().lstrip("#") not in lowered:

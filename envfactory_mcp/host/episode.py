@@ -30,10 +30,12 @@ from envfactory_mcp.records.trajectory import (
     Usage,
 )
 from envfactory_mcp.runtime import diff_states
+from envfactory_mcp.scoring.claims import claims_communicated
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
+from envfactory_mcp.scoring.meaning import text_columns
 from envfactory_mcp.scoring.rescore import score_record
-from envfactory_mcp.scoring.reward import agent_calls, claims_communicated
+from envfactory_mcp.scoring.reward import agent_calls, state_means_gold
 from envfactory_mcp.settings import EPISODE_TIMEOUT_S, MAX_ERRORS, MAX_STEPS, REWARD_BASIS
 from envfactory_mcp.sim.types import Agent, AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
@@ -63,11 +65,25 @@ class _View:
         called = {name.rsplit("__", 1)[-1] for name, _ in agent_calls(ep.messages)}
         if any(tool not in called for tool in ep.task.gold.required_calls):
             return False
-        if claims_communicated(ep.task.gold.claims, ep.messages)[1]:
+        if claims_communicated(ep.task.gold.claims, ep.messages, ep.conn.spec)[1]:
             return False
         state = await ep.conn.state_hash(ep.session)
         ep.hash_seen = (ep.calls_sent, state)
-        return state == ep.gold_hash
+        if state == ep.gold_hash:
+            return True
+        # Free text in the agent's own words changes the hash, not the meaning: compare the
+        # changes themselves, where the spec has free-text columns and the gold diff is known.
+        if (
+            state == ep.initial_hash
+            or ep.initial_state is None
+            or ep.gold_hash != ep.task.gold.final_state_hash
+        ):
+            return False
+        if not text_columns(ep.conn.spec):
+            return False
+        final = await ep.conn.state(ep.session)
+        diff = diff_states(ep.initial_state, final, _row_keys(ep.conn, ep.initial_state, final))
+        return state_means_gold(diff, ep.task.gold.diff, ep.conn.spec)
 
     def writes_done(self) -> int:
         return self.episode.writes_done
@@ -80,6 +96,8 @@ class _Episode:
     session: str
     gold_hash: str
     routes: dict[str, _Route] = field(default_factory=dict)
+    initial_hash: str | None = None
+    initial_state: dict[str, Any] | None = None
     messages: list[Message] = field(default_factory=list)
     writes_done: int = 0
     calls_sent: int = 0  # tool calls sent to a server (the state may have changed since)
@@ -186,6 +204,7 @@ async def run_episode(
                     )
                 )
             initial_state = await gold.initial_state(conn, session, initial_hash)
+            ep.initial_hash, ep.initial_state = initial_hash, initial_state
             try:
                 agent.start(task, tools, _system_prompt(offered))
                 opening = user.start(task)

@@ -43,8 +43,12 @@ class Model(BaseModel):
 class RewardParts(Model):
     """Every part of the reward, whichever ``basis`` decided it."""
 
-    basis: list[str]  # parts multiplied into ``reward``: "state", "claims" (default both)
-    state_match: bool  # final state hash == gold state hash (gold replayed on a fresh state)
+    # The reward definition that scored this (scoring.reward.REWARD_VERSION); records
+    # scored before it was kept are version 1 (claims as exact tokens, state by hash only).
+    version: int = 1
+    basis: list[str]  # parts multiplied into ``reward``: "state", "claims", "policy" (the default)
+    state_match: bool  # the final state is the gold's (hash equal, or by meaning: state_by_meaning)
+    state_by_meaning: bool = False  # hashes differ only in free text that carries the gold's facts
     claims_total: int
     claims_found: list[str]
     claims_missing: list[str]

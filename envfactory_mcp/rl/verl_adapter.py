@@ -270,7 +270,8 @@ class _TrajectoryView:
         self.trajectory, self.task, self.messages = trajectory, task, messages
 
     async def goal_met(self) -> bool:
-        from envfactory_mcp.scoring.reward import agent_calls, claims_communicated, message_text
+        from envfactory_mcp.scoring.claims import claims_communicated, message_text
+        from envfactory_mcp.scoring.reward import agent_calls
 
         entry = _OPEN.get(self.trajectory)
         state = await entry[0].state_hash(entry[1]) if entry else self.task.initial_state.state_hash

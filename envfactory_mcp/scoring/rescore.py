@@ -41,7 +41,18 @@ def score_record(
     messages = _plain_names(record.messages, task.env) if _is_namespaced(record) else record.messages
     # Changes on another offered server mean the world is not the gold world.
     final = None if record.collateral_changes else record.final_state_hash
-    parts = score_episode(task, messages, final, record.gold_state_hash, basis=basis, spec=spec)
+    # The task's diff is the gold's only while this run's gold replay reached the task's state.
+    gold_diff = task.gold.diff if record.gold_state_hash == task.gold.final_state_hash else None
+    parts = score_episode(
+        task,
+        messages,
+        final,
+        record.gold_state_hash,
+        basis=basis,
+        spec=spec,
+        final_diff=record.final_diff,
+        gold_diff=gold_diff,
+    )
     return record.model_copy(update={"reward": reward_from(parts), "reward_parts": parts})
 
 

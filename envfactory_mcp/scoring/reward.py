@@ -26,126 +26,29 @@ default basis is state and claims.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from envfactory_mcp.records.trajectory import RewardParts
-from envfactory_mcp.scoring.grounding import (
-    NAMESPACE_SEPARATOR,
-    cached_for_short_texts,
-    parse_arguments,
-    ungrounded_calls,
-)
+from envfactory_mcp.scoring.claims import claims_communicated
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
+from envfactory_mcp.scoring.meaning import diffs_mean_same, text_columns
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.settings import REWARD_BASIS
 from envfactory_mcp.spec.models import EnvSpec
-from envfactory_mcp.tasks.model import Claim, GoldAction, Task
+from envfactory_mcp.tasks.model import GoldAction, Task
 
-BASES = ("state", "claims", "actions", "trace_state", "grounded")
+BASES = ("state", "claims", "policy", "actions", "trace_state", "grounded")
+# The definition of the reward (what each part means). Version 1: claims as exact tokens,
+# the state by hash only, policy violations recorded but never scored. Version 2: claims and
+# free-text columns by meaning, no credit for dumped or hedged values, the policy part.
+# Records keep the version that scored them; ``rescore`` brings a run to this one.
+REWARD_VERSION = 2
 PENALTY_PER_CALL = 0.05
 PENALTY_CAP = 0.5
 CONTROL_PREFIX = "control."
-
-# A number, with optional thousands separators (only in groups of exactly three digits)
-# and an optional decimal part. "$" before it is removed beforehand.
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?")
-_DOLLAR = re.compile(r"\$\s*(?=\d)")
-_SPACE = re.compile(r"\s+")
-
-
-# ----------------------------------------------------------------------------- claims
-
-
-@cached_for_short_texts(maxsize=2048)
-def normalize_text(text: str) -> str:
-    """The form claims and messages are compared in.
-
-    Lower case (``casefold``), ``_`` read as a space, runs of white space as one space,
-    ``$`` before a number dropped, thousands separators dropped, and trailing zeros of
-    a decimal part dropped (``$1,219.80`` → ``1219.8``, ``54.00`` → ``54``). Cached for
-    texts of at most ``CACHED_TEXT_CHARS`` (messages are normalised again at every user
-    turn, and the trials of a task see the same tool results).
-    """
-    text = text.casefold().replace("_", " ")
-    text = _DOLLAR.sub("", text)
-    text = _NUMBER.sub(_canonical_number, text)
-    return _SPACE.sub(" ", text).strip()
-
-
-def _canonical_number(match: re.Match[str]) -> str:
-    number = match.group(0).replace(",", "")
-    if "." in number:
-        number = number.rstrip("0").rstrip(".")
-    return number
-
-
-@functools.lru_cache(maxsize=4096)
-def _claim_pattern(claim: str) -> re.Pattern[str]:
-    """The normalised claim as a whole token: ``54`` is not found in ``154`` nor in
-    ``54.5``, ``82`` not in ``219.82``, ``delivered`` not in ``undelivered``."""
-    before = r"(?<!\w)(?<!\d\.)" if re.match(r"\w", claim) else ""
-    after = r"(?!\w)(?!\.\d)" if re.search(r"\w$", claim) else ""
-    return re.compile(before + re.escape(claim) + after)
-
-
-def message_text(message: dict[str, Any]) -> str:
-    """The text of a chat message: a string content, or the text parts of a list."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-        return "\n".join(parts)
-    return ""
-
-
-def claims_communicated(claims: list[Claim], messages: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """``(found, missing)`` claim texts, in the order of ``claims``.
-
-    A claim counts when its text appears, as a whole token after :func:`normalize_text`,
-    in the content of an assistant message after the first tool result that holds it (any
-    assistant message when no tool result does). What the user or a tool said never
-    counts: the agent has to say it. Claims that read the same (two orders both ``cancelled``)
-    each need their own mention: the k-th such claim counts only when the text was said
-    at least k times. A claim whose text normalises to nothing is missing (it cannot be
-    communicated; a task holding one is defective).
-    """
-    normal = [(m.get("role"), normalize_text(message_text(m))) for m in messages]
-    found: list[str] = []
-    missing: list[str] = []
-    needed: dict[str, int] = {}
-    for claim in claims:
-        wanted = normalize_text(claim.text)
-        needed[wanted] = needed.get(wanted, 0) + 1
-        pattern = _claim_pattern(wanted) if wanted else None
-        if pattern is None:
-            missing.append(claim.text)
-            continue
-        # A value can only be told once a tool has shown it: mentions before the first tool
-        # result holding it ("it is not delivered", about another order) do not count.
-        shown = next(
-            (i for i, (role, text) in enumerate(normal) if role == "tool" and pattern.search(text)), -1
-        )
-        mentions = sum(
-            len(pattern.findall(text))
-            for i, (role, text) in enumerate(normal)
-            if role == "assistant" and i > shown
-        )
-        if mentions >= needed[wanted]:
-            found.append(claim.text)
-        else:
-            missing.append(claim.text)
-    return found, missing
-
 
 # ----------------------------------------------------------------------------- actions
 
@@ -285,24 +188,36 @@ def score_episode(
     gold_state_hash: str,
     basis: Sequence[str] = REWARD_BASIS,
     spec: EnvSpec | None = None,
+    final_diff: dict[str, Any] | None = None,
+    gold_diff: dict[str, Any] | None = None,
 ) -> RewardParts:
     """Every part of the reward of one episode; :func:`reward_from` turns it into a number.
 
     ``final_state_hash`` is None when the final state could not be read: no match.
-    ``spec`` is the environment's spec: with it, ungrounded calls and policy violations
-    are recorded; without it they keep their defaults (0, none), unless ``grounded`` is
-    in the basis, which then checks every argument value with no schema to excuse it.
+    ``spec`` is the environment's spec: with it, claims are read with its enum words and
+    free-text columns compared by meaning; ungrounded calls and policy violations are
+    recorded (without it they keep their defaults, 0 and none, unless ``grounded`` is in
+    the basis, which then checks every argument value with no schema to excuse it).
+    ``final_diff`` and ``gold_diff`` (each from the initial state) let a final state whose
+    hash differs from the gold's match it by meaning: the same changes, free text by its
+    key facts (:func:`envfactory_mcp.scoring.meaning.diffs_mean_same`).
     """
     names = check_basis(basis)
-    found, missing = claims_communicated(task.gold.claims, messages)
+    found, missing = claims_communicated(task.gold.claims, messages, spec)
     recall, actions_missing, extra, malformed = action_match(task.gold.actions, messages)
     required_missing = required_calls_missing(task, messages)
     state_match = final_state_hash is not None and final_state_hash == gold_state_hash
+    by_meaning = False
+    if not state_match and final_state_hash is not None:
+        by_meaning = state_means_gold(final_diff, gold_diff, spec)
+        state_match = by_meaning
     ungrounded = ungrounded_calls(messages, spec) if spec is not None or "grounded" in names else []
     violations = policy_violations(messages, spec) if spec is not None else []
     return RewardParts(
+        version=REWARD_VERSION,
         basis=names,
         state_match=state_match,
+        state_by_meaning=by_meaning,
         claims_total=len(task.gold.claims),
         claims_found=found,
         claims_missing=missing,
@@ -318,15 +233,30 @@ def score_episode(
     )
 
 
+def state_means_gold(
+    final_diff: dict[str, Any] | None, gold_diff: dict[str, Any] | None, spec: EnvSpec | None
+) -> bool:
+    """Whether a final state whose hash is not the gold's makes the gold's changes by
+    meaning: only where the spec has free-text columns and both diffs are known."""
+    texts = text_columns(spec)
+    if not texts or final_diff is None or gold_diff is None:
+        return False
+    return diffs_mean_same(gold_diff, final_diff, texts)
+
+
 def reward_from(parts: RewardParts) -> float:
     """The product of the parts named in ``parts.basis``: ``state`` 1 when the final state
-    matched and no required call is missing (a hand-off changes the world outside the
-    database), ``claims`` 1 when none is missing, ``actions`` 1 when every gold action was
-    matched, ``trace_state`` the method's reward value, ``grounded`` 1 when no call used
-    an ungrounded value."""
+    matched (by hash, or by meaning where free text differs) and no required call is missing
+    (a hand-off changes the world outside the database), ``claims`` 1 when none is missing,
+    ``policy`` 1 when the policy check found no violation (a confirmed write made without
+    the user's yes, a tool used before authentication: either fails the episode, as a wrong
+    write would, since it is what the policy exists to prevent), ``actions`` 1 when every
+    gold action was matched, ``trace_state`` the method's reward value, ``grounded`` 1 when
+    no call used an ungrounded value."""
     values = {
         "state": 1.0 if parts.state_match and not parts.required_calls_missing else 0.0,
         "claims": 0.0 if parts.claims_missing else 1.0,
+        "policy": 0.0 if parts.policy_violations else 1.0,
         "actions": 1.0 if parts.action_recall >= 1.0 else 0.0,
         "trace_state": parts.trace_state_reward,
         "grounded": 0.0 if parts.ungrounded_calls else 1.0,

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from envfactory_mcp.scoring.claims import claims_communicated
 from envfactory_mcp.scoring.reward import (
+    REWARD_VERSION,
     action_match,
-    claims_communicated,
-    normalize_text,
     reward_from,
     score_episode,
     trace_state_reward,
@@ -29,7 +29,12 @@ from envfactory_mcp.tasks.model import (
 
 
 def claim(text: str) -> Claim:
-    return Claim(tool="t", path="p", value=text, text=text)
+    """A claim as task synthesis makes one: a number's value is the number."""
+    try:
+        value: Any = float(text.replace(",", ""))
+    except ValueError:
+        value = text
+    return Claim(tool="t", path="p", value=value, text=text)
 
 
 def said(*texts: str, role: str = "assistant") -> list[dict[str, Any]]:
@@ -111,11 +116,6 @@ def test_found_and_missing_keep_the_order_of_the_claims():
         ["pending", "b2", "shipped"],
         ["a1"],
     )
-
-
-def test_normalize_text():
-    assert normalize_text("  Refund: $1,219.80 on  Return_Requested ") == "refund: 1219.8 on return requested"
-    assert normalize_text("54.00 and 0.50 and 10") == "54 and 0.5 and 10"
 
 
 # ----------------------------------------------------------------------------- actions
@@ -243,9 +243,9 @@ TASK = make_task([gold("cancel_order", order_id="#W1")], [claim("cancelled")])
 GOOD = [call("cancel_order", {"order_id": "#W1"}), *said("Done: the order is cancelled.")]
 
 
-def test_default_basis_is_state_times_claims():
+def test_default_basis_is_state_times_claims_times_policy():
     parts = score_episode(TASK, GOOD, "h1", "h1")
-    assert parts.basis == ["state", "claims"]
+    assert parts.basis == ["state", "claims", "policy"] and parts.version == REWARD_VERSION
     assert (parts.state_match, parts.claims_found, parts.claims_total, parts.action_recall) == (
         True,
         ["cancelled"],
@@ -301,7 +301,7 @@ def test_a_required_call_is_part_of_the_state(name: str):
     assert other_server.required_calls_missing == ["transfer_to_human_agents"]
 
 
-def test_grounding_and_policy_are_reported_and_decide_the_reward_only_in_the_grounded_basis():
+def test_grounding_is_reported_and_decides_only_in_its_basis_and_policy_decides_by_default():
     from envfactory_mcp.blueprints import load_blueprint
 
     blueprint = load_blueprint("retail")
@@ -323,7 +323,9 @@ def test_grounding_and_policy_are_reported_and_decide_the_reward_only_in_the_gro
         "call 1 cancel_pending_order: not authenticated",
         "call 1 cancel_pending_order: no confirmation",
     ]
-    assert reward_from(parts) == 1.0  # report only under the default basis
+    # The policy part is in the default basis: a write without the user's yes fails it.
+    assert reward_from(parts) == 0.0
+    assert reward_from(score_episode(task, invented, "h1", "h1", basis=("state", "claims"), spec=spec)) == 1.0
     grounded = score_episode(task, invented, "h1", "h1", basis=("state", "claims", "grounded"), spec=spec)
     assert reward_from(grounded) == 0.0
     # Without a spec nothing is checked under the default basis; "grounded" then checks every value.

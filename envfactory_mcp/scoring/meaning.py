@@ -1,0 +1,476 @@
+"""Does what was said (or written) mean the gold value? One home for claims and columns alike.
+
+A gold value has a *kind*, read from the environment's spec where it says (the enum of a
+tool's output, the column that holds it) and from the value itself otherwise:
+
+========== ==================================================================================
+``enum``    a status word and the like: said by its value, its display name or an accepted word
+            (``EnumLabel``), or a common synonym (``GENERIC_WORDS``), in any spelling or
+            inflection (``canceled``, ``cancellation``); a negated mention (``not delivered``)
+            is not one
+``boolean`` said as the predicate of the value's name with the right polarity (``eligible``:
+            ``you're not eligible``, ``it isn't``, ``ineligible``; ``true``/``false`` after it)
+``money``   an amount, by value to the cent, in any format (``$1,219.80``, ``1219.8 dollars``,
+            ``USD 54``); zero also as ``free``, ``no charge``, ``nothing``
+``count``   a whole number, in digits or words (``two bags``); zero also as ``none``, ``no <what
+            it counts>``
+``date``    any common written form (ISO, ``June 18, 2026``, ``18 June``, ``6/18/2026``)
+``id``      case and separators ignored (``#W0012345``, ``tkt-003301``)
+``text``    free text: by its key facts (every number and id it holds, and most of its content
+            words, as stems), not byte for byte
+========== ==================================================================================
+
+A mention in a clause that also holds a *rival* (another value of the same kind: another
+status of the column, another amount, date or id, the other polarity) next to a hedge word
+(``or``, ``maybe``, ``possibly`` ...) is a hedge and says nothing: "cancelled, or possibly
+pending" does not state that the order is cancelled.
+
+:func:`mentions` counts how often a text states a value; :func:`text_means` compares two free
+texts; :func:`diffs_mean_same` compares two state diffs column by column, exactly or (for
+``compare="text"`` columns) by key facts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+from envfactory_mcp.scoring import words
+from envfactory_mcp.spec.models import ColumnSpec, EnvSpec, ToolSpec
+
+Kind = Literal["enum", "boolean", "money", "count", "number", "date", "id", "name", "text"]
+Phrase = tuple[str, ...]  # stems
+
+# Common words for common states, used beside what a spec declares (never a word that a
+# rival value of the same column declares or is).
+GENERIC_WORDS: dict[str, tuple[str, ...]] = {
+    "cancelled": ("canceled", "called off", "voided", "void"),
+    "pending": ("not yet processed", "not processed yet", "awaiting processing", "not shipped yet"),
+    "delivered": ("arrived", "been received"),
+    "active": ("live", "in service", "in effect", "up and running"),
+    "inactive": ("not active",),
+    "suspended": ("paused", "on hold"),
+    "resolved": ("fixed", "sorted out"),
+    "completed": ("complete", "finished", "done"),
+    "paid": ("settled", "paid off", "paid in full", "fully paid"),
+    "overdue": ("past due", "late"),
+    "confirmed": ("booked",),
+    "approved": ("accepted", "granted"),
+    "rejected": ("declined", "denied", "turned down"),
+    "denied": ("declined", "rejected", "turned down"),
+    "expired": ("lapsed", "no longer valid"),
+    "scheduled": ("on schedule", "on time"),
+    "landed": ("arrived", "touched down"),
+    "in_progress": ("being worked on", "underway", "under way"),
+    "closed": ("shut",),
+    "open": ("opened", "still open"),
+    "refunded": ("money back",),
+}
+# Predicates of boolean values said another way ("qualifies" for "eligible").
+PREDICATE_WORDS: dict[str, tuple[str, ...]] = {
+    "eligible": ("qualify", "qualifies", "qualified", "eligibility"),
+    "available": ("in stock", "offered"),
+    "included": ("covered", "comes with", "includes"),
+    "enabled": ("turned on", "switched on", "active"),
+    "refundable": ("refund",),
+}
+_NEGATED_PREFIXES = ("non", "in", "un", "il", "ir")
+_MONEY_WORDS = (
+    "amount",
+    "price",
+    "total",
+    "balance",
+    "fee",
+    "cost",
+    "refund",
+    "paid",
+    "charge",
+    "fare",
+    "due",
+)
+_MONEY_ZERO = (
+    "free",
+    "no charge",
+    "no cost",
+    "nothing",
+    "zero",
+    "no fee",
+    "not a cent",
+    "none",
+    "paid in full",
+)
+_COUNT_ZERO = ("none", "zero", "nothing")
+_ID_SHAPE = re.compile(r"^#?[A-Za-z]*[-_]?\d[\w-]*$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+_ID_TOKEN = re.compile(r"(?<![\w])#?[a-z]*[-_]?\d[\w-]*", re.IGNORECASE)
+# Free text is the same when it keeps this share of the gold's content stems (and every
+# number and id): a paraphrase keeps most nouns and verbs, another text keeps few.
+TEXT_KEEP = 0.6
+
+
+@dataclass(frozen=True)
+class Value:
+    """A gold value and what is needed to recognise it in words."""
+
+    value: Any
+    kind: Kind
+    phrases: tuple[Phrase, ...] = ()  # enum: its words; boolean: the predicate; text/name: content stems
+    rivals: tuple[Phrase, ...] = ()  # enum: the other values' words
+    label: Phrase = ()  # stems of the name it is known by (the path's last part)
+    year: int = 2026
+    binary: bool = False  # enum of two values: "not <the other>" states this one
+
+
+@dataclass
+class Vocabulary:
+    """What the spec says about words: per enum column, each value's phrases."""
+
+    columns: dict[tuple[str, ...], dict[str, tuple[Phrase, ...]]] = field(default_factory=dict)
+
+    def phrases_for(
+        self, value: str, enum: Iterable[Any] | None
+    ) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...], int]:
+        """``(phrases of value, phrases of its rivals, how many values)`` in the column whose
+        enum is ``enum`` (or any column holding ``value``)."""
+        key = tuple(sorted(str(v) for v in enum)) if enum else None
+        table = self.columns.get(key) if key else None
+        if table is None:
+            table = next((t for t in self.columns.values() if value in t), None)
+        if table is None:
+            values = {value: _default_phrases(value, None)}
+            if key:
+                values.update({v: _default_phrases(v, None) for v in key})
+            table = _without_shared(values)
+        own = table.get(value, _default_phrases(value, None))
+        rivals = tuple(p for v, ps in table.items() if v != value for p in ps)
+        return own, rivals, len(table)
+
+
+def vocabulary(spec: EnvSpec | None) -> Vocabulary:
+    """The spec's enum columns as phrases (cached per spec object)."""
+    if spec is None:
+        return _EMPTY
+    cached = _VOCABULARIES.get(id(spec))
+    if cached is not None and cached[0] is spec:
+        return cached[1]
+    vocab = Vocabulary()
+    for table in spec.tables:
+        for column in table.columns:
+            if column.enum and all(isinstance(v, str) for v in column.enum):
+                key = tuple(sorted(str(v) for v in column.enum))
+                values = {str(v): _default_phrases(str(v), column) for v in column.enum}
+                vocab.columns.setdefault(key, _without_shared(values))
+    if len(_VOCABULARIES) > 64:
+        _VOCABULARIES.clear()
+    _VOCABULARIES[id(spec)] = (spec, vocab)
+    return vocab
+
+
+_EMPTY = Vocabulary()
+_VOCABULARIES: dict[int, tuple[EnvSpec, Vocabulary]] = {}
+
+
+def _default_phrases(value: str, column: ColumnSpec | None) -> tuple[Phrase, ...]:
+    said = [value, value.replace("_", " ")]
+    label = column.enum_labels.get(value) if column is not None else None
+    if label is not None:
+        said += [label.display, *label.words]
+    said += GENERIC_WORDS.get(value, ())
+    seen: list[Phrase] = []
+    for text in said:
+        phrase = words.stems_of(text)
+        if phrase and phrase not in seen:
+            seen.append(phrase)
+    return tuple(seen)
+
+
+def _without_shared(values: dict[str, tuple[Phrase, ...]]) -> dict[str, tuple[Phrase, ...]]:
+    """Each value's phrases less any another value of the column also has (ambiguous)."""
+    counts: dict[Phrase, int] = {}
+    for phrases in values.values():
+        for p in set(phrases):
+            counts[p] = counts.get(p, 0) + 1
+    return {v: tuple(p for p in ps if counts[p] == 1) or ps[:1] for v, ps in values.items()}
+
+
+# ------------------------------------------------------------------------------ kinds
+
+
+def value_of(
+    value: Any, path: str, spec: EnvSpec | None = None, tool: ToolSpec | str | None = None, year: int = 2026
+) -> Value:
+    """The gold ``value`` found at output ``path`` of ``tool``, with its kind and words."""
+    leaf = path.rsplit(".", 1)[-1].replace("[]", "")
+    label = words.stems_of(leaf)
+    if isinstance(value, bool):
+        return Value(value, "boolean", phrases=_predicate(leaf), label=label, year=year)
+    if isinstance(value, int | float):
+        money = isinstance(value, float) or any(w in leaf for w in _MONEY_WORDS)
+        return Value(value, "money" if money else "count", label=label, year=year)
+    text = str(value)
+    if _ISO_DATE.match(text):
+        return Value(text, "date", label=label, year=year)
+    schema = _output_schema(spec, tool, path)
+    enum = schema.get("enum") if isinstance(schema, dict) else None
+    known = vocabulary(spec)
+    in_column = any(text in t for t in known.columns.values())
+    word_like = re.fullmatch(r"[a-z]+(?:_[a-z]+)*", text) is not None and len(text.split("_")) <= 3
+    if enum or in_column or word_like:
+        own, rivals, size = known.phrases_for(text, enum)
+        return Value(text, "enum", phrases=own, rivals=rivals, label=label, year=year, binary=size == 2)
+    if leaf.endswith("id") or (_ID_SHAPE.match(text) and any(c.isdigit() for c in text)):
+        return Value(text, "id", label=label, year=year)
+    content = tuple(s for s in words.stems_of(text) if s not in _STOP_STEMS)
+    kind: Kind = "name" if leaf in ("name", "full_name") or leaf.endswith("_name") else "text"
+    return Value(text, kind, phrases=(content,), label=label, year=year)
+
+
+_STOP_STEMS = frozenset(words.stem(w) for w in words.STOPWORDS)
+
+
+def _predicate(leaf: str) -> tuple[Phrase, ...]:
+    parts = [p for p in leaf.split("_") if p not in ("is", "has", "can", "currently", "now")]
+    head = parts[-1] if parts else leaf
+    said = [head, *PREDICATE_WORDS.get(head, ())]
+    if len(parts) > 1:
+        said.append(" ".join(parts))
+    return tuple(dict.fromkeys(words.stems_of(s) for s in said if s))
+
+
+def _output_schema(spec: EnvSpec | None, tool: ToolSpec | str | None, path: str) -> Any:
+    if spec is None or tool is None:
+        return None
+    found = spec.tool(tool) if isinstance(tool, str) else tool
+    node: Any = found.output_schema if found is not None else None
+    for part in path.split("."):
+        name, through_list = part.removesuffix("[]"), part.endswith("[]")
+        node = node.get("properties", {}).get(name) if isinstance(node, dict) else None
+        if through_list and isinstance(node, dict):
+            node = node.get("items")
+    return node
+
+
+# ------------------------------------------------------------------------------ mentions
+
+
+def clauses(text: str) -> list[str]:
+    """``text`` split where a statement ends (see :func:`words.tokens`)."""
+    return [c for c in words._SENTENCE_END.split(text) if c.strip()]
+
+
+def mentions(value: Value, text: str) -> int:
+    """How many times ``text`` states ``value``, hedged mentions left out."""
+    total = 0
+    for clause in clauses(text):
+        found, rival = _in_clause(value, clause)
+        if found and not (rival and words.hedged(words.tokens(clause), 0, words.normal_text(clause))):
+            total += found
+    return total
+
+
+def _in_clause(value: Value, clause: str) -> tuple[int, bool]:
+    """``(mentions of value, whether a rival is said too)`` in one clause."""
+    if value.kind == "enum":
+        toks = words.tokens(clause)
+        own = _phrase_hits(toks, value.phrases)
+        if value.binary:  # "no longer suspended" says active when there are only the two
+            own += _phrase_hits(toks, value.rivals, negated_only=True)
+        return own, _phrase_hits(toks, value.rivals) > 0
+    if value.kind == "boolean":
+        return _boolean_in(value, clause)
+    if value.kind in ("money", "count", "number"):
+        return _number_in(value, clause)
+    if value.kind == "date":
+        m = _ISO_DATE.match(str(value.value))
+        assert m is not None
+        gold = date(int(m[1]), int(m[2]), int(m[3]))
+        said = words.dates_in(clause, gold.year)
+        return (1 if gold in said else 0), bool(said - {gold})
+    if value.kind == "id":
+        found = _id_pattern(str(value.value)).findall(clause.casefold())
+        others = [
+            t for t in _ID_TOKEN.findall(clause) if not _id_pattern(str(value.value)).fullmatch(t.casefold())
+        ]
+        return len(found), bool(others)
+    stems = {t.stem for t in words.tokens(clause)}
+    wanted = value.phrases[0] if value.phrases else ()
+    if not wanted:
+        return 0, False
+    return (1 if all(s in stems for s in wanted) else 0), False
+
+
+def _phrase_hits(
+    toks: tuple[words.Token, ...], phrases: tuple[Phrase, ...], negated_only: bool = False
+) -> int:
+    """Mentions of any of ``phrases`` (not negated; or only the negated ones)."""
+    hits: set[int] = set()
+    for phrase in phrases:
+        for start in words.find_phrase(toks, phrase):
+            negative = phrase[0] not in words.NEGATIONS and words.negated(toks, start)
+            if negative == negated_only:
+                hits.add(start)
+    return len(hits)
+
+
+def _boolean_in(value: Value, clause: str) -> tuple[int, bool]:
+    toks = words.tokens(clause)
+    said: list[bool] = []
+    for phrase in value.phrases:
+        for start in words.find_phrase(toks, phrase):
+            after = toks[start + len(phrase)].word if start + len(phrase) < len(toks) else ""
+            if after in ("true", "yes", "false", "no"):
+                said.append(after in ("true", "yes"))
+            else:
+                said.append(not words.negated(toks, start, window=4))
+    heads = {phrase[0] for phrase in value.phrases if len(phrase) == 1}
+    for tok in toks:  # ineligible, unavailable, nonrefundable
+        prefix = next((p for p in _NEGATED_PREFIXES if tok.word.startswith(p)), None)
+        if prefix is not None and words.stem(tok.word[len(prefix) :]) in heads:
+            said.append(False)
+    if not said:
+        return 0, False
+    normal = words.normal_text(clause)
+    if any(t.word in words.HEDGES - {"or", "either"} for t in toks) or any(
+        p in normal for p in words.HEDGE_PHRASES
+    ):
+        return 0, True  # "you may or may not be eligible" says neither
+    wanted = bool(value.value)
+    return min(1, said.count(wanted)), (not wanted) in said
+
+
+def _number_in(value: Value, clause: str) -> tuple[int, bool]:
+    gold = float(value.value)
+    tolerance = 0.005 if value.kind == "money" else 1e-9
+    numbers = [n.value for n in words.numbers_in(clause)]
+    found = sum(1 for n in numbers if math.isclose(n, gold, abs_tol=tolerance))
+    rival = any(not math.isclose(n, gold, abs_tol=tolerance) for n in numbers)
+    if gold == 0 and not found:
+        found = _zero_in(value, clause)
+    return found, rival
+
+
+def _zero_in(value: Value, clause: str) -> int:
+    normal = " ".join(t.word for t in words.tokens(clause))
+    said = _MONEY_ZERO if value.kind == "money" else _COUNT_ZERO
+    if any(re.search(rf"\b{re.escape(p)}\b", normal) for p in said):
+        return 1
+    toks = words.tokens(clause)
+    label = {s for s in value.label if s not in _STOP_STEMS}
+    if value.kind == "money":
+        label |= {words.stem(w) for w in ("charge", "fee", "cost", "payment", "balance", "amount", "money")}
+    for i, tok in enumerate(toks):  # "no <what it counts>": "no outages", "no checked bags"
+        if tok.word in ("no", "not") and any(t.stem in label for t in toks[i + 1 : i + 5]):
+            return 1
+    return 0
+
+
+def _id_pattern(value: str) -> re.Pattern[str]:
+    chars = [c for c in value.lower() if c.isalnum()]
+    body = r"[\s\-_#]?".join(re.escape(c) for c in chars)
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+
+
+# ------------------------------------------------------------------------------ free text
+
+
+@dataclass(frozen=True)
+class KeyFacts:
+    """What a free text must keep: its numbers, its ids and its content stems."""
+
+    numbers: frozenset[float]
+    ids: frozenset[str]
+    stems: frozenset[str]
+
+
+def key_facts(text: str) -> KeyFacts:
+    ids = frozenset(
+        re.sub(r"[^a-z0-9]", "", t.casefold())
+        for t in _ID_TOKEN.findall(text)
+        if re.search(r"[a-z]", t, re.I)
+    )
+    stems = frozenset(
+        t.stem
+        for t in words.tokens(text)
+        if t.stem not in _STOP_STEMS and not t.word.isdigit() and len(t.word) > 1
+    )
+    return KeyFacts(frozenset(n.value for n in words.numbers_in(text)), ids, stems)
+
+
+def text_means(gold: str, said: str) -> bool:
+    """Whether free text ``said`` carries the key facts of ``gold``: every number and id of it,
+    and at least ``TEXT_KEEP`` of its content stems (a paraphrase keeps most of them)."""
+    if gold == said:
+        return True
+    want, got = key_facts(gold), key_facts(said)
+    if not want.numbers <= got.numbers or not want.ids <= got.ids:
+        return False
+    if not want.stems:
+        return not got.stems or want == got
+    kept = len(want.stems & got.stems)
+    return kept >= max(1, math.ceil(TEXT_KEEP * len(want.stems)))
+
+
+def values_mean_same(gold: Any, got: Any, compare: str) -> bool:
+    """A column's value against the gold's: exactly, or by key facts for free text."""
+    if compare == "text" and isinstance(gold, str) and isinstance(got, str):
+        return text_means(gold, got)
+    return bool(gold == got and type(gold) is type(got))
+
+
+def text_columns(spec: EnvSpec | None) -> dict[str, frozenset[str]]:
+    """Per table, its ``compare="text"`` columns (none without a spec)."""
+    if spec is None:
+        return {}
+    return {
+        t.name: frozenset(c.name for c in t.columns if c.compare == "text")
+        for t in spec.tables
+        if any(c.compare == "text" for c in t.columns)
+    }
+
+
+def diffs_mean_same(gold: dict[str, Any], final: dict[str, Any], texts: dict[str, frozenset[str]]) -> bool:
+    """Whether the final diff (from the initial state) makes the gold diff's changes: the same
+    rows inserted, deleted and updated, the same columns changed, each value exact except in
+    free-text columns (by :func:`text_means`)."""
+    for table in set(gold) | set(final):
+        want, got = gold.get(table) or {}, final.get(table) or {}
+        free = texts.get(table, frozenset())
+        if not free:
+            if _canonical(want) != _canonical(got):
+                return False
+            continue
+        if _canonical(want.get("deleted", [])) != _canonical(got.get("deleted", [])):
+            return False
+        if not _rows_mean_same(want.get("inserted", []), got.get("inserted", []), free):
+            return False
+        updates_want, updates_got = want.get("updated", []), got.get("updated", [])
+        if len(updates_want) != len(updates_got):
+            return False
+        for a, b in zip(updates_want, updates_got, strict=True):
+            if a.get("key") != b.get("key") or not _rows_mean_same(
+                [a.get("after", {})], [b.get("after", {})], free
+            ):
+                return False
+    return True
+
+
+def _rows_mean_same(want: list[dict[str, Any]], got: list[dict[str, Any]], free: frozenset[str]) -> bool:
+    if len(want) != len(got):
+        return False
+    for a, b in zip(want, got, strict=True):
+        if a.keys() != b.keys():
+            return False
+        for column, gold in a.items():
+            if not values_mean_same(gold, b[column], "text" if column in free else "exact"):
+                return False
+    return True
+
+
+def _canonical(value: Any) -> Any:
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str)

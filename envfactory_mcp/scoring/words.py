@@ -1,0 +1,388 @@
+"""The words of a reply, read the way a person reads them: tokens, stems, numbers and dates.
+
+Scoring compares what an agent said with a gold value by meaning (``scoring/meaning.py``);
+this module is the language underneath, pure and deterministic:
+
+* :func:`tokens` splits a text into lower-case word tokens, each with the sentence it
+  belongs to, contractions opened (``isn't`` → ``is not``) and ``_`` read as a space;
+* :func:`stem` folds spelling and inflection (``cancelled``, ``canceled``,
+  ``cancellation`` → ``cancel``; ``colour`` → ``color``), so a phrase matches its
+  variants; it is a light suffix stripper, not a dictionary, applied to both sides alike;
+* :func:`numbers_in` reads amounts and counts written as digits (``$1,219.80``,
+  ``USD 54``, ``54.00 dollars``) or words (``two``, ``twenty-five``, ``a hundred``);
+* :func:`dates_in` reads dates in the common written forms (ISO, ``6/18/2026``,
+  ``June 18, 2026``, ``18 June 2026``, ``Thursday, June 18``: a date without its year takes
+  the year it is compared against).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from datetime import date
+
+# Negations that flip what follows within a few words ("not", from "isn't" too).
+NEGATIONS = frozenset({"not", "no", "never", "nor", "without", "neither", "non"})
+# Words that make a sentence hold a value loosely: two values in such a sentence are a
+# hedge ("cancelled, or possibly pending"), not a statement of one of them.
+HEDGES = frozenset(
+    {"or", "either", "maybe", "possibly", "perhaps", "might", "unsure", "uncertain", "unclear", "probably"}
+)
+HEDGE_PHRASES = (
+    "not sure", "may be", "could be", "can not tell", "cannot tell", "hard to say", "i think",
+    "may or may not", "might or might not", "or not",
+)  # fmt: skip
+# Not content: dropped when a free text is reduced to its key facts.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "so",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "within",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "about",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "having",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "his",
+        "her",
+        "they",
+        "them",
+        "their",
+        "very",
+        "really",
+        "just",
+        "even",
+        "also",
+        "too",
+        "still",
+        "yet",
+        "all",
+        "any",
+        "some",
+        "each",
+        "every",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "than",
+        "up",
+        "down",
+        "out",
+        "off",
+        "again",
+        "once",
+        "now",
+        "please",
+        "thanks",
+        "thank",
+        "hi",
+        "hello",
+        "dear",
+        "since",
+        "while",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "how",
+        "why",
+        "not",
+        "no",
+    ]
+)
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_SCALES = {"hundred": 100, "thousand": 1000}
+NUMBER_WORDS = frozenset({*_UNITS, *_TENS, *_SCALES})
+# British spellings folded to American before stemming (whole-word endings).
+_BRITISH = (
+    (re.compile(r"(?<=[a-z]{3})our$"), "or"),
+    (re.compile(r"(?<=[a-z]{3})is(e|ed|es|ing|ation)$"), r"iz\1"),
+)
+_SUFFIXES = (
+    "ations", "ation", "ments", "ment", "nesses", "ness", "ings", "ing", "edly", "ed", "ies", "es", "s", "ly",
+)  # fmt: skip
+_VOWELS = frozenset("aeiou")
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+_CONTRACTIONS = (
+    (re.compile(r"\bcan['\u2019]t\b"), "can not"),
+    (re.compile(r"\bwon['\u2019]t\b"), "will not"),
+    (re.compile(r"\b(\w+)n['\u2019]t\b"), r"\1 not"),
+    (re.compile(r"['\u2019]s\b"), " s"),
+    (re.compile(r"['\u2019](re|ve|ll|d|m)\b"), r" \1"),
+)
+_SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)|\s[-\u2013\u2014]\s")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a text: its lower-case form, its stem and the clause it is in."""
+
+    word: str
+    stem: str
+    clause: int
+
+
+@functools.lru_cache(maxsize=8192)
+def stem(word: str) -> str:
+    """The word with spelling and inflection folded (applied alike to gold and reply)."""
+    w = word.casefold()
+    if not w.isalpha() or len(w) <= 3:
+        return w
+    for pattern, repl in _BRITISH:
+        w = pattern.sub(repl, w)
+    for suffix in _SUFFIXES:  # longest first, one of them
+        if suffix == "s" and w.endswith(("ss", "us", "is")):
+            break
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in _VOWELS:
+        w = w[:-1]
+    return w
+
+
+def normal_text(text: str) -> str:
+    """Lower case, ``_`` as a space, contractions opened, typographic quotes plain."""
+    text = text.casefold().replace("_", " ").replace("\u2019", "'")
+    for pattern, repl in _CONTRACTIONS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+@functools.lru_cache(maxsize=4096)
+def tokens(text: str) -> tuple[Token, ...]:
+    """The words of ``text`` with their stems and clause numbers (a clause ends at ``.``,
+    ``!``, ``?``, ``;``, a line break or a dash between spaces)."""
+    out: list[Token] = []
+    for clause, part in enumerate(_SENTENCE_END.split(normal_text(text))):
+        for match in _TOKEN.finditer(part):
+            word = match.group(0)
+            out.append(Token(word, stem(word), clause))
+    return tuple(out)
+
+
+def stems_of(text: str) -> tuple[str, ...]:
+    """The stems of a phrase, in order."""
+    return tuple(t.stem for t in tokens(text))
+
+
+def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int = 4) -> list[int]:
+    """Start indices where the stems of ``phrase`` occur in ``words`` within one clause: in a
+    row, or (a phrase of several words) all of them within ``len(phrase) + spread`` words in
+    any order ("an exchange has been requested" for "exchange requested")."""
+    n = len(phrase)
+    if not n:
+        return []
+    starts = [
+        i
+        for i in range(len(words) - n + 1)
+        if all(words[i + j].stem == phrase[j] for j in range(n))
+        and words[i].clause == words[i + n - 1].clause
+    ]
+    if starts or n == 1:
+        return starts
+    width = n + spread
+    for i, first in enumerate(words):
+        if first.stem not in phrase:
+            continue
+        window = [t for t in words[i : i + width] if t.clause == first.clause]
+        if set(phrase) <= {t.stem for t in window}:
+            return [i]
+    return []
+
+
+def negated(words: tuple[Token, ...], start: int, window: int = 3) -> bool:
+    """Whether a negation comes in the ``window`` words before ``start``, in its clause
+    (``not delivered``, ``is not yet cancelled``, ``no longer pending``)."""
+    clause = words[start].clause
+    for i in range(max(0, start - window), start):
+        if words[i].clause == clause and words[i].word in NEGATIONS:
+            return True
+    return False
+
+
+def hedged(words: tuple[Token, ...], clause: int, raw: str = "") -> bool:
+    """Whether a clause holds a hedge word (``or``, ``maybe``, ``possibly`` ...)."""
+    if any(t.word in HEDGES for t in words if t.clause == clause):
+        return True
+    return any(p in raw for p in HEDGE_PHRASES)
+
+
+# ------------------------------------------------------------------------------ numbers
+
+_AMOUNT = re.compile(
+    r"(?<![\w.])(?:-\s?)?(?:usd\s?|us\$\s?|\$\s?)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|\.\d)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number said in a text, where it was said (token index of its clause)."""
+
+    value: float
+    clause: int
+
+
+def numbers_in(text: str) -> list[Number]:
+    """Every number in ``text``: digits (``$``, ``USD``, thousands separators, decimals) and
+    number words (``two``, ``twenty-five``, ``one hundred and five``); dates are left out."""
+    found: list[Number] = []
+    clean = without_dates(text)
+    parts = _SENTENCE_END.split(clean.casefold())
+    for clause, part in enumerate(parts):
+        for match in _AMOUNT.finditer(part):
+            digits = match.group(1).replace(",", "") + (match.group(2) or "")
+            sign = -1.0 if match.group(0).lstrip().startswith("-") else 1.0
+            found.append(Number(sign * float(digits), clause))
+        found.extend(Number(v, clause) for v in _word_numbers(part))
+    return found
+
+
+def _word_numbers(text: str) -> list[float]:
+    words = re.findall(r"[a-z]+", text.replace("-", " "))
+    values: list[float] = []
+    current: int | None = None
+    total = 0
+    scaled = False  # "and" joins only after a scale: "one hundred and five"
+    for previous, word in zip(["", *words], [*words, ""], strict=True):
+        if word in _UNITS or word in _TENS:
+            current = (current or 0) + _UNITS.get(word, 0) + _TENS.get(word, 0)
+        elif word in _SCALES and (current is not None or previous == "a"):
+            total += max(current or 0, 1) * _SCALES[word]
+            current, scaled = 0, True
+        elif word == "and" and scaled:
+            continue
+        else:
+            if current is not None:
+                values.append(float(total + current))
+            current, total, scaled = None, 0, False
+    return values
+
+
+# ------------------------------------------------------------------------------ dates
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ISO = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:t[\d:.]+z?)?\b", re.IGNORECASE)
+_US = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b")
+_MDY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE)
+_DMY = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.IGNORECASE
+)
+
+
+def dates_in(text: str, year: int) -> set[date]:
+    """Every date written in ``text``; one written without a year takes ``year``."""
+    found: set[date] = set()
+
+    def add(y: str | int | None, m: str | int, d: str | int) -> None:
+        y = year if not y else int(y)
+        y = y + 2000 if y < 100 else y
+        try:
+            found.add(date(int(y), int(m), int(d)))
+        except ValueError:
+            pass
+
+    for y, m, d in _ISO.findall(text):
+        add(y, m, d)
+    for m, d, y in _US.findall(_ISO.sub(" ", text)):
+        add(y or None, m, d)
+    for mon, d, y in _MDY.findall(text):
+        add(y or None, _MONTHS[mon.lower()], d)
+    for d, mon, y in _DMY.findall(text):
+        add(y or None, _MONTHS[mon.lower()], d)
+    return found
+
+
+def without_dates(text: str) -> str:
+    """``text`` with every written date blanked (so its numbers are not read as amounts)."""
+    for pattern in (_ISO, _MDY, _DMY):
+        text = pattern.sub(" ", text)
+    return re.sub(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b", " ", text)
