@@ -122,7 +122,8 @@ def _check_table(table: TableSpec, tables: dict[str, TableSpec]) -> None:
             for value in column.enum_labels:
                 if value not in values:
                     raise SpecError(
-                        f"{col_here}.enum_labels[{value}]", f"{value!r} is not one of the column's enum values"
+                        f"{col_here}.enum_labels[{value}]",
+                        f"{value!r} is not one of the column's enum values",
                     )
         if column.compare == "text" and (column.type != "TEXT" or column.enum is not None):
             raise SpecError(
