@@ -6,9 +6,10 @@ A claim (``task.gold.claims``) is a value of a gold tool output (an order's ``st
 the first tool result that holds it, and only in what the agent *told* the user:
 
 * **no credit for dumping.** Raw tool output pasted back is not telling: JSON in a reply is
-  left out, and a reply that renders a tool output field by field (four or more
-  ``key: value`` pairs of tool-output keys) or that repeats at least half of the values of a
-  tool output holding six or more, is a dump and counts for nothing;
+  left out, and a reply that repeats at least half of the values of a tool output holding
+  six or more (pasted, or rendered ``key: value`` line by line) is a dump and counts for
+  nothing. Listing an action's details to confirm it ("cabin: economy; date: ...") is not a
+  dump: it repeats a few of an output's values, not most of them;
 * **no credit for length.** A reply longer than ``max(LONG_REPLY_CHARS, 8 x the reference)``
   (the reference: every claim said once in a short sentence) counts for nothing: a reply that
   long is a dump in prose, and a length penalty would still pay for it in part;
@@ -30,11 +31,9 @@ from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim
 
 LONG_REPLY_CHARS = 1500
-DUMP_PAIRS = 4  # key: value pairs of tool-output keys that make a reply a field dump
 DUMP_SHARE = 0.5  # share of one tool output's values a reply repeats to be a dump
 DUMP_MIN_VALUES = 6
 
-_PAIR = re.compile(r"[\"']?([A-Za-z][\w .\[\]-]{0,40}?)[\"']?\s*[:=]\s*[^\s,;]")
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -63,7 +62,6 @@ class Told:
 
 def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]:
     """Every assistant message's text with what it did not tell left out (see the module)."""
-    keys: set[str] = set()
     outputs: list[frozenset[str]] = []
     out: list[Told] = []
     limit = max(LONG_REPLY_CHARS, 8 * reference_chars)
@@ -73,15 +71,16 @@ def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]
         if role == "tool":
             data = _json(text)
             if data is not None:
-                keys |= _keys(data)
                 leaves = frozenset(_leaves(data))
                 if len(leaves) >= DUMP_MIN_VALUES:
                     outputs.append(leaves)
             continue
         if role != "assistant" or not text:
             continue
+        if _copies_output(text, outputs):
+            continue
         text = without_json(text)
-        if len(text) > limit or _field_dump(text, keys) or _copies_output(text, outputs):
+        if len(text) > limit:
             continue
         out.append(Told(index, text))
     return out
@@ -134,14 +133,6 @@ def _json(text: str) -> Any:
         return None
 
 
-def _keys(data: Any) -> set[str]:
-    if isinstance(data, dict):
-        return {str(k).casefold() for k in data} | {k for v in data.values() for k in _keys(v)}
-    if isinstance(data, list):
-        return {k for v in data for k in _keys(v)}
-    return set()
-
-
 def _leaves(data: Any) -> list[str]:
     if isinstance(data, dict):
         return [leaf for v in data.values() for leaf in _leaves(v)]
@@ -151,15 +142,6 @@ def _leaves(data: Any) -> list[str]:
         return []
     text = str(data).casefold()
     return [text] if len(text) >= 3 else []
-
-
-def _field_dump(text: str, keys: set[str]) -> bool:
-    pairs = 0
-    for match in _PAIR.finditer(text):
-        key = match.group(1).strip().casefold()
-        if key in keys or key.replace(" ", "_") in keys:
-            pairs += 1
-    return pairs >= DUMP_PAIRS
 
 
 def _copies_output(text: str, outputs: list[frozenset[str]]) -> bool:

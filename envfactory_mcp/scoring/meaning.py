@@ -321,9 +321,10 @@ def _boolean_in(value: Value, clause: str) -> tuple[int, bool]:
     said: list[bool] = []
     for phrase in value.phrases:
         for start in words.find_phrase(toks, phrase):
-            after = toks[start + len(phrase)].word if start + len(phrase) < len(toks) else ""
-            if after in ("true", "yes", "false", "no"):
-                said.append(after in ("true", "yes"))
+            end = start + len(phrase)
+            after = [t.word for t in toks[end : end + 3] if t.word not in ("is", "are", "was", "set", "to")][:1]
+            if after and after[0] in ("true", "yes", "false", "no"):  # "eligible: false", "is True"
+                said.append(after[0] in ("true", "yes"))
             else:
                 said.append(not words.negated(toks, start, window=4))
     heads = {phrase[0] for phrase in value.phrases if len(phrase) == 1}

@@ -1,0 +1,288 @@
+"""Values compared by meaning: what a reply states (claims) and what a free-text column holds.
+
+Right answers in other words count (spellings, synonyms, formats, natural negatives); wrong,
+negated, hedged or pasted values do not.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from envfactory_mcp.scoring import words
+from envfactory_mcp.scoring.claims import claims_communicated, told, without_json
+from envfactory_mcp.scoring.meaning import Value, diffs_mean_same, mentions, text_means, value_of
+from envfactory_mcp.spec import EnvSpec, parse_spec
+from envfactory_mcp.tasks.model import Claim
+
+
+def spec() -> EnvSpec:
+    """A small shop whose orders have a status (with declared words) and a free-text note."""
+    status = ["pending", "delivered", "cancelled", "exchange_requested"]
+    out = {
+        "type": "object",
+        "properties": {
+            "order_id": {"type": "string"},
+            "status": {"type": "string", "enum": status},
+            "refundable": {"type": "boolean"},
+        },
+        "required": ["order_id", "status", "refundable"],
+        "additionalProperties": False,
+    }
+    return parse_spec(
+        {
+            "name": "shop",
+            "title": "Shop",
+            "domain": "retail",
+            "description": "A shop.",
+            "seed": {"generator": "model"},
+            "tables": [
+                {
+                    "name": "orders",
+                    "primary_key": ["order_id"],
+                    "columns": [
+                        {"name": "order_id", "type": "TEXT"},
+                        {
+                            "name": "status",
+                            "type": "TEXT",
+                            "enum": status,
+                            "enum_labels": {"delivered": {"display": "delivered", "words": ["handed over"]}},
+                        },
+                        {"name": "note", "type": "TEXT", "compare": "text"},
+                    ],
+                }
+            ],
+            "tools": [
+                {
+                    "name": "get_order",
+                    "description": "An order.",
+                    "intent": "check an order",
+                    "effect": "read",
+                    "reads": ["orders"],
+                    "input_schema": {"type": "object", "properties": {}, "additionalProperties": False},
+                    "output_schema": out,
+                    "claims": ["status"],
+                }
+            ],
+        }
+    )
+
+
+SHOP = spec()
+
+
+def status(value: str) -> Value:
+    return value_of(value, "status", SHOP, "get_order")
+
+
+@pytest.mark.parametrize(
+    ("stem_of", "same"),
+    [
+        (("cancelled", "canceled", "cancellation", "cancel"), True),
+        (("colour", "color"), True),
+        (("closed", "close", "closes"), True),
+        (("status", "statuses"), True),
+        (("delivered", "undelivered"), False),
+        (("delivered", "delivery"), False),
+    ],
+)
+def test_stems_fold_spelling_and_inflection_only(stem_of: tuple[str, ...], same: bool):
+    assert (len({words.stem(w) for w in stem_of}) == 1) is same
+
+
+def test_numbers_and_dates_are_read_in_their_written_forms():
+    said = "You have two bags, one hundred and five points, $1,219.80 or USD 54, and twenty-five days"
+    assert [n.value for n in words.numbers_in(said)] == [1219.8, 54.0, 2.0, 105.0, 25.0]
+    assert [n.value for n in words.numbers_in("It starts on 2026-06-18, June 19 or 6/20/2026")] == []
+    dates = words.dates_in("On Thursday, June 18; from 19 June 2026; by 6/20/2026; 2026-06-21", 2026)
+    assert {d.day for d in dates} == {18, 19, 20, 21}
+
+
+@pytest.mark.parametrize(
+    ("value", "said", "count"),
+    [
+        ("cancelled", "Your order has been canceled.", 1),
+        ("cancelled", "The order is CANCELLED now", 1),
+        ("cancelled", "Your order was called off.", 1),
+        ("cancelled", "The cancellation went through.", 1),
+        ("cancelled", "Your order is not cancelled.", 0),
+        ("cancelled", "It's cancelled, or possibly still pending.", 0),
+        ("cancelled", "The order is pending.", 0),
+        ("exchange_requested", "An exchange has been requested for it.", 1),
+        ("exchange_requested", "Status: exchange_requested", 1),
+        ("delivered", "It was handed over yesterday.", 1),  # a declared word
+        ("delivered", "It has arrived.", 1),  # a common word
+        ("delivered", "It is undelivered.", 0),
+    ],
+)
+def test_a_status_is_said_in_any_spelling_or_accepted_word(value: str, said: str, count: int):
+    assert mentions(status(value), said) == count
+
+
+@pytest.mark.parametrize(
+    ("value", "said", "count"),
+    [
+        (False, "You're not eligible for an upgrade yet.", 1),
+        (False, "You don't qualify for an upgrade.", 1),
+        (False, "Your phone is ineligible for an upgrade.", 1),
+        (False, "upgrade eligible: False", 1),
+        (False, "You are eligible for an upgrade.", 0),
+        (False, "You may or may not be eligible.", 0),
+        (True, "Good news: you qualify for an upgrade.", 1),
+        (True, "You are not eligible.", 0),
+    ],
+)
+def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool, said: str, count: int):
+    assert mentions(value_of(value, "upgrade_eligible"), said) == count
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "said", "count"),
+    [
+        (1219.8, "totals.refunded", "You'll get $1,219.80 back.", 1),
+        (1219.8, "totals.refunded", "A refund of 1219.8 dollars.", 1),
+        (1219.8, "totals.refunded", "USD 1,219.80 is on its way.", 1),
+        (1219.8, "totals.refunded", "A refund of $1,219.88.", 0),
+        (1219.8, "totals.refunded", "$1,219.80 (or maybe $1,300).", 0),
+        (0.0, "payoff_charge", "There is no payoff charge.", 1),
+        (0.0, "payoff_charge", "The payoff is free.", 1),
+        (0.0, "payoff_charge", "You owe $12.", 0),
+        (0, "active_outages", "There are no active outages in your area.", 1),
+        (0, "active_outages", "There are 2 outages.", 0),
+        (2, "nonfree_bags", "You have two checked bags.", 1),
+        (2, "nonfree_bags", "Either 2 or 3 bags.", 0),
+        ("2026-06-18", "effective_date", "It takes effect on June 18, 2026.", 1),
+        ("2026-06-18", "effective_date", "From Thursday, June 18.", 1),
+        ("2026-06-18", "effective_date", "From 6/18/2026.", 1),
+        ("2026-06-18", "effective_date", "From June 19.", 0),
+        ("TKT003301", "ticket_id", "Your ticket number is TKT-003301.", 1),
+        ("TKT003301", "ticket_id", "It is TKT003301 or TKT003302.", 0),
+    ],
+)
+def test_amounts_counts_dates_and_ids_in_any_format(value: Any, path: str, said: str, count: int):
+    assert mentions(value_of(value, path), said) == count
+
+
+def test_two_valued_states_are_said_by_denying_the_other():
+    line = parse_spec(
+        {
+            **SHOP.model_dump(mode="json"),
+            "tables": [
+                {
+                    "name": "lines",
+                    "primary_key": ["n"],
+                    "columns": [
+                        {"name": "n", "type": "TEXT"},
+                        {"name": "s", "type": "TEXT", "enum": ["active", "suspended"]},
+                    ],
+                }
+            ],
+            "tools": [
+                {**SHOP.tools[0].model_dump(mode="json"), "reads": ["lines"], "claims": []},
+            ],
+        }
+    )
+    active = value_of("active", "s", line)
+    assert mentions(active, "The line is no longer suspended.") == 1
+    assert mentions(active, "Your line is live again.") == 1
+    assert mentions(active, "The line is suspended.") == 0
+
+
+@pytest.mark.parametrize(
+    ("gold", "said", "same"),
+    [
+        ("Battery drains within a few hours", "Customer reports the battery dies after a few hours", True),
+        (
+            "Pages take minutes to load even with full bars",
+            "Web pages need minutes to load, even at full bars",
+            True,
+        ),
+        ("Mobile data is very slow in the evenings", "Data is really slow every evening on mobile", True),
+        ("Mobile data is very slow in the evenings", "No service at all since yesterday", False),
+        ("Charged twice for order 4521", "Charged twice for order 4522", False),  # numbers are facts
+    ],
+)
+def test_free_text_is_compared_by_its_key_facts(gold: str, said: str, same: bool):
+    assert text_means(gold, said) is same
+
+
+def test_diffs_compare_free_text_columns_by_meaning_and_the_rest_exactly():
+    def diff(note: str, state: str = "cancelled") -> dict[str, Any]:
+        row = {"order_id": "o1", "status": state, "note": note}
+        return {"orders": {"inserted": [row], "deleted": [], "updated": []}}
+
+    gold = diff("Customer no longer needs the desk lamp")
+    texts = {"orders": frozenset({"note"})}
+    assert diffs_mean_same(gold, diff("The customer does not need the desk lamp any more"), texts)
+    assert not diffs_mean_same(gold, diff("Wrong colour"), texts)
+    assert not diffs_mean_same(gold, diff("Customer no longer needs the desk lamp", "pending"), texts)
+    assert not diffs_mean_same(gold, diff("The customer does not need the desk lamp any more"), {})
+
+
+def claim(value: Any, path: str = "status") -> Claim:
+    return Claim(tool="get_order", path=path, value=value, text=str(value))
+
+
+OUTPUT = {
+    "order_id": "#W0012345",
+    "status": "cancelled",
+    "refundable": False,
+    "items": [
+        {"name": "Desk Lamp", "price": 54.0, "sku": "lamp-01"},
+        {"name": "Mug", "price": 9.5, "sku": "mug-02"},
+    ],
+    "address": "12 High Street, Springfield",
+    "placed": "2026-05-02",
+}
+
+
+def episode(*replies: str) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "Is my order cancelled?"},
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(OUTPUT)},
+        *({"role": "assistant", "content": r} for r in replies),
+    ]
+
+
+def test_pasted_tool_output_tells_nothing():
+    assert claims_communicated([claim("cancelled")], episode(json.dumps(OUTPUT)), SHOP)[1] == ["cancelled"]
+    pretty = "Here you go:\n```json\n" + json.dumps(OUTPUT, indent=2) + "\n```"
+    assert claims_communicated([claim("cancelled")], episode(pretty), SHOP)[1] == ["cancelled"]
+    rendered = "\n".join(f"{k}: {v}" for k, v in OUTPUT.items())  # the output as key: value lines
+    assert claims_communicated([claim("cancelled")], episode(rendered), SHOP)[1] == ["cancelled"]
+    assert without_json('It is {"status": "cancelled"} done') == "It is   done"
+
+
+def test_listing_an_actions_details_to_confirm_it_is_not_a_dump():
+    confirm = "To confirm: order #W0012345; status: cancelled; reason: no longer needed. Shall I go ahead?"
+    assert claims_communicated([claim("cancelled")], episode(confirm), SHOP) == (["cancelled"], [])
+
+
+def test_an_overlong_reply_tells_nothing_and_a_short_one_does():
+    padding = " ".join(["We value your business and thank you for your patience."] * 40)
+    assert claims_communicated([claim("cancelled")], episode(f"It's canceled. {padding}"), SHOP)[1] == [
+        "cancelled"
+    ]
+    assert claims_communicated([claim("cancelled")], episode("It's canceled."), SHOP)[0] == ["cancelled"]
+    assert len(told(episode("a", "b"))) == 2
+
+
+def test_a_claim_counts_only_after_the_tool_showed_it_and_twice_when_asked_twice():
+    early = [{"role": "assistant", "content": "I expect it's cancelled."}, *episode("Let me know.")]
+    assert claims_communicated([claim("cancelled")], early, SHOP)[1] == ["cancelled"]
+    two = [claim("cancelled"), claim("cancelled")]
+    assert claims_communicated(two, episode("The first order is cancelled."), SHOP)[1] == ["cancelled"]
+    assert (
+        claims_communicated(two, episode("Both are canceled: the first and the second are canceled."), SHOP)[
+            1
+        ]
+        == []
+    )
+
+
+def test_a_boolean_claim_reads_the_spec_and_hears_a_natural_negative():
+    refundable = claim(False, "refundable")
+    assert claims_communicated([refundable], episode("Unfortunately it isn't refundable."), SHOP)[1] == []
+    assert claims_communicated([refundable], episode("It is refundable."), SHOP)[1] == ["False"]
