@@ -35,7 +35,6 @@ DUMP_SHARE = 0.5  # share of one tool output's values a reply repeats to be a du
 DUMP_MIN_VALUES = 6
 
 
-
 def message_text(message: dict[str, Any]) -> str:
     """The text of a chat message: a string content, or the text parts of a list."""
     content = message.get("content")

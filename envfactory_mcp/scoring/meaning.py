@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
@@ -264,65 +264,99 @@ def clauses(text: str) -> list[str]:
 
 def mentions(value: Value, text: str) -> int:
     """How many times ``text`` states ``value``, hedged mentions left out."""
-    total = 0
-    for clause in clauses(text):
-        found, rival = _in_clause(value, clause)
-        if found and not (rival and words.hedged(words.tokens(clause), 0, words.normal_text(clause))):
-            total += found
-    return total
+    return sum(_in_clause(value, clause) for clause in clauses(text))
 
 
-def _in_clause(value: Value, clause: str) -> tuple[int, bool]:
-    """``(mentions of value, whether a rival is said too)`` in one clause."""
+def _in_clause(value: Value, clause: str) -> int:
+    """Mentions of ``value`` in one clause that are not hedged against a rival."""
     if value.kind == "enum":
         toks = words.tokens(clause)
         own = _phrase_hits(toks, value.phrases)
         if value.binary:  # "no longer suspended" says active when there are only the two
-            own += _phrase_hits(toks, value.rivals, negated_only=True)
-        return own, _phrase_hits(toks, value.rivals) > 0
+            own |= _phrase_hits(toks, value.rivals, negated_only=True)
+        rivals = _phrase_hits(toks, value.rivals) - own
+
+        def joined(a: int, b: int) -> bool:
+            between = toks[a + 1 : b]
+            return any(t.word in words.HEDGES for t in between) or _hedge_phrase(
+                " ".join(t.word for t in between)
+            )
+
+        return len(_unhedged(own, rivals, joined))
     if value.kind == "boolean":
         return _boolean_in(value, clause)
+    text = clause.casefold()
+
+    def joined_text(a: int, b: int) -> bool:
+        between = text[a:b]
+        return "/" in between or bool(_HEDGE_WORD.search(between)) or _hedge_phrase(between)
+
     if value.kind in ("money", "count", "number"):
-        return _number_in(value, clause)
+        own_at, rivals_at = _numbers_at(value, clause)
+        return len(_unhedged(own_at, rivals_at, joined_text))
     if value.kind == "date":
         m = _ISO_DATE.match(str(value.value))
         assert m is not None
         gold = date(int(m[1]), int(m[2]), int(m[3]))
         said = words.dates_in(clause, gold.year)
-        return (1 if gold in said else 0), bool(said - {gold})
+        hedged = bool(said - {gold}) and (bool(_HEDGE_WORD.search(text)) or _hedge_phrase(text))
+        return 1 if gold in said and not hedged else 0
     if value.kind == "id":
-        found = _id_pattern(str(value.value)).findall(clause.casefold())
-        others = [
-            t for t in _ID_TOKEN.findall(clause) if not _id_pattern(str(value.value)).fullmatch(t.casefold())
-        ]
-        return len(found), bool(others)
+        pattern = _id_pattern(str(value.value))
+        own_ids = {m.start() for m in pattern.finditer(text)}
+        rival_ids = {
+            m.start() for m in _ID_TOKEN.finditer(text) if not pattern.fullmatch(m.group(0).casefold())
+        }
+        return len(_unhedged(own_ids, rival_ids - own_ids, joined_text))
     stems = {t.stem for t in words.tokens(clause)}
     wanted = value.phrases[0] if value.phrases else ()
-    if not wanted:
-        return 0, False
-    return (1 if all(s in stems for s in wanted) else 0), False
+    return 1 if wanted and all(s in stems for s in wanted) else 0
+
+
+_HEDGE_WORD = re.compile(r"\b(?:" + "|".join(sorted(words.HEDGES)) + r")\b")
+
+
+def _hedge_phrase(text: str) -> bool:
+    return any(p in text for p in words.HEDGE_PHRASES)
+
+
+def _unhedged(own: set[int], rivals: set[int], joined: Callable[[int, int], bool]) -> set[int]:
+    """The mentions (positions) not joined by a hedge to a neighbouring rival: "cancelled,
+    or possibly pending" hedges; "delivered rather than pending or processing" does not
+    (the hedge joins two rivals, not the value)."""
+    marks = sorted([(p, True) for p in own] + [(p, False) for p in rivals])
+    kept: set[int] = set()
+    for i, (position, is_own) in enumerate(marks):
+        if not is_own:
+            continue
+        neighbours = [marks[j] for j in (i - 1, i + 1) if 0 <= j < len(marks)]
+        if not any(not other and joined(min(position, q), max(position, q)) for q, other in neighbours):
+            kept.add(position)
+    return kept
 
 
 def _phrase_hits(
     toks: tuple[words.Token, ...], phrases: tuple[Phrase, ...], negated_only: bool = False
-) -> int:
-    """Mentions of any of ``phrases`` (not negated; or only the negated ones)."""
+) -> set[int]:
+    """Where any of ``phrases`` is said (not negated; or only the negated mentions)."""
     hits: set[int] = set()
     for phrase in phrases:
         for start in words.find_phrase(toks, phrase):
             negative = phrase[0] not in words.NEGATIONS and words.negated(toks, start)
             if negative == negated_only:
                 hits.add(start)
-    return len(hits)
+    return hits
 
 
-def _boolean_in(value: Value, clause: str) -> tuple[int, bool]:
+def _boolean_in(value: Value, clause: str) -> int:
     toks = words.tokens(clause)
     said: list[bool] = []
     for phrase in value.phrases:
         for start in words.find_phrase(toks, phrase):
             end = start + len(phrase)
-            after = [t.word for t in toks[end : end + 3] if t.word not in ("is", "are", "was", "set", "to")][:1]
+            after = [t.word for t in toks[end : end + 3] if t.word not in ("is", "are", "was", "set", "to")][
+                :1
+            ]
             if after and after[0] in ("true", "yes", "false", "no"):  # "eligible: false", "is True"
                 said.append(after[0] in ("true", "yes"))
             else:
@@ -333,25 +367,27 @@ def _boolean_in(value: Value, clause: str) -> tuple[int, bool]:
         if prefix is not None and words.stem(tok.word[len(prefix) :]) in heads:
             said.append(False)
     if not said:
-        return 0, False
+        return 0
     normal = words.normal_text(clause)
     if any(t.word in words.HEDGES - {"or", "either"} for t in toks) or any(
         p in normal for p in words.HEDGE_PHRASES
     ):
-        return 0, True  # "you may or may not be eligible" says neither
+        return 0  # "you may or may not be eligible" says neither
     wanted = bool(value.value)
-    return min(1, said.count(wanted)), (not wanted) in said
+    return min(1, said.count(wanted))
 
 
-def _number_in(value: Value, clause: str) -> tuple[int, bool]:
+def _numbers_at(value: Value, clause: str) -> tuple[set[int], set[int]]:
+    """Offsets of the numbers that are the value, and of the others, in one clause."""
     gold = float(value.value)
     tolerance = 0.005 if value.kind == "money" else 1e-9
-    numbers = [n.value for n in words.numbers_in(clause)]
-    found = sum(1 for n in numbers if math.isclose(n, gold, abs_tol=tolerance))
-    rival = any(not math.isclose(n, gold, abs_tol=tolerance) for n in numbers)
-    if gold == 0 and not found:
-        found = _zero_in(value, clause)
-    return found, rival
+    own: set[int] = set()
+    rivals: set[int] = set()
+    for number in words.numbers_in(clause):
+        (own if math.isclose(number.value, gold, abs_tol=tolerance) else rivals).add(number.start)
+    if gold == 0 and not own and _zero_in(value, clause):
+        own.add(0)
+    return own, rivals
 
 
 def _zero_in(value: Value, clause: str) -> int:

@@ -286,51 +286,59 @@ def hedged(words: tuple[Token, ...], clause: int, raw: str = "") -> bool:
 # ------------------------------------------------------------------------------ numbers
 
 _AMOUNT = re.compile(
-    r"(?<![\w.])(?:-\s?)?(?:usd\s?|us\$\s?|\$\s?)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|\.\d)",
+    r"(?<![\w.])(?:-\s?)?(?:usd\s?|us\$\s?|\$\s?)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d|[.,]\d)",
     re.IGNORECASE,
 )
 
 
 @dataclass(frozen=True)
 class Number:
-    """A number said in a text, where it was said (token index of its clause)."""
+    """A number said in a text: its value, its clause and where it starts in that clause."""
 
     value: float
     clause: int
+    start: int = 0
 
 
 def numbers_in(text: str) -> list[Number]:
-    """Every number in ``text``: digits (``$``, ``USD``, thousands separators, decimals) and
-    number words (``two``, ``twenty-five``, ``one hundred and five``); dates are left out."""
+    """Every number in ``text``: digits (``$``, ``USD``, thousands separators, decimals, a
+    unit right after: ``10.5GB``) and number words (``two``, ``twenty-five``, ``one hundred
+    and five``, ``a single``); dates are left out."""
     found: list[Number] = []
-    clean = without_dates(text)
-    parts = _SENTENCE_END.split(clean.casefold())
+    parts = _SENTENCE_END.split(without_dates(text).casefold())
     for clause, part in enumerate(parts):
         for match in _AMOUNT.finditer(part):
             digits = match.group(1).replace(",", "") + (match.group(2) or "")
             sign = -1.0 if match.group(0).lstrip().startswith("-") else 1.0
-            found.append(Number(sign * float(digits), clause))
-        found.extend(Number(v, clause) for v in _word_numbers(part))
+            found.append(Number(sign * float(digits), clause, match.start()))
+        found.extend(Number(v, clause, start) for v, start in _word_numbers(part))
     return found
 
 
-def _word_numbers(text: str) -> list[float]:
-    words = re.findall(r"[a-z]+", text.replace("-", " "))
-    values: list[float] = []
+def _word_numbers(text: str) -> list[tuple[float, int]]:
+    """``(value, start)`` of each number written in words."""
+    found = list(re.finditer(r"[a-z]+", text.replace("-", " ")))
+    values: list[tuple[float, int]] = []
     current: int | None = None
-    total = 0
+    total, begun = 0, 0
     scaled = False  # "and" joins only after a scale: "one hundred and five"
-    for previous, word in zip(["", *words], [*words, ""], strict=True):
-        if word in _UNITS or word in _TENS:
-            current = (current or 0) + _UNITS.get(word, 0) + _TENS.get(word, 0)
+    for i, match in enumerate([*found, None]):
+        word = match.group(0) if match else ""
+        previous = found[i - 1].group(0) if i else ""
+        if word in _UNITS or word in _TENS or (word == "single" and previous == "a"):
+            if current is None:
+                begun = found[i - 1].start() if word == "single" else match.start()  # type: ignore[union-attr]
+            current = (current or 0) + _UNITS.get(word, 0) + _TENS.get(word, 0) + (word == "single")
         elif word in _SCALES and (current is not None or previous == "a"):
+            if current is None:
+                begun = found[i - 1].start()
             total += max(current or 0, 1) * _SCALES[word]
             current, scaled = 0, True
         elif word == "and" and scaled:
             continue
         else:
             if current is not None:
-                values.append(float(total + current))
+                values.append((float(total + current), begun))
             current, total, scaled = None, 0, False
     return values
 
@@ -382,7 +390,8 @@ def dates_in(text: str, year: int) -> set[date]:
 
 
 def without_dates(text: str) -> str:
-    """``text`` with every written date blanked (so its numbers are not read as amounts)."""
-    for pattern in (_ISO, _MDY, _DMY):
-        text = pattern.sub(" ", text)
-    return re.sub(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b", " ", text)
+    """``text`` with every written date blanked, its length kept (so its numbers are not
+    read as amounts, and what follows keeps its offsets)."""
+    for pattern in (_ISO, _MDY, _DMY, re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b")):
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text

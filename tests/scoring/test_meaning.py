@@ -115,6 +115,8 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         ("delivered", "It was handed over yesterday.", 1),  # a declared word
         ("delivered", "It has arrived.", 1),  # a common word
         ("delivered", "It is undelivered.", 0),
+        # The hedge joins two rivals, not the value: still a statement that it is delivered.
+        ("delivered", "Since it is delivered rather than pending or cancelled, I can't change it.", 1),
     ],
 )
 def test_a_status_is_said_in_any_spelling_or_accepted_word(value: str, said: str, count: int):
@@ -153,6 +155,8 @@ def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool,
         (0, "active_outages", "There are 2 outages.", 0),
         (2, "nonfree_bags", "You have two checked bags.", 1),
         (2, "nonfree_bags", "Either 2 or 3 bags.", 0),
+        (1, "nonfree_bags", "You have a single checked bag.", 1),
+        (10.53, "data_remaining_gb", "You have 10.53GB left this cycle.", 1),
         ("2026-06-18", "effective_date", "It takes effect on June 18, 2026.", 1),
         ("2026-06-18", "effective_date", "From Thursday, June 18.", 1),
         ("2026-06-18", "effective_date", "From 6/18/2026.", 1),
