@@ -178,7 +178,7 @@ def rollout(
     reward_basis: Annotated[
         str,
         typer.Option(
-            help="Reward parts multiplied: state, claims, actions, trace_state, grounded (comma-separated)."
+            help="Reward parts multiplied: state, claims, policy, actions, trace_state, grounded (comma-separated)."
         ),
     ] = ",".join(REWARD_BASIS),
     episode_timeout: Annotated[

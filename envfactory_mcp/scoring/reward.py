@@ -1,19 +1,20 @@
 """Rewards of one episode, from its messages and its final state (pure functions, no I/O).
 
-Three signals, each kept in :class:`RewardParts` whichever of them decides the reward:
+The signals, each kept in :class:`RewardParts` whichever of them decides the reward:
 
 * **state**: the final state hash equals the gold one (gold actions replayed on a fresh
-  state); the host computes both hashes, this module only compares them.
-* **claims**: every value the agent must tell the user (``task.gold.claims``) appears in
-  an assistant message, after normalising case, ``_``/space, ``$``, thousands
-  separators and trailing zeros (:func:`claims_communicated`).
+  state), or, where the spec has free-text columns (``compare="text"``), the final diff
+  makes the gold diff's changes with free text compared by its key facts
+  (:func:`state_means_gold`); the host computes hashes and diffs, this module compares.
+* **claims**: every value the agent must tell the user (``task.gold.claims``) is stated,
+  by meaning, in what an assistant message told the user (``scoring/claims.py``).
+* **policy**: the policy check (:mod:`envfactory_mcp.scoring.policy`) found no violation.
 * **actions**: the gold calls (name + arguments, any order) found among the agent's
   tool calls (:func:`action_match`), and the method's RL reward built on them
   (:func:`trace_state_reward`).
 * **grounded**: no tool call uses a value that no user or tool message said before
-  (:mod:`envfactory_mcp.scoring.grounding`). Given the environment's spec, the number
-  of ungrounded calls and the policy violations (:mod:`envfactory_mcp.scoring.policy`)
-  are always recorded; they change the reward only when ``grounded`` is in the basis.
+  (:mod:`envfactory_mcp.scoring.grounding`); given the environment's spec, the number
+  of ungrounded calls is always recorded.
 
 A task's ``gold.required_calls`` (tools the agent must call with any arguments, such as
 a transfer to a human) are part of the state: a hand-off changes the world outside the
@@ -21,7 +22,7 @@ database, so the state part holds only when the final state matches *and* each
 required tool was called.
 
 The reward is the product of the parts named in ``basis`` (tau2-bench style); the
-default basis is state and claims.
+default basis is state, claims and policy (``settings.REWARD_BASIS``).
 """
 
 from __future__ import annotations
