@@ -51,7 +51,7 @@ GENERIC_WORDS: dict[str, tuple[str, ...]] = {
     "cancelled": ("canceled", "called off", "voided", "void"),
     "pending": ("not yet processed", "not processed yet", "awaiting processing", "not shipped yet"),
     "delivered": ("arrived", "been received"),
-    "active": ("live", "in service", "in effect", "up and running"),
+    "active": ("live", "in service", "in effect", "up and running", "reactivated", "resumed", "restored"),
     "inactive": ("not active",),
     "suspended": ("paused", "on hold"),
     "resolved": ("fixed", "sorted out"),
@@ -67,7 +67,7 @@ GENERIC_WORDS: dict[str, tuple[str, ...]] = {
     "landed": ("arrived", "touched down"),
     "in_progress": ("being worked on", "underway", "under way"),
     "closed": ("shut",),
-    "open": ("opened", "still open"),
+    "open": ("opened", "still open", "reopened"),
     "refunded": ("money back",),
 }
 # Predicates of boolean values said another way ("qualifies" for "eligible").
@@ -78,6 +78,7 @@ PREDICATE_WORDS: dict[str, tuple[str, ...]] = {
     "enabled": ("turned on", "switched on", "active"),
     "refundable": ("refund",),
 }
+_ABILITY = frozenset({"eligible", "allowed", "possible", "permitted", "available"})
 _NEGATED_PREFIXES = ("non", "in", "un", "il", "ir")
 _MONEY_WORDS = (
     "amount",
@@ -238,6 +239,9 @@ def _predicate(leaf: str) -> tuple[Phrase, ...]:
     said = [head, *PREDICATE_WORDS.get(head, ())]
     if len(parts) > 1:
         said.append(" ".join(parts))
+        if head in _ABILITY:  # upgrade_eligible: "you can upgrade", "you're able to upgrade"
+            action = " ".join(parts[:-1])
+            said += [f"can {action}", f"able to {action}", f"allowed to {action}"]
     return tuple(dict.fromkeys(words.stems_of(s) for s in said if s))
 
 
@@ -341,10 +345,10 @@ def _phrase_hits(
     """Where any of ``phrases`` is said (not negated; or only the negated mentions)."""
     hits: set[int] = set()
     for phrase in phrases:
-        for start in words.find_phrase(toks, phrase):
-            negative = phrase[0] not in words.NEGATIONS and words.negated(toks, start)
+        for span in words.find_phrase(toks, phrase):
+            negative = words.negated(toks, span, phrase)
             if negative == negated_only:
-                hits.add(start)
+                hits.add(span[0])
     return hits
 
 
@@ -352,15 +356,14 @@ def _boolean_in(value: Value, clause: str) -> int:
     toks = words.tokens(clause)
     said: list[bool] = []
     for phrase in value.phrases:
-        for start in words.find_phrase(toks, phrase):
-            end = start + len(phrase)
+        for start, end in words.find_phrase(toks, phrase):
             after = [t.word for t in toks[end : end + 3] if t.word not in ("is", "are", "was", "set", "to")][
                 :1
             ]
             if after and after[0] in ("true", "yes", "false", "no"):  # "eligible: false", "is True"
                 said.append(after[0] in ("true", "yes"))
             else:
-                said.append(not words.negated(toks, start, window=4))
+                said.append(not words.negated(toks, (start, end), phrase, window=4))
     heads = {phrase[0] for phrase in value.phrases if len(phrase) == 1}
     for tok in toks:  # ineligible, unavailable, nonrefundable
         prefix = next((p for p in _NEGATED_PREFIXES if tok.word.startswith(p)), None)

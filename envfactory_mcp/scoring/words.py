@@ -241,37 +241,45 @@ def stems_of(text: str) -> tuple[str, ...]:
     return tuple(t.stem for t in tokens(text))
 
 
-def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int = 4) -> list[int]:
-    """Start indices where the stems of ``phrase`` occur in ``words`` within one clause: in a
-    row, or (a phrase of several words) all of them within ``len(phrase) + spread`` words in
-    any order ("an exchange has been requested" for "exchange requested")."""
+def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int = 4) -> list[tuple[int, int]]:
+    """``(start, end)`` spans where the stems of ``phrase`` occur in ``words`` within one
+    clause: in a row, or (a phrase of several words) all of them within ``len(phrase) +
+    spread`` words in any order ("an exchange has been requested" for "exchange requested")."""
     n = len(phrase)
     if not n:
         return []
-    starts = [
-        i
+    spans = [
+        (i, i + n)
         for i in range(len(words) - n + 1)
         if all(words[i + j].stem == phrase[j] for j in range(n))
         and words[i].clause == words[i + n - 1].clause
     ]
-    if starts or n == 1:
-        return starts
-    width = n + spread
+    if spans or n == 1:
+        return spans
+    wanted = set(phrase)
     for i, first in enumerate(words):
-        if first.stem not in phrase:
+        if first.stem not in wanted:
             continue
-        window = [t for t in words[i : i + width] if t.clause == first.clause]
-        if set(phrase) <= {t.stem for t in window}:
-            return [i]
+        seen: set[str] = set()
+        for j in range(i, min(len(words), i + n + spread)):
+            if words[j].clause != first.clause:
+                break
+            seen.add(words[j].stem)
+            if wanted <= seen:
+                return [(i, j + 1)]
     return []
 
 
-def negated(words: tuple[Token, ...], start: int, window: int = 3) -> bool:
-    """Whether a negation comes in the ``window`` words before ``start``, in its clause
-    (``not delivered``, ``is not yet cancelled``, ``no longer pending``)."""
+def negated(
+    words: tuple[Token, ...], span: tuple[int, int], phrase: tuple[str, ...] = (), window: int = 3
+) -> bool:
+    """Whether a negation comes in the ``window`` words before the span, or inside it
+    without being part of the phrase ("not delivered", "is not yet cancelled", "no longer
+    pending", "can not upgrade" for "can upgrade"), within its clause."""
+    start, end = span
     clause = words[start].clause
-    for i in range(max(0, start - window), start):
-        if words[i].clause == clause and words[i].word in NEGATIONS:
+    for i in range(max(0, start - window), end):
+        if words[i].clause == clause and words[i].word in NEGATIONS and words[i].stem not in phrase:
             return True
     return False
 

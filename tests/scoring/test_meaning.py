@@ -134,6 +134,9 @@ def test_a_status_is_said_in_any_spelling_or_accepted_word(value: str, said: str
         (False, "You may or may not be eligible.", 0),
         (True, "Good news: you qualify for an upgrade.", 1),
         (True, "You are not eligible.", 0),
+        (True, "You can upgrade your phone today.", 1),
+        (False, "You can't upgrade just yet.", 1),
+        (True, "You can not upgrade yet.", 0),
     ],
 )
 def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool, said: str, count: int):
