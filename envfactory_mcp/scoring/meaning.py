@@ -32,6 +32,7 @@ texts; :func:`diffs_mean_same` compares two state diffs column by column, exactl
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -267,8 +268,58 @@ def clauses(text: str) -> list[str]:
 
 
 def mentions(value: Value, text: str) -> int:
-    """How many times ``text`` states ``value``, hedged mentions left out."""
-    return sum(_in_clause(value, clause) for clause in clauses(text))
+    """How many times ``text`` states ``value``, hedged mentions left out; none at all when
+    another clause says the same thing with a rival value (a contradiction)."""
+    parts = clauses(text)
+    counts = [_in_clause(value, clause) for clause in parts]
+    if any(counts) and _contradicted(value, parts, counts):
+        return 0
+    return sum(counts)
+
+
+def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
+    """Whether a clause that says a rival and not the value reads like a clause that says
+    the value ("Your order status is cancelled. Your order status is pending."): two or
+    more content words in common, and at least half of the shorter clause's. A clause on
+    something else ("only pending orders can be cancelled") shares too few."""
+    if value.kind not in ("enum", "boolean", "money", "count"):
+        return False
+    frames = [_frame(value, clause) for clause in parts]
+    stating = [frames[i] for i, n in enumerate(counts) if n]
+    for i, clause in enumerate(parts):
+        if counts[i] or not _says_rival(value, clause):
+            continue
+        for frame in stating:
+            shared = len(frames[i] & frame)
+            if shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame)):
+                return True
+    return False
+
+
+def _says_rival(value: Value, clause: str) -> bool:
+    if value.kind == "enum":
+        return bool(_phrase_hits(words.tokens(clause), value.rivals))
+    if value.kind == "boolean":
+        return _boolean_in(dataclasses.replace(value, value=not value.value), clause) > 0
+    return bool(_numbers_at(value, clause)[1])
+
+
+def _frame(value: Value, clause: str) -> frozenset[str]:
+    """The clause's content stems, the value's and its rivals' words and numbers left out."""
+    # A boolean's rival is its own predicate negated: its words are the frame.
+    said = (
+        set()
+        if value.kind == "boolean"
+        else {s for phrase in (*value.phrases, *value.rivals) for s in phrase}
+    )
+    return frozenset(
+        t.stem
+        for t in words.tokens(clause)
+        if t.stem not in _STOP_STEMS
+        and t.stem not in said
+        and not any(c.isdigit() for c in t.word)
+        and t.word not in words.NUMBER_WORDS
+    )
 
 
 def _in_clause(value: Value, clause: str) -> int:

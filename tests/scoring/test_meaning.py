@@ -115,6 +115,10 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         ("delivered", "It was handed over yesterday.", 1),  # a declared word
         ("delivered", "It has arrived.", 1),  # a common word
         ("delivered", "It is undelivered.", 0),
+        # The same statement made again with another value contradicts it.
+        ("cancelled", "Your order status is cancelled. Your order status is pending.", 0),
+        ("delivered", "Order #W1 is delivered. Order #W2 is pending.", 1),
+        ("delivered", "Your order is delivered. Only pending orders can be cancelled.", 1),
         # The hedge joins two rivals, not the value: still a statement that it is delivered.
         ("delivered", "Since it is delivered rather than pending or cancelled, I can't change it.", 1),
     ],
@@ -137,6 +141,8 @@ def test_a_status_is_said_in_any_spelling_or_accepted_word(value: str, said: str
         (True, "You can upgrade your phone today.", 1),
         (False, "You can't upgrade just yet.", 1),
         (True, "You can not upgrade yet.", 0),
+        (False, "You're not eligible for an upgrade. You are eligible for an upgrade.", 0),
+        (False, "You're not eligible for an upgrade today; you'll be eligible from March 11.", 1),
     ],
 )
 def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool, said: str, count: int):
@@ -151,6 +157,8 @@ def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool,
         (1219.8, "totals.refunded", "USD 1,219.80 is on its way.", 1),
         (1219.8, "totals.refunded", "A refund of $1,219.88.", 0),
         (1219.8, "totals.refunded", "$1,219.80 (or maybe $1,300).", 0),
+        (54.0, "totals.refunded", "Your refund amount is $54.00. Your refund amount is $64.00.", 0),
+        (54.0, "totals.refunded", "You paid $120 for the order. Your refund of $54.00 goes to your card.", 1),
         (0.0, "payoff_charge", "There is no payoff charge.", 1),
         (0.0, "payoff_charge", "The payoff is free.", 1),
         (0.0, "payoff_charge", "You owe $12.", 0),
