@@ -21,6 +21,7 @@ Claims that mean the same (two orders both ``cancelled``) each need their own me
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -68,11 +69,9 @@ def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]
         role = message.get("role")
         text = message_text(message)
         if role == "tool":
-            data = _json(text)
-            if data is not None:
-                leaves = frozenset(_leaves(data))
-                if len(leaves) >= DUMP_MIN_VALUES:
-                    outputs.append(leaves)
+            leaves = _output_values(text)
+            if len(leaves) >= DUMP_MIN_VALUES:
+                outputs.append(leaves)
             continue
         if role != "assistant" or not text:
             continue
@@ -121,6 +120,13 @@ def _closing(text: str, start: int) -> int | None:
             if depth == 0:
                 return i
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _output_values(text: str) -> frozenset[str]:
+    """The scalar values of a tool's JSON output (a text that is not JSON has none)."""
+    data = _json(text)
+    return frozenset(_leaves(data)) if data is not None else frozenset()
 
 
 def _json(text: str) -> Any:

@@ -246,20 +246,21 @@ def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int =
     clause: in a row, or (a phrase of several words) all of them within ``len(phrase) +
     spread`` words in any order ("an exchange has been requested" for "exchange requested")."""
     n = len(phrase)
-    if not n:
+    index = _positions(words)
+    if not n or any(s not in index for s in phrase):
         return []
     spans = [
         (i, i + n)
-        for i in range(len(words) - n + 1)
-        if all(words[i + j].stem == phrase[j] for j in range(n))
+        for i in index[phrase[0]]
+        if i + n <= len(words)
+        and all(words[i + j].stem == phrase[j] for j in range(n))
         and words[i].clause == words[i + n - 1].clause
     ]
     if spans or n == 1:
         return spans
     wanted = set(phrase)
-    for i, first in enumerate(words):
-        if first.stem not in wanted:
-            continue
+    for i in sorted(p for s in wanted for p in index[s]):
+        first = words[i]
         seen: set[str] = set()
         for j in range(i, min(len(words), i + n + spread)):
             if words[j].clause != first.clause:
@@ -268,6 +269,23 @@ def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int =
             if wanted <= seen:
                 return [(i, j + 1)]
     return []
+
+
+_INDEXES: dict[int, tuple[tuple[Token, ...], dict[str, list[int]]]] = {}
+
+
+def _positions(words: tuple[Token, ...]) -> dict[str, list[int]]:
+    """Where each stem occurs (remembered for the cached token tuples of :func:`tokens`)."""
+    known = _INDEXES.get(id(words))
+    if known is not None and known[0] is words:
+        return known[1]
+    index: dict[str, list[int]] = {}
+    for i, token in enumerate(words):
+        index.setdefault(token.stem, []).append(i)
+    if len(_INDEXES) > 8192:
+        _INDEXES.clear()
+    _INDEXES[id(words)] = (words, index)
+    return index
 
 
 def negated(
