@@ -9,9 +9,11 @@ whether the user provides it), so the two never drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from envfactory_mcp.spec import ColumnSpec, ParamSpec, ToolSpec
+from envfactory_mcp.crud.core import enum_labels
+from envfactory_mcp.spec import ColumnSpec, ParamSpec, TableSpec, ToolSpec
 
 Schema = dict[str, Any]
 Inputs = dict[str, tuple[Schema, ParamSpec]]
@@ -20,6 +22,51 @@ Inputs = dict[str, tuple[Schema, ParamSpec]]
 def col(name: str, type_: str = "TEXT", description: str = "", **kw: object) -> ColumnSpec:
     """One column of a table (``kw``: the other ``ColumnSpec`` fields)."""
     return ColumnSpec(name=name, type=type_, description=description, **kw)
+
+
+# How the card brands the blueprints' payment methods share are written.
+CARD_BRAND_NAMES = {
+    "visa": "Visa",
+    "mastercard": "Mastercard",
+    "amex": "American Express",
+    "discover": "Discover",
+}
+
+
+def worded(
+    tables: list[TableSpec],
+    words: Mapping[str, Mapping[str, Iterable[str]]],
+    display: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    text: Iterable[str] = (),
+) -> list[TableSpec]:
+    """``tables`` with how people say their values, for scoring to read answers and state by
+    meaning. Every text enum column gets a label per value: its ``display`` name (by default
+    the value with spaces for underscores) and the other ``words`` a customer-service agent
+    would use for it and for no other value of the column (checked), both keyed
+    ``'table.column'``. The ``text`` columns hold free text an agent words itself (a
+    ticket's description): compared by the facts they carry, not byte for byte."""
+    display = display or {}
+    named = {f"{t.name}.{c.name}" for t in tables for c in t.columns}
+    unknown = sorted({*words, *display, *text} - named)
+    if unknown:
+        raise ValueError(f"no such columns: {', '.join(unknown)}")
+    out = []
+    for table in tables:
+        columns = []
+        for column in table.columns:
+            here = f"{table.name}.{column.name}"
+            update: dict[str, Any] = {"compare": "text"} if here in text else {}
+            if column.enum is not None and all(isinstance(v, str) for v in column.enum):
+                try:
+                    update["enum_labels"] = enum_labels(column.enum, display.get(here), words.get(here))
+                except ValueError as error:
+                    raise ValueError(f"{here}: {error}") from None
+            elif here in words or here in display:
+                raise ValueError(f"{here} holds no text enum to say")
+            columns.append(column.model_copy(update=update))
+        out.append(table.model_copy(update={"columns": columns}))
+    return out
 
 
 def string(max_length: int, description: str, *, pattern: str | None = None, min_length: int = 1) -> Schema:

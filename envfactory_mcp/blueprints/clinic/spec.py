@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
+from .spec_words import DISPLAY, TEXT, WORDS
 
 POLICY_PATH = Path(__file__).with_name("policy.md")
 CLOCK = "2026-06-18T15:00:00Z"
@@ -121,7 +123,7 @@ def build_spec(seed: int) -> EnvSpec:
             "prescriptions to another pharmacy, update the insurance on file and pay bills."
         ),
         clock=CLOCK,
-        tables=build_tables(),
+        tables=kit.worded(build_tables(), WORDS, DISPLAY, text=TEXT),
         tools=build_tools(),
         policy=load_policy(),
         policy_rules=build_policy_rules(),

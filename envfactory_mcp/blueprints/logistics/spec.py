@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
+from .spec_words import DISPLAY, TEXT, WORDS
 
 POLICY_PATH = Path(__file__).with_name("policy.md")
 CLOCK = "2026-09-16T15:00:00Z"
@@ -142,7 +144,7 @@ def build_spec(seed: int) -> EnvSpec:
             "the filing window and value limits, and pay invoices with the card on file."
         ),
         clock=CLOCK,
-        tables=build_tables(),
+        tables=kit.worded(build_tables(), WORDS, DISPLAY, text=TEXT),
         tools=build_tools(),
         policy=load_policy(),
         policy_rules=build_policy_rules(),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
+from .spec_words import DISPLAY, TEXT, WORDS
 
 POLICY_PATH = Path(__file__).with_name("policy.md")
 
@@ -79,7 +81,7 @@ def build_spec(seed: int) -> EnvSpec:
             "address, payment method or items of a pending order, cancel a pending order, and request returns "
             "or exchanges of delivered items, keeping payments, refunds and gift card balances consistent."
         ),
-        tables=build_tables(),
+        tables=kit.worded(build_tables(), WORDS, DISPLAY, text=TEXT),
         tools=build_tools(),
         policy=load_policy(),
         policy_rules=build_policy_rules(),
