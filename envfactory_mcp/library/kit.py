@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from envfactory_mcp.crud.core import NOW, Field, Guard, Operation, Resource, enum_labels, is_state
+from envfactory_mcp.spec.state_words import STATE_WORDS
 
 __all__ = [
     "NOW",
@@ -65,43 +66,11 @@ def text(
     )
 
 
-# Other words people use for a state, given to a state column's value where no other value of
-# that column is said the same way (a column with both ``paused`` and ``on_hold`` keeps each
-# to its own name). Spelling variants and inflections need none: scoring matches those.
-STATE_WORDS: dict[str, tuple[str, ...]] = {
-    "cancelled": ("called off",),
-    "in_progress": ("underway", "being worked on"),
-    "under_review": ("being reviewed",),
-    "in_review": ("being reviewed",),
-    "on_hold": ("paused",),
-    "paused": ("on hold",),
-    "suspended": ("on hold", "paused"),
-    "past_due": ("overdue",),
-    "overdue": ("past due",),
-    "unpaid": ("outstanding",),
-    "outstanding": ("unpaid",),
-    "shipped": ("dispatched", "sent out"),
-    "dispatched": ("shipped", "sent out"),
-    "delivered": ("arrived",),
-    "completed": ("finished",),
-    "approved": ("granted",),
-    "granted": ("approved",),
-    "rejected": ("denied", "declined"),
-    "denied": ("rejected", "declined"),
-    "declined": ("rejected", "denied"),
-    "refused": ("rejected", "denied"),
-    "expired": ("lapsed",),
-    "lapsed": ("expired",),
-    "no_show": ("did not show up", "didn't show up"),
-    "waitlisted": ("on the waiting list", "on the waitlist"),
-}
-
-
 def choice(
     name: str, options: tuple[str, ...], description: str = "", *, default: str | None = None
 ) -> Field:
     """A column holding one of ``options`` (a status, a tier, a category). A state column's
-    values carry how people say them: in words, and with :data:`STATE_WORDS`."""
+    values carry how people say them: in words, and with ``spec.state_words.STATE_WORDS``."""
     column = Field(name, "string", description, enum=options, default=default)
     if not is_state(column):
         return column

@@ -42,35 +42,14 @@ from typing import Any, Literal
 
 from envfactory_mcp.scoring import words
 from envfactory_mcp.spec.models import ColumnSpec, EnvSpec, ToolSpec
+from envfactory_mcp.spec.state_words import STATE_WORDS
 
 Kind = Literal["enum", "boolean", "money", "count", "number", "date", "id", "name", "text"]
 Phrase = tuple[str, ...]  # stems
 
-# Common words for common states, used beside what a spec declares (never a word that a
-# rival value of the same column declares or is).
-GENERIC_WORDS: dict[str, tuple[str, ...]] = {
-    "cancelled": ("canceled", "called off", "voided", "void"),
-    "pending": ("not yet processed", "not processed yet", "awaiting processing", "not shipped yet"),
-    "delivered": ("arrived", "been received"),
-    "active": ("live", "in service", "in effect", "up and running", "reactivated", "resumed", "restored"),
-    "inactive": ("not active",),
-    "suspended": ("paused", "on hold"),
-    "resolved": ("fixed", "sorted out"),
-    "completed": ("complete", "finished", "done"),
-    "paid": ("settled", "paid off", "paid in full", "fully paid"),
-    "overdue": ("past due", "late"),
-    "confirmed": ("booked",),
-    "approved": ("accepted", "granted"),
-    "rejected": ("declined", "denied", "turned down"),
-    "denied": ("declined", "rejected", "turned down"),
-    "expired": ("lapsed", "no longer valid"),
-    "scheduled": ("on schedule", "on time"),
-    "landed": ("arrived", "touched down"),
-    "in_progress": ("being worked on", "underway", "under way"),
-    "closed": ("shut",),
-    "open": ("opened", "still open", "reopened"),
-    "refunded": ("money back",),
-}
+# Common words for common states (``spec.state_words``), used for a column that declares no
+# words of its own, never for a word a rival value of the same column also has.
+GENERIC_WORDS = STATE_WORDS
 # Predicates of boolean values said another way ("qualifies" for "eligible").
 PREDICATE_WORDS: dict[str, tuple[str, ...]] = {
     "eligible": ("qualify", "qualifies", "qualified", "eligibility"),
@@ -129,23 +108,29 @@ class Value:
 
 @dataclass
 class Vocabulary:
-    """What the spec says about words: per enum column, each value's phrases."""
+    """What the spec says about words: per enum column (its name and its values' phrases)."""
 
-    columns: dict[tuple[str, ...], dict[str, tuple[Phrase, ...]]] = field(default_factory=dict)
+    columns: list[tuple[str, dict[str, tuple[Phrase, ...]]]] = field(default_factory=list)
+
+    def holds(self, value: str) -> bool:
+        return any(value in table for _, table in self.columns)
 
     def phrases_for(
-        self, value: str, enum: Iterable[Any] | None
+        self, value: str, enum: Iterable[Any] | None, name: str = ""
     ) -> tuple[tuple[Phrase, ...], tuple[Phrase, ...], int]:
-        """``(phrases of value, phrases of its rivals, how many values)`` in the column whose
-        enum is ``enum`` (or any column holding ``value``)."""
-        key = tuple(sorted(str(v) for v in enum)) if enum else None
-        table = self.columns.get(key) if key else None
-        if table is None:
-            table = next((t for t in self.columns.values() if value in t), None)
+        """``(phrases of value, phrases of its rivals, how many values)`` in the column of
+        that ``enum`` (or, without one, any column holding ``value``), preferring a column
+        called ``name`` where several fit."""
+        wanted = set(str(v) for v in enum) if enum else None
+        fits = [
+            (column, table)
+            for column, table in self.columns
+            if (set(table) == wanted if wanted is not None else value in table)
+        ]
+        table = next((t for c, t in fits if c == name), fits[0][1] if fits else None)
         if table is None:
             values = {value: _default_phrases(value, None)}
-            if key:
-                values.update({v: _default_phrases(v, None) for v in key})
+            values.update({v: _default_phrases(v, None) for v in sorted(wanted or ())})
             table = _without_shared(values)
         own = table.get(value, _default_phrases(value, None))
         rivals = tuple(p for v, ps in table.items() if v != value for p in ps)
@@ -163,9 +148,8 @@ def vocabulary(spec: EnvSpec | None) -> Vocabulary:
     for table in spec.tables:
         for column in table.columns:
             if column.enum and all(isinstance(v, str) for v in column.enum):
-                key = tuple(sorted(str(v) for v in column.enum))
                 values = {str(v): _default_phrases(str(v), column) for v in column.enum}
-                vocab.columns.setdefault(key, _without_shared(values))
+                vocab.columns.append((column.name, _without_shared(values)))
     if len(_VOCABULARIES) > 64:
         _VOCABULARIES.clear()
     _VOCABULARIES[id(spec)] = (spec, vocab)
@@ -181,7 +165,9 @@ def _default_phrases(value: str, column: ColumnSpec | None) -> tuple[Phrase, ...
     label = column.enum_labels.get(value) if column is not None else None
     if label is not None:
         said += [label.display, *label.words]
-    said += GENERIC_WORDS.get(value, ())
+    # Words the spec chose replace the common ones (a policy may give a word a narrower sense).
+    if label is None or not label.words:
+        said += GENERIC_WORDS.get(value, ())
     seen: list[Phrase] = []
     for text in said:
         phrase = words.stems_of(text)
@@ -219,10 +205,10 @@ def value_of(
     schema = _output_schema(spec, tool, path)
     enum = schema.get("enum") if isinstance(schema, dict) else None
     known = vocabulary(spec)
-    in_column = any(text in t for t in known.columns.values())
+    in_column = known.holds(text)
     word_like = re.fullmatch(r"[a-z]+(?:_[a-z]+)*", text) is not None and len(text.split("_")) <= 3
     if enum or in_column or word_like:
-        own, rivals, size = known.phrases_for(text, enum)
+        own, rivals, size = known.phrases_for(text, enum, leaf)
         return Value(text, "enum", phrases=own, rivals=rivals, label=label, year=year, binary=size == 2)
     if leaf.endswith("id") or (_ID_SHAPE.match(text) and any(c.isdigit() for c in text)):
         return Value(text, "id", label=label, year=year)

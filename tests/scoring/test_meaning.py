@@ -113,7 +113,8 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         ("exchange_requested", "An exchange has been requested for it.", 1),
         ("exchange_requested", "Status: exchange_requested", 1),
         ("delivered", "It was handed over yesterday.", 1),  # a declared word
-        ("delivered", "It has arrived.", 1),  # a common word
+        ("delivered", "It has arrived.", 0),  # declared words replace the common ones
+        ("cancelled", "It has been voided.", 1),  # a common word, where none is declared
         ("delivered", "It is undelivered.", 0),
         # The same statement made again with another value contradicts it.
         ("cancelled", "Your order status is cancelled. Your order status is pending.", 0),
