@@ -16,7 +16,10 @@ Each scripted reply answers one ``POST /v1/chat/completions``, in order:
   per interval, so no single read is slow but the whole answer is;
 - ``"usage": {...}`` in a successful reply: replaces the default token counts.
 
-When the script runs out the server answers 500 with an error saying so.
+When the script runs out the server answers 500 with an error saying so, unless it has
+a ``responder``: a function of the request body that returns a reply as above, so a
+scripted agent can answer each request from the conversation it is sent (the reward
+bench's agents behind the protocol). ``record=False`` keeps no request bodies (long runs).
 ``down_base_url()`` gives an endpoint that is down (a closed port).
 """
 
@@ -25,7 +28,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -38,10 +41,18 @@ class ScriptedOpenAIServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, replies: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        replies: list[dict[str, Any]],
+        responder: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        record: bool = True,
+    ) -> None:
         super().__init__(("127.0.0.1", 0), _ScriptedHandler)
         self._script = list(replies)
         self._lock = threading.Lock()
+        self.responder = responder
+        self.record = record
+        self.answered = 0  # requests taken, recorded or not
         self.requests: list[dict[str, Any]] = []
         # Set on shutdown so handlers sleeping through a scripted delay wake up at once.
         self.stopping = threading.Event()
@@ -56,10 +67,19 @@ class ScriptedOpenAIServer(ThreadingHTTPServer):
             return len(self._script)
 
     def take_reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
-        """Record one request and pop its reply; ``(number, None)`` when the script is spent."""
+        """Record one request and pop its reply (or ask the responder); ``(number, None)``
+        when the script is spent and there is no responder."""
         with self._lock:
-            self.requests.append(body)
-            return len(self.requests), (self._script.pop(0) if self._script else None)
+            if self.record:
+                self.requests.append(body)
+            self.answered += 1
+            number = self.answered
+            if self._script or self.responder is None:
+                return number, (self._script.pop(0) if self._script else None)
+        try:
+            return number, self.responder(body)
+        except Exception as exc:  # noqa: BLE001 - the client is told, as a server error
+            return number, {"status": 500, "body": _error_body(f"responder failed: {exc!r}", 500)}
 
 
 class _ScriptedHandler(BaseHTTPRequestHandler):
@@ -141,9 +161,13 @@ def _completion(reply: dict[str, Any], number: int, model: str) -> dict[str, Any
 
 
 @contextmanager
-def openai_server(replies: list[dict[str, Any]]) -> Iterator[ScriptedOpenAIServer]:
-    """Serve ``replies`` on a free 127.0.0.1 port for the duration of the block."""
-    server = ScriptedOpenAIServer(replies)
+def openai_server(
+    replies: list[dict[str, Any]],
+    responder: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    record: bool = True,
+) -> Iterator[ScriptedOpenAIServer]:
+    """Serve ``replies`` (then ``responder``'s) on a free 127.0.0.1 port for the duration of the block."""
+    server = ScriptedOpenAIServer(replies, responder, record)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-openai", daemon=True
     )
