@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -22,7 +23,7 @@ from envfactory_mcp.llm import LiteLLMClient
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.sim.agents import LLMAgent, OracleAgent
 from envfactory_mcp.sim.users import LLMUser
-from envfactory_mcp.tasks.model import Task, write_tasks
+from envfactory_mcp.tasks.model import GoldAction, Task, write_tasks
 
 pytestmark = pytest.mark.slow
 
@@ -99,13 +100,24 @@ def test_llm_agent_and_llm_user_end_to_end(tasks: list[Task], tmp_path: Path):
     path = tmp_path / "one.jsonl"
     write_tasks([task], path)
     first, rest = task.gold.actions[0], task.gold.actions[1:]
+    assert not first.confirm
+
+    def call(action: GoldAction) -> list[dict[str, Any]]:
+        # The policy wants the user's yes before a confirmed write: ask, then call.
+        ask = [{"content": f"I'm about to {action.name.replace('_', ' ')}. Shall I go ahead?"}]
+        return [
+            *(ask if action.confirm else []),
+            {"tool_calls": [{"name": action.name, "arguments": json.dumps(action.arguments)}]},
+        ]
+
     agent_script = [
-        {"tool_calls": [{"name": first.name, "arguments": json.dumps(first.arguments)}]},
+        *call(first),
         {"tool_calls": [{"name": first.name, "arguments": "{not json"}]},  # malformed: a tool error, and on
-        *[{"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]} for a in rest],
+        *[step for a in rest for step in call(a)],
         {"content": "All done. " + " ".join(c.text for c in task.gold.claims)},
     ]
-    user_script = [{"content": "Great, thank you! ###STOP###"}]
+    yeses = [{"content": "Yes, please go ahead."} for a in rest if a.confirm]
+    user_script = [*yeses, {"content": "Great, thank you! ###STOP###"}]
     with openai_server(agent_script) as agent_server, openai_server(user_script) as user_server:
         agent = lambda cfg, t: LLMAgent(LiteLLMClient("openai/agent-model", api_base=agent_server.base_url))
         user = lambda cfg, t: LLMUser(LiteLLMClient("openai/user-model", api_base=user_server.base_url))
