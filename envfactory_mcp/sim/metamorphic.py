@@ -210,13 +210,14 @@ class MetamorphicAgent:
         self.mode, self.seed, self.spec = mode, seed, spec
         self._inner = _Recording(seed)
         self.applied = False
-        self.changes: list[str] = []
+        self.changes: list[str] = []  # what was changed, in words
+        self.edits: list[tuple[Claim, str, str]] = []  # (claim, what the demonstrator said, what was said)
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self._inner.start(task, tools, system_prompt)
         self._task = task
         self._rng = random.Random(f"metamorphic:{self.mode}:{self.seed}:{task.task_id}")
-        self.applied, self.changes = False, []
+        self.applied, self.changes, self.edits = False, [], []
         self._view: list[Message] = []  # what the demonstrator sees
         self._seen = 0  # messages of the real conversation already in the view
         self._sent: list[tuple[int, str]] = []  # calls sent and not answered yet: (gold index, name)
@@ -393,6 +394,7 @@ class MetamorphicAgent:
             if edit is not None:
                 s, e, new = edit
                 self._note(f"{claim.path}: {text[s:e]!r} -> {new!r}")
+                self.edits.append((claim, text[s:e], new))
                 text = text[:s] + new + text[e:]
         return text
 
@@ -450,14 +452,29 @@ class MetamorphicAgent:
                 f"{said}, or possibly still {other}",
                 f"{said} (or maybe {other})",
                 f"{said}, though it might be {other}",
+                f"{said} or {other}, I can't tell for sure",
             ],
             "money": [
                 f"{said} (maybe {other})",
                 f"{said} or {other}, I'm not sure which",
                 f"somewhere between {said} and {other}",
+                f"{said}, possibly {other}",
             ],
-            "count": [f"either {said} or {other}", f"{said} (possibly {other})", f"{said} or {other}"],
-        }.get(kind, [f"{said} (or possibly {other})", f"{said}, or maybe {other}"])
+            "count": [
+                f"either {said} or {other}",
+                f"{said} (possibly {other})",
+                f"{said} or {other}",
+                f"{said}, maybe {other}",
+            ],
+        }.get(
+            kind,
+            [
+                f"{said} (or possibly {other})",
+                f"{said}, or maybe {other}",
+                f"{said} or {other}",
+                f"either {said} or {other}",
+            ],
+        )
         return start, end, self._rng.choice(forms)
 
     def _wrong_value(self, claim: Claim, text: str, start: int, end: int) -> Edit | None:

@@ -30,6 +30,7 @@ _INSTEAD_SAID = [
     "{subj} isn't eligible for that, so as you asked I'll {act} instead.",
     "That's not possible here: {subj} doesn't qualify. As you asked, I'll {act} instead.",
     "{subj} can't get that, so I'll {act} instead, like you said.",
+    "Unfortunately {subj} isn't able to get that; as you asked, I'll {act} instead.",
 ]
 _SINCE_NOT_SAID = [
     "It isn't {cond} anymore, so I'm not able to {act}.",
@@ -41,11 +42,13 @@ _SORRY_SAID = [
     "Unfortunately I'm not able to {act}, because {reason}.",
     "I can't {act}, I'm afraid: {reason}.",
     "That isn't possible, sorry: {reason}.",
+    "I'm not able to {act}: {reason}.",
 ]
 _SO_GO_SAID = [
     "{subj} is still {cond}, so yes, it qualifies.",
     "Good news: {subj} is {cond}, so that's possible.",
     "{subj} is {cond}, which means I can do that.",
+    "{subj} is {cond}, so that's not a problem.",
 ]
 
 

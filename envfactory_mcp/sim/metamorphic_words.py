@@ -28,7 +28,7 @@ STATUS_WORDS: dict[str, list[str]] = {
         'is marked "Canceled"',
         "got canceled",
     ],
-    "canceled": ["is {now}cancelled", "has been called off", "is {now}Canceled"],
+    "canceled": ["is {now}cancelled", "has been called off", "is {now}Canceled", "got called off"],
     "delivered": ["has arrived", "has been received", 'is marked "Delivered"', "was dropped off"],
     "pending": [
         "hasn't been processed yet",
@@ -36,7 +36,12 @@ STATUS_WORDS: dict[str, list[str]] = {
         'is "Pending"',
         "is awaiting processing",
     ],
-    "processed": ['is marked "Processed"', "has gone through processing", "is {now}Processed"],
+    "processed": [
+        'is marked "Processed"',
+        "has gone through processing",
+        "is {now}Processed",
+        "is being prepared",
+    ],
     "return_requested": [
         "has a return request open",
         "is awaiting a return",
@@ -65,7 +70,7 @@ STATUS_WORDS: dict[str, list[str]] = {
     "active": ["is {now}Active", "is in effect", "is up and running", "is live", "is in service"],
     "inactive": ["hasn't been activated yet", "is {now}Inactive", "isn't activated", "is not active yet"],
     "closed": ["is {now}Closed", "is no longer open", "has been wrapped up", 'is marked "Closed"'],
-    "open": ["is {now}Open", 'is marked "Open"', "is {now}OPEN", "is open for work"],
+    "open": ["is {now}Open", 'is marked "Open"', "is {now}OPEN", "shows as Open"],
     "frozen": [
         "is {now}locked",
         "is on hold",
@@ -89,7 +94,7 @@ STATUS_WORDS: dict[str, list[str]] = {
         "is no longer being prescribed",
         "was stopped by the prescriber",
     ],
-    "used": ["has been redeemed", "is {now}Used", 'is marked "Used"', "has been used up"],
+    "used": ["has been redeemed", "is {now}Used", 'is marked "Used"', "has already been applied"],
     "pending_insurance": [
         "is waiting on insurance",
         "is {now}Pending Insurance",
@@ -123,7 +128,7 @@ def status_predicates(value: str) -> list[str]:
     if found:
         return found
     title = value.replace("_", " ").title()
-    return [f'is marked "{title}"', f"is {{now}}{title}", f"shows as '{title}'"]
+    return [f'is marked "{title}"', f"is {{now}}{title}", f"shows as '{title}'", f"is {{now}}{title.upper()}"]
 
 
 def say_number(n: int) -> str:
@@ -169,6 +174,7 @@ def count_phrases(n: int, label: str) -> list[str]:
         f"you have {words} {noun}",
         f"there {'is' if n == 1 else 'are'} {words} {noun}",
         f"{words} {noun}",
+        f"{words} {noun} in total",
     ]
 
 
@@ -270,8 +276,8 @@ def bool_phrases(label: str, value: bool) -> list[str]:
             f"no, it can't get {a} {thing} at this point",
         ]
     if value:
-        return [f"yes, it's {label}", f"it is {label}", f"it's {label}, yes"]
-    return [f"it isn't {label}", f"no, it's not {label}", f"it is not {label}"]
+        return [f"yes, it's {label}", f"it is {label}", f"it's {label}, yes", f"yes, {label}"]
+    return [f"it isn't {label}", f"no, it's not {label}", f"it is not {label}", f"it's not {label}"]
 
 
 # ----------------------------------------------------------------- wrong and conflicting values
