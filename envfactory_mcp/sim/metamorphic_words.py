@@ -40,7 +40,7 @@ STATUS_WORDS: dict[str, list[str]] = {
         'is marked "Processed"',
         "has gone through processing",
         "is {now}Processed",
-        "is being prepared",
+        "is ready to ship",
     ],
     "return_requested": [
         "has a return request open",
@@ -81,7 +81,7 @@ STATUS_WORDS: dict[str, list[str]] = {
     "paid": ["is settled", "is {now}Paid", "is fully settled", 'is marked "Paid"'],
     "overdue": ["is past due", "is late", "is {now}Overdue", "is behind on payment"],
     "due": ["is awaiting payment", "is {now}Due", "needs to be paid", "is payable now"],
-    "issued": ["has been sent out", "is {now}Issued", "has gone out", "is out"],
+    "issued": ["has been sent out", "is {now}Issued", "has gone out", "has been sent to you"],
     "resolved": ["has been fixed", "is {now}Resolved", "has been sorted out", 'is marked "Resolved"'],
     "in_progress": ["is being worked on", "is {now}In Progress", "is underway", "is being handled"],
     "completed": ["is finished", "is {now}Completed", "is all done", "has already taken place"],
