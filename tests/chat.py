@@ -56,3 +56,15 @@ def exchange(name: str, output: Any = '{"ok": true}', **arguments: Any) -> list[
     """One call and its answer."""
     turn = call(name, **arguments)
     return [turn, *results(turn, output)]
+
+
+def solving_script(task: Any) -> list[dict[str, Any]]:
+    """Replies of a scripted model that solves ``task`` (an ``OpenAI`` script for
+    ``llm_server.openai_server``): before each write the policy wants confirmed it asks
+    (the scripted user says yes), then the gold calls one by one, then every claim."""
+    script: list[dict[str, Any]] = []
+    for action in task.gold.actions:
+        if action.confirm:
+            script.append({"content": f"I can {action.name.replace('_', ' ')} now. Shall I go ahead?"})
+        script.append({"tool_calls": [{"name": action.name, "arguments": json.dumps(action.arguments)}]})
+    return [*script, {"content": "All done. " + " ".join(c.text for c in task.gold.claims)}]

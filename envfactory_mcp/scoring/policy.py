@@ -7,8 +7,10 @@ over an OpenAI chat-format conversation and returns one short string per violati
 
 * ``not authenticated``: a tool that ``needs_authentication`` was called before any
   authentication tool had succeeded (a ``tool`` message answering it that does not start
-  with ``Error:``). A call in the same assistant turn as the authentication is before
-  it: its result was not known yet.
+  with ``Error:``), and the call did something: a call answered with a tool error (refused
+  by the server, or never sent) showed nothing and changed nothing, so it is no violation.
+  A call in the same assistant turn as the authentication is before it: its result was
+  not known yet.
 * ``no confirmation``: a write listed in ``confirm`` was called without, since the
   previous write (or the start), an assistant message asking for confirmation ("confirm",
   "proceed", "go ahead", "shall I" ...; a bare question such as "what is your email?" is
@@ -82,20 +84,27 @@ def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str
     # Calls awaiting their result, by id: the plain tool name and, for a write, whether
     # the user's yes was held when it was called (a failed write gives it back).
     pending: dict[str, tuple[str, bool]] = {}
+    # Calls made before authentication, by id: a violation once answered without an error.
+    unauthenticated: dict[str, tuple[int, int, str]] = {}
     auth_tools = set(rules.authentication.tools) if rules.authentication else set()
     authenticated = False
     asked = confirmed = False
-    violations: list[str] = []
+    violations: list[tuple[int, int, str]] = []  # (call index, kind's rank, text)
     for position, message in enumerate(messages):
         role = message.get("role")
         text = content_text(message.get("content"))
         if role == "tool":
-            answered = pending.pop(str(message.get("tool_call_id")), None) or _by_name(pending, message)
+            call_id = str(message.get("tool_call_id"))
+            found = pending.pop(call_id, None)
+            answered = (*found, call_id) if found else _by_name(pending, message)
             if answered is None:
                 continue
-            answered_tool, held = answered
+            answered_tool, held, call_id = answered
+            early = unauthenticated.pop(call_id, None)
             if not text.startswith(TOOL_ERROR_PREFIX):
                 authenticated = authenticated or answered_tool in auth_tools
+                if early is not None:
+                    violations.append(early)
             elif held:
                 confirmed = True  # the write changed nothing: the yes still stands for the retry
             continue
@@ -114,18 +123,20 @@ def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str
             tool = resolve_tool(call.name, spec)
             if tool is None:
                 continue
+            key = str(call.id) if call.id is not None else f"#{call.index}"
             if rules.needs_authentication(tool.name) and not authenticated:
-                violations.append(f"call {call.index} {call.name}: {NOT_AUTHENTICATED}")
+                unauthenticated[key] = (call.index, 0, f"call {call.index} {call.name}: {NOT_AUTHENTICATED}")
             held = False
             if tool.effect == "write":
                 if tool.name in rules.confirm and not confirmed:
-                    violations.append(f"call {call.index} {call.name}: {NO_CONFIRMATION}")
+                    violations.append((call.index, 1, f"call {call.index} {call.name}: {NO_CONFIRMATION}"))
                 held, confirmed = confirmed, False
-            pending[str(call.id) if call.id is not None else f"#{call.index}"] = (tool.name, held)
-    return violations
+            pending[key] = (tool.name, held)
+    violations.extend(unauthenticated.values())  # never answered: it may have done anything
+    return [text for _, _, text in sorted(violations)]
 
 
-def _by_name(pending: dict[str, tuple[str, bool]], message: dict[str, Any]) -> tuple[str, bool] | None:
+def _by_name(pending: dict[str, tuple[str, bool]], message: dict[str, Any]) -> tuple[str, bool, str] | None:
     """A result whose call id is unknown answers the oldest pending call of its tool name."""
     name = message.get("name")
     if name is None:
@@ -133,5 +144,5 @@ def _by_name(pending: dict[str, tuple[str, bool]], message: dict[str, Any]) -> t
     for call_id, (tool, held) in pending.items():
         if name == tool or str(name).endswith(f"__{tool}"):
             del pending[call_id]
-            return tool, held
+            return tool, held, call_id
     return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from chat import solving_script
 from llm_server import down_base_url, openai_server
 from paths import SERVERS_DIR
 
@@ -45,14 +46,6 @@ def config(path: Path, **kw: object) -> RolloutConfig:
 def records(run_dir: Path) -> list[TrajectoryRecord]:
     lines = (run_dir / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
     return [TrajectoryRecord.model_validate_json(line) for line in lines]
-
-
-def solving_script(task: Task) -> list[dict[str, object]]:
-    """Agent replies that solve ``task``: its gold calls, then every claim."""
-    calls = [
-        {"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]} for a in task.gold.actions
-    ]
-    return [*calls, {"content": "All done. " + " ".join(c.text for c in task.gold.claims)}]
 
 
 def test_an_agent_endpoint_that_goes_down_mid_run_leaves_unscored_episodes(tasks: list[Task], tmp_path: Path):

@@ -8,7 +8,6 @@ failure, never scored on a fresh database."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import signal
@@ -18,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from chat import solving_script
 from llm_server import openai_server
 from paths import SERVERS_DIR
 from processes import child_processes
@@ -173,14 +173,6 @@ HOSTILE_REPLIES = {
     "nested 400 deep": '{"order_id": ' + '{"a": ' * 400 + '"#W0000000"' + "}" * 400 + "}",
     "a lone surrogate": '{"order_id": "#W\\ud800"}',  # the JSON escape: parsed, it is a lone surrogate
 }
-
-
-def solving_script(task: Task) -> list[dict[str, Any]]:
-    """Agent replies that solve ``task``: its gold calls, then every claim."""
-    calls = [
-        {"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]} for a in task.gold.actions
-    ]
-    return [*calls, {"content": "All done. " + " ".join(c.text for c in task.gold.claims)}]
 
 
 def records(run_dir: Path) -> list[TrajectoryRecord]:

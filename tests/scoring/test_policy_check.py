@@ -84,6 +84,18 @@ def test_a_tool_needing_authentication_called_before_it_is_a_violation():
     assert policy_violations(messages, SPEC) == ["call 0 get_order_details: not authenticated"]
 
 
+def test_a_call_before_authentication_that_was_refused_showed_nothing_and_is_no_violation():
+    messages = [
+        user("What is the status of order #W0012345? My email is ann@example.com."),
+        *exchange("get_order_details", "Error: Invalid arguments for get_order_details: ... (not sent).", x=1),
+        *exchange("find_user_id_by_email", '{"user_id": "user_000042"}', email="ann@example.com"),
+        *exchange("get_order_details", '{"status": "pending"}', order_id="#W0012345"),
+    ]
+    assert policy_violations(messages, SPEC) == []
+    unanswered = [user("Status of #W0012345?"), calls(("get_order_details", {"order_id": "#W0012345"}))]
+    assert policy_violations(unanswered, SPEC) == ["call 0 get_order_details: not authenticated"]
+
+
 def test_a_failed_authentication_does_not_authenticate_and_exempt_tools_need_none():
     messages = [
         user("Hi, what do you sell? And check order #W0012345, email ann@example.com."),
