@@ -10,13 +10,18 @@ policy (``EnvSpec.policy_rules``) needs it:
 * before a write that a refusal rule restricts, the read that shows the object's state
   (the agent must see an order is pending before cancelling it);
 * repeated identical reads dropped; a hand-off call appended for a transfer goal;
-* every action replayed from the seed, so outputs and the final state are the real ones.
+* every action replayed from the seed, so outputs and the final state are the real ones;
+  a refusal or contingent goal whose branch the replayed state no longer supports (an
+  earlier goal's write changed it) is rejected.
 
 Goal kinds (``GoalDraw.kind``): ``act`` (a write), ``ask`` (a read with claims),
 ``refuse`` (the user asks for a write the rules forbid in the object's state: the gold
 looks the state up and changes nothing; the state is the claim), ``contingent`` ("if it
 is still pending, cancel it; otherwise return it": the seed decides the branch), and
-``transfer`` (a request no tool serves: hand-off to a human).
+``transfer`` (a request no tool serves: hand-off to a human). A hand-off is drawn only
+from the out-of-scope requests the policy text does not refuse, and when the text lists
+what the agent must not promise the user asks for a person too (``tasks.policy_text``):
+whether a goal ends in a refusal, a hand-off or an action follows the policy.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from envfactory_mcp.graph.sample import Chain, Step
 from envfactory_mcp.runtime import diff_states, dump_state
 from envfactory_mcp.spec import EnvSpec, RefusalRule, ToolSpec
 from envfactory_mcp.tasks.model import GoalKind
-from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected
+from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected, values_at
 from envfactory_mcp.tasks.oracle import GoldAction as GoalAction
+from envfactory_mcp.tasks.policy_text import read_policy
 
 Branch = Literal["then", "otherwise"]
 
@@ -61,6 +67,7 @@ class GoalDraw:
     counter: RefusalRule | None = None  # contingent: the rule of the other branch (None: tell the state)
     taken: Branch | None = None  # contingent: the branch the chain serves
     request: str | None = None  # transfer: the out-of-scope request
+    ask: bool = False  # transfer: the user also asks for a person (the policy hands off only then)
     total: bool = False  # ask: two objects' amounts added up with the calculator
 
 
@@ -97,6 +104,10 @@ class GoalDrawer:
         )
         self.rules = list(rules.refusals)
         self.transfer = rules.transfer
+        # Out-of-scope requests the policy text refuses are never handed off (tasks.policy_text).
+        reading = read_policy(spec)
+        self.hand_offs = reading.hand_offs
+        self.ask_person = reading.restricts_promises
         self.used: dict[str, int] = {}
 
     def draw(self) -> list[GoalDraw]:
@@ -119,7 +130,7 @@ class GoalDrawer:
         if kind in ("refuse", "contingent"):
             return bool(self.rules)
         # One hand-off, at the end: after it the user talks to someone else.
-        return self.transfer is not None and bool(self.transfer.out_of_scope) and last and bool(goals)
+        return self.transfer is not None and bool(self.hand_offs) and last and bool(goals)
 
     def _least_used(self, names: list[str]) -> str:
         weights = [1.0 / (1 + self.used.get(n, 0)) for n in names]
@@ -137,7 +148,8 @@ class GoalDrawer:
             return GoalDraw("ask", self._least_used(self.asks))
         if kind == "transfer":
             assert self.transfer is not None
-            return GoalDraw("transfer", self.transfer.tool, request=rng.choice(self.transfer.out_of_scope))
+            request = rng.choice(self.hand_offs)
+            return GoalDraw("transfer", self.transfer.tool, request=request, ask=self.ask_person)
         restricted = self._least_used(sorted({r.tool for r in self.rules}))
         rule = next(r for r in self.rules if r.tool == restricted)
         if kind == "refuse":
@@ -229,7 +241,7 @@ def complete_for_policy(
         if tool.effect == "read" and not is_goal and any(_same_call(action, o) for o, _ in kept):
             continue
         for rule in rules.rules_for(action.tool):
-            value = _entity_value(tool, rule.entity, action.arguments)
+            value = entity_value(tool, rule.entity, action.arguments)
             if value is None or any(_shows(oracle, other, rule, value) for other, _ in kept):
                 continue
             check = _check_call(oracle, rule, value)
@@ -276,6 +288,8 @@ def complete_for_policy(
     goal_actions: list[list[int]] = [[] for _ in draws]
     for index, (_, goal) in enumerate(kept):
         goal_actions[goal].append(index)
+    for goal, draw in enumerate(draws):
+        _check_branch(draw, [actions[i] for i in goal_actions[goal]])
     final_hash = oracle.session.hash()  # the state ``_replay`` left: equals hash_state(final)
     writes = sum(1 for a in actions if oracle.tools[a.tool].effect == "write")
     if writes and final_hash == oracle.env.seed_hash:
@@ -292,6 +306,23 @@ def complete_for_policy(
         final_hash=final_hash,
         diff=diff_states(oracle.env.seed_state, final, oracle.env.primary_keys),
     )
+
+
+def _check_branch(draw: GoalDraw, own: list[GoalAction]) -> None:
+    """Rejects a refusal or contingent goal whose branch the state it shows, replayed after
+    the goals before it, no longer supports: an earlier goal's write may have changed it
+    (paying an overdue invoice lifts the account's credit hold, so "book a pickup if the
+    account is active, otherwise tell me where it stands" must book)."""
+    rule = draw.rule
+    if rule is None or draw.kind not in ("refuse", "contingent"):
+        return
+    reads = [a for a in own if a.tool == rule.shown_by]
+    states = values_at(reads[-1].output, rule.path) if reads else []
+    if not states:
+        return
+    allows = states[0] in rule.allowed
+    if allows != (draw.kind == "contingent" and draw.taken == "then"):
+        raise Rejected("stale_branch", f"{rule.entity} is {states[0]!r} once the goals before it are done")
 
 
 def _persona_lookups(oracle: Oracle, run: OracleRun, goal_steps: list[int]) -> set[int]:
@@ -315,8 +346,6 @@ def _persona_lookups(oracle: Oracle, run: OracleRun, goal_steps: list[int]) -> s
 
 def _list_amount(tool: ToolSpec, output: dict[str, Any], rng: random.Random) -> tuple[str, Any, float] | None:
     """One element of the list a claim runs through: (its entity, its id, its amount)."""
-    from envfactory_mcp.tasks.oracle import values_at
-
     for path in tool.claims:
         if "[]" not in path:
             continue
@@ -346,7 +375,8 @@ def _same_call(a: GoalAction, b: GoalAction) -> bool:
     )
 
 
-def _entity_value(tool: ToolSpec, entity: str, arguments: dict[str, Any]) -> Any:
+def entity_value(tool: ToolSpec, entity: str, arguments: dict[str, Any]) -> Any:
+    """The value of the ``entity`` argument of a call (the first, for a list of them), or None."""
     for name, param in tool.params.items():
         if param.entity == entity and name in arguments:
             value = arguments[name]
@@ -357,7 +387,7 @@ def _entity_value(tool: ToolSpec, entity: str, arguments: dict[str, Any]) -> Any
 def _shows(oracle: Oracle, action: GoalAction, rule: RefusalRule, value: Any) -> bool:
     return (
         action.tool == rule.shown_by
-        and _entity_value(oracle.tools[action.tool], rule.entity, action.arguments) == value
+        and entity_value(oracle.tools[action.tool], rule.entity, action.arguments) == value
     )
 
 

@@ -409,7 +409,7 @@ AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check")
 # Out of scope, or a person asked for outright.
 HUMAN = (
     "can I speak to a real person, please?", "I'd like to talk to a human agent.", "please put me through to a human.",
-    "is there a person I can talk to?", "I want to speak with someone from your team, not a bot.",
+    "is there a person I can talk to?", "I want to speak with a person from your team, not a bot.",
     "could you connect me with a human representative?", "I'd rather deal with an actual person.",
     "get me a human, please.",
 )
@@ -418,6 +418,9 @@ OUT_OF_SCOPE = (
     "is it possible to get {request}?", "could I get {request}?", "I want {request}.",
     "I'm hoping to arrange {request}.", "what are my options for {request}?", "I'm asking for {request}.",
 )
-OUT_OF_SCOPE_TAIL = ("If that's not something you handle, please pass me to someone who can.",
-                     "If you can't do it, I'd like to talk to someone who can.")
+# An ask for a person (tasks.policy_text.ASKS_FOR_PERSON reads every one of them as one).
+OUT_OF_SCOPE_TAIL = ("If that's not something you handle, please pass me to a person who can.",
+                     "If you can't do it, I'd like to talk to a human who can.",
+                     "If that's beyond what you can do, please put me through to a human agent.",
+                     "Otherwise, could you connect me with a representative who can help?")
 # fmt: on

@@ -64,6 +64,7 @@ class GoalPlan:
     condition: str | None = None  # "contingent": the state the user hopes for ("pending")
     otherwise: str | None = None  # "contingent": the fallback as the user puts it
     request: str | None = None  # "transfer": the out-of-scope request, or None to ask for a human
+    ask: bool = False  # "transfer": a request is followed by an ask for a person, always
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
 def _transfer(goal: GoalPlan, roles: Roles, rng: Picker) -> list[Sentence]:
     if goal.request:
         pieces = [sentence(rng.choice(P.OUT_OF_SCOPE), request=goal.request.strip().rstrip("."))]
-        if rng.random() < 0.3:
+        if rng.random() < 0.3 or goal.ask:
             pieces.append(sentence(rng.choice(P.OUT_OF_SCOPE_TAIL)))
     else:
         pieces = [sentence(rng.choice(P.HUMAN))]

@@ -480,7 +480,12 @@ def _goals(
         elif draw.kind == "transfer":
             outcome = outcome.model_copy(update={"request": draw.request})
             plan = GoalPlan(
-                kind="transfer", intent=tool.intent, tool=draw.tool, facts=opening, request=draw.request
+                kind="transfer",
+                intent=tool.intent,
+                tool=draw.tool,
+                facts=opening,
+                request=draw.request,
+                ask=draw.ask,
             )
         goals.append(outcome)
         plans.append(plan)

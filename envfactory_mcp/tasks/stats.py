@@ -13,11 +13,13 @@ import random
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from envfactory_mcp.spec import EnvSpec
+from envfactory_mcp.spec import EnvSpec, RefusalRule
 from envfactory_mcp.tasks.addresses import is_possible_address
 from envfactory_mcp.tasks.calibrate import leak_problems, leak_rules_for, missing_facts
-from envfactory_mcp.tasks.model import Task
-from envfactory_mcp.tasks.oracle import leaves, objects
+from envfactory_mcp.tasks.compose import entity_value
+from envfactory_mcp.tasks.model import GoalOutcome, Task
+from envfactory_mcp.tasks.oracle import leaves, objects, values_at
+from envfactory_mcp.tasks.policy_text import asks_for_person, read_policy
 
 if TYPE_CHECKING:
     from envfactory_mcp.tasks.generate import GenerationReport
@@ -89,7 +91,8 @@ def policy_problems(task: Task, spec: EnvSpec) -> list[str]:
     """Why an agent that follows ``spec.policy_rules`` could not finish ``task`` (empty when
     it can): a tool that needs an authenticated user before any authentication in the gold;
     an authentication value the user does not know; a value the user must type that is not
-    among what the user knows; a transfer goal without the hand-off call."""
+    among what the user knows; a transfer goal without the hand-off call; and every way the
+    gold contradicts the policy (``outcome_problems``)."""
     rules = spec.policy_rules
     problems: list[str] = []
     known = {json.dumps(f.value, sort_keys=True, default=str) for f in task.user_scenario.known_info}
@@ -129,6 +132,136 @@ def policy_problems(task: Task, spec: EnvSpec) -> list[str]:
     handed = rules.transfer is not None and any(a.name == rules.transfer.tool for a in task.gold.actions)
     if handed and rules.transfer is not None and rules.transfer.tool not in task.gold.required_calls:
         problems.append("a hand-off in the gold that the task does not require")
+    return problems + outcome_problems(task, spec)
+
+
+def outcome_problems(task: Task, spec: EnvSpec) -> list[str]:
+    """Where the gold contradicts the policy, read from ``spec.policy_rules`` and what the
+    policy text says about out-of-scope requests (``tasks.policy_text``); empty when a
+    policy-following agent ends every goal the way the gold does:
+
+    * every write a refusal rule restricts comes after the rule's read showed its object
+      in a state the rule allows (the gold never does what the policy refuses);
+    * ``refuse``: a rule gives the goal's reason, its read shows a state the rule does not
+      allow, and the goal writes nothing;
+    * ``contingent``: the branch taken is the one the state shown decides;
+    * ``transfer``: the hand-off tool, called last; the request is declared out of scope
+      and not one the policy text refuses; when the text lists what the agent must not
+      promise, the user asks for a person;
+    * a hand-off only for a transfer goal; ``confirm`` exactly on the policy's ``confirm`` writes.
+    """
+    rules = spec.policy_rules
+    actions = task.gold.actions
+    problems: list[str] = []
+    for i, action in enumerate(actions):
+        if action.confirm != (action.name in rules.confirm):
+            problems.append(
+                f"action {i}: {action.name} confirm={action.confirm}, against the policy's confirm list"
+            )
+        tool = spec.tool(action.name)
+        for rule in rules.rules_for(action.name):
+            value = entity_value(tool, rule.entity, action.arguments) if tool is not None else None
+            if value is None:
+                continue
+            state = _shown_state(task, spec, rule, value, before=i)
+            if state is _UNSHOWN:
+                problems.append(
+                    f"action {i}: {action.name} before {rule.shown_by} showed {rule.entity} {value}"
+                )
+            elif state not in rule.allowed:
+                problems.append(
+                    f"action {i}: {action.name} on {rule.entity} {value} in state {state!r}, which the policy refuses"
+                )
+    for g, goal in enumerate(task.gold.goals):
+        if goal.kind in ("refuse", "contingent"):
+            problems += _restricted_goal_problems(task, spec, g, goal)
+        elif goal.kind == "transfer":
+            problems += _transfer_problems(task, spec, g, goal)
+    transfer = rules.transfer
+    if transfer and any(a.name == transfer.tool for a in actions) and not _has_kind(task, "transfer"):
+        problems.append("a hand-off in the gold for no transfer goal")
+    return problems
+
+
+_UNSHOWN = object()
+
+
+def _shown_state(task: Task, spec: EnvSpec, rule: RefusalRule, value: Any, before: int) -> Any:
+    """The state of ``rule``'s object ``value`` that the last ``rule.shown_by`` read before
+    action ``before`` showed, or ``_UNSHOWN``."""
+    reader = spec.tool(rule.shown_by)
+    if reader is None:
+        return _UNSHOWN
+    for action in reversed(task.gold.actions[:before]):
+        if action.name == rule.shown_by and entity_value(reader, rule.entity, action.arguments) == value:
+            found = values_at(action.output, rule.path)
+            return found[0] if found else _UNSHOWN
+    return _UNSHOWN
+
+
+def _goal_rule(spec: EnvSpec, goal: GoalOutcome) -> RefusalRule | None:
+    """The refusal rule a refuse or contingent goal is about: its reason and requested action."""
+    for rule in spec.policy_rules.refusals:
+        tool = spec.tool(rule.tool)
+        if rule.reason == goal.reason and tool is not None and tool.intent == goal.requested:
+            return rule
+    return None
+
+
+def _restricted_goal_problems(task: Task, spec: EnvSpec, g: int, goal: GoalOutcome) -> list[str]:
+    rule = _goal_rule(spec, goal)
+    if rule is None:
+        return [f"{goal.kind} goal {g}: no refusal rule gives its reason for {goal.requested!r}"]
+    own = [(i, task.gold.actions[i]) for i in goal.actions]
+    did = any(a.name == rule.tool for _, a in own)
+    reads = [(i, a) for i, a in own if a.name == rule.shown_by]
+    reader = spec.tool(rule.shown_by)
+    state: Any = _UNSHOWN
+    if reads and reader is not None:
+        i, read = reads[-1]
+        value = entity_value(reader, rule.entity, read.arguments)
+        state = _shown_state(task, spec, rule, value, before=i + 1)
+    problems: list[str] = []
+    if goal.kind == "refuse":
+        writes = [a.name for _, a in own if (t := spec.tool(a.name)) is not None and t.effect == "write"]
+        if did or writes:
+            problems.append(f"refuse goal {g}: the gold writes {', '.join(writes)} although it refuses")
+        if state is _UNSHOWN:
+            problems.append(f"refuse goal {g}: no {rule.shown_by} shows the state the refusal rests on")
+        elif state in rule.allowed:
+            problems.append(f"refuse goal {g}: {rule.entity} is {state!r}, which allows {rule.tool}")
+        return problems
+    if did != (goal.taken == "then"):
+        problems.append(
+            f"contingent goal {g}: took {goal.taken!r} but {'made' if did else 'never made'} {rule.tool}"
+        )
+    if state is not _UNSHOWN and (state in rule.allowed) != (goal.taken == "then"):
+        problems.append(f"contingent goal {g}: {rule.entity} is {state!r}, yet the gold took {goal.taken!r}")
+    return problems
+
+
+def _transfer_problems(task: Task, spec: EnvSpec, g: int, goal: GoalOutcome) -> list[str]:
+    transfer = spec.policy_rules.transfer
+    if transfer is None or goal.tool != transfer.tool:
+        return [f"transfer goal {g}: {goal.tool} is not the policy's hand-off tool"]
+    actions = task.gold.actions
+    problems: list[str] = []
+    if not actions or actions[-1].name != transfer.tool or len(actions) - 1 not in goal.actions:
+        problems.append(f"transfer goal {g}: the hand-off is not the last action")
+    reading = read_policy(spec)
+    if goal.request is not None:
+        refused = reading.refusal(goal.request)
+        if goal.request not in transfer.out_of_scope:
+            problems.append(f"transfer goal {g}: {goal.request!r} is not declared out of scope")
+        elif refused is not None:
+            problems.append(
+                f"transfer goal {g}: the policy refuses {goal.request!r} ({refused!r}), so it is not handed off"
+            )
+    if reading.restricts_promises and not asks_for_person(task.user_scenario.opening_message):
+        problems.append(
+            f"transfer goal {g}: the policy lists what not to promise and hands off when the user asks "
+            "for a person, and the user never does"
+        )
     return problems
 
 

@@ -23,7 +23,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def tasks(retail_tasks) -> list[Task]:
-    return retail_tasks(30, seed=21)
+    return retail_tasks(40, seed=21)  # a read task among them (the first is the 31st)
 
 
 def rollout_args(tasks_path: Path, run: Path, *extra: str) -> list[str]:
