@@ -1,7 +1,8 @@
 """Agents: the scripted ones that run with no model endpoint, and the model-backed one.
 
-    OracleAgent   replays the task's gold actions, then states every claim (a consistency
-                  check of environment, task and scoring: it should score 1.0)
+    OracleAgent   replays the task's gold actions, asking the user's yes before each one the
+                  policy wants confirmed, then states every claim (a consistency check of
+                  environment, task and scoring: it should score 1.0)
     NoopAgent     never calls a tool (the floor: it must score 0 on write tasks)
     RandomAgent   schema-valid calls to random tools, deterministic per seed and task
     LLMAgent      any ``LLMClient``: the policy as system prompt, the offered tools
@@ -27,7 +28,7 @@ from envfactory_mcp.llm import LLMClient, ToolCall
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.seeddata import value_from_schema
 from envfactory_mcp.sim.types import AgentTurn, Message
-from envfactory_mcp.tasks.model import Task
+from envfactory_mcp.tasks.model import GoldAction, Task
 
 NOOP_MESSAGE = "Thank you for reaching out. I'm sorry, but I am not able to help with this request."
 RANDOM_DONE_MESSAGE = "I have done what I can for now. Thank you for your patience."
@@ -44,6 +45,11 @@ class OracleAgent:
     """Replays ``task.gold.actions`` one tool call per ``act``, then one closing message
     that states every claim (``"Done. status: cancelled; refunded: 219.82."``).
 
+    Before a gold action the policy wants confirmed (``GoldAction.confirm``) it says one
+    message asking for the user's yes (``confirmation_request``) and makes the call on
+    its next turn, after the user's reply, whatever the reply (a reply that is not a yes
+    shows up as the scorer's "no confirmation" violation, not as a call left out).
+
     A gold call that fails does not stop it: it is a consistency check, not a solver.
     The failures it saw are kept in ``tool_errors`` (a failing gold action means the
     server and the task disagree).
@@ -54,12 +60,14 @@ class OracleAgent:
     def __init__(self) -> None:
         self._task: Task | None = None
         self._next = 0
+        self._asked = -1  # the gold action whose confirmation was asked for
         self._offered: set[str] = set()
         self.tool_errors: list[str] = []
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self._task = task
         self._next = 0
+        self._asked = -1
         self._offered = {t["function"]["name"] for t in tools}
         self.tool_errors = []
 
@@ -71,6 +79,9 @@ class OracleAgent:
             self.tool_errors.append(str(messages[-1]["content"]))
         if self._next < len(task.gold.actions):
             action = task.gold.actions[self._next]
+            if action.confirm and self._asked != self._next:
+                self._asked = self._next
+                return AgentTurn(content=confirmation_request(action))
             # With several servers offered, tool names are namespaced "<server>__<tool>".
             namespaced = f"{action.server}__{action.name}"
             name = namespaced if namespaced in self._offered else action.name
@@ -78,6 +89,22 @@ class OracleAgent:
             self._next += 1
             return AgentTurn(tool_calls=[call])
         return AgentTurn(content=closing_message(task))
+
+
+def confirmation_request(action: GoldAction) -> str:
+    """The oracle's question before a call the policy wants confirmed: the call, then
+    ``"Shall I go ahead?"`` (``scoring.policy.asks_confirmation`` reads it as one)."""
+    details = ", ".join(
+        f"{key.replace('_', ' ')} {_value_text(value)}" for key, value in action.arguments.items()
+    )
+    return (
+        f"I'm about to call {action.name}" + (f" with {details}" if details else "") + ". Shall I go ahead?"
+    )
+
+
+def _value_text(value: Any) -> str:
+    """A string as it is (an empty one as ``""``), anything else as JSON."""
+    return value if isinstance(value, str) and value else json.dumps(value, ensure_ascii=False)
 
 
 def closing_message(task: Task) -> str:

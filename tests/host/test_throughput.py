@@ -60,8 +60,11 @@ async def test_kept_sessions_are_reused_from_the_seed_and_no_episode_ends_one(ta
         episodes = len(records)
         assert conn.sent["control.end_session"] == 0
         assert conn.sent["control.reset"] == episodes
-        # One hash per episode: the user's last check; the final read reuses it.
-        assert conn.sent["control.state_hash"] == episodes
+        # One hash per user reply once every claim was told (the user's check that the goal
+        # is met): the reply to the closing words and, in a task with nothing to tell, to
+        # each of the oracle's requests for confirmation too; the final read reuses the last.
+        asked_early = sum(a.confirm for task in tasks if not task.gold.claims for a in task.gold.actions)
+        assert asked_early and conn.sent["control.state_hash"] == episodes + 2 * asked_early
         assert all(r.final_state_hash == r.gold_state_hash for r in records)
         # Kept sessions are still open on the server: the next reset is the only way in,
         # and shutting down ends them.

@@ -14,7 +14,7 @@ from paths import SERVERS_DIR
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.store import read_records
 from envfactory_mcp.rl import EnvFactoryEnv, EnvFactoryServers
-from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
+from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message, confirmation_request
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 
 pytestmark = pytest.mark.slow  # builds retail and its tasks (~40 s on first use in a session)
@@ -34,21 +34,18 @@ def tasks(tasks_file: Path) -> list[Task]:
 
 
 def oracle_messages(task: Task) -> list[dict[str, object]]:
-    """What the oracle agent sends, as OpenAI assistant messages."""
-    moves: list[dict[str, object]] = [
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": f"call_{i}",
-                    "type": "function",
-                    "function": {"name": a.name, "arguments": json.dumps(a.arguments)},
-                }
-            ],
+    """What the oracle agent sends, as OpenAI assistant messages: each gold call, after a
+    request for the user's yes when the policy wants one, then the closing words."""
+    moves: list[dict[str, object]] = []
+    for i, a in enumerate(task.gold.actions):
+        if a.confirm:
+            moves.append({"role": "assistant", "content": confirmation_request(a)})
+        call = {
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {"name": a.name, "arguments": json.dumps(a.arguments)},
         }
-        for i, a in enumerate(task.gold.actions)
-    ]
+        moves.append({"role": "assistant", "content": None, "tool_calls": [call]})
     return [*moves, {"role": "assistant", "content": closing_message(task)}]
 
 
@@ -91,8 +88,12 @@ def test_the_oracle_through_step_scores_one_with_the_rollouts_record(
         assert record.messages == rolled.messages  # the same conversation
         assert record.reward == rolled.reward and record.reward_parts == rolled.reward_parts
         assert record.final_state_hash == rolled.final_state_hash == task.gold.final_state_hash
-        # every tool call was answered by a tool message, the text by the user
-        assert all(m[0]["role"] == "tool" for m in seen[:-1])
+        # every tool call was answered by a tool message, every text by the user
+        moves = oracle_messages(task)
+        assert all(
+            m[0]["role"] == ("tool" if move.get("tool_calls") else "user")
+            for m, move in zip(seen, moves, strict=True)
+        )
         assert seen[-1][-1]["role"] == "user"
 
 

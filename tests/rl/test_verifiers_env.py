@@ -12,7 +12,7 @@ import pytest
 from llm_server import openai_server
 from paths import SERVERS_DIR
 
-from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
+from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message, confirmation_request
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 
 pytestmark = pytest.mark.slow  # builds retail and its tasks
@@ -36,10 +36,14 @@ def tasks_file(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def oracle_script(task: Task) -> list[dict[str, object]]:
-    calls = [
-        {"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]} for a in task.gold.actions
-    ]
-    return [*calls, {"content": closing_message(task)}]
+    """The oracle's turns: each gold call, after a request for the user's yes when the
+    policy wants one, then the closing words."""
+    turns: list[dict[str, object]] = []
+    for a in task.gold.actions:
+        if a.confirm:
+            turns.append({"content": confirmation_request(a)})
+        turns.append({"tool_calls": [{"name": a.name, "arguments": json.dumps(a.arguments)}]})
+    return [*turns, {"content": closing_message(task)}]
 
 
 def test_a_verifiers_environment_built_from_retail_gets_our_rewards(

@@ -15,6 +15,7 @@ from llm_server import SCRIPTED_USAGE, openai_server
 from envfactory_mcp.env import Environment
 from envfactory_mcp.llm import LiteLLMClient, LLMError, TokenCounts, ToolCall
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
+from envfactory_mcp.scoring.policy import asks_confirmation
 from envfactory_mcp.sim.agents import (
     NOOP_MESSAGE,
     LLMAgent,
@@ -24,6 +25,7 @@ from envfactory_mcp.sim.agents import (
     string_matching,
 )
 from envfactory_mcp.sim.types import AgentTurn, Message
+from envfactory_mcp.sim.users import CONFIRM_REPLY
 from envfactory_mcp.tasks.model import Task
 
 
@@ -49,15 +51,19 @@ def tools(retail_env: Environment) -> list[dict[str, Any]]:
 async def drive(
     agent: Any, task: Task, tools: list[dict[str, Any]], tool_reply: str = "{}"
 ) -> list[AgentTurn]:
-    """Run ``agent`` the way the host does, answering every call with ``tool_reply``,
-    until it writes text (at most 20 turns)."""
+    """Run ``agent`` the way the host does, answering every call with ``tool_reply`` and
+    a request for confirmation with the scripted user's yes, until it writes any other
+    text (at most 30 turns)."""
     agent.start(task, tools, "policy")
     messages: list[Message] = [{"role": "user", "content": task.user_scenario.opening_message}]
     turns = []
-    for _ in range(20):
+    for _ in range(30):
         turn = await agent.act(list(messages))
         turns.append(turn)
         messages.append(turn.as_message())
+        if not turn.tool_calls and asks_confirmation(turn.content or ""):
+            messages.append({"role": "user", "content": CONFIRM_REPLY})
+            continue
         if not turn.tool_calls:
             return turns
         for call in turn.tool_calls:
@@ -71,7 +77,9 @@ async def drive(
 async def test_oracle_emits_the_gold_calls_in_order_then_states_every_claim(tasks, tools):
     for task in tasks:
         turns = await drive(OracleAgent(), task, tools)
-        *calls, final = turns
+        *steps, final = turns
+        calls = [t for t in steps if t.tool_calls]  # the others ask for confirmation
+        assert len(steps) - len(calls) == sum(a.confirm for a in task.gold.actions)
         assert [len(t.tool_calls) for t in calls] == [1] * len(task.gold.actions)
         emitted = [t.tool_calls[0] for t in calls]
         assert [(c.name, c.arguments) for c in emitted] == [(a.name, a.arguments) for a in task.gold.actions]
@@ -98,11 +106,12 @@ async def test_oracle_moves_on_after_a_tool_error_and_records_it(tasks, tools):
     error = f"{TOOL_ERROR_PREFIX} order not found"
     agent = OracleAgent()
     turns = await drive(agent, task, tools, tool_reply=error)
-    assert [t.tool_calls[0].name for t in turns[:-1]] == [a.name for a in task.gold.actions]
+    assert [t.tool_calls[0].name for t in turns[:-1] if t.tool_calls] == [a.name for a in task.gold.actions]
     assert turns[-1].content is not None and not turns[-1].tool_calls
     assert agent.tool_errors == [error] * len(task.gold.actions)
     again = await drive(agent, task, tools)  # start() begins a fresh episode
-    assert len(again) == len(task.gold.actions) + 1 and agent.tool_errors == []
+    asks = sum(a.confirm for a in task.gold.actions)
+    assert len(again) == len(task.gold.actions) + asks + 1 and agent.tool_errors == []
 
 
 # ---------------------------------------------------------------- noop and random
