@@ -35,119 +35,9 @@ HEDGE_PHRASES = (
 )  # fmt: skip
 # Not content: dropped when a free text is reduced to its key facts.
 STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "so",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "within",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "about",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "having",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "she",
-        "his",
-        "her",
-        "they",
-        "them",
-        "their",
-        "very",
-        "really",
-        "just",
-        "even",
-        "also",
-        "too",
-        "still",
-        "yet",
-        "all",
-        "any",
-        "some",
-        "each",
-        "every",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "than",
-        "up",
-        "down",
-        "out",
-        "off",
-        "again",
-        "once",
-        "now",
-        "please",
-        "thanks",
-        "thank",
-        "hi",
-        "hello",
-        "dear",
-        "since",
-        "while",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "what",
-        "how",
-        "why",
-        "not",
-        "no",
-    ]
+    """a an the and or but if then so of to in on at by for from with within into onto over under about as is are was were be been being am do does did has have had having
+    it its it's this that these those there here i me my we our you your he she his her they them their very really just even also too still yet all any some each every can could would should
+    will shall may might must than up down out off again once now please thanks thank hi hello dear since while when where which who whom what how why not no cannot s re ll ve d m""".split()  # noqa: SIM905
 )
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -311,6 +201,7 @@ def hedged(words: tuple[Token, ...], clause: int, raw: str = "") -> bool:
 
 # ------------------------------------------------------------------------------ numbers
 
+_CURRENCY = re.compile(r"\s*(?:usd|dollars?|bucks)\b")
 _AMOUNT = re.compile(
     r"(?<![\w.])(?:-\s?)?(?:usd\s?|us\$\s?|\$\s?)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\d|[.,]\d)",
     re.IGNORECASE,
@@ -324,6 +215,7 @@ class Number:
     value: float
     clause: int
     start: int = 0
+    money: bool = False  # written as an amount: "$", "USD", "dollars" or two decimals
 
 
 def numbers_in(text: str) -> list[Number]:
@@ -336,7 +228,13 @@ def numbers_in(text: str) -> list[Number]:
         for match in _AMOUNT.finditer(part):
             digits = match.group(1).replace(",", "") + (match.group(2) or "")
             sign = -1.0 if match.group(0).lstrip().startswith("-") else 1.0
-            found.append(Number(sign * float(digits), clause, match.start()))
+            after = part[match.end() : match.end() + 12]
+            money = bool(
+                re.search(r"usd|\$", match.group(0))
+                or len(match.group(2) or "") == 3
+                or _CURRENCY.match(after)
+            )
+            found.append(Number(sign * float(digits), clause, match.start(), money))
         found.extend(Number(v, clause, start) for v, start in _word_numbers(part))
     return found
 
@@ -351,6 +249,9 @@ def _word_numbers(text: str) -> list[tuple[float, int]]:
     for i, match in enumerate([*found, None]):
         word = match.group(0) if match else ""
         previous = found[i - 1].group(0) if i else ""
+        following = found[i + 1].group(0) if match and i + 1 < len(found) else ""
+        if word == "one" and current is None and _pronoun_one(previous, following):
+            word = ""  # "an active one still has refills": a pronoun, not a count
         if word in _UNITS or word in _TENS or (word == "single" and previous == "a"):
             if current is None:
                 begun = found[i - 1].start() if word == "single" else match.start()  # type: ignore[union-attr]
@@ -367,6 +268,26 @@ def _word_numbers(text: str) -> list[tuple[float, int]]:
                 values.append((float(total + current), begun))
             current, total, scaled = None, 0, False
     return values
+
+
+def _pronoun_one(previous: str, following: str) -> bool:
+    """Whether "one" stands for a thing ("an active one still has", "this one is") rather
+    than counting ("one bag", "only one")."""
+    if previous in ("only", "just", "exactly", "least", "most"):
+        return False
+    return previous in (
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "each",
+        "every",
+        "any",
+        "which",
+        "another",
+        "no",
+    ) or (not following or following in STOPWORDS)
 
 
 # ------------------------------------------------------------------------------ dates
@@ -415,9 +336,30 @@ def dates_in(text: str, year: int) -> set[date]:
     return found
 
 
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?|\b(\d{1,2}):(\d{2})\b", re.IGNORECASE)
+_NAMED_TIMES = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
+
+
+def times_in(text: str) -> set[tuple[int, int]]:
+    """Every clock time in ``text`` as ``(hour, minute)``, 24-hour: ``8:00 AM``, ``8am``,
+    ``8 a.m.``, ``20:00``, ``noon``."""
+    found: set[tuple[int, int]] = set()
+    for match in _CLOCK.finditer(text):
+        if match.group(3):
+            hour, minute = int(match.group(1)) % 12, int(match.group(2) or 0)
+            hour += 12 if match.group(3).lower() == "p" else 0
+        else:
+            hour, minute = int(match.group(4)), int(match.group(5))
+        if hour < 24 and minute < 60:
+            found.add((hour, minute))
+    lowered = text.casefold()
+    found |= {t for name, t in _NAMED_TIMES.items() if re.search(rf"\b{name}\b", lowered)}
+    return found
+
+
 def without_dates(text: str) -> str:
     """``text`` with every written date blanked, its length kept (so its numbers are not
     read as amounts, and what follows keeps its offsets)."""
-    for pattern in (_ISO, _MDY, _DMY, re.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b")):
+    for pattern in (_ISO, _MDY, _DMY, re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"), _CLOCK):
         text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return text

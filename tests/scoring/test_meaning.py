@@ -113,9 +113,14 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         ("exchange_requested", "An exchange has been requested for it.", 1),
         ("exchange_requested", "Status: exchange_requested", 1),
         ("delivered", "It was handed over yesterday.", 1),  # a declared word
-        ("delivered", "It has arrived.", 0),  # declared words replace the common ones
+        ("delivered", "It has arrived.", 1),  # a common word, beside the declared ones
         ("cancelled", "It has been voided.", 1),  # a common word, where none is declared
         ("delivered", "It is undelivered.", 0),
+        ("cancelled", "I'll cancel it for you.", 0),  # an intention, not a state
+        ("cancelled", "It can be cancelled until it ships.", 0),
+        ("cancelled", "Only pending orders can be cancelled.", 0),  # a rule, not this order
+        ("cancelled", "If it is cancelled, the refund follows.", 0),
+        ("exchange_requested", "It is awaiting an exchange.", 1),
         # The same statement made again with another value contradicts it.
         ("cancelled", "Your order status is cancelled. Your order status is pending.", 0),
         ("delivered", "Order #W1 is delivered. Order #W2 is pending.", 1),
@@ -170,9 +175,18 @@ def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool,
         (1, "nonfree_bags", "You have a single checked bag.", 1),
         (10.53, "data_remaining_gb", "You have 10.53GB left this cycle.", 1),
         ("2026-06-18", "effective_date", "It takes effect on June 18, 2026.", 1),
+        ("Northland Apothecary", "pharmacy", "Your pharmacy is Northland Apothecary.", 1),
+        ("Northland Apothecary", "pharmacy", "It's Northland Apothecary or Riverside Drug.", 0),
         ("2026-06-18", "effective_date", "From Thursday, June 18.", 1),
         ("2026-06-18", "effective_date", "From 6/18/2026.", 1),
         ("2026-06-18", "effective_date", "From June 19.", 0),
+        ("Fri Jun 19, 8:00 AM", "when", "See you at 8 AM on Friday, June 19.", 1),
+        ("Fri Jun 19, 8:00 AM", "when", "It's June 19 at 8am.", 1),
+        ("Fri Jun 19, 8:00 AM", "when", "It's 19 June, 08:00.", 1),
+        ("Fri Jun 19, 8:00 AM", "when", "It's June 19 at 9am.", 0),
+        ("Fri Jun 19, 8:00 AM", "when", "Fri Jun 19, 8:00 AM, or maybe Sat Jun 20.", 0),
+        (588.99, "net_paid", "Somewhere between $588.99 and $598.99.", 0),
+        (0, "refills_remaining", "The late fee is $0.00 and you have 1 refill left.", 0),
         ("TKT003301", "ticket_id", "Your ticket number is TKT-003301.", 1),
         ("TKT003301", "ticket_id", "It is TKT003301 or TKT003302.", 0),
     ],
@@ -218,10 +232,29 @@ def test_two_valued_states_are_said_by_denying_the_other():
         ("Mobile data is very slow in the evenings", "Data is really slow every evening on mobile", True),
         ("Mobile data is very slow in the evenings", "No service at all since yesterday", False),
         ("Charged twice for order 4521", "Charged twice for order 4522", False),  # numbers are facts
+        ("Annual checkup", "Yearly check-up", True),
+        ("Annual checkup", "Sore throat", False),
     ],
 )
 def test_free_text_is_compared_by_its_key_facts(gold: str, said: str, same: bool):
     assert text_means(gold, said) is same
+
+
+def test_a_rows_free_text_is_compared_as_a_whole():
+    gold = {
+        "title": "Screen flickers after the latest update",
+        "description": "Screen flickers after the latest update",
+    }
+    said = {
+        "title": "Customer says screen keeps flickering following the lates...",
+        "description": "Customer says screen keeps flickering following the latest update",
+    }
+    texts = {"t": frozenset({"title", "description"})}
+    diff = lambda row: {"t": {"inserted": [row], "deleted": [], "updated": []}}
+    assert diffs_mean_same(diff(gold), diff(said), texts)
+    assert not diffs_mean_same(
+        diff(gold), diff({"title": "No signal", "description": "No signal at home"}), texts
+    )
 
 
 def test_diffs_compare_free_text_columns_by_meaning_and_the_rest_exactly():

@@ -87,7 +87,9 @@ def test_a_tool_needing_authentication_called_before_it_is_a_violation():
 def test_a_call_before_authentication_that_was_refused_showed_nothing_and_is_no_violation():
     messages = [
         user("What is the status of order #W0012345? My email is ann@example.com."),
-        *exchange("get_order_details", "Error: Invalid arguments for get_order_details: ... (not sent).", x=1),
+        *exchange(
+            "get_order_details", "Error: Invalid arguments for get_order_details: ... (not sent).", x=1
+        ),
         *exchange("find_user_id_by_email", '{"user_id": "user_000042"}', email="ann@example.com"),
         *exchange("get_order_details", '{"status": "pending"}', order_id="#W0012345"),
     ]
