@@ -33,6 +33,7 @@ texts; :func:`diffs_mean_same` compares two state diffs column by column, exactl
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -354,7 +355,8 @@ def _in_clause(value: Value, clause: str) -> int:
         own = _phrase_hits(toks, value.phrases)
         if value.binary:  # "no longer suspended" says active when there are only the two
             own |= _phrase_hits(toks, value.rivals, negated_only=True)
-        rivals = _phrase_hits(toks, value.rivals) - own
+        # A rival said as a possibility still hedges: "active, though it might be inactive".
+        rivals = _phrase_hits(toks, value.rivals, statements_only=False) - own
 
         def joined(a: int, b: int) -> bool:
             between = toks[a + 1 : b]
@@ -432,7 +434,10 @@ def _unhedged(own: set[int], rivals: set[int], joined: Callable[[int, int], bool
 
 
 def _phrase_hits(
-    toks: tuple[words.Token, ...], phrases: tuple[Phrase, ...], negated_only: bool = False
+    toks: tuple[words.Token, ...],
+    phrases: tuple[Phrase, ...],
+    negated_only: bool = False,
+    statements_only: bool = True,
 ) -> set[int]:
     """Where any of ``phrases`` is said as a statement about this object (not negated; or only
     the negated mentions): not an intention or a possibility ("I'll cancel it", "it can be
@@ -441,7 +446,7 @@ def _phrase_hits(
     hits: set[int] = set()
     for phrase in phrases:
         for span in words.find_phrase(toks, phrase):
-            if _irrealis(toks, span[0]) or _generic(toks, span):
+            if statements_only and (_irrealis(toks, span[0]) or _generic(toks, span)):
                 continue
             negative = words.negated(toks, span, phrase)
             if negative == negated_only:
@@ -486,17 +491,26 @@ def _irrealis(toks: tuple[words.Token, ...], start: int) -> bool:
 
 def _generic(toks: tuple[words.Token, ...], span: tuple[int, int]) -> bool:
     """A mention in a rule or a condition, not a fact: a clause that opens with "if",
-    "when" ...; or with "a", "any", "only" ... and says no "is", "has been" ... up to the
-    mention ("a bill pending insurance is not payable", "only pending orders"; but "an
-    exchange has been requested" is a fact)."""
+    "when" ...; a mention right after "a", "an" or within three words after "only", "any",
+    "every" ("a paid bill has nothing to pay", "only due or overdue bills"); a clause that
+    opens with "a", "only" ... and says no "is", "has been" ... up to the mention ("a bill
+    pending insurance is not payable"; but "an exchange has been requested" is a fact)."""
     clause = toks[span[0]].clause
-    first = next((t for t in toks if t.clause == clause), None)
-    if first is None:
-        return False
-    if first.word in _CONDITIONS:
-        return True
     upto = [t.word for t in toks[: span[1]] if t.clause == clause]
-    return (first.word in _GENERIC_OPENERS or "only" in upto[:4]) and not _COPULAS & set(upto)
+    if not upto:
+        return False
+    if upto[0] in _CONDITIONS:
+        return True
+    before = [t.word for t in toks[max(0, span[0] - 3) : span[0]] if t.clause == clause]
+    if {"only", "any", "every"} & set(before):
+        return True
+    # "a paid bill has nothing to pay", "... and a cancelled one ...": a kind of thing, at the
+    # head of a clause; "you have a cancelled order" is a fact.
+    head = before[:-1][-1:] if before and before[-1] in ("a", "an") else None
+    after = [t.word for t in toks[span[0] : span[1]]]
+    if head is not None and (head == [] or head[0] in ("and", "or", "but", "while", "whereas")):
+        return not _COPULAS & set(after)
+    return upto[0] in _GENERIC_OPENERS and not _COPULAS & set(upto)
 
 
 def _boolean_in(value: Value, clause: str) -> int:
@@ -576,20 +590,25 @@ class KeyFacts:
 
 
 def key_facts(text: str) -> KeyFacts:
-    """The numbers, ids and content stems of a free text (a hyphen inside a word dropped:
-    "check-up" is "checkup")."""
-    text = re.sub(r"(?<=[a-z])-(?=[a-z])", "", text, flags=re.IGNORECASE)
+    """The numbers, ids and content stems of a free text (a hyphen read as a space)."""
     ids = frozenset(
         re.sub(r"[^a-z0-9]", "", t.casefold())
         for t in _ID_TOKEN.findall(text)
         if re.search(r"[a-z]", t, re.I)
     )
+    toks = words.tokens(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text, flags=re.IGNORECASE))
     stems = frozenset(
-        t.stem
-        for t in words.tokens(text)
-        if t.stem not in _STOP_STEMS and not t.word.isdigit() and len(t.word) > 1
+        t.stem for t in toks if t.stem not in _STOP_STEMS and not t.word.isdigit() and len(t.word) > 1
     )
     return KeyFacts(frozenset(n.value for n in words.numbers_in(text)), ids, stems)
+
+
+def _with_compounds(text: str, stems: frozenset[str]) -> frozenset[str]:
+    """``stems`` and the stems of each two words written together ("check up" -> "checkup"),
+    so "check-up", "check up" and "checkup" meet."""
+    toks = words.tokens(re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text, flags=re.IGNORECASE))
+    joined = {words.stem(a.word + b.word) for a, b in itertools.pairwise(toks) if a.clause == b.clause}
+    return stems | joined
 
 
 def text_means(gold: str, said: str) -> bool:
@@ -602,7 +621,7 @@ def text_means(gold: str, said: str) -> bool:
         return False
     if not want.stems:
         return not got.stems or want == got
-    kept = len(want.stems & got.stems)
+    kept = len(want.stems & _with_compounds(said, got.stems)) if want.stems - got.stems else len(want.stems)
     return kept >= max(1, math.ceil(TEXT_KEEP * len(want.stems) - 1e-9))
 
 

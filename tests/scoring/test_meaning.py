@@ -121,6 +121,9 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         ("cancelled", "Only pending orders can be cancelled.", 0),  # a rule, not this order
         ("cancelled", "If it is cancelled, the refund follows.", 0),
         ("exchange_requested", "It is awaiting an exchange.", 1),
+        ("cancelled", "It is cancelled, though it might be pending.", 0),  # a rival as a possibility
+        ("cancelled", "You have a cancelled order.", 1),
+        ("delivered", "It is delivered; a pending one could still be cancelled.", 1),
         # The same statement made again with another value contradicts it.
         ("cancelled", "Your order status is cancelled. Your order status is pending.", 0),
         ("delivered", "Order #W1 is delivered. Order #W2 is pending.", 1),
