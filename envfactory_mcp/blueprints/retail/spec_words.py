@@ -2,7 +2,7 @@
 
 Every text enum column is labelled (``kit.worded``): its values in words, and here the other
 words an agent would use for one value and no other of its column. The policy never says a
-``processed`` order has shipped, so it gets no shipping words. No column holds free text an
+``processed`` order has shipped, so it gets only words for being made ready to ship. No column holds free text an
 agent words itself: addresses, names and cancellation reasons are the user's own."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from envfactory_mcp.blueprints import kit
 WORDS: dict[str, dict[str, list[str]]] = {
     "orders.status": {
         "pending": ["not yet processed", "not processed yet", "awaiting processing"],
+        # Processed: made ready to leave the warehouse (not yet said to have shipped).
+        "processed": ["ready to ship", "ready for shipment", "being prepared for shipment", "packed"],
         "delivered": ["arrived"],
         "cancelled": ["called off", "voided"],
         "return_requested": ["return in progress", "return started", "being returned"],
