@@ -41,7 +41,7 @@ WORDS: dict[str, dict[str, list[str]]] = {
     "prescriptions.status": {
         "needs_renewal": ["due for renewal", "needs to be renewed"],
         "renewal_requested": ["renewal pending", "sent for renewal"],
-        "discontinued": ["stopped"],
+        "discontinued": ["stopped", "no longer prescribed"],
     },
     "refills.status": {
         "sent": ["sent to the pharmacy", "submitted"],
@@ -49,7 +49,14 @@ WORDS: dict[str, dict[str, list[str]]] = {
         "picked_up": ["collected"],
     },
     "bills.status": {
-        "pending_insurance": ["waiting for insurance", "awaiting insurance", "with the insurer"],
+        "pending_insurance": [
+            "waiting for insurance",
+            "awaiting insurance",
+            "with the insurer",
+            "awaiting the insurer",
+            "waiting on the insurer",
+            "waiting on insurance",
+        ],
         "overdue": ["past due", "late"],
         "paid": ["paid in full", "settled"],
     },
