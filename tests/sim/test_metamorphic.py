@@ -299,7 +299,6 @@ def test_the_protocol_path_gives_the_direct_verdicts(retail: tuple[list[Task], E
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason="issue 24: reward by meaning lands separately")
 def test_no_mode_is_misjudged_over_stdio() -> None:
     """Right work in other words scores 1.0, gaming below, on two domains over stdio."""
     args = bench_reward.parse(["--domains", "retail,telecom", "--episodes-per-cell", "3", "--pool", "80"])
