@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory_mcp.llm import LLMClient, LLMError
-from envfactory_mcp.scoring import meaning
+from envfactory_mcp.scoring import meaning, said
 from envfactory_mcp.scoring.claims import told
 
 PASS_AT = 0.75
@@ -130,10 +130,10 @@ def matches(claim: AtomicClaim, text: str) -> bool:
     value = claim.value
     if value is None or value == "":
         return False
-    said = meaning.value_of(value, claim.path or claim.id)
-    if said.kind in ("money", "count") and claim.kind in ("money", "number"):
-        said = dataclasses.replace(said, kind="money" if claim.kind == "money" else "count")
-    return meaning.mentions(said, text) > 0
+    gold = meaning.value_of(value, claim.path or claim.id)
+    if gold.kind in ("money", "count") and claim.kind in ("money", "number"):
+        gold = dataclasses.replace(gold, kind="money" if claim.kind == "money" else "count")
+    return said.mentions(gold, text) > 0
 
 
 def answer_text(messages: list[dict[str, Any]]) -> str:

@@ -31,9 +31,9 @@ from envfactory_mcp.records.trajectory import (
 )
 from envfactory_mcp.runtime import diff_states
 from envfactory_mcp.scoring.claims import claims_communicated
+from envfactory_mcp.scoring.free_text import text_columns
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
-from envfactory_mcp.scoring.meaning import text_columns
 from envfactory_mcp.scoring.rescore import score_record
 from envfactory_mcp.scoring.reward import agent_calls, state_means_gold
 from envfactory_mcp.settings import EPISODE_TIMEOUT_S, MAX_ERRORS, MAX_STEPS, REWARD_BASIS

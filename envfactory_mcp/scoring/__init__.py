@@ -1,5 +1,6 @@
 """Scoring: gold replay, rewards from final state, claims and actions (values compared by
-meaning: ``meaning.py`` over ``words.py``, claims in ``claims.py``); grounding and policy
+meaning: ``words.py`` the language, ``meaning.py`` a value's kind and words, ``said.py`` what
+a text states, ``free_text.py`` free text and diffs, ``claims.py`` what the agent told); grounding and policy
 checks; scoring a record and re-scoring a run; pass^k and run summaries.
 
 (``rescore``, which re-scores a run directory in place, is ``scoring.rescore.rescore``,

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from envfactory_mcp.scoring import meaning
+from envfactory_mcp.scoring import meaning, said
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim
 
@@ -150,9 +150,9 @@ def _leaves(data: Any) -> list[str]:
 
 
 def _copies_output(text: str, outputs: list[frozenset[str]]) -> bool:
-    said = text.casefold()
+    written = text.casefold()
     for leaves in outputs:
-        repeated = sum(1 for leaf in leaves if leaf in said)
+        repeated = sum(1 for leaf in leaves if leaf in written)
         if repeated >= DUMP_MIN_VALUES and repeated >= DUMP_SHARE * len(leaves):
             return True
     return False
@@ -161,7 +161,7 @@ def _copies_output(text: str, outputs: list[frozenset[str]]) -> bool:
 # ------------------------------------------------------------------------------ claims
 
 
-def claim_value(claim: Claim, spec: EnvSpec | None = None) -> meaning.Value:
+def claim_value(claim: Claim, spec: EnvSpec | None = None) -> said.Value:
     """The claim's value with its kind and words (from the spec, where given)."""
     year = int(spec.clock[:4]) if spec is not None and spec.clock[:4].isdigit() else 2026
     return meaning.value_of(claim.value, claim.path, spec, claim.tool, year=year)
@@ -196,8 +196,8 @@ def claims_communicated(
             missing.append(claim.text)
             continue
         shown = shown_at.get(claim.text, -1)
-        said = sum(meaning.mentions(value, reply.text) for reply in replies if reply.index > shown)
-        (found if said >= needed[key] else missing).append(claim.text)
+        told_times = sum(said.mentions(value, reply.text) for reply in replies if reply.index > shown)
+        (found if told_times >= needed[key] else missing).append(claim.text)
     return found, missing
 
 

@@ -34,8 +34,8 @@ from typing import Any
 
 from envfactory_mcp.records.trajectory import RewardParts
 from envfactory_mcp.scoring.claims import claims_communicated
+from envfactory_mcp.scoring.free_text import diffs_mean_same, text_columns
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
-from envfactory_mcp.scoring.meaning import diffs_mean_same, text_columns
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.settings import REWARD_BASIS
 from envfactory_mcp.spec.models import EnvSpec
@@ -201,7 +201,7 @@ def score_episode(
     the basis, which then checks every argument value with no schema to excuse it).
     ``final_diff`` and ``gold_diff`` (each from the initial state) let a final state whose
     hash differs from the gold's match it by meaning: the same changes, free text by its
-    key facts (:func:`envfactory_mcp.scoring.meaning.diffs_mean_same`).
+    key facts (:func:`envfactory_mcp.scoring.free_text.diffs_mean_same`).
     """
     names = check_basis(basis)
     found, missing = claims_communicated(task.gold.claims, messages, spec)

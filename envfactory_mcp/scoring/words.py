@@ -363,3 +363,33 @@ def without_dates(text: str) -> str:
     for pattern in (_ISO, _MDY, _DMY, re.compile(r"\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"), _CLOCK):
         text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return text
+
+
+# ------------------------------------------------------------------------------ values
+
+ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$")
+# A token that names a thing by a code: letters, maybe a separator, then a digit ("#W0012345",
+# "TKT-003301", "user_000042").
+ID_TOKEN = re.compile(r"(?<![\w])#?[a-z]*[-_]?\d[\w-]*", re.IGNORECASE)
+STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_CALENDAR_WORDS = re.compile(
+    r"\b(?:" + "|".join(d[:3] + f"(?:{d[3:]})?" for d in _WEEKDAYS) + r"|at|on|am|pm|of)\b\.?", re.IGNORECASE
+)
+
+
+def moment(text: str, year: int) -> tuple[date, tuple[int, int] | None] | None:
+    """A value that is a date, with a clock time or not (``2026-06-18``, ``Fri Jun 19, 8:00
+    AM``), as ``(day, (hour, minute) or None)``; None for anything else. An ISO value's time
+    of day is not asked for (a timestamp's date is what a person is told)."""
+    iso = ISO_DATE.match(text)
+    if iso:
+        return date(int(iso[1]), int(iso[2]), int(iso[3])), None
+    days = dates_in(text, year)
+    if len(days) != 1 or len(text) > 40:
+        return None
+    rest = _CALENDAR_WORDS.sub(" ", without_dates(text))
+    if re.search(r"[a-z0-9]", rest, re.IGNORECASE):
+        return None  # more than a date and a time: free text that holds a date
+    times = times_in(text)
+    return next(iter(days)), (next(iter(times)) if len(times) == 1 else None)

@@ -13,7 +13,9 @@ import pytest
 
 from envfactory_mcp.scoring import words
 from envfactory_mcp.scoring.claims import claims_communicated, told, without_json
-from envfactory_mcp.scoring.meaning import Value, diffs_mean_same, mentions, text_means, value_of
+from envfactory_mcp.scoring.free_text import diffs_mean_same, text_means
+from envfactory_mcp.scoring.meaning import value_of
+from envfactory_mcp.scoring.said import Value, mentions
 from envfactory_mcp.spec import EnvSpec, parse_spec
 from envfactory_mcp.tasks.model import Claim
 
