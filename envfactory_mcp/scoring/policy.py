@@ -40,7 +40,17 @@ NO_CONFIRMATION = "no confirmation"
 # Asking for a yes: a bare question ("what is your email?") is not one.
 _ASKS = re.compile(
     r"\b(confirm|proceed|go ahead|shall i|should i|do you want me to|would you like me to|want me to|"
-    r"are you sure|is (that|this) (right|correct|ok|okay))\b"
+    r"are you sure|is (that|this) (right|correct|ok|okay|alright|all right|fine)|yes or no|yes/no|"
+    r"ok to|okay to|good to go|sound good|sounds good)\b"
+)
+# A yes/no question proposing something ("Can I cancel order #W1 for you?", "Would you like
+# the refund on your card?"), not a question for information ("What is your email?",
+# "Could you share your zip code?").
+_YES_NO_START = re.compile(
+    r"^(?:so|and|great|ok|okay|alright|perfect|thanks)?[,!.]?\s*(?:shall|should|can|may|do|does|would|will|want|ready|ok|okay)\b"
+)
+_INFO_REQUEST = re.compile(
+    r"^\W*(?:can|could|would|will) you (?:please )?(?:provide|share|tell|give|send|let me know|spell)\b"
 )
 _YES_START = re.compile(
     r"^\W*(yes|yeah|yep|yup|yes please|sure|ok|okay|correct|confirm(ed)?|right|absolutely|definitely|"
@@ -71,8 +81,17 @@ def _normal(text: str) -> str:
 
 
 def asks_confirmation(text: str) -> bool:
-    """The assistant's text asks the user to confirm (confirm, proceed, go ahead, shall I ...)."""
-    return bool(_ASKS.search(text.casefold()))
+    """The assistant's text asks the user to confirm: it says confirm, proceed, go ahead,
+    shall I ..., or asks a yes/no question proposing something ("Can I cancel order #W1 for
+    you?"), not one asking for information ("Could you share your email?")."""
+    lowered = text.casefold()
+    if _ASKS.search(lowered):
+        return True
+    for question in re.findall(r"[^.!?\n]*\?", lowered):
+        question = question.strip()
+        if _YES_NO_START.match(question) and not _INFO_REQUEST.match(question):
+            return True
+    return False
 
 
 def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str]:

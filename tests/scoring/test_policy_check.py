@@ -140,3 +140,22 @@ def test_a_call_in_the_same_turn_as_the_authentication_comes_before_it():
 )
 def test_affirms(text: str, yes: bool):
     assert affirms(text) is yes
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Can I cancel order #W0012345 for you?", True),
+        ("Would you like the refund on your original card?", True),
+        ("I'll cancel it. Is that alright?", True),
+        ("Cancel #W0012345 now (yes or no)?", True),
+        ("Shall I go ahead?", True),
+        ("What is the email on your account?", False),
+        ("Could you share your zip code?", False),
+        ("Can you provide your order number?", False),
+    ],
+)
+def test_a_yes_no_question_proposing_an_action_asks_for_confirmation(text: str, asks: bool):
+    from envfactory_mcp.scoring.policy import asks_confirmation
+
+    assert asks_confirmation(text) is asks
