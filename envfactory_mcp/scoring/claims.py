@@ -7,7 +7,8 @@ the first tool result that holds it, and only in what the agent *told* the user:
 
 * **no credit for dumping.** Raw tool output pasted back is not telling: JSON in a reply is
   left out, and a reply that repeats at least half of the values of a tool output holding
-  six or more (pasted, or rendered ``key: value`` line by line) is a dump and counts for
+  six or more (pasted, or rendered ``key: value`` line by line), or renders three or more of
+  a tool output's own ``snake_case`` keys as ``key: value``, is a dump and counts for
   nothing. Listing an action's details to confirm it ("cabin: economy; date: ...") is not a
   dump: it repeats a few of an output's values, not most of them;
 * **no credit for length.** A reply longer than ``max(LONG_REPLY_CHARS, 8 x the reference)``
@@ -28,12 +29,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from envfactory_mcp.scoring import meaning, said
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim
 
 LONG_REPLY_CHARS = 1500
 DUMP_SHARE = 0.5  # share of one tool output's values a reply repeats to be a dump
 DUMP_MIN_VALUES = 6
+DUMP_FIELDS = 3  # "key: value" pairs of a tool output's own snake_case keys
+_FIELD = re.compile(r"[\"']?\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b[\"']?\s*[:=]")
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -63,6 +67,7 @@ class Told:
 def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]:
     """Every assistant message's text with what it did not tell left out (see the module)."""
     outputs: list[frozenset[str]] = []
+    keys: set[str] = set()
     out: list[Told] = []
     limit = max(LONG_REPLY_CHARS, 8 * reference_chars)
     for index, message in enumerate(messages):
@@ -72,10 +77,11 @@ def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]
             leaves = _output_values(text)
             if len(leaves) >= DUMP_MIN_VALUES:
                 outputs.append(leaves)
+            keys |= _output_keys(text)
             continue
         if role != "assistant" or not text:
             continue
-        if _copies_output(text, outputs):
+        if _copies_output(text, outputs) or _field_dump(text, keys):
             continue
         text = without_json(text)
         if len(text) > limit:
@@ -120,6 +126,28 @@ def _closing(text: str, start: int) -> int | None:
             if depth == 0:
                 return i
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _output_keys(text: str) -> frozenset[str]:
+    """The keys of a tool's JSON output that no one writes in prose (``refills_remaining``)."""
+    found: set[str] = set()
+    stack = [_json(text)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found |= {str(k) for k in node if "_" in str(k)}
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(found)
+
+
+def _field_dump(text: str, keys: set[str]) -> bool:
+    """A reply rendering tool output field by field: ``DUMP_FIELDS`` or more ``key: value``
+    pairs whose keys are a tool output's own (``refills_remaining: 0``)."""
+    pairs = {m.group(1) for m in _FIELD.finditer(text) if m.group(1) in keys}
+    return len(pairs) >= DUMP_FIELDS
 
 
 @functools.lru_cache(maxsize=1024)
@@ -177,42 +205,79 @@ def claims_communicated(
 ) -> tuple[list[str], list[str]]:
     """``(found, missing)`` claim texts, in the order of ``claims`` (see the module).
 
-    A claim counts when what the agent told the user, after the first tool result holding
-    the claim's value (any message when none does), states it by meaning. What the user or
-    a tool said never counts. The k-th of claims that mean the same needs k mentions.
+    A claim counts when what the agent told the user states it by meaning, after the first
+    tool result holding the value (for a write's outcome, after that write's result; any
+    message when no result holds it). What the user or a tool said never counts. Claims
+    that mean the same each need a mention of their own.
     """
     if not claims:
         return [], []
     replies = told(messages, reference_chars(claims))
-    shown_at = _shown_at(claims, messages)
-    found: list[str] = []
-    missing: list[str] = []
-    needed: dict[tuple[str, str], int] = {}
-    for claim in claims:
-        value = claim_value(claim, spec)
-        key = (value.kind, json.dumps(value.value, sort_keys=True, default=str))
-        needed[key] = needed.get(key, 0) + 1
+    shown_at = _shown_at(claims, messages, spec)
+    # Claims that mean the same share the mentions: each needs one of its own, after the
+    # point it could be told (the most constrained claim picks first).
+    values = [claim_value(claim, spec) for claim in claims]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, value in enumerate(values):
+        groups.setdefault((value.kind, json.dumps(value.value, sort_keys=True, default=str)), []).append(i)
+    told_ok = [False] * len(claims)
+    for members in groups.values():
+        value = values[members[0]]
         if value.value is None or value.value == "":
-            missing.append(claim.text)
             continue
-        shown = shown_at.get(claim.text, -1)
-        told_times = sum(said.mentions(value, reply.text) for reply in replies if reply.index > shown)
-        (found if told_times >= needed[key] else missing).append(claim.text)
+        said_at = [reply.index for reply in replies for _ in range(said.mentions(value, reply.text))]
+        starts = {i: shown_at.get((claims[i].tool, claims[i].path, claims[i].text), -1) for i in members}
+        for i in sorted(members, key=lambda m: -starts[m]):
+            pick = next((k for k, at in enumerate(said_at) if at > starts[i]), None)
+            if pick is not None:
+                told_ok[i] = True
+                del said_at[pick]
+    found = [c.text for c, ok in zip(claims, told_ok, strict=True) if ok]
+    missing = [c.text for c, ok in zip(claims, told_ok, strict=True) if not ok]
     return found, missing
 
 
-def _shown_at(claims: list[Claim], messages: list[dict[str, Any]]) -> dict[str, int]:
-    """Per claim text, the index of the first tool message whose output holds the value."""
-    shown: dict[str, int] = {}
-    tools = [(i, message_text(m).casefold()) for i, m in enumerate(messages) if m.get("role") == "tool"]
+def _shown_at(
+    claims: list[Claim], messages: list[dict[str, Any]], spec: EnvSpec | None
+) -> dict[tuple[str, str, str], int]:
+    """Per claim (tool, path, text), the index of the tool message from which on the agent
+    can tell it: for the outcome of a write, the first result of that write holding the
+    value (it is told after the write, not while proposing it: "I'll set the limit to
+    $1,000. Shall I?"); otherwise, or when the write never returned it, the first tool
+    result that holds it; -1 when none does."""
+    names: dict[str, str] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                names[str(call.get("id"))] = str(call["function"].get("name") or "")
+    tools = [
+        (
+            i,
+            _plain(names.get(str(m.get("tool_call_id"))) or str(m.get("name") or "")),
+            message_text(m).casefold(),
+        )
+        for i, m in enumerate(messages)
+        if m.get("role") == "tool"
+    ]
+    shown: dict[tuple[str, str, str], int] = {}
     for claim in claims:
-        if claim.text in shown:
+        key = (claim.tool, claim.path, claim.text)
+        if key in shown:
             continue
         pattern = re.compile(
             "|".join(rf"(?<![\w.]){re.escape(w)}(?![\w]|\.\d)" for w in _raw_forms(claim.value))
         )
-        shown[claim.text] = next((i for i, text in tools if pattern.search(text)), -1)
+        holding = [(i, name) for i, name, text in tools if pattern.search(text)]
+        tool = spec.tool(claim.tool) if spec is not None else None
+        write = tool is not None and tool.effect == "write"
+        own = next((i for i, name in holding if name == claim.tool), None) if write else None
+        shown[key] = own if own is not None else (holding[0][0] if holding else -1)
     return shown
+
+
+def _plain(name: str) -> str:
+    """A tool name without its ``<server>__`` namespace."""
+    return name.rsplit(NAMESPACE_SEPARATOR, 1)[-1]
 
 
 def _raw_forms(value: Any) -> tuple[str, ...]:

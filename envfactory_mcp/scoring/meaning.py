@@ -134,7 +134,7 @@ def _default_phrases(value: str, column: ColumnSpec | None) -> tuple[Phrase, ...
     said += _compound_words(value)
     seen: list[Phrase] = []
     for text in said:
-        phrase = words.stems_of(text)
+        phrase = words.participle(words.stems_of(text), text)
         if phrase and phrase not in seen:
             seen.append(phrase)
     return tuple(seen)
@@ -154,6 +154,8 @@ def _compound_words(value: str) -> list[str]:
                 f"{thing} request",
                 f"{thing} started",
                 f"{thing} submitted",
+                f"set for {thing}",
+                f"{thing} arranged",
             ]
     return []
 

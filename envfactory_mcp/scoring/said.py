@@ -67,10 +67,14 @@ def clauses(text: str) -> list[str]:
 
 
 def mentions(value: Value, text: str) -> int:
-    """How many times ``text`` states ``value``, hedged mentions left out; none at all when
-    another clause says the same thing with a rival value (a contradiction)."""
+    """How many times ``text`` states ``value``; none at all when the text hedges it against
+    a rival anywhere, or another clause says the same thing with a rival value (a
+    contradiction): an answer giving conflicting values for the fact does not state it."""
     parts = clauses(text)
-    counts = [_in_clause(value, clause) for clause in parts]
+    read = [_in_clause(value, clause) for clause in parts]
+    counts = [n for n, _ in read]
+    if any(hedged for _, hedged in read):
+        return 0  # the value given with a conflicting one ("suspended, or possibly active")
     if any(counts) and _contradicted(value, parts, counts):
         return 0
     return sum(counts)
@@ -78,20 +82,25 @@ def mentions(value: Value, text: str) -> int:
 
 def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
     """Whether a clause that says a rival and not the value reads like a clause that says
-    the value ("Your order status is cancelled. Your order status is pending."): two or
-    more content words in common, and at least half of the shorter clause's. A clause on
-    something else ("only pending orders can be cancelled") shares too few."""
+    the value ("Your order status is cancelled. Your order status is pending."): its content
+    words all in that clause, or two or more in common and at least half of the shorter
+    clause's; for an amount or a count, a clause naming what it is ("the late fee is
+    $25.00") with another number. A clause on something else ("your other line is
+    active", "only pending orders can be cancelled") is no contradiction."""
     if value.kind not in ("enum", "boolean", "money", "count"):
         return False
     frames = [_frame(value, clause) for clause in parts]
     stating = [frames[i] for i, n in enumerate(counts) if n]
+    label = {s for s in value.label if s not in _STOP_STEMS}
     for i, clause in enumerate(parts):
         if counts[i] or not _says_rival(value, clause):
             continue
+        if value.kind in ("money", "count") and label and label <= {t.stem for t in words.tokens(clause)}:
+            return True  # "the late fee is $25.00": the asked amount, said otherwise
         for frame in stating:
             shared = len(frames[i] & frame)
-            if shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame)):
-                return True
+            if frames[i] <= frame or (shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame))):
+                return True  # "It is active." beside "it is not active": nothing else said
     return False
 
 
@@ -99,30 +108,31 @@ def _says_rival(value: Value, clause: str) -> bool:
     if value.kind == "enum":
         return bool(_phrase_hits(words.tokens(clause), value.rivals))
     if value.kind == "boolean":
-        return _boolean_in(dataclasses.replace(value, value=not value.value), clause) > 0
+        return _boolean_in(dataclasses.replace(value, value=not value.value), clause)[0] > 0
     return bool(_numbers_at(value, clause)[1])
 
 
 def _frame(value: Value, clause: str) -> frozenset[str]:
-    """The clause's content stems, the value's and its rivals' words and numbers left out."""
+    """The clause's content stems and ids ("w1"), the value's and its rivals' words and
+    plain numbers left out."""
     # A boolean's rival is its own predicate negated: its words are the frame.
     said = (
         set()
         if value.kind == "boolean"
-        else {s for phrase in (*value.phrases, *value.rivals) for s in phrase}
+        else {s.split(words.PARTICIPLE)[0] for phrase in (*value.phrases, *value.rivals) for s in phrase}
     )
     return frozenset(
         t.stem
         for t in words.tokens(clause)
         if t.stem not in _STOP_STEMS
         and t.stem not in said
-        and not any(c.isdigit() for c in t.word)
+        and not t.word.replace(".", "").isdigit()
         and t.word not in words.NUMBER_WORDS
     )
 
 
-def _in_clause(value: Value, clause: str) -> int:
-    """Mentions of ``value`` in one clause that are not hedged against a rival."""
+def _in_clause(value: Value, clause: str) -> tuple[int, bool]:
+    """``(mentions of value in one clause not hedged against a rival, whether one was)``."""
     if value.kind == "enum":
         toks = words.tokens(clause)
         own = _phrase_hits(toks, value.phrases)
@@ -130,6 +140,11 @@ def _in_clause(value: Value, clause: str) -> int:
             own |= _phrase_hits(toks, value.rivals, negated_only=True)
         # A rival said as a possibility still hedges: "active, though it might be inactive".
         rivals = _phrase_hits(toks, value.rivals, statements_only=False) - own
+        # What the clause says a thing *is* wins over a word used to name something else:
+        # "the bill is now pending insurance and the balance due is $192.75" is not "due".
+        said_is = {i for i in own if _predicate_at(toks, i)}
+        if not said_is and any(_predicate_at(toks, i) for i in _phrase_hits(toks, value.rivals)):
+            own = set()
 
         def joined(a: int, b: int) -> bool:
             between = toks[a + 1 : b]
@@ -137,7 +152,8 @@ def _in_clause(value: Value, clause: str) -> int:
                 " ".join(t.word for t in between)
             )
 
-        return len(_unhedged(own, rivals, joined))
+        kept = {i for i in _unhedged(own, rivals, joined) if not _hedged_after(toks, i)}
+        return len(kept), len(kept) < len(own)
     if value.kind == "boolean":
         return _boolean_in(value, clause)
     text = clause.casefold()
@@ -153,7 +169,8 @@ def _in_clause(value: Value, clause: str) -> int:
 
     if value.kind in ("money", "count", "number"):
         own_at, rivals_at = _numbers_at(value, clause)
-        return len(_unhedged(own_at, rivals_at, joined_text))
+        kept = _unhedged(own_at, rivals_at, joined_text)
+        return len(kept), len(kept) < len(own_at)
     if value.kind == "date":
         gold = words.moment(str(value.value), value.year)
         assert gold is not None
@@ -163,28 +180,44 @@ def _in_clause(value: Value, clause: str) -> int:
         found = day in said and (time is None or time in said_time)
         other = bool(said - {day}) or (time is not None and bool(said_time - {time}))
         hedged = other and (bool(_HEDGE_WORD.search(text)) or _hedge_phrase(text))
-        return 1 if found and not hedged else 0
+        return (1 if found and not hedged else 0), found and hedged
     if value.kind == "id":
         pattern = _id_pattern(str(value.value))
         own_ids = {m.start() for m in pattern.finditer(text)}
         rival_ids = {
             m.start() for m in _ID_TOKEN.finditer(text) if not pattern.fullmatch(m.group(0).casefold())
         }
-        return len(_unhedged(own_ids, rival_ids - own_ids, joined_text))
+        kept = _unhedged(own_ids, rival_ids - own_ids, joined_text)
+        return len(kept), len(kept) < len(own_ids)
     toks = words.tokens(clause)
     wanted = value.phrases[0] if value.phrases else ()
     if not wanted or not all(s in {t.stem for t in toks} for s in wanted):
-        return 0
+        return 0, False
     # "Northland Apothecary or Riverside Drug": the value offered with an alternative.
     at = [i for i, t in enumerate(toks) if t.stem in wanted]
     near = [t.word for t in toks[max(0, at[0] - 2) : at[0]]] + [t.word for t in toks[at[-1] + 1 : at[-1] + 3]]
-    return 0 if any(w in words.HEDGES or w in _BRACKETS for w in near) else 1
+    hedged = any(w in words.HEDGES or w in _BRACKETS for w in near)
+    return (0, True) if hedged else (1, False)
 
 
 # Words that open a pair of values: "between $54 and $60", "either 2 or 3".
 _BRACKETS = frozenset({"between", "either", "somewhere", "maybe", "possibly", "perhaps"})
 _BRACKET_WORD = re.compile(r"\b(?:" + "|".join(sorted(_BRACKETS)) + r")\b")
 _HEDGE_WORD = re.compile(r"\b(?:" + "|".join(sorted(words.HEDGES)) + r")\b")
+
+
+_HEDGE_AFTER = (
+    "or maybe", "or possibly", "or perhaps", "though it might", "but it might", "though it may",
+    "or it could", "or it might", "i can not tell", "can not tell for sure", "not sure",
+)  # fmt: skip
+
+
+def _hedged_after(toks: tuple[words.Token, ...], start: int) -> bool:
+    """The mention is taken back in the next words: "frozen (or maybe open)", "pending,
+    though it might be cancelled", "paid, I can't tell for sure"."""
+    clause = toks[start].clause
+    after = " ".join(t.word for t in toks[start + 1 : start + 8] if t.clause == clause)
+    return any(phrase in after for phrase in _HEDGE_AFTER)
 
 
 def _hedge_phrase(text: str) -> bool:
@@ -262,6 +295,14 @@ def _irrealis(toks: tuple[words.Token, ...], start: int) -> bool:
     return bool(before) and before[-1] in _IRREALIS
 
 
+def _predicate_at(toks: tuple[words.Token, ...], start: int) -> bool:
+    """The mention is what something is said to be: "is", "was", "has been", "now" ... in
+    the two words before it ("the order is now cancelled", "it has been delivered")."""
+    clause = toks[start].clause
+    before = [t.word for t in toks[max(0, start - 2) : start] if t.clause == clause]
+    return bool(_COPULAS & set(before))
+
+
 def _generic(toks: tuple[words.Token, ...], span: tuple[int, int]) -> bool:
     """A mention in a rule or a condition, not a fact: a clause that opens with "if",
     "when" ...; a mention right after "a", "an" or within three words after "only", "any",
@@ -280,13 +321,15 @@ def _generic(toks: tuple[words.Token, ...], span: tuple[int, int]) -> bool:
     # "a paid bill has nothing to pay", "... and a cancelled one ...": a kind of thing, at the
     # head of a clause; "you have a cancelled order" is a fact.
     head = before[:-1][-1:] if before and before[-1] in ("a", "an") else None
-    after = [t.word for t in toks[span[0] : span[1]]]
+    within = [t.word for t in toks[span[0] : span[1]]]
     if head is not None and (head == [] or head[0] in ("and", "or", "but", "while", "whereas")):
-        return not _COPULAS & set(after)
-    return upto[0] in _GENERIC_OPENERS and not _COPULAS & set(upto)
+        return not _COPULAS & set(within)
+    # A clause opening with "a", "only" ... states a rule unless the mention is its predicate
+    # ("an exchange has been requested").
+    return upto[0] in _GENERIC_OPENERS and not (_COPULAS & set(within) or _predicate_at(toks, span[0]))
 
 
-def _boolean_in(value: Value, clause: str) -> int:
+def _boolean_in(value: Value, clause: str) -> tuple[int, bool]:
     toks = words.tokens(clause)
     said: list[bool] = []
     for phrase in value.phrases:
@@ -304,14 +347,14 @@ def _boolean_in(value: Value, clause: str) -> int:
         if prefix is not None and words.stem(tok.word[len(prefix) :]) in heads:
             said.append(False)
     if not said:
-        return 0
+        return 0, False
     normal = words.normal_text(clause)
     if any(t.word in words.HEDGES - {"or", "either"} for t in toks) or any(
         p in normal for p in words.HEDGE_PHRASES
     ):
-        return 0  # "you may or may not be eligible" says neither
+        return 0, True  # "you may or may not be eligible" says neither
     wanted = bool(value.value)
-    return min(1, said.count(wanted))
+    return min(1, said.count(wanted)), False
 
 
 def _numbers_at(value: Value, clause: str) -> tuple[set[int], set[int]]:
@@ -323,6 +366,8 @@ def _numbers_at(value: Value, clause: str) -> tuple[set[int], set[int]]:
     for number in words.numbers_in(clause):
         if value.kind == "count" and number.money:
             continue  # "$0.00" is an amount, not how many refills are left
+        if value.kind == "money" and gold == 0 and number.value == 0 and not number.money:
+            continue  # a bare "0" is a count ("0 refills left"); no amount is "$0" or "no fee"
         (own if math.isclose(number.value, gold, abs_tol=tolerance) else rivals).add(number.start)
     if gold == 0 and not own and _zero_in(value, clause):
         own.add(0)

@@ -35,7 +35,7 @@ HEDGE_PHRASES = (
 )  # fmt: skip
 # Not content: dropped when a free text is reduced to its key facts.
 STOPWORDS = frozenset(
-    """a an the and or but if then so of to in on at by for from with within into onto over under about as is are was were be been being am do does did has have had having
+    """a an the and or but if then so of to in on at by for from with within without into onto over under about as is are was were be been being am do does did has have had having
     it its it's this that these those there here i me my we our you your he she his her they them their very really just even also too still yet all any some each every can could would should
     will shall may might must than up down out off again once now please thanks thank hi hello dear since while when where which who whom what how why not no cannot s re ll ve d m""".split()  # noqa: SIM905
 )
@@ -73,7 +73,10 @@ _CONTRACTIONS = (
     (re.compile(r"['\u2019]s\b"), " s"),
     (re.compile(r"['\u2019](re|ve|ll|d|m)\b"), r" \1"),
 )
-_SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)|\s[-\u2013\u2014]\s")
+# A clause ends at . ! ? ; a line break, a dash between spaces, or a colon that opens a
+# statement of five words or more ("sorry: a card already reported lost cannot be ...",
+# but not "Status: cancelled" nor "eligible: false").
+_SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)|\s[-\u2013\u2014]\s|:\s+(?=(?:[^\s.!?;:]+\s+){4})")
 
 
 @dataclass(frozen=True)
@@ -134,31 +137,51 @@ def stems_of(text: str) -> tuple[str, ...]:
 def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int = 4) -> list[tuple[int, int]]:
     """``(start, end)`` spans where the stems of ``phrase`` occur in ``words`` within one
     clause: in a row, or (a phrase of several words) all of them within ``len(phrase) +
-    spread`` words in any order ("an exchange has been requested" for "exchange requested")."""
+    spread`` words in any order ("an exchange has been requested" for "exchange requested").
+    An element marked ``PARTICIPLE`` (``schedul+ed``) takes only a participle or its noun
+    ("scheduled", "cancellation"), not the bare word ("the schedule", "I'll cancel")."""
     n = len(phrase)
     index = _positions(words)
-    if not n or any(s not in index for s in phrase):
+    bases = [element.split(PARTICIPLE)[0] for element in phrase]
+    if not n or any(b not in index for b in bases):
         return []
     spans = [
         (i, i + n)
-        for i in index[phrase[0]]
+        for i in index[bases[0]]
         if i + n <= len(words)
-        and all(words[i + j].stem == phrase[j] for j in range(n))
+        and all(_fits(words[i + j], phrase[j]) for j in range(n))
         and words[i].clause == words[i + n - 1].clause
     ]
     if spans or n == 1:
         return spans
     wanted = set(phrase)
-    for i in sorted(p for s in wanted for p in index[s]):
+    for i in sorted(p for b in set(bases) for p in index[b]):
         first = words[i]
         seen: set[str] = set()
         for j in range(i, min(len(words), i + n + spread)):
             if words[j].clause != first.clause:
                 break
-            seen.add(words[j].stem)
+            seen |= {element for element in wanted if _fits(words[j], element)}
             if wanted <= seen:
                 return [(i, j + 1)]
     return []
+
+
+PARTICIPLE = "+"
+_PARTICIPLE_ENDINGS = ("ed", "en", "ation", "ations", "ment")
+
+
+def participle(phrase: tuple[str, ...], text: str) -> tuple[str, ...]:
+    """``phrase`` (the stems of ``text``) with a one-word participle marked (see
+    :func:`find_phrase`): "scheduled" must not be found in "the schedule"."""
+    if len(phrase) == 1 and text.strip().casefold().endswith("ed"):
+        return (phrase[0] + PARTICIPLE,)
+    return phrase
+
+
+def _fits(token: Token, element: str) -> bool:
+    base, marked, _ = element.partition(PARTICIPLE)
+    return token.stem == base and (not marked or token.word.endswith(_PARTICIPLE_ENDINGS))
 
 
 _INDEXES: dict[int, tuple[tuple[Token, ...], dict[str, list[int]]]] = {}

@@ -123,6 +123,9 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         ("cancelled", "Only pending orders can be cancelled.", 0),  # a rule, not this order
         ("cancelled", "If it is cancelled, the refund follows.", 0),
         ("exchange_requested", "It is awaiting an exchange.", 1),
+        ("cancelled", "It is cancelled (or maybe open).", 0),  # taken back, whatever the rival
+        ("cancelled", "It is cancelled, or possibly pending. Since it is not pending, it stays.", 0),
+        ("delivered", "Sorry: a delivered order, or a cancelled one, cannot be changed again.", 0),
         ("cancelled", "It is cancelled, though it might be pending.", 0),  # a rival as a possibility
         ("cancelled", "You have a cancelled order.", 1),
         ("delivered", "It is delivered; a pending one could still be cancelled.", 1),
@@ -198,6 +201,35 @@ def test_a_boolean_is_said_by_its_predicate_with_the_right_polarity(value: bool,
 )
 def test_amounts_counts_dates_and_ids_in_any_format(value: Any, path: str, said: str, count: int):
     assert mentions(value_of(value, path), said) == count
+
+
+def test_a_participle_is_not_found_in_its_bare_noun_and_a_named_thing_is_no_state():
+    payments = parse_spec(
+        {
+            **SHOP.model_dump(mode="json"),
+            "tables": [
+                {
+                    "name": "bills",
+                    "primary_key": ["n"],
+                    "columns": [
+                        {"name": "n", "type": "TEXT"},
+                        {
+                            "name": "status",
+                            "type": "TEXT",
+                            "enum": ["pending", "due", "paid", "failed"],
+                            "enum_labels": {"pending": {"display": "pending", "words": ["scheduled"]}},
+                        },
+                    ],
+                }
+            ],
+            "tools": [{**SHOP.tools[0].model_dump(mode="json"), "reads": ["bills"], "claims": []}],
+        }
+    )
+    pending, due = value_of("pending", "status", payments), value_of("due", "status", payments)
+    assert mentions(pending, "The payment is scheduled for Friday.") == 1
+    assert mentions(pending, "The status of schedule sched_000078 is failed.") == 0
+    assert mentions(due, "The bill is now paid and the balance due is $0.00.") == 0
+    assert mentions(due, "The bill is due and the balance due is $42.00.") == 2
 
 
 def test_two_valued_states_are_said_by_denying_the_other():
@@ -307,6 +339,48 @@ def test_pasted_tool_output_tells_nothing():
     rendered = "\n".join(f"{k}: {v}" for k, v in OUTPUT.items())  # the output as key: value lines
     assert claims_communicated([claim("cancelled")], episode(rendered), SHOP)[1] == ["cancelled"]
     assert without_json('It is {"status": "cancelled"} done') == "It is   done"
+
+
+def test_a_tool_outputs_own_keys_rendered_as_fields_are_a_dump():
+    small = {"refill_id": "rf_01", "refills_remaining": 0, "rx_number": "RX1", "status": "cancelled"}
+    messages = [
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(small)},
+        {"role": "assistant", "content": "\n".join(f"{k}: {v}" for k, v in small.items())},
+    ]
+    assert claims_communicated([claim("cancelled")], messages, SHOP)[1] == ["cancelled"]
+    messages[-1] = {"role": "assistant", "content": "Your refill is in; the order status is cancelled."}
+    assert claims_communicated([claim("cancelled")], messages, SHOP)[0] == ["cancelled"]
+
+
+def test_a_writes_outcome_is_told_after_the_write_not_while_proposing_it():
+    limit = Claim(tool="set_limit", path="daily_limit", value=1000.0, text="1000.00")
+    shop = SHOP.model_copy(
+        update={
+            "tools": [
+                *SHOP.tools,
+                SHOP.tools[0].model_copy(
+                    update={"name": "set_limit", "effect": "write", "writes": ["orders"]}
+                ),
+            ]
+        }
+    )
+    said_first = [
+        {"role": "tool", "tool_call_id": "c0", "name": "get_order", "content": '{"daily_limit": 1000.0}'},
+        {"role": "assistant", "content": "I'll set the daily limit to $1,000.00. Shall I?"},
+        {"role": "user", "content": "Yes."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "set_limit", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "name": "set_limit", "content": '{"daily_limit": 1000.0}'},
+        {"role": "assistant", "content": "Done: the daily limit is now $1,250.00."},
+    ]
+    assert claims_communicated([limit], said_first, shop)[1] == ["1000.00"]
+    said_first[-1] = {"role": "assistant", "content": "Done: the daily limit is now $1,000.00."}
+    assert claims_communicated([limit], said_first, shop)[0] == ["1000.00"]
 
 
 def test_listing_an_actions_details_to_confirm_it_is_not_a_dump():
