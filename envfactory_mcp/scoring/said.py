@@ -250,7 +250,10 @@ def _phrase_hits(
     cancelled", "to close the ticket") nor a general rule ("only pending orders can be
     cancelled", "a bill pending insurance is not payable", "if it is still pending")."""
     hits: set[int] = set()
+    present = words.stems_in(toks)
     for phrase in phrases:
+        if any(base not in present for base in words.phrase_bases(phrase)):
+            continue  # most phrases share no word with the clause
         for span in words.find_phrase(toks, phrase):
             if statements_only and (_irrealis(toks, span[0]) or _generic(toks, span)):
                 continue

@@ -142,7 +142,7 @@ def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int =
     ("scheduled", "cancellation"), not the bare word ("the schedule", "I'll cancel")."""
     n = len(phrase)
     index = _positions(words)
-    bases = [element.split(PARTICIPLE)[0] for element in phrase]
+    bases = phrase_bases(phrase)
     if not n or any(b not in index for b in bases):
         return []
     spans = [
@@ -168,6 +168,19 @@ def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int =
 
 
 PARTICIPLE = "+"
+
+
+@functools.lru_cache(maxsize=16384)
+def phrase_bases(phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """The stems of a phrase's elements, participle marks dropped."""
+    return tuple(element.split(PARTICIPLE)[0] for element in phrase)
+
+
+def stems_in(words: tuple[Token, ...]) -> dict[str, list[int]]:
+    """Where each stem of the (cached) tokens occurs."""
+    return _positions(words)
+
+
 _PARTICIPLE_ENDINGS = ("ed", "en", "ation", "ations", "ment")
 
 
