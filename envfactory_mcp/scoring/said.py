@@ -82,9 +82,9 @@ def mentions(value: Value, text: str) -> int:
 
 def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
     """Whether a clause that says a rival and not the value reads like a clause that says
-    the value ("Your order status is cancelled. Your order status is pending."): its content
-    words all in that clause, or two or more in common and at least half of the shorter
-    clause's; for an amount or a count, a clause naming what it is ("the late fee is
+    the value ("Your order status is cancelled. Your order status is pending."): it says
+    nothing but the rival ("It is active."), or has two or more content words in common,
+    at least half of the shorter clause's; for an amount or a count, a clause naming what it is ("the late fee is
     $25.00") with another number. A clause on something else ("your other line is
     active", "only pending orders can be cancelled") is no contradiction."""
     if value.kind not in ("enum", "boolean", "money", "count"):
@@ -99,7 +99,7 @@ def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
             return True  # "the late fee is $25.00": the asked amount, said otherwise
         for frame in stating:
             shared = len(frames[i] & frame)
-            if frames[i] <= frame or (shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame))):
+            if not frames[i] or (shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame))):
                 return True  # "It is active." beside "it is not active": nothing else said
     return False
 

@@ -132,6 +132,8 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         # The same statement made again with another value contradicts it.
         ("cancelled", "Your order status is cancelled. Your order status is pending.", 0),
         ("delivered", "Order #W1 is delivered. Order #W2 is pending.", 1),
+        ("delivered", "Done. status: delivered; status: pending.", 1),  # two objects, tersely
+        ("delivered", "It is delivered. It is pending.", 0),
         ("delivered", "Your order is delivered. Only pending orders can be cancelled.", 1),
         # The hedge joins two rivals, not the value: still a statement that it is delivered.
         ("delivered", "Since it is delivered rather than pending or cancelled, I can't change it.", 1),
