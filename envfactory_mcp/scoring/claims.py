@@ -22,6 +22,7 @@ Claims that mean the same (two orders both ``cancelled``) each need their own me
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -217,6 +218,18 @@ def claims_communicated(
     # Claims that mean the same share the mentions: each needs one of its own, after the
     # point it could be told (the most constrained claim picks first).
     values = [claim_value(claim, spec) for claim in claims]
+    # What the task asks to tell is never a rival of another claim ("refunded $278.74 ...
+    # refunded $102.83" for two orders; "#W1 is cancelled, #W2 is pending").
+    values = [
+        dataclasses.replace(
+            value,
+            rivals=tuple(
+                r for r in value.rivals if not any(r in o.phrases for o in values if o.value != value.value)
+            ),
+            allowed=tuple(o.value for o in values if o.kind == value.kind and o.value != value.value),
+        )
+        for value in values
+    ]
     groups: dict[tuple[str, str], list[int]] = {}
     for i, value in enumerate(values):
         groups.setdefault((value.kind, json.dumps(value.value, sort_keys=True, default=str)), []).append(i)

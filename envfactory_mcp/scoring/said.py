@@ -59,6 +59,8 @@ class Value:
     label: Phrase = ()  # stems of the name it is known by (the path's last part)
     year: int = 2026
     binary: bool = False  # enum of two values: "not <the other>" states this one
+    # Other values the same answer is asked to tell (another order's refund): never rivals.
+    allowed: tuple[Any, ...] = ()
 
 
 def clauses(text: str) -> list[str]:
@@ -184,8 +186,12 @@ def _in_clause(value: Value, clause: str) -> tuple[int, bool]:
     if value.kind == "id":
         pattern = _id_pattern(str(value.value))
         own_ids = {m.start() for m in pattern.finditer(text)}
+        allowed = [_id_pattern(str(a)) for a in value.allowed]
         rival_ids = {
-            m.start() for m in _ID_TOKEN.finditer(text) if not pattern.fullmatch(m.group(0).casefold())
+            m.start()
+            for m in _ID_TOKEN.finditer(text)
+            if not pattern.fullmatch(m.group(0).casefold())
+            and not any(a.fullmatch(m.group(0).casefold()) for a in allowed)
         }
         kept = _unhedged(own_ids, rival_ids - own_ids, joined_text)
         return len(kept), len(kept) < len(own_ids)
@@ -213,11 +219,16 @@ _HEDGE_AFTER = (
 
 
 def _hedged_after(toks: tuple[words.Token, ...], start: int) -> bool:
-    """The mention is taken back in the next words: "frozen (or maybe open)", "pending,
-    though it might be cancelled", "paid, I can't tell for sure"."""
+    """The mention is taken back in the next words ("frozen (or maybe open)", "pending,
+    though it might be cancelled", "paid, I can't tell for sure"), or offered as a guess
+    ("or maybe cancelled", "possibly pending")."""
     clause = toks[start].clause
     after = " ".join(t.word for t in toks[start + 1 : start + 8] if t.clause == clause)
-    return any(phrase in after for phrase in _HEDGE_AFTER)
+    before = {t.word for t in toks[max(0, start - 2) : start] if t.clause == clause}
+    return any(phrase in after for phrase in _HEDGE_AFTER) or bool(before & _GUESSES)
+
+
+_GUESSES = frozenset({"maybe", "possibly", "perhaps", "probably"})
 
 
 def _hedge_phrase(text: str) -> bool:
@@ -371,7 +382,13 @@ def _numbers_at(value: Value, clause: str) -> tuple[set[int], set[int]]:
             continue  # "$0.00" is an amount, not how many refills are left
         if value.kind == "money" and gold == 0 and number.value == 0 and not number.money:
             continue  # a bare "0" is a count ("0 refills left"); no amount is "$0" or "no fee"
-        (own if math.isclose(number.value, gold, abs_tol=tolerance) else rivals).add(number.start)
+        if math.isclose(number.value, gold, abs_tol=tolerance):
+            own.add(number.start)
+        elif not any(
+            isinstance(a, int | float) and math.isclose(number.value, float(a), abs_tol=tolerance)
+            for a in value.allowed
+        ):
+            rivals.add(number.start)
     if gold == 0 and not own and _zero_in(value, clause):
         own.add(0)
     return own, rivals

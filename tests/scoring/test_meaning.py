@@ -412,6 +412,16 @@ def test_a_claim_counts_only_after_the_tool_showed_it_and_twice_when_asked_twice
     )
 
 
+def test_values_the_task_asks_for_are_never_rivals_of_each_other():
+    two = [claim(278.74, "totals.refunded"), claim(102.83, "totals.refunded")]
+    said_both = "Done. Refunded: 278.74; refunded: 102.83."
+    assert claims_communicated(two, episode(said_both), SHOP)[1] == []
+    one = [claim(278.74, "totals.refunded")]
+    assert claims_communicated(one, episode(said_both), SHOP)[1] == ["278.74"]  # the other is a rival
+    guess = [claim("cancelled"), claim("pending")]
+    assert claims_communicated(guess, episode("It is pending (or maybe cancelled)."), SHOP)[0] == []
+
+
 def test_a_boolean_claim_reads_the_spec_and_hears_a_natural_negative():
     refundable = claim(False, "refundable")
     assert claims_communicated([refundable], episode("Unfortunately it isn't refundable."), SHOP)[1] == []
