@@ -6,8 +6,8 @@ A claim (``task.gold.claims``) is a value of a gold tool output (an order's ``st
 the first tool result that holds it, and only in what the agent *told* the user:
 
 * **no credit for dumping.** Raw tool output pasted back is not telling: JSON in a reply is
-  left out, and a reply that repeats at least half of the values of a tool output holding
-  six or more (pasted, or rendered ``key: value`` line by line), or renders three or more of
+  left out, and a reply that repeats (as whole tokens) at least 60% of the values of a tool
+  output holding six or more (pasted, or rendered ``key: value`` line by line), or renders three or more of
   a tool output's own ``snake_case`` keys as ``key: value``, is a dump and counts for
   nothing. Listing an action's details to confirm it ("cabin: economy; date: ...") is not a
   dump: it repeats a few of an output's values, not most of them;
@@ -35,7 +35,7 @@ from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim
 
 LONG_REPLY_CHARS = 1500
-DUMP_SHARE = 0.5  # share of one tool output's values a reply repeats to be a dump
+DUMP_SHARE = 0.6  # share of one tool output's values a reply repeats to be a dump
 DUMP_MIN_VALUES = 6
 DUMP_FIELDS = 3  # "key: value" pairs of a tool output's own snake_case keys
 _FIELD = re.compile(r"[\"']?\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b[\"']?\s*[:=]")
@@ -175,16 +175,24 @@ def _leaves(data: Any) -> list[str]:
     if isinstance(data, bool) or data is None:
         return []
     text = str(data).casefold()
-    return [text] if len(text) >= 3 else []
+    return [text] if len(text) >= 4 else []
 
 
 def _copies_output(text: str, outputs: list[frozenset[str]]) -> bool:
+    """Whether the reply repeats, each as a whole token, at least ``DUMP_SHARE`` of the
+    values of one tool output (and ``DUMP_MIN_VALUES`` of them): a summary of a bill names
+    a few of its values, a rendered dump nearly all."""
     written = text.casefold()
     for leaves in outputs:
-        repeated = sum(1 for leaf in leaves if leaf in written)
+        repeated = sum(1 for leaf in leaves if leaf in written and _as_token(leaf).search(written))
         if repeated >= DUMP_MIN_VALUES and repeated >= DUMP_SHARE * len(leaves):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=8192)
+def _as_token(leaf: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(leaf)}(?![\w]|\.\d)")
 
 
 # ------------------------------------------------------------------------------ claims
