@@ -63,16 +63,11 @@ class Value:
     allowed: tuple[Any, ...] = ()
 
 
-def clauses(text: str) -> list[str]:
-    """``text`` split where a statement ends (see :func:`words.tokens`)."""
-    return [c for c in words._SENTENCE_END.split(text) if c.strip()]
-
-
 def mentions(value: Value, text: str) -> int:
     """How many times ``text`` states ``value``; none at all when the text hedges it against
     a rival anywhere, or another clause says the same thing with a rival value (a
     contradiction): an answer giving conflicting values for the fact does not state it."""
-    parts = clauses(text)
+    parts = words.clauses(text)
     read = [_in_clause(value, clause) for clause in parts]
     counts = [n for n, _ in read]
     if any(hedged for _, hedged in read):

@@ -117,6 +117,11 @@ def normal_text(text: str) -> str:
     return text
 
 
+def clauses(text: str) -> list[str]:
+    """``text`` split where a statement ends (see :data:`_SENTENCE_END`), empty parts left out."""
+    return [c for c in _SENTENCE_END.split(text) if c.strip()]
+
+
 @functools.lru_cache(maxsize=4096)
 def tokens(text: str) -> tuple[Token, ...]:
     """The words of ``text`` with their stems and clause numbers (a clause ends at ``.``,
@@ -141,7 +146,7 @@ def find_phrase(words: tuple[Token, ...], phrase: tuple[str, ...], spread: int =
     An element marked ``PARTICIPLE`` (``schedul+ed``) takes only a participle or its noun
     ("scheduled", "cancellation"), not the bare word ("the schedule", "I'll cancel")."""
     n = len(phrase)
-    index = _positions(words)
+    index = stems_in(words)
     bases = phrase_bases(phrase)
     if not n or any(b not in index for b in bases):
         return []
@@ -176,11 +181,6 @@ def phrase_bases(phrase: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(element.split(PARTICIPLE)[0] for element in phrase)
 
 
-def stems_in(words: tuple[Token, ...]) -> dict[str, list[int]]:
-    """Where each stem of the (cached) tokens occurs."""
-    return _positions(words)
-
-
 _PARTICIPLE_ENDINGS = ("ed", "en", "ation", "ations", "ment")
 
 
@@ -200,7 +200,7 @@ def _fits(token: Token, element: str) -> bool:
 _INDEXES: dict[int, tuple[tuple[Token, ...], dict[str, list[int]]]] = {}
 
 
-def _positions(words: tuple[Token, ...]) -> dict[str, list[int]]:
+def stems_in(words: tuple[Token, ...]) -> dict[str, list[int]]:
     """Where each stem occurs (remembered for the cached token tuples of :func:`tokens`)."""
     known = _INDEXES.get(id(words))
     if known is not None and known[0] is words:
@@ -226,13 +226,6 @@ def negated(
         if words[i].clause == clause and words[i].word in NEGATIONS and words[i].stem not in phrase:
             return True
     return False
-
-
-def hedged(words: tuple[Token, ...], clause: int, raw: str = "") -> bool:
-    """Whether a clause holds a hedge word (``or``, ``maybe``, ``possibly`` ...)."""
-    if any(t.word in HEDGES for t in words if t.clause == clause):
-        return True
-    return any(p in raw for p in HEDGE_PHRASES)
 
 
 # ------------------------------------------------------------------------------ numbers
