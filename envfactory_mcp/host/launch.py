@@ -2,9 +2,12 @@
 
 Both ask ``packages.check_runnable`` first: a package whose verification report is
 missing, failed or stale does not start unless the caller passes ``allow_unverified``,
-and its tool code runs jailed unless it is code shipped with envfactory-mcp or the
-caller passes ``trust``. Both serve the package's data and ``tools.py`` with
-envfactory-mcp's own runtime; nothing else of the package runs.
+and it runs whole in the jail (one jailed server process per session, ``runtime/front.py``)
+unless it is code shipped with envfactory-mcp or the caller passes ``trust``. Both serve
+the package's data and ``tools.py`` with envfactory-mcp's own runtime; nothing else of
+the package runs. The subprocess starts ``python -I`` from ``/``: no current directory,
+``PYTHONPATH`` or user site on its import path, so nothing in a package folder can stand
+in for a module of envfactory-mcp or of the standard library.
 """
 
 from __future__ import annotations
@@ -15,6 +18,10 @@ from typing import Any
 
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.errors import EnvFactoryError
+
+
+# The working directory of a started server: nothing of a package's, nothing writable.
+NEUTRAL_CWD = "/"
 
 
 class ServerNotBuiltError(EnvFactoryError):
@@ -51,10 +58,10 @@ def stdio_params(
     permission = check_runnable(
         package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust
     )
-    args = ["-m", "envfactory_mcp.runtime", str(permission.package_dir)]
+    args = ["-I", "-m", "envfactory_mcp.runtime", str(permission.package_dir)]
     args += (["--control"] if control else []) + permission.server_args() + (extra_args or [])
     # The SDK merges this over its safe default environment; nothing of ours is added.
-    return StdioServerParameters(command=sys.executable, args=args, env={}, cwd=str(permission.folder))
+    return StdioServerParameters(command=sys.executable, args=args, env={}, cwd=NEUTRAL_CWD)
 
 
 def build_server(
@@ -66,7 +73,8 @@ def build_server(
     trust: bool = False,
 ) -> Any:
     """An in-process MCP server for the emitted package, served by envfactory-mcp's own
-    runtime, its tool code jailed unless it is shipped code or ``trust``; the same
+    runtime: in this process for shipped code or with ``trust``, else its front here and
+    the package whole in jailed session processes (``runtime/front.py``); the same
     refusals as ``stdio_params``."""
     from envfactory_mcp.packages import check_runnable
     from envfactory_mcp.runtime import Bundle, ServerOptions, create_server
@@ -74,5 +82,9 @@ def build_server(
     permission = check_runnable(
         package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust
     )
-    bundle = Bundle.from_package(permission.package_dir, jailed=permission.jailed)
+    if permission.jailed:
+        from envfactory_mcp.runtime.front import create_jailed_server
+
+        return create_jailed_server(permission.package_dir, options or ServerOptions())
+    bundle = Bundle.from_package(permission.package_dir, jailed=False)
     return create_server(bundle, options or ServerOptions())

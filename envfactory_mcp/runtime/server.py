@@ -78,11 +78,14 @@ class ServerOptions:
     call_seconds: float | None = DEFAULT_CALL_SECONDS
 
 
-def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> Server[Any]:
-    """Build the MCP server. The seed image is built once here; sessions copy it."""
+def create_server(
+    bundle: Bundle, options: ServerOptions = ServerOptions(), *, seed_image: bytes | None = None
+) -> Server[Any]:
+    """Build the MCP server. The seed image is built once here (or given: a jailed
+    session process gets the one its zygote built); sessions copy it."""
     toolbox = Toolbox(bundle.spec, bundle.tools_module, call_seconds=options.call_seconds)
     store = SessionStore(
-        build_seed_image(bundle.schema_sql, bundle.seed_sql),
+        seed_image if seed_image is not None else build_seed_image(bundle.schema_sql, bundle.seed_sql),
         options.db_path,
         keys_allowed=options.control,
         limits=options.session_limits,

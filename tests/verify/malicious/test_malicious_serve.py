@@ -2,21 +2,21 @@
 
 The other half of ``test_malicious.py``: there the variants go through ``verify``, here
 through the server a host runs. A package whose ``tools.py`` is not the shipped code
-runs its tool code in jailed workers (``runtime/isolation.py``), so each variant's
-package is served as a launcher serves an unverified package (``allow_unverified``), its
-malicious tool called once and a harmless read tool once. Asserted on the host side
+is served whole from the jail, one jailed server process per session
+(``runtime/front.py``), so each variant's package is served as a launcher serves an
+unverified package (``allow_unverified``), its malicious tool called once and a harmless
+read tool once (in a second session when the first one's process died). Asserted on the host side
 with the same witnesses as verify (``witnesses.assert_no_effects``): no file outside the
 jail, no socket reached, the canary alive and unsignalled, the host file unchanged, no
 secret (this process's environment, the canary's, a host file, ``/etc/shadow``) in the
 server's answers or its output, no process of the variant alive, no new child of this
 process. And the server itself survives: its harmless call answers, unless the module's
-import-time code stopped it from starting at all (``IsolationError``), which only a
+import-time code stopped it from starting at all (``JailedServerError``), which only a
 variant that acts at import may do.
 
-Most variants are served in this process (``Bundle.from_package`` and
-``create_server``, as ``host.launch.build_server`` does, so the jailed workers can be
-closed after); the most dangerous ones also over real stdio (``host.launch.stdio_params``,
-``python -m envfactory_mcp.runtime <package> --jail``).
+Most variants are served from this process (``host.launch.build_server``: the front here,
+the package in the jail; closed after); the most dangerous ones also over real stdio
+(``host.launch.stdio_params``, ``python -I -m envfactory_mcp.runtime <package> --jail``).
 """
 
 from __future__ import annotations
@@ -28,23 +28,24 @@ from pathlib import Path
 import anyio
 import pytest
 from malicious_tools import TOOL, VARIANTS, Variant
-from mcp import Client
-from mcp_types import CallToolResult
+from mcp import Client, MCPError
+from mcp_types import CallToolResult, TextContent
 from processes import child_processes
 from witnesses import ENV_NAME, Canary, Host, assert_no_effects, assert_nothing_appeared_later
 
 from envfactory_mcp.emit import write_package
-from envfactory_mcp.host.launch import package_dir, stdio_params
+from envfactory_mcp.host.launch import build_server, package_dir, stdio_params
 from envfactory_mcp.packages import check_runnable
 from envfactory_mcp.runtime import Bundle, ServerOptions, create_server
-from envfactory_mcp.runtime.isolation import IsolationError, JailedTools
+from envfactory_mcp.runtime.front import JailedServerError, close_jailed_server
 from envfactory_mcp.runtime.jail import jail_support
+from envfactory_mcp.runtime.sessions import SESSION_META_KEY
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
         not jail_support().available,
-        reason=f"served tool code of these attacks runs only in jailed workers, and no jail works here: "
+        reason=f"served packages of these attacks run only in the jail, and no jail works here: "
         f"{jail_support().reason}",
     ),
 ]
@@ -53,7 +54,7 @@ ENV = "retail"
 SUMMARY = "The customer asks for a human agent about a late order."
 BENIGN = "list_all_product_types"  # a read tool of retail with no arguments
 # Every variant acts on its tool's first call; hogs are stopped at the call's time limit.
-OPTIONS = ServerOptions(control=False, call_seconds=0.5)
+OPTIONS = ServerOptions(control=True, call_seconds=0.5)
 # Served over stdio as well: a spawned process, a signal past the audit hook, a secret scan.
 STDIO_VARIANTS = ("fork_exec_shell", "pidfd_signal_canary", "all_environ_scan_leak")
 
@@ -84,31 +85,39 @@ def write_variant(
 
 
 async def call_both(client: Client) -> Served:
-    attack = await client.call_tool(TOOL, {"summary": SUMMARY})
-    benign = await client.call_tool(BENIGN, {})
+    try:
+        attack = await client.call_tool(TOOL, {"summary": SUMMARY})
+    except MCPError as exc:  # the session's process died (a crash, the filter, a limit)
+        attack = CallToolResult(content=[TextContent(type="text", text=f"MCPError: {exc}")], is_error=True)
+    # A fresh session: a variant may have ended the first one's process, never another's.
+    benign = await client.call_tool(BENIGN, {}, meta={SESSION_META_KEY: "benign"})
     return Served(attack=attack, benign=benign)
 
 
 async def serve_in_process(servers_dir: Path, *, jailed: bool = True) -> Served:
-    """Serve the package as ``build_server`` does, then close its jailed workers
-    (``jailed=False`` only for the witnesses' own check: the code runs in this process)."""
+    """Serve the package as ``build_server`` does, then close it (``jailed=False`` only for
+    the witnesses' own check: the code runs in this process)."""
     permission = check_runnable(package_dir(servers_dir, ENV), allow_unverified=True, trust=not jailed)
     assert permission.jailed is jailed and not permission.verified, permission
-    try:
-        bundle = Bundle.from_package(permission.package_dir, jailed=permission.jailed)
-    except IsolationError as exc:  # tools.py failed to load in the jail: the server never starts
-        return Served(start_error=f"IsolationError: {exc}")
-    try:
+    if not jailed:
+        bundle = Bundle.from_package(permission.package_dir, jailed=False)
         with anyio.fail_after(30):
             async with Client(create_server(bundle, OPTIONS)) as client:
                 return await call_both(client)
+    try:
+        server = build_server(servers_dir, ENV, OPTIONS, allow_unverified=True)
+    except JailedServerError as exc:  # tools.py stopped its first session: the server never starts
+        return Served(start_error=f"JailedServerError: {exc}")
+    try:
+        with anyio.fail_after(30):
+            async with Client(server) as client:
+                return await call_both(client)
     finally:
-        if isinstance(bundle.tools_module, JailedTools):
-            bundle.tools_module.close()
+        close_jailed_server(server)
 
 
 async def serve_over_stdio(servers_dir: Path) -> Served:
-    params = stdio_params(servers_dir, ENV, allow_unverified=True)
+    params = stdio_params(servers_dir, ENV, allow_unverified=True, control=True)
     assert "--jail" in params.args, params.args
     with anyio.fail_after(30):
         async with Client(params) as client:
