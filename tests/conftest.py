@@ -159,3 +159,19 @@ def _shared_tasks(env: Environment, n: int, seed: int, folder: Path) -> list[Tas
         write_tasks(made, path.with_suffix(".part"))
         os.replace(path.with_suffix(".part"), path)
         return made
+
+
+# In CI (.ci/run sets ENVFACTORY_REQUIRE_JAIL) a test that would skip because no jail works
+# here fails instead: the security suites must never go green unrun.
+_JAIL_WORDS = ("jail", "bubblewrap", "bwrap")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("ENVFACTORY_REQUIRE_JAIL"):
+        reason = str(report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr).lower()
+        if any(word in reason for word in _JAIL_WORDS):
+            report.outcome = "failed"
+            report.longrepr = f"ENVFACTORY_REQUIRE_JAIL is set and this test needs the jail: {reason}"
