@@ -16,9 +16,10 @@ one client over a socketpair. A session is a connection (a stdio client, an HTTP
 host's episode); no process ever serves two. Session processes have their own memory
 and CPU limits; a crash, a spin or a hostile answer costs that session only.
 
-To its session processes the front is an MCP client that trusts nothing: every answer
-line is bounded, parsed and validated as the result the request expects; anything else
-ends that session process. Quotas are per client (the connection, or the bearer of an
+To its session processes the front speaks only what a session does (a tool call or a
+control operation, one JSON line each way; ``zygote._serve``) and trusts nothing: every
+answer line is bounded, parsed and validated as a ``CallToolResult``; anything else ends
+that session process. Quotas are per client (the connection, or the bearer of an
 HTTP session): at most ``sessions_per_client`` session processes each, and when all
 ``max_sessions`` are taken a client below its fair share takes the least recently used
 idle session of the client holding the most, so a flood from one client never refuses
@@ -55,8 +56,9 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from . import jail
 from .limits import DEFAULT_MAX_LINE_BYTES, SessionJail
-from .server import CONTROL_PREFIX, ServerOptions, _owner_of
+from .server import CONTROL_PREFIX, ServerOptions, _owner_of, _result
 from .sessions import KEYS_NEED_CONTROL, MAX_KEY_CHARS, SESSION_META_KEY, SessionLimits
+from .toolbox import CallOutcome
 from .zygote import KILL, READY, SPAWN
 
 logger = logging.getLogger(__name__)
@@ -212,21 +214,9 @@ class SessionProcess:
         self.busy = 0
         self.last_used = time.monotonic()
 
-    async def handshake(self) -> dict[str, Any]:
-        result = await self.request(
-            "initialize",
-            {
-                "protocolVersion": HANDSHAKE_PROTOCOL_VERSIONS[-1],
-                "capabilities": {},
-                "clientInfo": {"name": "envfactory-jail-front", "version": "1"},
-            },
-        )
-        await self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return result
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """The result of one request; ``MCPError`` for the child's JSON-RPC error,
-        ``JailedServerError`` (and the process ended) for anything else."""
+    async def call(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """One tool call (or ``control.*`` operation) in this session; ``JailedServerError``
+        (and the process ended) for a missing or malformed answer."""
         if not self.alive:
             raise JailedServerError("this session's server process has ended")
         self.busy += 1
@@ -234,33 +224,29 @@ class SessionProcess:
             async with self.lock:
                 request_id = next(self.ids)
                 with anyio.fail_after(self.call_backstop):
-                    await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+                    await self._send({"id": request_id, "op": "call", "name": name, "arguments": arguments})
                     while True:
                         message = await self._message()
-                        if message.get("id") != request_id or "method" in message:
-                            continue  # a notification, or the answer to a request given up on
-                        break
+                        if message.get("id") == request_id:
+                            break  # others answer calls given up on (cancelled)
         except TimeoutError:
             self.close()
             raise JailedServerError(
-                f"this session's server process did not answer {method} within {self.call_backstop:g} s"
+                f"this session's server process did not answer {name} within {self.call_backstop:g} s"
             ) from None
         finally:
             self.busy -= 1
             self.last_used = time.monotonic()
-        error = message.get("error")
-        if error is not None:
-            try:
-                data = types.ErrorData.model_validate(error)
-            except Exception:  # noqa: BLE001 - any malformed error is a broken child
-                self.close()
-                raise JailedServerError("this session's server process sent a malformed error") from None
-            raise MCPError(code=data.code, message=data.message)
-        result = message.get("result")
-        if not isinstance(result, dict):
+        ok, output, error = message.get("ok"), message.get("output"), message.get("error")
+        if ok is True and isinstance(output, dict):
+            return _result(CallOutcome(ok=True, output=output))
+        if ok is False and isinstance(error, str):
+            return _result(CallOutcome(ok=False, error=error))
+        try:
+            return types.CallToolResult.model_validate(message["result"])
+        except Exception:  # noqa: BLE001 - an answer of any other shape is a broken process
             self.close()
-            raise JailedServerError("this session's server process sent an answer without a result")
-        return result
+            raise JailedServerError("this session's server process sent a malformed result") from None
 
     async def _send(self, message: dict[str, Any]) -> None:
         view = memoryview(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
@@ -355,11 +341,6 @@ class _Router:
                 pass
         table[key] = process
         self.count += 1
-        try:
-            await process.handshake()
-        except Exception:
-            self.end(owner, key)
-            raise
         return process
 
     def end(self, owner: Any, key: str | None) -> bool:
@@ -458,18 +439,30 @@ def create_jailed_server(
         zygote.close()
         raise
     router = _Router(zygote, limits, options.session_limits, (max_request_bytes, backstop))
-    info = catalog["initialize"].get("serverInfo") or {}
-    tools = [types.Tool.model_validate(t) for t in catalog["tools"].get("tools", [])]
+    try:
+        tools = [types.Tool.model_validate(t) for t in catalog["tools"]]
+        resources = types.ListResourcesResult(
+            resources=[types.Resource.model_validate(r) for r in catalog["resources"]]
+        )
+        contents = {
+            str(u): types.ReadResourceResult.model_validate(r) for u, r in catalog["contents"].items()
+        }
+        prompts = types.ListPromptsResult(
+            prompts=[types.Prompt.model_validate(p) for p in catalog["prompts"]]
+        )
+        prompt_texts = {
+            str(n): types.GetPromptResult.model_validate(p) for n, p in catalog["prompt_texts"].items()
+        }
+        info = {k: str(catalog[k]) for k in ("name", "title", "description", "instructions")}
+    except Exception:  # noqa: BLE001 - whatever is wrong with it, the catalog came from the jail
+        zygote.close()
+        raise JailedServerError(
+            "the jailed server's first session answered with a malformed catalog"
+        ) from None
     if not options.control:
         tools = [t for t in tools if not t.name.startswith(CONTROL_PREFIX)]
     listing = types.ListToolsResult(tools=tools)
     known = {t.name for t in tools}
-    resources = types.ListResourcesResult.model_validate(catalog["resources"])
-    contents = {uri: types.ReadResourceResult.model_validate(r) for uri, r in catalog["contents"].items()}
-    prompts = types.ListPromptsResult.model_validate(catalog["prompts"])
-    prompt_texts = {
-        name: types.GetPromptResult.model_validate(p) for name, p in catalog["prompt_texts"].items()
-    }
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return listing
@@ -504,14 +497,7 @@ def create_jailed_server(
             raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from None
         assert process is not None
         try:
-            result = await process.request("tools/call", {"name": name, "arguments": params.arguments or {}})
-            try:
-                return types.CallToolResult.model_validate(result)
-            except Exception:  # noqa: BLE001 - a result of the wrong shape is a broken child
-                process.close()
-                raise JailedServerError(
-                    "this session's server process sent a malformed tool result"
-                ) from None
+            return await process.call(name, params.arguments or {})
         except JailedServerError as exc:
             router.end(owner, key)
             raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from None
@@ -542,15 +528,14 @@ def create_jailed_server(
     async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         return types.EmptyResult()
 
-    instructions = catalog["initialize"].get("instructions")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)
         server: Server[Any] = Server(
-            str(info.get("name") or Path(package_dir).name),
-            version=str(info.get("version") or options.version),
-            title=str(info.get("title") or info.get("name") or Path(package_dir).name),
-            description=str(info.get("description") or ""),
-            instructions=instructions if isinstance(instructions, str) and instructions else None,
+            info["name"],
+            version=options.version,
+            title=info["title"],
+            description=info["description"],
+            instructions=info["instructions"] or None,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_list_resources=list_resources,
@@ -591,71 +576,28 @@ def _error_result(text: str) -> types.CallToolResult:
 
 
 def _catalog(zygote: Zygote, max_line: int) -> dict[str, Any]:
-    """What every session serves alike, asked once of a first session process (blocking):
-    the handshake's server info and instructions, tools, resources (with their contents)
-    and prompts (with their texts)."""
+    """What every session serves alike (server info, tools, resources with their contents,
+    prompts with their texts), asked once of a first session process (blocking)."""
     sock, pid = zygote.spawn()
     sock.settimeout(120.0)
     reader = sock.makefile("rb")
-    ids = itertools.count(1)
-
-    def request(method: str, params: dict[str, Any]) -> dict[str, Any]:
-        request_id = next(ids)
-        sock.sendall(
-            json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
-            + b"\n"
-        )
-        while True:
-            line = reader.readline(max_line + 1)
-            if not line.endswith(b"\n"):
-                raise JailedServerError(f"the jailed server's first session ended during {method}")
-            try:
-                message = json.loads(line)
-            except (ValueError, RecursionError):
-                message = None
-            if not isinstance(message, dict):
-                raise JailedServerError("the jailed server's first session sent a line that is not JSON-RPC")
-            if message.get("id") == request_id and "method" not in message:
-                break
-        result = message.get("result")
-        if not isinstance(result, dict):
-            raise JailedServerError(
-                f"the jailed server's first session failed {method}: {message.get('error')}"
-            )
-        return result
-
     try:
-        initialize = request(
-            "initialize",
-            {
-                "protocolVersion": HANDSHAKE_PROTOCOL_VERSIONS[-1],
-                "capabilities": {},
-                "clientInfo": {"name": "envfactory-jail-front", "version": "1"},
-            },
-        )
-        sock.sendall(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        tools = request("tools/list", {})
-        resources = request("resources/list", {})
-        contents = {}
-        for resource in resources.get("resources", []) or []:
-            uri = str(resource.get("uri", "")) if isinstance(resource, dict) else ""
-            contents[uri] = request("resources/read", {"uri": uri})
-        prompts = request("prompts/list", {})
-        texts = {}
-        for prompt in prompts.get("prompts", []) or []:
-            name = str(prompt.get("name", "")) if isinstance(prompt, dict) else ""
-            texts[name] = request("prompts/get", {"name": name})
+        sock.sendall(b'{"id": 0, "op": "catalog"}\n')
+        line = reader.readline(max_line + 1)
     except OSError as exc:
         raise JailedServerError(f"the jailed server's first session failed: {exc}") from None
     finally:
         reader.close()
         sock.close()
         zygote.kill(pid)
-    return {
-        "initialize": initialize,
-        "tools": tools,
-        "resources": resources,
-        "contents": contents,
-        "prompts": prompts,
-        "prompt_texts": texts,
-    }
+    if not line.endswith(b"\n"):
+        raise JailedServerError(
+            "the jailed server's first session ended before it listed its tools (see its stderr)"
+        )
+    try:
+        catalog = json.loads(line)["result"]
+        if not isinstance(catalog, dict):
+            raise TypeError
+    except (ValueError, KeyError, TypeError, RecursionError):
+        raise JailedServerError("the jailed server's first session answered with no catalog") from None
+    return catalog

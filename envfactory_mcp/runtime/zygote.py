@@ -13,9 +13,9 @@ code, which no timer inside can stop). Messages are packets (``SOCK_SEQPACKET``)
 The session process closes the zygote's socket (it can reach nothing but its own
 client), stacks the start filter again with its own pid (no process of its own, no
 signal to anyone else), becomes undumpable, sets its own memory and CPU limits, and only
-then imports the package's ``tools.py`` and serves one MCP client on the socket, as
-``python -m <runtime> <package> --control`` would on stdio. When the socket closes it
-exits. Nothing of one session (module state, database, memory) is visible to another:
+then imports the package's ``tools.py`` and serves the front on the socket: one session,
+its tool calls and control operations, one JSON line each way (``_serve``; the MCP
+protocol is the front's). When the socket closes it exits. Nothing of one session (module state, database, memory) is visible to another:
 each is its own process, and the jail leaves them no shared writable place, no IPC
 and no view of each other.
 
@@ -108,7 +108,7 @@ def _preload(config: dict[str, Any]) -> dict[str, Any]:
     data = Path(config["package_dir"]) / "data"
     bundle = Bundle.from_directory(data, tools_module=None)  # type: ignore[arg-type]
     image = build_seed_image(bundle.schema_sql, bundle.seed_sql)
-    from . import cli, stdio  # noqa: F401 - loaded here, once, for every session
+    from . import server, stdio, toolbox  # noqa: F401 - loaded here, once, for every session
 
     return {"bundle": bundle, "image": image}
 
@@ -139,18 +139,101 @@ def _session(fd: int, control: socket.socket, shared: dict[str, Any], config: di
 
 
 def _serve(shared: dict[str, Any], config: dict[str, Any]) -> None:
+    """Serve the front, one request line at a time, until it closes the socket.
+
+    The front speaks MCP to the client; to a session process it sends only what the
+    session does: ``{"id", "op": "call", "name", "arguments"}`` (a tool or a
+    ``control.*`` operation of this one session) and ``{"id", "op": "catalog"}`` (the
+    tools, resources and prompts, asked once per server). Each answer is one line,
+    ``{"id", "result"}``: a ``CallToolResult`` or the catalog, as JSON."""
     import dataclasses
 
-    import anyio
-
-    from .cli import _serve_stdio
     from .isolation import load_tools
-    from .server import ServerOptions, create_server
+    from .server import CONTROL_PREFIX, _control_op
+    from .sessions import SessionLimits, SessionRefused, SessionStore
+    from .stdio import _claim
+    from .toolbox import Toolbox
 
+    wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")  # print() in tool code goes to stderr
     bundle = shared["bundle"]
     names = [str(t.get("name")) for t in bundle.spec.get("tools", []) if isinstance(t, dict)]
     tools = load_tools(Path(config["package_dir"]) / "tools.py", names, jailed=False)
     bundle = dataclasses.replace(bundle, tools_module=tools)
-    options = ServerOptions(control=True, call_seconds=config["call_seconds"], version=config["version"])
-    server = create_server(bundle, options, seed_image=shared["image"])
-    anyio.run(_serve_stdio, server, int(config["max_request_bytes"]))
+    toolbox = Toolbox(bundle.spec, tools, call_seconds=config["call_seconds"])
+    store = SessionStore(shared["image"], None, keys_allowed=False, limits=SessionLimits(max_keys=1))
+    owner = _Client()  # the one client of this process
+    limit = int(config["max_request_bytes"])
+
+    def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The answer to one request: a tool's outcome (``ok``, ``output``, ``error``,
+        which the front turns into its result) or a control operation's whole result."""
+        if name.startswith(CONTROL_PREFIX):
+            op = name.removeprefix(CONTROL_PREFIX)
+            if op not in ("reset", "state", "state_hash"):
+                return {"ok": False, "error": f"Unknown control operation {name!r}."}
+            session = store.open(None, owner) if op == "reset" else store.session(None, owner, write=False)
+            try:
+                result = _control_op(session, op, arguments)
+            finally:
+                session.release()
+            return {"result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        tool = toolbox.tools.get(name)
+        writes = tool is not None and tool.effect == "write"
+        session = store.session(None, owner, write=writes)
+        try:
+            outcome = toolbox.call(session.db.db if writes else session.db.reader(), name, arguments)
+        finally:
+            session.release()
+        return {"ok": outcome.ok, "output": outcome.output, "error": outcome.error}
+
+    while True:
+        line = wire_in.readline(limit + 1)
+        if not line.endswith(b"\n"):
+            return  # the front closed the socket (or broke the protocol): this session ends
+        request = json.loads(line)
+        if request.get("op") == "catalog":
+            answer: dict[str, Any] = {"result": _catalog(bundle, toolbox)}
+        else:
+            arguments = request.get("arguments")
+            try:
+                answer = call(str(request.get("name")), arguments if isinstance(arguments, dict) else {})
+            except SessionRefused as exc:
+                answer = {"ok": False, "error": str(exc)}
+        answer["id"] = request.get("id")
+        wire_out.write(json.dumps(answer, ensure_ascii=False).encode() + b"\n")
+        wire_out.flush()
+
+
+class _Client:
+    """The owner of this process's one session (weakly referenced by the session store)."""
+
+
+def _catalog(bundle: Any, toolbox: Any) -> dict[str, Any]:
+    """What the front lists for every session alike: server info, tools, resources, prompts."""
+    import mcp_types as types
+
+    from .server import _agent_prompt, _agent_prompt_text, _control_tools, _documents, _mcp_tool
+
+    def dump(model: Any) -> Any:
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    documents = _documents(bundle)
+    prompt = _agent_prompt(bundle)
+    policy = str(bundle.spec.get("policy", ""))
+    text = types.TextContent(type="text", text=_agent_prompt_text(policy))
+    prompt_text = types.GetPromptResult(
+        description=prompt.description, messages=[types.PromptMessage(role="user", content=text)]
+    )
+    return {
+        "name": str(bundle.spec["name"]),
+        "title": str(bundle.spec.get("title", bundle.spec["name"])),
+        "description": str(bundle.spec.get("description", "")),
+        "instructions": policy,
+        "tools": [dump(_mcp_tool(t)) for t in toolbox.tools.values()] + [dump(t) for t in _control_tools()],
+        "resources": [dump(d.resource) for d in documents.values()],
+        "contents": {
+            uri: dump(types.ReadResourceResult(contents=[d.contents])) for uri, d in documents.items()
+        },
+        "prompts": [dump(prompt)],
+        "prompt_texts": {prompt.name: dump(prompt_text)},
+    }
