@@ -2,8 +2,10 @@
 
 Session keys are a host feature behind ``--control``; a key is opened by
 ``control.reset`` and belongs to the connection that opened it; keys are limited per
-connection and in all, and expire when idle; nothing is ever evicted to make room.
-The same guarantees over real stdio and HTTP servers are in test_served_sessions.py.
+connection and in all, and expire when idle; a full server makes room for a connection
+below its fair share from the connection holding the most (issue 25), never from one
+below its share. The same guarantees over real stdio and HTTP servers are in
+test_served_sessions.py and test_session_key_floods.py.
 """
 
 from __future__ import annotations
@@ -74,21 +76,28 @@ async def test_a_flood_of_keys_from_one_client_leaves_another_clients_session_in
     assert not more.is_error  # the flooder's share is its own; the server still has room
 
 
-async def test_the_server_wide_limit_refuses_new_keys_and_evicts_none(mini_env: Environment):
+async def test_the_server_wide_limit_is_shared_fairly_between_connections(mini_env: Environment):
     limits = SessionLimits(keys_per_owner=5, max_keys=8)
     server = create_server(mini_env.bundle(), ServerOptions(control=True, session_limits=limits))
     async with Client(server, mode="legacy") as first, Client(server, mode="legacy") as second:
         for i in range(5):
             assert not (await first.call_tool("control.reset", {}, meta=key(f"a{i}"))).is_error
-        await first.call_tool("transfer", TRANSFER, meta=key("a0"))
+        await first.call_tool("transfer", TRANSFER, meta=key("a0"))  # a0 is now its most recent
         opened = [
             not (await second.call_tool("control.reset", {}, meta=key(f"b{i}"))).is_error for i in range(5)
         ]
         refusal = await second.call_tool("control.reset", {}, meta=key("b9"))
+        more = await first.call_tool("control.reset", {}, meta=key("a9"))
+        ended = await first.call_tool("get_account", ACC, meta=key("a1"))
         kept = await balance(first, meta=key("a0"))
-    assert opened == [True, True, True, False, False]
-    assert "--max-session-keys" in text(refusal)
-    assert kept == 50_000 - 250
+        others = [await balance(first, meta=key(f"a{i}")) for i in (2, 3, 4)]
+    # The second connection's share is 8 / 2: its fourth key ended the first's least recently
+    # used one (a1); past its share it is refused, and so is the first at its share.
+    assert opened == [True, True, True, True, False]
+    assert "--max-session-keys" in text(refusal) and "fair share" in text(refusal)
+    assert "--max-session-keys" in text(more) and "holds 4, its fair share" in text(more)
+    assert ended.is_error and "not open on this connection" in text(ended)
+    assert kept == 50_000 - 250 and others == [50_000] * 3
 
 
 async def test_an_idle_key_expires_and_is_then_refused(mini_env: Environment):
