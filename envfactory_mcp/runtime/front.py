@@ -322,13 +322,25 @@ class _Router:
         self.max_line, self.call_backstop = options
         self.clients: dict[int, dict[str | None, SessionProcess]] = {}
         self.count = 0
+        # Sessions whose process died: their state is gone, so they answer with an error
+        # until the client starts them again (control.reset) instead of silently restarting.
+        self.lost: set[tuple[int, str | None]] = set()
 
-    async def get(self, owner: Any, key: str | None, create: bool = True) -> SessionProcess | None:
+    async def get(self, owner: Any, key: str | None, restart: bool = False) -> SessionProcess:
         client = id(owner)
         table = self.clients.get(client)
         found = table.get(key) if table is not None else None
-        if found is not None or not create:
+        if found is not None and found.alive:
             return found
+        if found is not None:
+            self.end(owner, key, lost=True)
+        if (client, key) in self.lost:
+            if not restart:
+                raise JailedServerError(
+                    "this session's server process ended (it crashed, was killed or broke the protocol) and its "
+                    "state with it; start it again with control.reset, or reconnect"
+                )
+            self.lost.discard((client, key))
         self._sweep()
         self._make_room(client)
         sock, pid = await anyio.to_thread.run_sync(self.zygote.spawn)
@@ -343,7 +355,12 @@ class _Router:
         self.count += 1
         return process
 
-    def end(self, owner: Any, key: str | None) -> bool:
+    def end(self, owner: Any, key: str | None, lost: bool = False) -> bool:
+        """End a session's process; ``lost``: it died, and the session answers so until restarted."""
+        if lost:
+            self.lost.add((id(owner), key))
+        else:
+            self.lost.discard((id(owner), key))
         table = self.clients.get(id(owner))
         process = table.pop(key, None) if table is not None else None
         if process is None:
@@ -355,6 +372,7 @@ class _Router:
         return True
 
     def _drop_client(self, client: int) -> None:
+        self.lost = {lost for lost in self.lost if lost[0] != client}
         for process in (self.clients.pop(client, None) or {}).values():
             process.close()
             self.count -= 1
@@ -428,9 +446,10 @@ def create_jailed_server(
         raise JailedServerError(
             "--db keeps state in a file on this machine, which a jailed server cannot write"
         )
-    # Far backstop of one call (the session process's own timer ends Python loops and SQL
-    # at call_seconds): a call stuck in C code past it ends its session process.
-    backstop = 2 * options.call_seconds + 10.0 if options.call_seconds else 300.0
+    # Backstop of one call (the session process's own timer ends Python loops and SQL at
+    # call_seconds): a call still running max(5 s, call_seconds) later (C code, or code
+    # that catches the timer's exception) ends its session process.
+    backstop = options.call_seconds + max(5.0, options.call_seconds) if options.call_seconds else 300.0
     zygote = Zygote(package_dir, limits, options, max_request_bytes)
     zygote.start()
     try:
@@ -490,16 +509,15 @@ def create_jailed_server(
                 structured_content={"ended": ended},
             )
         try:
-            process = await router.get(owner, key)
+            process = await router.get(owner, key, restart=name == f"{CONTROL_PREFIX}reset")
         except _Refused as exc:
             return _error_result(f"Session refused: {exc}")
         except JailedServerError as exc:
             raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from None
-        assert process is not None
         try:
             return await process.call(name, params.arguments or {})
         except JailedServerError as exc:
-            router.end(owner, key)
+            router.end(owner, key, lost=not stateless)
             raise MCPError(code=INTERNAL_ERROR, message=str(exc)) from None
         finally:
             if stateless:

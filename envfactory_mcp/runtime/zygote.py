@@ -48,7 +48,7 @@ def main(config_json: str) -> None:
     jail.confine_self()
     _limit(resource.RLIMIT_AS, int(config["zygote_memory_mb"]) << 20)
     _limit(resource.RLIMIT_CORE, 0)
-    _limit(resource.RLIMIT_FSIZE, 0)  # the work directory is read-only anyway
+    _limit(resource.RLIMIT_FSIZE, 8 << 20)  # stderr may be a file; the work directory is read-only
     control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=os.dup(0))
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
