@@ -42,7 +42,6 @@ import subprocess
 import sys
 import threading
 import time
-import warnings
 import weakref
 from pathlib import Path
 from typing import Any
@@ -51,12 +50,10 @@ import anyio
 import mcp_types as types
 from mcp import MCPError
 from mcp.server import Server
-from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from . import jail
 from .limits import DEFAULT_MAX_LINE_BYTES, SessionJail
-from .server import CONTROL_PREFIX, ServerOptions, _owner_of, _result
+from .server import CONTROL_PREFIX, ServerOptions, _owner_of, _result, mcp_server
 from .sessions import KEYS_NEED_CONTROL, MAX_KEY_CHARS, SESSION_META_KEY, SessionLimits
 from .toolbox import CallOutcome
 from .zygote import KILL, READY, SPAWN
@@ -546,32 +543,20 @@ def create_jailed_server(
     async def set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         return types.EmptyResult()
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MCPDeprecationWarning)
-        server: Server[Any] = Server(
-            info["name"],
-            version=options.version,
-            title=info["title"],
-            description=info["description"],
-            instructions=info["instructions"] or None,
-            on_list_tools=list_tools,
-            on_call_tool=call_tool,
-            on_list_resources=list_resources,
-            on_read_resource=read_resource,
-            on_list_prompts=list_prompts,
-            on_get_prompt=get_prompt,
-            on_set_logging_level=set_logging_level,
-        )
-    if options.prefer_sessions:
-
-        async def discover(ctx: Any, params: Any) -> types.DiscoverResult:
-            return types.DiscoverResult(
-                supported_versions=[HANDSHAKE_PROTOCOL_VERSIONS[-1]],
-                capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
-                instructions=server.instructions,
-            )
-
-        server.add_request_handler("server/discover", types.RequestParams, discover)
+    server = mcp_server(
+        info["name"],
+        options,
+        title=info["title"],
+        description=info["description"],
+        instructions=info["instructions"] or None,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_set_logging_level=set_logging_level,
+    )
     server.jailed_front = (zygote, router)  # type: ignore[attr-defined]
     weakref.finalize(server, _close, zygote, router)
     return server
