@@ -2,7 +2,8 @@
 
 The package is rendered, written to a staging folder and verified there (sandboxed probes
 and the package itself over stdio). Only a package that passes is moved into
-``generated_servers/<env>/``, with its report as ``<package>/data/verification.json``;
+``generated_servers/<env>/``, with its report (signed by this installation) as
+``<package>/data/verification.json``;
 a failing one raises ``VerificationFailed`` carrying the report and leaves any earlier
 package untouched.
 """
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from envfactory_mcp.blueprints import load_blueprint
-from envfactory_mcp.emit import render_package, write_package
+from envfactory_mcp.emit import package_name, render_package, write_package
+from envfactory_mcp.emit.render import EXTRA_DATA_FILES
 from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import Backend
@@ -52,11 +54,19 @@ def emit_verified(
 
     ``extra_files`` (``{path in the package folder: text}``, e.g. an importer's
     ``<package>/data/fidelity.json``) are added before verification, so the report's
-    file hashes cover them; they may not replace a file the package renders itself."""
+    file hashes cover them; they may not replace a file the package renders itself, and
+    are data files the verifier expects (``emit.render.EXTRA_DATA_FILES``: it refuses
+    any other file in a package). The report written with the package is signed by this
+    installation (``verify/signing.py``)."""
     files = render_package(env)
+    data = f"{package_name(env.spec.name)}/data/"
     for path, text in (extra_files or {}).items():
         if path in files:
             raise EnvFactoryError(f"{path} is a file of the package itself and cannot be replaced")
+        if not (path.startswith(data) and path[len(data) :] in EXTRA_DATA_FILES):
+            raise EnvFactoryError(
+                f"{path} cannot be added to a package: only {', '.join(sorted(EXTRA_DATA_FILES))} under {data}"
+            )
         files[path] = text
     staging = Path(tempfile.mkdtemp(prefix=f"envfactory-build-{env.spec.name}-"))
     try:

@@ -34,11 +34,12 @@ from envfactory_mcp.packages import (
     RunPermission,
     UnverifiedPackageError,
     check_runnable,
+    package_status,
 )
 from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.settings import Settings
 from envfactory_mcp.spec import EnvSpec, parse_spec, validate_spec
-from envfactory_mcp.verify.provenance import locate_package, verification_status
+from envfactory_mcp.verify.provenance import locate_package
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ class EnvEntry:
     tables: int
     source: str  # "blueprint" or what generated it
     emitted: bool
-    # "passed" (the only one that runs, see packages.py), "failed", "stale", "not verified",
-    # "unreadable report", "unreadable package", "not built"
+    # "passed" (the only one that runs, see packages.py), "failed", "stale", "unsigned",
+    # "not verified", "unreadable report", "unreadable package", "not built"
     verification: str
 
     def as_dict(self) -> dict[str, object]:
@@ -74,7 +75,7 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 tables=len(spec["tables"]),
                 source=spec["seed"]["generator"],
                 emitted=True,
-                verification=verification_status(folder),
+                verification=package_status(folder),
             )
     for name in blueprint_names():
         if name not in entries:

@@ -5,35 +5,57 @@ Every command that runs an emitted package's code asks here first: ``serve``, ``
 ``pipeline`` (through ``rollout``), ``graph``, and the host's launchers
 (``host/launch.py``), so a library caller cannot start an unverified package either.
 
-A package runs when its report passed and still covers its current files (``list`` shows
-it as ``passed``). A report that is missing, failed, stale or unreadable refuses it with
-an :class:`UnverifiedPackageError` saying how to fix that, unless the caller allows
+A package runs when its report passed, still covers its current files and carries this
+installation's signature (``verify/signing.py``: ``verify --save`` and ``build`` sign
+what they verify), or when the package is shipped code (below), whose verdict needs no
+signature (``list`` shows either as ``passed``). Anyone can write a report, digests
+included, so a report that is unsigned or signed by another key is ``unsigned`` and
+refused like a missing, failed, stale or unreadable one, with an
+:class:`UnverifiedPackageError` saying how to fix that, unless the caller allows
 unverified code (``--allow-unverified``, for development), in which case the answer
 carries a warning for the command to print.
 
-And *how* it runs: a verification report is written by whoever made the package, so it
-says nothing about intent. Tool code runs in this process only when it is byte for byte
-the code of a blueprint shipped with this installation of envfactory-mcp, or when the
-user says ``--trust``; anything else (synthesised, imported, edited, received) runs in
+And *how* it runs: a verification report says nothing about intent. Tool code runs in
+this process only when the package is shipped code, every file of it (all that a
+report's subject covers: code, runtime, spec, schema, seed, policy, entry points) byte
+for byte what this installation renders for the blueprint of the same name
+(``is_shipped_code``), or when the user says ``--trust``; anything else (synthesised,
+imported, edited, received; a shipped ``tools.py`` beside an edited seed too) runs in
 jailed worker processes (``runtime/isolation.py``), and where no jail works it does not
 run at all (:class:`JailUnavailableError`). Either way only the package's data files and
 ``tools.py`` are used: envfactory-mcp's own runtime serves them, never the package's copy.
+
+The rendering a package is compared with is made once per installed source: its files'
+digests are kept in ``<cache home>/shipped/<env>-<seed>.json`` (``signing.cache_home``,
+e.g. ``~/.cache/envfactory-mcp``; 0600, keyed by a digest of envfactory-mcp's own source
+files and the Python version) and per process; a miss renders
+the blueprint in this process when the blueprints are loaded anyway, else in a child
+process, so ``serve`` itself loads none of that machinery.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 RUNNABLE = "passed"
 SERVERS_DIR_ENV = "ENVFACTORY_SERVERS_DIR"
+SHIPPED_CACHE = "shipped"  # folder of the cache home holding the digests of shipped renderings
 
 _WHY = {
     "stale": "its files changed since it was verified",
+    "unsigned": "its verification report was not signed by this installation",
     "failed": "it failed verification",
     "not verified": "it has no verification report",
     "unreadable report": "its verification report cannot be read",
@@ -104,22 +126,38 @@ def check_runnable(
     :class:`JailUnavailableError` when it must run jailed and no jail works here, and
     ``NotAPackageError`` when ``folder`` holds no package.
     """
-    from envfactory_mcp.verify.provenance import locate_package, verification_status
+    from envfactory_mcp.verify.provenance import UNSIGNED, locate_package, verification_status
 
     root, pkg = locate_package(folder)
     status = verification_status(root)
-    jailed = jail or not (trust or is_shipped_code(root, pkg))
-    permission = RunPermission(env=root.name, folder=root, status=status, jailed=jailed)
-    if permission.verified or allow_unverified:
+    shipped: bool | None = None
+    if status == UNSIGNED:  # believed for shipped code, which needs no signature
+        shipped = is_shipped_code(root, pkg)
+        status = RUNNABLE if shipped else status
+    if status == RUNNABLE or allow_unverified:
+        if shipped is None and not (jail or trust):
+            shipped = is_shipped_code(root, pkg)
+        jailed = jail or not (trust or shipped)
         if jailed:
             _require_jail(root.name, asked=jail)
-        return permission
+        return RunPermission(env=root.name, folder=root, status=status, jailed=jailed)
     raise UnverifiedPackageError(
         root.name,
         status,
         f"refusing to run package {root.name} ({root}): verification {status}, "
         f"{_WHY.get(status, status)}; {_fix(root, status)}, or pass --allow-unverified to run it anyway",
     )
+
+
+def package_status(folder: Path) -> str:
+    """``verification_status`` of the package in ``folder`` as ``check_runnable`` judges
+    it: ``passed`` also for an unsigned passing report of shipped code (what ``list``
+    shows)."""
+    from envfactory_mcp.verify.provenance import UNSIGNED, locate_package, verification_status
+
+    root, pkg = locate_package(folder)
+    status = verification_status(root)
+    return RUNNABLE if status == UNSIGNED and is_shipped_code(root, pkg) else status
 
 
 def check_served(
@@ -199,29 +237,221 @@ def ensure_shipped(servers_dir: Path, env: str, note: Callable[[str], None] | No
 
 
 def is_shipped_code(root: Path, pkg: str) -> bool:
-    """Whether the package's ``tools.py`` is exactly what this installation emits for
-    the blueprint of the same name (code shipped with envfactory-mcp, trusted as it is)."""
+    """Whether the package in ``root`` is code shipped with this installation: every file
+    of it (all that a report's subject covers, the report aside; no symlink, nothing
+    else) byte for byte what ``build`` writes for the blueprint of the same name, rendered
+    by this installation with the seed the package's spec declares. Such a package is
+    trusted as it is: its verdict needs no signature, and it may run in this process."""
+    from envfactory_mcp.emit.render import package_name
+
+    env = root.name
+    if not (env.isidentifier() and env.isascii()) or pkg != package_name(env):
+        return False
+    digests = _plain_digests(root, pkg)  # first: it opens nothing but regular files
+    if digests is None:
+        return False
     try:
-        actual = (root / pkg / "tools.py").read_bytes()
+        tools = (root / pkg / "tools.py").read_bytes()
     except OSError:
         return False
-    if _is_handcrafted_tools(root.name, actual):
-        return True
-    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-    from envfactory_mcp.emit.render import vendor_tools_source
+    if _is_handcrafted(env) and not _is_handcrafted_tools(env, tools):
+        return False  # the fast no: a hand-crafted blueprint's tools.py, read as a file
+    seed = _declared_seed(root / pkg / "data" / "spec.json")
+    return seed is not None and shipped_digests(env, seed) == digests
 
-    if root.name not in blueprint_names():
-        return False
-    shipped = vendor_tools_source(load_blueprint(root.name).code())
-    return actual == shipped.encode("utf-8")
+
+_SHIPPED: dict[tuple[str, int], dict[str, str] | None] = {}  # per process
+_SOURCE_KEY: list[str] = []  # per process: the digest of this installation's source files
+
+
+def shipped_digests(env: str, seed: int) -> dict[str, str] | None:
+    """sha256 of every file ``build`` would write for blueprint ``env`` with ``seed``
+    (the report aside), keyed like a report's subject; None when ``env`` is no blueprint
+    (or this seed builds nothing). Cached per process and, keyed by the source that
+    renders it, in the cache home (see the module's docstring)."""
+    if (env, seed) in _SHIPPED:
+        return _SHIPPED[(env, seed)]
+    key = _source_key()
+    path = _shipped_cache_path(env, seed)
+    entry = _read_shipped_cache(path, key)
+    if entry is None:
+        entry = _render_digests(env, seed)
+        if entry is None:  # could not render here: not shipped this time, nothing kept
+            return None
+        _write_shipped_cache(path, {"key": key, "env": env, "seed": seed, "files": entry["files"]})
+    digests: dict[str, str] | None = entry["files"]
+    _SHIPPED[(env, seed)] = digests
+    return digests
+
+
+def render_shipped_digests(env: str, seed: int) -> dict[str, str] | None:
+    """Render blueprint ``env`` with ``seed`` as ``build`` does (nothing verified, nothing
+    written) and return the sha256 of each file; None when ``env`` is no blueprint or the
+    seed builds nothing. Run in this process or in the child ``_render_digests`` starts."""
+    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
+    from envfactory_mcp.emit.render import render_package
+    from envfactory_mcp.env import build_env
+
+    if env not in blueprint_names():
+        return None
+    try:
+        files = render_package(build_env(load_blueprint(env), seed))
+    except EnvFactoryError:
+        return None
+    return {path: hashlib.sha256(text.encode("utf-8")).hexdigest() for path, text in files.items()}
+
+
+_CHILD = (
+    "import json, sys\n"
+    "from envfactory_mcp.packages import render_shipped_digests\n"
+    "files = render_shipped_digests(sys.argv[1], int(sys.argv[2]))\n"
+    "sys.stdout.write('\\n' + json.dumps({'files': files}) + '\\n')\n"
+)
+
+
+def _render_digests(env: str, seed: int) -> dict[str, Any] | None:
+    """``{"files": render_shipped_digests(env, seed)}``, or None when it failed. In this
+    process when the blueprints are loaded already (``list``, ``tasks``, a rollout), else
+    in a child process (``serve``: its own start stays light)."""
+    if "envfactory_mcp.blueprints" in sys.modules:
+        return {"files": render_shipped_digests(env, seed)}
+    home = str(Path(__file__).resolve().parent.parent)  # the folder holding envfactory_mcp
+    path = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH", "")) if p)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", _CHILD, env, str(seed)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=home,
+            env=os.environ | {"PYTHONPATH": path},
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        answer = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+    files = answer.get("files") if isinstance(answer, dict) else "malformed"
+    if files is not None and not (
+        isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+    ):
+        return None
+    return {"files": files}
+
+
+def _source_key() -> str:
+    """A digest of what renders a package here: every file of the installed
+    envfactory_mcp (caches aside) and the Python version."""
+    if _SOURCE_KEY:
+        return _SOURCE_KEY[0]
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(f"envfactory-mcp shipped renderings 1\n{sys.version}\n".encode())
+    for top, dirs, names in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = Path(top) / name
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    _SOURCE_KEY.append(digest.hexdigest())
+    return _SOURCE_KEY[0]
+
+
+def _shipped_cache_path(env: str, seed: int) -> Path:
+    from envfactory_mcp.verify.signing import cache_home
+
+    return cache_home() / SHIPPED_CACHE / f"{env}-{seed}.json"
+
+
+def _read_shipped_cache(path: Path, key: str) -> dict[str, Any] | None:
+    """The cache entry in ``path`` when it is this user's own file, unwritable by others,
+    and made from the same source (``key``); else None."""
+    from envfactory_mcp.verify.signing import is_private
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        with open(fd, "rb", closefd=False) as fh:
+            if not is_private(os.fstat(fd)):
+                return None
+            entry = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    files = entry.get("files")
+    return {"files": files} if files is None or isinstance(files, dict) else None
+
+
+def _write_shipped_cache(path: Path, entry: dict[str, Any]) -> None:
+    from envfactory_mcp.files import write_json
+    from envfactory_mcp.verify.signing import private_dir
+
+    try:
+        private_dir(path.parent)
+        write_json(path, entry, indent=None, sort_keys=True, new_mode=0o600)
+        path.chmod(0o600)  # a file that was there kept its mode through the rewrite
+    except OSError:
+        pass  # a read-only home: the next process renders again
+
+
+def _declared_seed(spec_path: Path) -> int | None:
+    """The seed the package's spec says it was built with (an int in range), else None."""
+    try:
+        seed = json.loads(spec_path.read_bytes())["seed"]["seed"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return seed if type(seed) is int and 0 <= seed < 2**63 else None
+
+
+def _plain_digests(root: Path, pkg: str) -> dict[str, str] | None:
+    """sha256 of every file of the package (keyed like a report's subject: the report
+    and Python's caches aside), or None when it holds a symlink, anything but regular
+    files and folders, or a file that cannot be read."""
+    from envfactory_mcp.verify.provenance import REPORT_FILE, UNVOUCHED_DIRS
+
+    report = f"{pkg}/data/{REPORT_FILE}"
+    digests: dict[str, str] = {}
+    try:
+        for top, dirs, names in os.walk(root, followlinks=False):
+            for name in dirs:
+                if (Path(top) / name).is_symlink():
+                    return None
+            dirs[:] = [d for d in dirs if d not in UNVOUCHED_DIRS]
+            for name in names:
+                path = Path(top) / name
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO would block
+                try:
+                    if not stat.S_ISREG(os.fstat(fd).st_mode):
+                        return None
+                    with open(fd, "rb", closefd=False) as fh:
+                        data = fh.read()
+                finally:
+                    os.close(fd)
+                rel = path.relative_to(root).as_posix()
+                if rel != report:
+                    digests[rel] = hashlib.sha256(data).hexdigest()
+    except OSError:  # a symlink (ELOOP), a file nobody may read
+        return None
+    return dict(sorted(digests.items()))
+
+
+def _is_handcrafted(env: str) -> bool:
+    """``env`` names a hand-crafted blueprint of this installation (``blueprints/<env>/``)."""
+    return (Path(__file__).resolve().parent / "blueprints" / env / "__init__.py").is_file()
 
 
 def _is_handcrafted_tools(env: str, actual: bytes) -> bool:
-    """The fast yes of ``is_shipped_code`` (what ``serve`` asks at every start): ``actual``
-    is the vendored form of ``blueprints/<env>/tools.py`` of this installation, read as a
-    file instead of importing the blueprint and its spec machinery. Only a yes is final;
-    anything else (a library service, whose code is composed, or no match) takes the full
-    comparison."""
+    """A necessary condition of ``is_shipped_code`` for a hand-crafted blueprint, cheap
+    enough for every ``serve`` start: ``actual`` is the vendored form of
+    ``blueprints/<env>/tools.py`` of this installation, read as a file instead of
+    importing the blueprint and its spec machinery. Only a no is final: a yes still takes
+    the comparison of every file (an edited seed beside shipped tools is not shipped)."""
     from envfactory_mcp.emit.render import unvendor_tools_source, vendor_tools_source
 
     source = Path(__file__).resolve().parent / "blueprints" / env / "tools.py"

@@ -37,8 +37,37 @@ def script_name(env_name: str) -> str:
     return f"{env_name.replace('_', '-')}-mcp"
 
 
+# The package's files besides its data and runtime: path (``{pkg}``: the import name) ->
+# the template it is rendered from.
+_TEMPLATED = {
+    "pyproject.toml": "pyproject.toml.tmpl",
+    "README.md": "README.md.tmpl",
+    "{pkg}/__init__.py": "__init__.py.tmpl",
+    "{pkg}/__main__.py": "__main__.py.tmpl",
+    "{pkg}/server.py": "server.py.tmpl",
+    "tests/test_smoke.py": "test_smoke.py.tmpl",
+}
+# The environment itself, inside the package folder.
+_ENVIRONMENT_FILES = ("tools.py", "data/spec.json", "data/schema.sql", "data/seed.sql", "data/policy.md")
+# Data a build may add beside what is rendered (``build.emit_verified``'s ``extra_files``,
+# e.g. an importer's fidelity report), always under ``<package>/data/``.
+EXTRA_DATA_FILES = frozenset({"fidelity.json"})
+
+
+def emitted_paths(env_name: str) -> frozenset[str]:
+    """Every path ``render_package`` writes for the environment ``env_name`` (its
+    verification report and ``EXTRA_DATA_FILES`` are added later, by a build)."""
+    pkg = package_name(env_name)
+    return frozenset(
+        [path.format(pkg=pkg) for path in _TEMPLATED]
+        + [f"{pkg}/{path}" for path in _ENVIRONMENT_FILES]
+        + [f"{pkg}/runtime/{name}" for name in vendored_runtime()]
+    )
+
+
 def render_package(env: Environment) -> dict[str, str]:
-    """Every file of ``generated_servers/<env>/``, keyed by path relative to that folder."""
+    """Every file of ``generated_servers/<env>/``, keyed by path relative to that folder
+    (exactly ``emitted_paths(env.spec.name)``)."""
     from envfactory_mcp.spec import dump_spec  # here: serving a package imports this module for its names
 
     spec = env.spec
@@ -58,19 +87,16 @@ def render_package(env: Environment) -> dict[str, str]:
         "tool_rows": _tool_rows(env),
         "policy": spec.policy.strip(),
     }
-    files = {
-        "pyproject.toml": _template("pyproject.toml.tmpl", values),
-        "README.md": _template("README.md.tmpl", values),
-        f"{pkg}/__init__.py": _template("__init__.py.tmpl", values),
-        f"{pkg}/__main__.py": _template("__main__.py.tmpl", values),
-        f"{pkg}/server.py": _template("server.py.tmpl", values),
-        f"{pkg}/tools.py": vendor_tools_source(env.tools_source),
-        f"{pkg}/data/spec.json": dump_spec(spec),
-        f"{pkg}/data/schema.sql": env.schema_sql,
-        f"{pkg}/data/seed.sql": env.seed_sql,
-        f"{pkg}/data/policy.md": spec.policy.strip() + "\n",
-        "tests/test_smoke.py": _template("test_smoke.py.tmpl", values),
+    environment = {
+        "tools.py": vendor_tools_source(env.tools_source),
+        "data/spec.json": dump_spec(spec),
+        "data/schema.sql": env.schema_sql,
+        "data/seed.sql": env.seed_sql,
+        "data/policy.md": spec.policy.strip() + "\n",
     }
+    assert tuple(environment) == _ENVIRONMENT_FILES
+    files = {path.format(pkg=pkg): _template(name, values) for path, name in _TEMPLATED.items()}
+    files.update({f"{pkg}/{path}": text for path, text in environment.items()})
     for name, text in vendored_runtime().items():
         files[f"{pkg}/runtime/{name}"] = text
     return dict(sorted(files.items()))

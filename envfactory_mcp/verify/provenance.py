@@ -3,19 +3,23 @@ report still covers the package's files (a sha256 of each, compared with the dig
 report recorded). This is the check every command runs before it serves or loads a
 package (``packages.check_runnable``), so it imports only the standard library and the
 report's model: starting a server does not load the verifier, the MCP stack's client or
-the spec machinery.
+the spec machinery. A report is believed only with this installation's signature
+(``signing.py``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.verify.report import REPORT_FORMAT, VerificationReport
 
 REPORT_FILE = "verification.json"
+UNSIGNED = "unsigned"
+NOT_A_FILE = "not a regular file"  # the subject's entry for a FIFO, socket or device node
 # Written by Python or pytest when the package runs, not part of what was verified: a
 # bytecode cache is only used while it matches its source, which the subject covers.
 UNVOUCHED_DIRS = frozenset({"__pycache__", ".pytest_cache"})
@@ -56,8 +60,21 @@ def subject_digests(folder: Path) -> dict[str, str]:
             path = Path(top) / name
             rel = path.relative_to(root).as_posix()
             if rel != report:
-                digests[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+                digests[rel] = _file_digest(path)
     return dict(sorted(digests.items()))
+
+
+def _file_digest(path: Path) -> str:
+    """sha256 of a regular file (what a symlink reaches), read in chunks; a FIFO, socket
+    or device is never opened (a FIFO would block, ``/dev/zero`` never end): it gets a
+    digest no file has, which no report of a passing package holds."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        return NOT_A_FILE
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # replaced since the stat
+            return NOT_A_FILE
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def read_report(package_folder: Path) -> VerificationReport | None:
@@ -71,8 +88,11 @@ def read_report(package_folder: Path) -> VerificationReport | None:
 
 def verification_status(package_folder: Path) -> str:
     """``passed`` / ``failed`` / ``stale`` (a file changed, appeared or went since the
-    report, or the report is of an older format) / ``not verified`` / ``unreadable report``
-    / ``unreadable package``, from the report stored with a package."""
+    report, or the report is of an older format) / ``unsigned`` (a passing, current
+    report that this installation did not sign: anyone can write a report, digests
+    included) / ``not verified`` / ``unreadable report`` / ``unreadable package``, from
+    the report stored with a package. ``packages.package_status`` believes an unsigned
+    verdict for a package shipped with envfactory-mcp."""
     try:
         report = read_report(package_folder)
     except ValueError:  # pydantic's ValidationError included
@@ -85,4 +105,6 @@ def verification_status(package_folder: Path) -> str:
         return "unreadable package"
     if report.format != REPORT_FORMAT or report.subject != current:
         return "stale"
-    return "passed" if report.passed else "failed"
+    if not report.passed:
+        return "failed"
+    return "passed" if report.signed_here() else UNSIGNED

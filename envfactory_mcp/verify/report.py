@@ -6,7 +6,9 @@ runtime, data, ``pyproject.toml``; not the report itself, not Python's caches), 
 report that no longer matches its package (someone edited ``tools.py``, ``server.py`` or
 ``runtime/toolbox.py``) is recognisably stale, and a stale package does not run.
 Format 2 keys ``subject`` by path inside the package folder; format 1 covered only
-spec, schema, seed and tools, so its reports read as stale.
+spec, schema, seed and tools, so its reports read as stale. ``signature`` is the
+installation's HMAC of the verdict (``verify/signing.py``): a report without one that
+checks out here is believed only for a package shipped with envfactory-mcp.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ REPORT_FORMAT = "envfactory-verification/2"
 # Checks about the environment as a whole, in the order they run.
 ENVIRONMENT_CHECKS: dict[str, str] = {
     "spec": "spec.json parses and is consistent (tables, tools, schemas, entities)",
+    "package_files": "the package holds only the files the emitter writes (no other module, .pth file, symlink)",
     "runtime_intact": "the package's runtime/ is byte-identical to this envfactory-mcp's",
-    "static_gate": "tool code passes the static gate (imports, names, dunders, side effects)",
+    "static_gate": "tool code passes the static gate (imports, names, dunders, side effects, SQL)",
+    "data_sql": "schema.sql and seed.sql hold only the emitter's statements and SQLite's core functions "
+    "(no extension, file access, ATTACH, PRAGMA or virtual table)",
     "schema_and_seed": "the schema builds and the seed loads with every foreign key and CHECK satisfied",
     "tools_load": "the tool module loads in the sandbox and defines every declared tool",
     "sandbox": "the sandboxed run finished within its limits and nothing tried to escape",
@@ -101,6 +106,25 @@ class VerificationReport(Model):
     tools: list[ToolReport]
     probes: int = 0
     timings: dict[str, float] = Field(default_factory=dict)  # stage -> seconds
+    # "hmac-sha256:<hex>" over format, env, passed and subject, with the verifying
+    # installation's key (verify/signing.py); "" in reports written before signatures.
+    signature: str = ""
+
+    def signed(self) -> VerificationReport:
+        """This report with this installation's signature of its verdict (the key is made
+        on first use)."""
+        from envfactory_mcp.verify.signing import signature
+
+        sig = signature(format=self.format, env=self.env, passed=self.passed, subject=self.subject)
+        return self.model_copy(update={"signature": sig})
+
+    def signed_here(self) -> bool:
+        """Whether ``signature`` is this installation's signature of this verdict."""
+        from envfactory_mcp.verify.signing import signed_here
+
+        return signed_here(
+            self.signature, format=self.format, env=self.env, passed=self.passed, subject=self.subject
+        )
 
     def failures(self) -> list[str]:
         """One line per failed check: ``tool: check: reason [probe id]``."""

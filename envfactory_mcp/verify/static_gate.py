@@ -29,6 +29,17 @@ Rules, with the ``code`` of their violations and why they exist:
 * ``internals``: frame and code attributes (``gen.gi_frame.f_back.f_globals``), private
   standard-library attributes, and connection management on ``ctx.db`` (``commit`` would
   defeat the runtime's per-call rollback, ``load_extension`` loads native code).
+* ``process``: the process itself, past what the imports already refuse (``os``, ``sys``,
+  ``gc``, ``socket``, ``ctypes`` and ``open`` never get this far): descriptor methods
+  (``.fileno()``, ``.fdopen``, ``.fromfd``, ``.dup``), the collector's and the
+  interpreter's views of every object and frame (``.get_objects``, ``._getframe``), and
+  strings naming ``/proc/...`` or ``/dev/fd``-like paths. A tool that writes pre-formed
+  frames to an inherited descriptor speaks for the server; a tool has no business there.
+* ``sql``: SQL in string literals (``verify/sql_gate.py``): the SQL argument of
+  ``ctx.one/all/scalar/execute`` and any literal that reads as a statement may call only
+  SQLite's core functions and may not ATTACH, PRAGMA or make virtual tables; any other
+  literal may not name ``load_extension``, ``fts3_tokenizer``, ``readfile``,
+  ``writefile``, ``pragma_*`` table-valued functions and the like.
 * ``determinism``: ``.now()``, ``.today()``, ``.utcnow()`` read the real clock; tools use ``ctx.now``.
 * ``scope``: ``global`` / ``nonlocal``: a tool is a function of ``ctx`` and its arguments.
 * ``toplevel``: importing the module has no side effects. Only imports, defs, classes,
@@ -53,6 +64,7 @@ from types import ModuleType
 from typing import Any
 
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.verify.sql_gate import check_sql_text
 
 
 def _words(text: str) -> frozenset[str]:
@@ -89,6 +101,11 @@ CONNECTION_ATTRIBUTES = _words(
     "create_function create_aggregate create_collation create_window_function setlimit executescript "
     "commit rollback close isolation_level row_factory text_factory"
 )
+PROCESS_ATTRIBUTES = _words(
+    "fileno fdopen fromfd fromshare dup dup2 dup3 openpty forkpty get_objects get_referrers get_referents "
+    "_getframe _current_frames _current_exceptions settrace setprofile"
+)
+SQL_METHODS = _words("one all scalar execute executemany")  # ctx's SQL helpers (and a cursor's)
 CLOCK_METHODS = _words("now today utcnow")
 TOPLEVEL_CALLS = _words(
     "frozenset set tuple dict list str int float bool bytes range sorted reversed len min max sum abs round "
@@ -103,6 +120,7 @@ DECORATORS = _words(
 _TYPE_CHECKING = ("TYPE_CHECKING", "typing.TYPE_CHECKING")
 _DUNDER = re.compile(r"__[A-Za-z]\w*?__")
 _FRAME_IN_STRING = re.compile(r"\.(" + "|".join(sorted(FRAME_ATTRIBUTES)) + r")\b")
+_PROCESS_PATH = re.compile(r"/proc/|/dev/(?:fd|std(?:in|out|err)|tcp|udp|shm|mem|kmem|tty|pts|ptmx)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +177,8 @@ class _Gate(ast.NodeVisitor):
         self.annotations: set[int] = set()  # string constants in annotations: code in disguise
         self.owners: set[int] = set()  # names used as ``name.attribute``, the only allowed use of a module
         self.parsed: list[ast.AST] = []  # string annotations parsed as code, kept alive so ids stay unique
+        self.sql: set[int] = set()  # string literals known to be SQL: the first argument of ctx.all(...)
+        self.sql_checked: set[int] = set()  # constants of f-strings, checked with their f-string
 
     def report(self, node: ast.AST, code: str, message: str) -> None:
         line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
@@ -254,6 +274,8 @@ class _Gate(ast.NodeVisitor):
             self.report(node, "internals", f"attribute .{attr} reaches frames or code objects")
         elif attr in CONNECTION_ATTRIBUTES:
             self.report(node, "internals", f".{attr} manages the database connection; tools only run SQL")
+        elif attr in PROCESS_ATTRIBUTES:
+            self.report(node, "process", f".{attr} reaches the process's descriptors or objects directly")
         elif isinstance(owner, ModuleType) and attr.startswith("_"):
             self.report(node, "internals", f"{owner.__name__}.{attr} is private to the standard library")
         else:
@@ -270,6 +292,8 @@ class _Gate(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in SQL_METHODS and node.args:
+            self.sql.add(id(node.args[0]))
         if isinstance(func, ast.Attribute) and func.attr in CLOCK_METHODS:
             self.report(node, "determinism", f".{func.attr}() reads the real clock; use ctx.now")
         if (
@@ -299,6 +323,24 @@ class _Gate(ast.NodeVisitor):
                 self.report(node, "internals", f"pattern attribute {attr}= manages the database connection")
         self.generic_visit(node)
 
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        """An f-string's SQL is judged whole: its fields stand in as parameters."""
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+                self.sql_checked.add(id(value))
+            else:
+                parts.append("?")
+        self._check_sql(node, "".join(parts))
+        self.generic_visit(node)
+
+    def _check_sql(self, node: ast.AST, text: str) -> None:
+        for problem in check_sql_text(text, statement=id(node) in self.sql):
+            line = getattr(node, "lineno", 1) + problem.line - 1
+            col = getattr(node, "col_offset", 0) + 1 if problem.line == 1 else 1
+            self.violations.append(GateViolation(line, col, "sql", f"SQL {problem.message}", self.filename))
+
     def visit_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, str) or id(node) in self.skip:
             return
@@ -306,6 +348,12 @@ class _Gate(ast.NodeVisitor):
             self.report(node, "dunder", f"string mentions {match.group()}: no reflective access by name")
         if match := _FRAME_IN_STRING.search(node.value):
             self.report(node, "internals", f"string mentions .{match.group(1)}, which reaches frames")
+        if match := _PROCESS_PATH.search(node.value):
+            self.report(
+                node, "process", f"string mentions {match.group()}: tool code does not reach the process"
+            )
+        if id(node) not in self.sql_checked:
+            self._check_sql(node, node.value)
         if id(node) in self.annotations:  # typing.get_type_hints would evaluate it: judge it as code
             try:
                 expr = ast.parse(node.value.strip(), mode="eval")

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import shutil
+import stat
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -27,6 +28,7 @@ from envfactory_mcp.errors import SpecError
 from envfactory_mcp.spec import parse_spec
 from envfactory_mcp.verify import sandbox
 from envfactory_mcp.verify.checks import environment_failure, judge_tools
+from envfactory_mcp.verify.package_files import unexpected_files
 from envfactory_mcp.verify.probes import ProbeBudget
 from envfactory_mcp.verify.provenance import REPORT_FILE, locate_package, subject_digests
 from envfactory_mcp.verify.report import (
@@ -37,6 +39,7 @@ from envfactory_mcp.verify.report import (
     VerificationReport,
 )
 from envfactory_mcp.verify.sandbox import SandboxLimits
+from envfactory_mcp.verify.sql_gate import check_data_sql
 from envfactory_mcp.verify.static_gate import check_tool_code
 
 NO_JAIL = (
@@ -128,7 +131,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         passed = (
             all(c.status == "passed" for c in environment) and all(t.passed for t in tools) and bool(tools)
         )
-        return VerificationReport(
+        report = VerificationReport(
             env=name,
             passed=passed,
             envfactory_version=__version__,
@@ -146,16 +149,17 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
             probes=sum(t.probes for t in tools),
             timings={k: round(v, 4) for k, v in timings.items()},
         )
+        return report.signed()  # this installation's word for it: see verify/signing.py
 
     # 1. spec ------------------------------------------------------------------------
     t0 = time.perf_counter()
     try:
-        spec_text = (package_dir / "data" / "spec.json").read_text(encoding="utf-8")
+        spec_text = _read_text(package_dir / "data" / "spec.json")
         spec = json.loads(spec_text)
         spec_model = parse_spec(spec)
-        schema_sql = (package_dir / "data" / "schema.sql").read_text(encoding="utf-8")
-        seed_sql = (package_dir / "data" / "seed.sql").read_text(encoding="utf-8")
-        tools_source = unvendor_tools_source((package_dir / "tools.py").read_text(encoding="utf-8"))
+        schema_sql = _read_text(package_dir / "data" / "schema.sql")
+        seed_sql = _read_text(package_dir / "data" / "seed.sql")
+        tools_source = unvendor_tools_source(_read_text(package_dir / "tools.py"))
     except SpecError as exc:
         record("spec", str(exc), failed=True)
         return finish(root.name)
@@ -167,14 +171,20 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
     if options.scale_limits:
         limits = scaled_limits(options.limits, len(spec_model.tools), len(seed_sql.encode()))
 
-    # 2. runtime intact ----------------------------------------------------------------
+    # 2. nothing in the folder but what the emitter writes (an argparse.py, a .pth or an
+    #    envfactory_mcp/ beside the code would run in whatever process starts there) -----
+    unexpected = unexpected_files(root, name)
+    record("package_files", _shown(unexpected), failed=bool(unexpected))
+
+    # 3. runtime intact ----------------------------------------------------------------
     expected = vendored_runtime()
     runtime_dir = package_dir / "runtime"
-    present = (
-        {p.name: p.read_text(encoding="utf-8") for p in sorted(runtime_dir.glob("*.py"))}
-        if runtime_dir.is_dir()
-        else {}
-    )
+    try:
+        present = (
+            {p.name: _read_text(p) for p in sorted(runtime_dir.glob("*.py"))} if runtime_dir.is_dir() else {}
+        )
+    except (OSError, UnicodeDecodeError):
+        present = {}  # unreadable: every file differs
     differing = sorted(n for n in expected.keys() | present.keys() if expected.get(n) != present.get(n))
     record(
         "runtime_intact",
@@ -184,15 +194,20 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         failed=bool(differing),
     )
 
-    # 3. static gate --------------------------------------------------------------------
+    # 4. static gate --------------------------------------------------------------------
     violations = check_tool_code(tools_source, filename=f"{pkg}/tools.py")
-    shown = "; ".join(str(v) for v in violations[:5]) + (
-        f"; and {len(violations) - 5} more" if len(violations) > 5 else ""
-    )
-    record("static_gate", shown, failed=bool(violations))
+    record("static_gate", _shown([str(v) for v in violations]), failed=bool(violations))
+
+    # 5. the data's SQL: the emitter's statements, SQLite's core functions ------------------
+    sql_problems = [
+        f"{pkg}/data/{file}:{problem.line}: {problem.message}"
+        for file, text in (("schema.sql", schema_sql), ("seed.sql", seed_sql))
+        for problem in check_data_sql(text, file)
+    ]
+    record("data_sql", _shown(sql_problems), failed=bool(sql_problems))
     timings["static"] = time.perf_counter() - t0
 
-    # 4. sandboxed probes (the gate's verdict does not stop them: the sandbox is built for
+    # 6. sandboxed probes (the gate's verdict does not stop them: the sandbox is built for
     #    hostile code, and its findings make the report complete) --------------------------
     t0 = time.perf_counter()
     job = {
@@ -264,7 +279,7 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         failed=bool(bad_resets),
     )
 
-    # 5. the emitted package over stdio, only when everything before it passed -------------
+    # 7. the emitted package over stdio, only when everything before it passed -------------
     if (
         options.stdio
         and all(c.status == "passed" for c in env_checks.values())
@@ -281,6 +296,22 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
             check="stdio", status="not run", reason="skipped on request (--no-stdio)"
         )
     return finish(name)
+
+
+def _read_text(path: Path) -> str:
+    """A package file's text; ``OSError`` for anything but a regular file (a FIFO would
+    block the verifier, a symlink to ``/dev/zero`` never end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        return fh.read().decode("utf-8")
+
+
+def _shown(problems: list[str], most: int = 5) -> str:
+    """The first ``most`` problems of a check, in one reason."""
+    more = f"; and {len(problems) - most} more" if len(problems) > most else ""
+    return "; ".join(problems[:most]) + more
 
 
 def _sandbox_warning(jailed: str | None, isolated: bool) -> str | None:

@@ -18,8 +18,13 @@ PKG = "retail_mcp"
 
 @pytest.fixture
 def package(tmp_path: Path) -> Path:
+    """A copy of the committed retail package with its report signed here (it was signed,
+    if at all, where it was built): what follows is about the report's subject."""
     dest = tmp_path / "retail"
     shutil.copytree(SERVERS_DIR / "retail", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    report = read_report(dest)
+    assert report is not None
+    (dest / PKG / "data" / REPORT_FILE).write_text(report.signed().to_json(), encoding="utf-8")
     assert verification_status(dest) == "passed"
     return dest
 
