@@ -86,6 +86,20 @@ def signing_key() -> bytes:
     key = _read_key(path)
     if key is not None:
         return key
+    try:
+        _create_key(path)
+    except OSError as exc:
+        raise EnvFactoryError(
+            f"cannot create the signing key {path} ({exc.strerror or exc}): set {HOME_ENV} to a folder "
+            "this user can write, where envfactory-mcp keeps it"
+        ) from None
+    key = _read_key(path)
+    if key is None:
+        raise EnvFactoryError(f"cannot create the signing key {path}")
+    return key
+
+
+def _create_key(path: Path) -> None:
     private_dir(path.parent)
     staging = path.with_name(f".{KEY_FILE}.{os.getpid()}-{secrets.token_hex(4)}")
     fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -101,10 +115,6 @@ def signing_key() -> bytes:
         pass
     finally:
         staging.unlink(missing_ok=True)
-    key = _read_key(path)
-    if key is None:
-        raise EnvFactoryError(f"cannot create the signing key {path}")
-    return key
 
 
 def signature(*, format: str, env: str, passed: bool, subject: dict[str, str]) -> str:
@@ -141,7 +151,7 @@ def _read_key(path: Path) -> bytes | None:
         return _KEYS[path]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:  # a symlink (ELOOP), a folder, no permission
         raise EnvFactoryError(f"cannot use the signing key {path}: {exc.strerror or exc}") from None

@@ -128,6 +128,13 @@ def test_a_key_others_may_read_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     assert not signing.signed_here("x", format="f", env="e", passed=True, subject={})
 
 
+def test_a_home_where_no_key_can_be_made_says_how_to_fix_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    monkeypatch.setenv(signing.HOME_ENV, str(tmp_path / "a-file" / "home"))
+    with pytest.raises(EnvFactoryError, match=f"cannot create the signing key .*set {signing.HOME_ENV}"):
+        signing.signing_key()
+
+
 def test_the_signature_covers_format_verdict_subject_and_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
