@@ -322,3 +322,10 @@ def test_a_library_service_is_shipped_too(
     replace_once(root, "dog_walking_mcp/tools.py", "\n", "\n# edited\n")
     recompute_digests_by_hand(root)
     assert not is_shipped_code(root, "dog_walking_mcp") and package_status(root) == "unsigned"
+
+
+def test_the_package_readme_says_what_contains_it_and_what_does_not(retail_env: Environment):
+    readme = " ".join(render_package(retail_env)["README.md"].split())
+    assert "Only `envfactory-mcp serve` contains a package you do not trust." in readme
+    assert "`python -m retail_mcp`, `retail-mcp` and their `--jail`, are the package's own code" in readme
+    assert "only as trustworthy as the package itself" in readme
