@@ -19,7 +19,8 @@ And *how* it runs: a verification report says nothing about intent. Tool code ru
 this process only when the package is shipped code, every file of it (all that a
 report's subject covers: code, runtime, spec, schema, seed, policy, entry points) byte
 for byte what this installation renders for the blueprint of the same name
-(``is_shipped_code``), or when the user says ``--trust``; anything else (synthesised,
+(``is_shipped_code``) and no bytecode cache beside ``tools.py`` says otherwise
+(``bytecode_is_its_source``), or when the user says ``--trust``; anything else (synthesised,
 imported, edited, received; a shipped ``tools.py`` beside an edited seed too) runs in
 jailed worker processes (``runtime/isolation.py``), and where no jail works it does not
 run at all (:class:`JailUnavailableError`). Either way only the package's data files and
@@ -137,7 +138,8 @@ def check_runnable(
     if status == RUNNABLE or allow_unverified:
         if shipped is None and not (jail or trust):
             shipped = is_shipped_code(root, pkg)
-        jailed = jail or not (trust or shipped)
+        in_process = trust or (shipped and bytecode_is_its_source(root / pkg / "tools.py"))
+        jailed = jail or not in_process
         if jailed:
             _require_jail(root.name, asked=jail)
         return RunPermission(env=root.name, folder=root, status=status, jailed=jailed)
@@ -258,6 +260,53 @@ def is_shipped_code(root: Path, pkg: str) -> bool:
         return False  # the fast no: a hand-crafted blueprint's tools.py, read as a file
     seed = _declared_seed(root / pkg / "data" / "spec.json")
     return seed is not None and shipped_digests(env, seed) == digests
+
+
+def bytecode_is_its_source(source: Path) -> bool:
+    """Whether loading ``source`` (a package's ``tools.py``) in this process runs what it
+    says: Python takes ``__pycache__/<name>.<tag>.pyc`` instead when its header matches
+    the source's modification time and size (which anyone can copy) or hash, and never
+    checks the code in it, which the package's digests do not cover. True when there is
+    no such file, when Python would not use it, or when it holds exactly the code the
+    source compiles to (compared as bytes: nothing in the file is parsed but its header)."""
+    import importlib.util
+    import marshal
+
+    try:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+    except NotImplementedError:  # no bytecode cache in this interpreter
+        return True
+    try:
+        fd = os.open(cached, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        with open(fd, "rb", closefd=False) as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            data = fh.read()
+        text = source.read_bytes()
+        st = source.stat()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    if data[:4] != importlib.util.MAGIC_NUMBER:
+        return True  # another Python's: this one ignores it
+    flags = int.from_bytes(data[4:8], "little")
+    if flags == 0:  # timestamp-based: used when modification time and size match
+        mtime, size = int.from_bytes(data[8:12], "little"), int.from_bytes(data[12:16], "little")
+        if (mtime, size) != (int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF):
+            return True
+    elif flags in (1, 3):  # hash-based: checked ones are used when the source's hash matches
+        if flags == 3 and data[8:16] != importlib.util.source_hash(text):
+            return True
+    else:
+        return False  # a header Python refuses: let nothing load it here
+    code = compile(text, str(source), "exec", dont_inherit=True)
+    return data[16:] == marshal.dumps(code)
 
 
 _SHIPPED: dict[tuple[str, int], dict[str, str] | None] = {}  # per process

@@ -227,6 +227,29 @@ def test_a_symlink_in_a_shipped_package_is_not_shipped(shipped: Path, tmp_path: 
 
 
 @pytest.mark.slow
+def test_shipped_code_with_forged_bytecode_beside_it_runs_jailed(shipped: Path):
+    """Python loads ``__pycache__/tools.<tag>.pyc`` instead of ``tools.py`` when its header
+    copies the source's time and size, and the package's digests leave caches out: the
+    sources are shipped, but that file decides what runs, so it runs jailed."""
+    import importlib._bootstrap_external as bootstrap
+    import importlib.util
+    import py_compile
+
+    tools = shipped / PKG / "tools.py"
+    py_compile.compile(str(tools))  # what Python itself writes on a first import
+    assert check_runnable(shipped).jailed is False
+    st = tools.stat()
+    forged = compile("def transfer_to_human_agents(ctx, **kw):\n    return {}\n", str(tools), "exec")
+    Path(importlib.util.cache_from_source(str(tools))).write_bytes(
+        bootstrap._code_to_timestamp_pyc(forged, st.st_mtime, st.st_size)
+    )
+    assert is_shipped_code(shipped, PKG) and package_status(shipped) == "passed"
+    if jail_problem() is None:
+        assert check_runnable(shipped).jailed is True
+    assert check_runnable(shipped, trust=True).jailed is False  # the user's call
+
+
+@pytest.mark.slow
 def test_a_cache_entry_others_could_write_is_not_believed(
     shipped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
