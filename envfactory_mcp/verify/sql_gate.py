@@ -12,8 +12,8 @@ ever written by the emitter, so the verifier refuses it before anything runs.
 
 The SQL is read, never executed: tokenized as SQLite does (strings, quoted identifiers,
 comments), every name followed by ``(`` that is not a table or column list is a function
-call and must be one of SQLite's ordinary core functions (``SAFE_FUNCTIONS``: scalar,
-date and time, aggregate, window, math and JSON functions). ``check_data_sql`` also
+call and must be one of SQLite's ordinary functions the runtime allows
+(``runtime.database.SAFE_SQL_FUNCTIONS``, the one list both use). ``check_data_sql`` also
 requires the statements the emitter writes (``env/ddl.py``: ``CREATE TABLE``, ``CREATE
 INDEX``; ``env/seed.py``: ``INSERT INTO`` and its own ``PRAGMA defer_foreign_keys =
 ON``), so triggers, views and every other statement are refused too. For tool code the
@@ -29,37 +29,19 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from envfactory_mcp.runtime.database import SAFE_SQL_FUNCTIONS
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# SQLite's ordinary core functions (https://sqlite.org/lang_corefunc.html and the date,
-# aggregate, window, math and JSON pages): none reaches a file, an extension, the
-# connection or memory it should not. Left out on purpose: load_extension, fts3_tokenizer
-# and the FTS/R-Tree helpers, readfile/writefile/edit (shell and fileio extensions),
-# sqlite_* introspection, random/randomblob (a seed must be deterministic), zeroblob and
-# subtype.
-SAFE_FUNCTIONS = _words(
-    # scalar
-    "abs char coalesce concat concat_ws format glob hex ifnull iif instr last_insert_rowid length like "
-    "likelihood likely lower ltrim max min nullif octet_length printf quote replace round rtrim sign "
-    "soundex substr substring trim typeof unhex unicode unlikely upper changes total_changes "
-    # date and time
-    "date time datetime julianday unixepoch strftime timediff current_date current_time current_timestamp "
-    # aggregate
-    "avg count group_concat string_agg sum total "
-    # window
-    "row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value "
-    # math
-    "acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor ln log log10 log2 mod "
-    "pi pow power radians sin sinh sqrt tan tanh trunc "
-    # JSON
-    "json json_array json_array_length json_error_position json_extract json_insert json_object json_patch "
-    "json_pretty json_quote json_remove json_replace json_set json_type json_valid json_group_array "
-    "json_group_object json_each json_tree jsonb jsonb_array jsonb_extract jsonb_insert jsonb_object "
-    "jsonb_patch jsonb_remove jsonb_replace jsonb_set jsonb_group_array jsonb_group_object"
-)
+# What SQL may call: the runtime's own list (``runtime/database.py``), which its seed
+# guard and the toolbox's authorizer enforce at run time, so the verifier refuses what
+# the server would (SQLite's scalar, date and time, aggregate, window, math and JSON
+# functions; not load_extension, fts3_tokenizer and the FTS/R-Tree helpers, the shell's
+# readfile/writefile/edit, sqlite_* introspection, printf/format, json_each/json_tree).
+SAFE_FUNCTIONS = SAFE_SQL_FUNCTIONS
 # Names that are never SQL an environment needs, looked for even in text that may be
 # prose (a tool's message): functions and table-valued functions that reach files,
 # extensions or the database's internals.
