@@ -242,7 +242,10 @@ def _calls(statement: list[_Token]) -> list[SqlProblem]:
             continue
         if name not in SAFE_FUNCTIONS:
             problems.append(
-                SqlProblem(token.line, f"{token.text}(): calls a function outside SQLite's core functions")
+                SqlProblem(
+                    token.line,
+                    f"{token.text}(): calls a function the runtime does not allow (SAFE_SQL_FUNCTIONS)",
+                )
             )
     return problems
 
