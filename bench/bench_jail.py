@@ -45,7 +45,11 @@ class Raw:
         self.ids = 0
         self.request(
             "initialize",
-            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+            {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
         )
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -112,14 +116,20 @@ def cpu_seconds(pid: int) -> float:
 def uss(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/smaps_rollup") as f:
-            return sum(int(line.split()[1]) for line in f if line.startswith(("Private_Clean", "Private_Dirty"))) << 10
+            return (
+                sum(int(line.split()[1]) for line in f if line.startswith(("Private_Clean", "Private_Dirty")))
+                << 10
+            )
     except OSError:
         return 0
 
 
 def server(jailed: bool) -> Raw:
     argv = [sys.executable, "-I", "-m", "envfactory_mcp.runtime", str(RETAIL), "--control"]
-    return Raw(argv + (["--jail", "--jailed-sessions", "2000", "--jailed-sessions-per-client", "2000"] if jailed else []))
+    return Raw(
+        argv
+        + (["--jail", "--jailed-sessions", "2000", "--jailed-sessions-per-client", "2000"] if jailed else [])
+    )
 
 
 def per_call(client: Raw, calls: int) -> float:

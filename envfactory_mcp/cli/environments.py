@@ -362,7 +362,9 @@ def install(
         permit(package_dir(servers_dir, name), allow_unverified=False)
         config = client_config(client)
         entry = server_entry(
-            config, sys.executable, ["-I", "-m", "envfactory_mcp", "serve", name, "--servers-dir", str(servers_dir)]
+            config,
+            sys.executable,
+            ["-I", "-m", "envfactory_mcp", "serve", name, "--servers-dir", str(servers_dir)],
         )
         if print_only:
             typer.echo(f"# {config.path}")

@@ -19,7 +19,6 @@ from typing import Any
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.errors import EnvFactoryError
 
-
 # The working directory of a started server: nothing of a package's, nothing writable.
 NEUTRAL_CWD = "/"
 

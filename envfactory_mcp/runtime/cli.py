@@ -232,18 +232,18 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
         prefer_sessions=args.transport == "streamable-http",
         version=version,
     )
-    if bundle is not None:
-        server = create_server(bundle, options)
-    else:
-        from .front import JailedServerError, create_jailed_server
+    try:  # a seed that does not load is a ValueError (``SeedLoadError``): one line
+        if bundle is not None:
+            server = create_server(bundle, options)
+        else:
+            from .front import create_jailed_server
 
-        try:
             server = create_jailed_server(
                 package_dir, options, args.jailed, max_request_bytes=args.max_request_bytes
             )
-        except (JailedServerError, OSError, ValueError) as exc:
-            print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
+    except (RuntimeError, OSError, ValueError) as exc:  # JailedServerError is a RuntimeError
+        print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     # What start-up built (the MCP stack's classes, the spec, the tools) lives as long as
     # the process: kept out of the collector's full passes, which would otherwise walk it
     # again and again as calls allocate. No collection first: it would cost ~50 ms of the

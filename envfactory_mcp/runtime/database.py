@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import marshal
+import re
 import sqlite3
 import weakref
 from collections import OrderedDict
@@ -185,7 +186,9 @@ def schema_copy(schema: tuple[str, ...]) -> sqlite3.Connection:
     foreign-key enforcement, built under ``_SeedGuard`` (a schema with a virtual table is
     refused: ``SeedLoadError``). ``toolbox._Guard`` compiles statements on it to see which
     tables a statement's own SQL reads, apart from SQLite's foreign-key checks."""
-    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    # No statement cache: a cached statement would be bound without being compiled again,
+    # so the authorizer would not see it a second time (for another tool's verdict).
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, cached_statements=0)
     limit_sql(db, sql_length=SEED_SQL_LENGTH)
     guard = _SeedGuard()
     db.set_authorizer(guard)
@@ -198,6 +201,35 @@ def schema_copy(schema: tuple[str, ...]) -> sqlite3.Connection:
     db.set_authorizer(None)
     db.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, SQL_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH] + 64)
     return db
+
+
+# What can hide a ';' from the statement splitter: quoted text and identifiers, and
+# comments (each may run to the end of the script), or the ';' itself.
+_SQL_LEXEME = re.compile(r"""'[^']*(?:'|\Z)|"[^"]*(?:"|\Z)|`[^`]*(?:`|\Z)|\[[^\]]*(?:\]|\Z)|--[^\n]*|/\*.*?(?:\*/|\Z)|;""", re.S)
+# ';' that end no statement (inside a trigger body) one statement may hold before the
+# splitter gives up and hands SQLite the rest: it keeps a hostile script linear.
+_MAX_INNER_SEMICOLONS = 256
+
+
+def sql_statements(script: str) -> Iterator[str]:
+    """The statements of ``script`` one by one, each with the comments before it (a
+    trailing comment is a last piece of its own). ``executescript`` would refuse a whole
+    script longer than one statement may be, and a seed at scale is many statements.
+    Linear in the script: only a ';' outside quotes and comments is a candidate end."""
+    start, inner = 0, 0
+    for lexeme in _SQL_LEXEME.finditer(script):
+        if lexeme.group() != ";":
+            continue
+        end = lexeme.end()
+        if sqlite3.complete_statement(script[start:end]):
+            yield script[start:end]
+            start, inner = end, 0
+        else:
+            inner += 1
+            if inner > _MAX_INNER_SEMICOLONS:
+                break
+    if script[start:].strip():
+        yield script[start:]
 
 
 def build_seed_image(schema_sql: str, seed_sql: str, *, own_triggers: bool = False) -> bytes:
@@ -217,7 +249,8 @@ def build_seed_image(schema_sql: str, seed_sql: str, *, own_triggers: bool = Fal
             guard = _SeedGuard(name, triggers=own_triggers)
             db.set_authorizer(guard)
             try:
-                db.executescript(script)
+                for statement in sql_statements(script):
+                    db.execute(statement)
                 if name == "schema.sql":
                     _check_defaults(db, guard)
             except sqlite3.Error as exc:

@@ -457,10 +457,30 @@ def _run_sql(ctx: ToolContext, message: dict[str, Any]) -> dict[str, Any]:
             raise TypeError("parameters must be a list or an object")
         cursor = ctx._execute(sql, params)
         columns = None if cursor.description is None else [d[0] for d in cursor.description]
-        rows = [[encode_value(v) for v in row] for row in cursor.fetchall()] if columns is not None else []
+        rows = _bounded_rows(cursor) if columns is not None else []
         return {"columns": columns, "rows": rows, "rowcount": cursor.rowcount, "lastrowid": cursor.lastrowid}
     except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
         return {"error": str(exc), "error_type": type(exc).__name__}
+
+
+# What one statement's rows may weigh on their way to a jailed tool (roughly: text and
+# blob lengths, 8 bytes a number), well under a frame (``MAX_FRAME``).
+RESULT_BYTES = 16 << 20
+
+
+def _bounded_rows(cursor: sqlite3.Cursor) -> list[list[Any]]:
+    """The cursor's rows, encoded, read only while they weigh under ``RESULT_BYTES``: a
+    cross join of the session's tables cannot fill this process's memory."""
+    rows, size = [], 0
+    for row in cursor:
+        size += 8 + sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
+        if size > RESULT_BYTES:
+            raise ValueError(
+                f"the statement's result is over {RESULT_BYTES >> 20} MiB after {len(rows)} rows; "
+                "ask for fewer rows (LIMIT) or fewer columns"
+            )
+        rows.append([encode_value(v) for v in row])
+    return rows
 
 
 def _same_call(sent: Any, call_id: str) -> bool:

@@ -51,7 +51,7 @@ def test_launchers_refuse_a_stale_package_unless_allowed(servers: Path):
         assert caught.value.env == "retail" and caught.value.status == "stale"
         assert "envfactory-mcp verify retail --save" in str(caught.value)
     params = stdio_params(servers, "retail", allow_unverified=True)
-    assert params.args[:3] == ["-m", "envfactory_mcp.runtime", str(servers.resolve() / "retail" / PKG)]
+    assert params.args[:4] == ["-I", "-m", "envfactory_mcp.runtime", str(servers.resolve() / "retail" / PKG)]
     assert "--jail" in params.args  # not shipped: its runtime/ is not what this installation renders
 
 

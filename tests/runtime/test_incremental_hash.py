@@ -238,7 +238,7 @@ def test_a_seed_with_triggers_of_its_own_is_hashed_by_full_scans():
     """Tracking would need recursive triggers, which would change what the schema's own
     triggers do: such a seed keeps SQLite's defaults and is hashed by scans."""
     schema = SCHEMA + "CREATE TRIGGER bump AFTER INSERT ON tags BEGIN UPDATE parents SET n = n + 1; END;"
-    session = SessionDatabase(build_seed_image(schema, SEED))
+    session = SessionDatabase(build_seed_image(schema, SEED, own_triggers=True))
     assert session.db.execute("PRAGMA recursive_triggers").fetchone()[0] == 0
     assert not [r for r in session.db.execute("SELECT name FROM sqlite_schema WHERE name LIKE '%ef_was%'")]
     session.db.execute("INSERT INTO tags VALUES (9, 'z')")

@@ -66,14 +66,14 @@ TABLES = [
     {"name": "pins", "columns": [{"name": "id"}, {"name": "note_id", "references": "notes.id"}]},
 ]
 TOOLS = """
-def _run(ctx, sql):
-    return {"rows": [list(row) for row in ctx.db.execute(sql).fetchall()]}
+def _run(ctx, sql, params=()):
+    return {"rows": [list(row) for row in ctx.db.execute(sql, params).fetchall()]}
 
-def users_only(ctx, sql):
-    return _run(ctx, sql)
+def users_only(ctx, sql, params=()):
+    return _run(ctx, sql, params)
 
-def users_and_notes(ctx, sql):
-    return _run(ctx, sql)
+def users_and_notes(ctx, sql, params=()):
+    return _run(ctx, sql, params)
 
 def sqlite_tables(ctx, sql):
     return _run(ctx, sql)
@@ -81,7 +81,11 @@ def sqlite_tables(ctx, sql):
 def through_a_cursor(ctx, sql):
     return {"rows": [list(row) for row in ctx.db.cursor().execute(sql).fetchall()]}
 """
-SQL_ARGUMENT = {"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]}
+SQL_ARGUMENT = {
+    "type": "object",
+    "properties": {"sql": {"type": "string"}, "params": {"type": "array"}},
+    "required": ["sql"],
+}
 
 
 def _decl(name: str, reads: list[str], writes: list[str]) -> dict[str, object]:
@@ -233,6 +237,26 @@ def test_huge_values_fail_fast_without_allocating(toolbox: Toolbox, image: bytes
     assert call(toolbox, db, "SELECT count(*) FROM users").output == {"rows": [[4]]}
 
 
+def test_a_jailed_tools_result_rows_are_bounded_where_they_are_read(tools_file: Path, image: bytes):
+    """A jailed tool's statement runs in this process: a cross join of small tables
+    (256 rows of 200 KB, 51 MB) stops at the result budget with one line, and the
+    session answers the next call. (In-process tool code reads its own rows.)"""
+    if jail_problem() is not None:
+        pytest.skip(f"no working jail here: {jail_problem()}")
+    module = JailedTools(tools_file, ["users_only"])
+    spec = {**SPEC, "tools": [t for t in SPEC["tools"] if t["name"] == "users_only"]}
+    db = SessionDatabase(image).db
+    toolbox = Toolbox(spec, module, 30)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = call(toolbox, db, "SELECT hex(zeroblob(100000)) FROM users a, users b, users c, users d")
+    assert not out.ok and "result is over 16 MiB" in out.error, out
+    assert "\n" not in out.error
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 48, f"reading the result grew this process by {grown_mb:.0f} MB"
+    assert call(toolbox, db, "SELECT count(*) FROM users").output == {"rows": [[4]]}
+    module.close()
+
+
 def test_runaway_sql_is_still_stopped_by_the_time_limit(tools, image: bytes):
     spec, module = tools
     db = SessionDatabase(image).db
@@ -345,6 +369,18 @@ def test_sqlite_foreign_key_checks_of_declared_writes_still_hold(toolbox: Toolbo
         ("u4", "Di"),
     ]
     assert rows(db, "SELECT count(*) FROM orders") == [(3,)]
+
+
+def test_a_statement_is_judged_again_for_each_tool_that_sends_it(toolbox: Toolbox, image: bytes):
+    """The same statement text from two tools with different declarations (a shared
+    helper's INSERT, as banking's ``_post``): each tool's verdict compiles it afresh, so
+    the second tool's write is exempted as the first one's was (a cached compile once
+    reached the authorizer for the first tool only and refused every later one)."""
+    db = SessionDatabase(image).db
+    for n, tool in enumerate(["users_only", "users_and_notes", "users_only"]):
+        out = toolbox.call(db, tool, {"sql": "INSERT INTO users VALUES (?, 'New')", "params": [f"x{n}"]})
+        assert out.ok, (tool, out.error)
+    assert rows(db, "SELECT id FROM users WHERE name = 'New' ORDER BY id") == [("x0",), ("x1",), ("x2",)]
 
 
 def test_cascades_and_checks_inside_them_still_hold(toolbox: Toolbox, image: bytes):

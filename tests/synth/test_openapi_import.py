@@ -591,6 +591,41 @@ def test_search_endpoints_are_filtered_reads_keeping_their_filters() -> None:
     assert any("'sort'" in i.reason for i in imported.ignored if "search~1issues" in i.where)
 
 
+def test_search_text_is_matched_as_written_in_any_case() -> None:
+    """A search argument finds the rows whose text contains it, whatever its case; a "%"
+    or "_" in it is no wildcard, and a 10,000-character one is an empty answer, not an
+    internal error (no LIKE pattern limit applies)."""
+    issue = {"type": "object", "properties": {"id": {"type": "integer"}, "title": {"type": "string"}}}
+    doc = api(
+        {
+            "/repos/{id}/issues/{number}": {
+                "parameters": [param("id"), param("number", {"type": "integer"})],
+                "get": ok(ref("Issue")),
+            },
+            "/search/issues": {
+                "get": {
+                    **ok({"type": "object", "properties": {"items": {"type": "array", "items": ref("Issue")}}}),
+                    "operationId": "searchIssues",
+                    "parameters": [param("q", None, "query")],
+                }
+            },
+        },
+        {"Issue": issue},
+    )
+    imported = import_openapi(doc)
+    env = assemble_env(imported.spec, imported.tools_source, imported.rows, load_code=True)
+    toolbox, db = env.toolbox(), env.new_session().db
+    titles = [r["title"] for r in env.seed_state["issues"] if r["title"]]
+    word = titles[0].split()[0]
+    out = toolbox.call(db, "search_issues", {"q": word.upper()[1:]})
+    assert out.ok, out.error
+    expected = sorted(t for t in titles if word.lower()[1:] in t.lower())
+    assert sorted(item["title"] for item in out.output["items"]) == expected and expected
+    for text in ("%", word[0] + "_" + word[2:], "A" * 10_000):
+        out = toolbox.call(db, "search_issues", {"q": text})
+        assert out.ok and out.output["items"] == [], (text[:20], out.error)
+
+
 LOAN = {
     "type": "object",
     "properties": {
