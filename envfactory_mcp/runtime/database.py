@@ -205,7 +205,9 @@ def schema_copy(schema: tuple[str, ...]) -> sqlite3.Connection:
 
 # What can hide a ';' from the statement splitter: quoted text and identifiers, and
 # comments (each may run to the end of the script), or the ';' itself.
-_SQL_LEXEME = re.compile(r"""'[^']*(?:'|\Z)|"[^"]*(?:"|\Z)|`[^`]*(?:`|\Z)|\[[^\]]*(?:\]|\Z)|--[^\n]*|/\*.*?(?:\*/|\Z)|;""", re.S)
+_SQL_LEXEME = re.compile(
+    r"""'[^']*(?:'|\Z)|"[^"]*(?:"|\Z)|`[^`]*(?:`|\Z)|\[[^\]]*(?:\]|\Z)|--[^\n]*|/\*.*?(?:\*/|\Z)|;""", re.S
+)
 # ';' that end no statement (inside a trigger body) one statement may hold before the
 # splitter gives up and hands SQLite the rest: it keeps a hostile script linear.
 _MAX_INNER_SEMICOLONS = 256

@@ -471,7 +471,8 @@ RESULT_BYTES = 16 << 20
 def _bounded_rows(cursor: sqlite3.Cursor) -> list[list[Any]]:
     """The cursor's rows, encoded, read only while they weigh under ``RESULT_BYTES``: a
     cross join of the session's tables cannot fill this process's memory."""
-    rows, size = [], 0
+    rows: list[list[Any]] = []
+    size = 0
     for row in cursor:
         size += 8 + sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
         if size > RESULT_BYTES:

@@ -156,7 +156,9 @@ def test_what_cannot_be_parked_is_left_alone(tmp_path: Path):
     busy, in_transaction = SessionDatabase(_IMAGE), SessionDatabase(_IMAGE)
     in_transaction.db.execute("BEGIN")
     triggers = SessionDatabase(
-        build_seed_image(SCHEMA + "CREATE TRIGGER t AFTER INSERT ON tags BEGIN SELECT 1; END;", SEED, own_triggers=True)
+        build_seed_image(
+            SCHEMA + "CREATE TRIGGER t AFTER INSERT ON tags BEGIN SELECT 1; END;", SEED, own_triggers=True
+        )
     )
     triggers.db.execute("DELETE FROM tags")
     never_copied = SessionDatabase(_IMAGE)

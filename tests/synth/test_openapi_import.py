@@ -604,7 +604,9 @@ def test_search_text_is_matched_as_written_in_any_case() -> None:
             },
             "/search/issues": {
                 "get": {
-                    **ok({"type": "object", "properties": {"items": {"type": "array", "items": ref("Issue")}}}),
+                    **ok(
+                        {"type": "object", "properties": {"items": {"type": "array", "items": ref("Issue")}}}
+                    ),
                     "operationId": "searchIssues",
                     "parameters": [param("q", None, "query")],
                 }
