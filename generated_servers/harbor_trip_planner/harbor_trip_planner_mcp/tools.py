@@ -188,8 +188,10 @@ def _page(
             params.append(value)
     text, columns = search
     if text is not None and columns:
-        clauses.append("(" + " OR ".join(f'"{c}" LIKE ?' for c in columns) + ")")
-        params += [f"%{text}%"] * len(columns)
+        # The text as it is, in any case: a "%" or "_" in it is no wildcard, and no
+        # LIKE pattern limit applies to a long one.
+        clauses.append("(" + " OR ".join(f'instr(lower("{c}"), lower(?)) > 0' for c in columns) + ")")
+        params += [text] * len(columns)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     ordering = ", ".join(f'"{c}"' for c in order)
     if contains:

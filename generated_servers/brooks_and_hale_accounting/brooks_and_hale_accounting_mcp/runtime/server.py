@@ -80,11 +80,14 @@ class ServerOptions:
     call_seconds: float | None = DEFAULT_CALL_SECONDS
 
 
-def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> Server[Any]:
-    """Build the MCP server. The seed image is built once here; sessions copy it."""
+def create_server(
+    bundle: Bundle, options: ServerOptions = ServerOptions(), *, seed_image: bytes | None = None
+) -> Server[Any]:
+    """Build the MCP server. The seed image is built once here (or given: a jailed
+    session process gets the one its zygote built); sessions copy it."""
     toolbox = Toolbox(bundle.spec, bundle.tools_module, call_seconds=options.call_seconds)
     store = SessionStore(
-        build_seed_image(bundle.schema_sql, bundle.seed_sql),
+        seed_image if seed_image is not None else build_seed_image(bundle.schema_sql, bundle.seed_sql),
         options.db_path,
         keys_allowed=options.control,
         limits=options.session_limits,
@@ -182,25 +185,31 @@ def create_server(bundle: Bundle, options: ServerOptions = ServerOptions()) -> S
         tool = toolbox.tools.get(name)
         return tool.input_schema if tool is not None else None
 
+    return mcp_server(
+        str(bundle.spec["name"]),
+        options,
+        title=str(bundle.spec.get("title", bundle.spec["name"])),
+        description=str(bundle.spec.get("description", "")),
+        instructions=instructions or None,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_set_logging_level=set_logging_level,
+    )
+
+
+def mcp_server(name: str, options: ServerOptions, **settings: Any) -> Server[Any]:
+    """The SDK's ``Server`` with ``settings`` (title, handlers...), as every server of this
+    runtime builds it: in process (``create_server``) and the jail's front (``front.py``)."""
     # logging/setLevel is deprecated from protocol 2026-07-28 on (SEP-2577) but part of every
     # earlier one, which most clients still speak: offered, without the SDK's warning.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)
-        server: Server[Any] = Server(
-            str(bundle.spec["name"]),
-            version=options.version,
-            title=str(bundle.spec.get("title", bundle.spec["name"])),
-            description=str(bundle.spec.get("description", "")),
-            instructions=instructions or None,
-            get_tool_input_schema=input_schema,
-            on_list_tools=list_tools,
-            on_call_tool=call_tool,
-            on_list_resources=list_resources,
-            on_read_resource=read_resource,
-            on_list_prompts=list_prompts,
-            on_get_prompt=get_prompt,
-            on_set_logging_level=set_logging_level,
-        )
+        server: Server[Any] = Server(name, version=options.version, **settings)
     if options.prefer_sessions:
 
         async def discover(ctx: Any, params: Any) -> types.DiscoverResult:

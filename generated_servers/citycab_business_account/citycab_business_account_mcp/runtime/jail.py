@@ -69,11 +69,16 @@ class JailSpec:
 
     ``read_only``: host paths bound read-only at the same place inside (folders or files);
     the interpreter's own paths are added by ``interpreter_paths()``, not here.
-    ``work_bytes`` caps the private tmpfs at ``WORKDIR``.
+    ``work_bytes`` caps the private tmpfs at ``WORKDIR``; ``work_writable=False`` makes
+    it read-only (nothing a jailed process writes can reach another one), ``proc=False``
+    mounts no ``/proc`` (no view of sibling processes at all). Per-session servers
+    (``zygote.py``) use both.
     """
 
     read_only: tuple[str, ...] = ()
     work_bytes: int = 64 << 20
+    work_writable: bool = True
+    proc: bool = True
     env: tuple[tuple[str, str], ...] = ()
     hostname: str = "jail"
     uid: int = NOBODY
@@ -171,7 +176,10 @@ def jail_command(spec: JailSpec, argv: list[str], seccomp_fd: int, bwrap: str) -
     for path in LIBRARY_DIRS:  # /lib -> usr/lib on merged-/usr systems
         if os.path.islink(path):
             command += ["--symlink", os.readlink(path), path]
-    command += ["--dev", "/dev", "--proc", "/proc", "--chdir", WORKDIR, "--clearenv"]
+    command += ["--dev", "/dev", *(["--proc", "/proc"] if spec.proc else [])]
+    if not spec.work_writable:
+        command += ["--remount-ro", WORKDIR]
+    command += ["--chdir", WORKDIR, "--clearenv"]
     for key, value in spec.environment().items():
         command += ["--setenv", key, value]
     command += ["--seccomp", str(seccomp_fd), "--", *argv]
@@ -263,15 +271,16 @@ def run_jailed(
 
 
 def popen_args(
-    spec: JailSpec, argv: list[str], *, bwrap: str | None = None
+    spec: JailSpec, argv: list[str], *, bwrap: str | None = None, stage: str = "start"
 ) -> tuple[list[str], tuple[int, ...]]:
     """(command line, descriptors to pass) for ``subprocess.Popen(command, pass_fds=...)``.
 
-    The caller closes the descriptors once the process has started."""
+    The caller closes the descriptors once the process has started. ``stage``: the
+    seccomp stage bwrap installs (``zygote`` for a fork server)."""
     bwrap = bwrap or find_bwrap()
     if bwrap is None:
         raise JailError("bubblewrap is not installed")
-    fd = filter_pipe("start")
+    fd = filter_pipe(stage)
     return jail_command(spec, argv, fd, bwrap), (fd,)
 
 
@@ -306,7 +315,13 @@ def _launch(config_json: str) -> None:
 
 # ----------------------------------------------------------------------------- inside the jail
 
-_PR_SET_PDEATHSIG, _PR_SET_SECCOMP, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 22, 24, 38
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = (
+    1,
+    4,
+    22,
+    24,
+    38,
+)
 _SECCOMP_MODE_FILTER, _LINUX_CAPABILITY_VERSION_3 = 2, 0x20080522
 NAMESPACES = ("mnt", "pid", "net", "ipc", "uts", "cgroup")
 
@@ -331,21 +346,42 @@ def confine_self(uid: int = NOBODY, gid: int = NOBODY) -> dict[str, object]:
     if 0 in os.getresuid() or 0 in os.getresgid():
         raise JailError("still root after dropping privileges")
     _clear_capabilities(libc)  # the inheritable set survives a uid change
+    _prctl(libc, _PR_SET_NO_NEW_PRIVS, 1)
+    _prctl(libc, _PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    _stack_filter(libc, seccomp_filter("running"))
+    return observe_self()
+
+
+def confine_session() -> None:
+    """Called in a process the zygote (``zygote.py``) just forked, before anything else:
+    stack the start stage again with this process's own pid (no process of its own, no
+    signal to any other process, the zygote included), die with the zygote, and become
+    undumpable (no other process of the same uid may read its memory or descriptors)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    _prctl(libc, _PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    _prctl(libc, _PR_SET_DUMPABLE, 0)
+    _stack_filter(libc, seccomp_filter("start", own_pid=os.getpid()))
+
+
+def _prctl(libc: Any, option: int, arg2: int, arg3: int = 0) -> None:
+    import ctypes
+
+    if libc.prctl(option, arg2, arg3, 0, 0) != 0:
+        raise JailError(f"prctl({option}) failed: {os.strerror(ctypes.get_errno())}")
+
+
+def _stack_filter(libc: Any, program: bytes) -> None:
+    import ctypes
 
     class SockFprog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    program = seccomp_filter("running")
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    for option, arg2, arg3 in (
-        (_PR_SET_NO_NEW_PRIVS, 1, 0),
-        (_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0),
-        (_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog)),
-    ):
-        if libc.prctl(option, arg2, arg3, 0, 0) != 0:
-            raise JailError(f"prctl({option}) failed: {os.strerror(ctypes.get_errno())}")
-    return observe_self()
+    _prctl(libc, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog))
 
 
 def _clear_capabilities(libc: Any) -> None:

@@ -5,12 +5,19 @@
 The seed is built once from ``schema.sql`` + ``seed.sql`` and kept as serialized bytes;
 each session's in-memory database is a copy of those bytes (``sqlite3.deserialize``), so
 opening or resetting a session is one memory copy, not a replay of SQL.
+
+Every connection made here is a ``GuardedConnection`` with ``SQL_LIMITS`` set
+(``limit_sql``): values, statements, expressions and compounds are bounded, and no
+database can be attached. The schema and seed SQL run under ``_SeedGuard``, which allows
+what the emitter writes (``CREATE TABLE``, ``CREATE INDEX``, ``INSERT``, its ``PRAGMA``)
+and SQLite's ordinary functions (``SAFE_SQL_FUNCTIONS``), and nothing else.
 """
 
 from __future__ import annotations
 
 import functools
 import marshal
+import re
 import sqlite3
 import weakref
 from collections import OrderedDict
@@ -37,36 +44,223 @@ PAGE_SIZE = 1024
 MEMORY_CACHE_PAGES = 16
 
 
-class SeedLoadError(Exception):
-    """The schema or seed SQL is broken, or the seed violates a constraint."""
+class SeedLoadError(ValueError):
+    """The schema or seed SQL is broken or refused (``_SeedGuard``), or the seed violates
+    a constraint. A ``ValueError`` with a one-line message, so a server that cannot
+    start says why in one line."""
 
 
-def open_memory() -> sqlite3.Connection:
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# SQLite's ordinary core functions (https://sqlite.org/lang_corefunc.html and the date,
+# aggregate, window, math and JSON pages), lower-case: what tool SQL (``toolbox._Guard``)
+# and schema and seed SQL (``_SeedGuard``) may call; the authorizer denies every other
+# name. None of these reaches a file, an extension, a pointer or the connection, and
+# ``SQL_LIMITS`` bounds what they make (a string or blob past ``SQLITE_LIMIT_LENGTH`` is
+# "string or blob too big"). Left out on purpose: ``load_extension``,
+# ``fts3_tokenizer`` (takes and leaks raw pointers) and every FTS, R-Tree and geopoly
+# helper, ``readfile``/``writefile``/``edit`` and other shell or extension functions,
+# ``sqlite_*`` introspection, ``subtype``, and ``printf``/``format``: SQLite 3.40
+# repeats a ``%c`` to any precision whatever the length limit (``printf('%.*c',
+# 2147483647, 'x')`` runs ~10 s inside one VM step, where no progress handler looks);
+# tools format in Python. Operators that SQLite runs as functions: ``->``, ``->>``.
+SAFE_SQL_FUNCTIONS = _words(
+    # scalar
+    "abs changes char coalesce concat concat_ws glob hex if ifnull iif instr "
+    "last_insert_rowid length like likelihood likely lower ltrim max min nullif "
+    "octet_length quote random randomblob replace round rtrim sign soundex substr "
+    "substring total_changes trim typeof unhex unicode unlikely upper zeroblob "
+    # date and time
+    "date time datetime julianday unixepoch strftime timediff current_date "
+    "current_time current_timestamp "
+    # aggregate
+    "avg count group_concat string_agg sum total "
+    # window
+    "row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value "
+    "last_value nth_value "
+    # math
+    "acos acosh asin asinh atan atan2 atanh ceil ceiling cos cosh degrees exp floor "
+    "ln log log10 log2 mod pi pow power radians sin sinh sqrt tan tanh trunc "
+    # JSON
+    "json json_array json_array_length json_error_position json_extract json_insert "
+    "json_object json_patch json_pretty json_quote json_remove json_replace json_set "
+    "json_type json_valid json_group_array json_group_object jsonb jsonb_array "
+    "jsonb_extract jsonb_insert jsonb_object jsonb_patch jsonb_remove jsonb_replace "
+    "jsonb_set jsonb_group_array jsonb_group_object -> ->>"
+)
+
+# Per-connection limits (``sqlite3.Connection.setlimit``; they survive ``deserialize``,
+# which replaces the database, not the connection). LENGTH bounds every string, blob and
+# row a statement makes: ``randomblob(600000000)``, ``zeroblob``, ``replace`` or
+# ``group_concat`` blowups fail at once with "string or blob too big" instead of
+# allocating, and the functions whose cost grows with the product of two lengths
+# (``instr``, ``replace``: ~6 s at 1 MiB in one VM step, ~400 s at 8 MiB) stay within
+# seconds. SQL_LENGTH bounds the parse tree of one statement (SQLite's parse of a
+# ``VALUES (1),(1),...`` list holds ~130 times its text). The others bound expression
+# nesting, compound SELECTs, LIKE/GLOB patterns, parameter numbers and trigger or
+# cascade nesting; ATTACHED = 0: no statement can open another database file.
+SQL_LIMITS: dict[int, int] = {
+    sqlite3.SQLITE_LIMIT_LENGTH: 1 << 20,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: 128 << 10,
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 250,
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 50,
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1000,
+    sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER: 4096,
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+    sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH: 100,
+}
+# Seed statements carry their rows as literals (a blob's is twice its length).
+SEED_SQL_LENGTH = 2 * SQL_LIMITS[sqlite3.SQLITE_LIMIT_LENGTH] + (64 << 10)
+
+
+def limit_sql(db: sqlite3.Connection, *, sql_length: int | None = None) -> None:
+    """Set ``SQL_LIMITS`` on ``db`` (``sql_length``: a longer statement limit, for seeds)."""
+    for category, value in SQL_LIMITS.items():
+        db.setlimit(category, value)
+    if sql_length is not None:
+        db.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, sql_length)
+
+
+class GuardedConnection(sqlite3.Connection):
+    """The connections the runtime makes (``open_memory``, the file-backed session).
+
+    ``preparing`` is the text of the statement that ``execute`` or ``executemany`` is
+    running (None between statements), and ``schema`` the ``CREATE`` statements of the
+    database it holds (set when a seed image or file is loaded). The tool authorizer
+    needs both to tell a foreign-key check SQLite adds to a write from a read the tool's
+    own SQL makes (``toolbox._Guard``): a statement run any other way (a cursor's own
+    ``execute``, ``executescript``) gets no foreign-key exemption.
+    """
+
+    preparing: str | None = None
+    schema: tuple[str, ...] | None = None
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        self.preparing = sql
+        try:
+            return super().execute(sql, parameters)
+        finally:
+            self.preparing = None
+
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        self.preparing = sql
+        try:
+            return super().executemany(sql, parameters)
+        finally:
+            self.preparing = None
+
+
+def connect(target: str | Path = ":memory:") -> GuardedConnection:
+    """A ``GuardedConnection`` with ``SQL_LIMITS`` and foreign keys on."""
     # isolation_level=None: the runtime issues BEGIN/COMMIT itself so each tool call is one
     # explicit transaction. check_same_thread=False: file-backed sessions run in a worker
     # thread, always one call at a time.
-    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(target, isolation_level=None, check_same_thread=False, factory=GuardedConnection)
+    limit_sql(db)
     db.execute("PRAGMA foreign_keys = ON")
     return db
 
 
-def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
-    """Execute the schema and seed, check every constraint, and return the serialized database."""
+def open_memory() -> GuardedConnection:
+    return connect(":memory:")
+
+
+def schema_of(db: sqlite3.Connection) -> tuple[str, ...]:
+    """The ``CREATE`` statements of ``db``'s tables and indexes, in the order they were
+    made (SQLite's own, such as ``sqlite_sequence`` and automatic indexes, and the
+    runtime's change logs left out): what ``schema_copy`` needs to compile a tool's
+    statement as ``db`` would."""
+    return tuple(
+        row[0]
+        for row in db.execute(
+            "SELECT sql FROM main.sqlite_schema WHERE type IN ('table', 'index') AND sql IS NOT NULL "
+            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND tbl_name NOT LIKE ? ESCAPE '\\' "
+            "ORDER BY rowid",
+            (TRACK_PREFIX.replace("_", "\\_") + "%",),
+        )
+    )
+
+
+def schema_copy(schema: tuple[str, ...]) -> sqlite3.Connection:
+    """An empty database with the tables and indexes of ``schema`` (``schema_of``) and no
+    foreign-key enforcement, built under ``_SeedGuard`` (a schema with a virtual table is
+    refused: ``SeedLoadError``). ``toolbox._Guard`` compiles statements on it to see which
+    tables a statement's own SQL reads, apart from SQLite's foreign-key checks."""
+    # No statement cache: a cached statement would be bound without being compiled again,
+    # so the authorizer would not see it a second time (for another tool's verdict).
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False, cached_statements=0)
+    limit_sql(db, sql_length=SEED_SQL_LENGTH)
+    guard = _SeedGuard()
+    db.set_authorizer(guard)
+    try:
+        for statement in schema:
+            db.execute(statement)
+    except sqlite3.Error as exc:
+        db.close()
+        raise SeedLoadError(f"schema copy failed: {guard.denied or _one_line(str(exc))}") from None
+    db.set_authorizer(None)
+    db.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, SQL_LIMITS[sqlite3.SQLITE_LIMIT_SQL_LENGTH] + 64)
+    return db
+
+
+# What can hide a ';' from the statement splitter: quoted text and identifiers, and
+# comments (each may run to the end of the script), or the ';' itself.
+_SQL_LEXEME = re.compile(
+    r"""'[^']*(?:'|\Z)|"[^"]*(?:"|\Z)|`[^`]*(?:`|\Z)|\[[^\]]*(?:\]|\Z)|--[^\n]*|/\*.*?(?:\*/|\Z)|;""", re.S
+)
+# ';' that end no statement (inside a trigger body) one statement may hold before the
+# splitter gives up and hands SQLite the rest: it keeps a hostile script linear.
+_MAX_INNER_SEMICOLONS = 256
+
+
+def sql_statements(script: str) -> Iterator[str]:
+    """The statements of ``script`` one by one, each with the comments before it (a
+    trailing comment is a last piece of its own). ``executescript`` would refuse a whole
+    script longer than one statement may be, and a seed at scale is many statements.
+    Linear in the script: only a ';' outside quotes and comments is a candidate end."""
+    start, inner = 0, 0
+    for lexeme in _SQL_LEXEME.finditer(script):
+        if lexeme.group() != ";":
+            continue
+        end = lexeme.end()
+        if sqlite3.complete_statement(script[start:end]):
+            yield script[start:end]
+            start, inner = end, 0
+        else:
+            inner += 1
+            if inner > _MAX_INNER_SEMICOLONS:
+                break
+    if script[start:].strip():
+        yield script[start:]
+
+
+def build_seed_image(schema_sql: str, seed_sql: str, *, own_triggers: bool = False) -> bytes:
+    """Execute the schema and seed, check every constraint, and return the serialized database.
+
+    Each file runs under ``_SeedGuard``: ``schema.sql`` may create tables and indexes,
+    ``seed.sql`` may insert rows; a refused statement or function is a ``SeedLoadError``
+    naming it ("seed.sql refused: ..."). ``own_triggers``: the schema may create
+    triggers too (a trusted caller's; no package's schema is built so)."""
     db = open_memory()
     try:
+        limit_sql(db, sql_length=SEED_SQL_LENGTH)
         # Small pages: every session holds a full copy, and seed tables are small, so
         # 1 KiB pages waste far less than the default 4 KiB on many tiny b-trees.
         db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-        # Schema and seed SQL only build this one database: ATTACH would create files.
-        db.set_authorizer(_no_attach)
-        try:
-            db.executescript(schema_sql)
-        except sqlite3.Error as exc:
-            raise SeedLoadError(f"schema.sql failed: {exc}") from None
-        try:
-            db.executescript("BEGIN;\n" + seed_sql + "\nCOMMIT;")
-        except sqlite3.Error as exc:
-            raise SeedLoadError(f"seed.sql failed: {exc}") from None
+        for name, script in (("schema.sql", schema_sql), ("seed.sql", "BEGIN;\n" + seed_sql + "\nCOMMIT;")):
+            guard = _SeedGuard(name, triggers=own_triggers)
+            db.set_authorizer(guard)
+            try:
+                for statement in sql_statements(script):
+                    db.execute(statement)
+                if name == "schema.sql":
+                    _check_defaults(db, guard)
+            except sqlite3.Error as exc:
+                if guard.denied is not None:
+                    raise SeedLoadError(f"{name} refused: {guard.denied}") from None
+                raise SeedLoadError(f"{name} failed: {_one_line(str(exc))}") from None
         db.set_authorizer(None)
         violations = db.execute("PRAGMA foreign_key_check").fetchall()
         if violations:
@@ -76,16 +270,145 @@ def build_seed_image(schema_sql: str, seed_sql: str) -> bytes:
                 f"({len(violations)} violation(s) in all)"
             )
         _add_tracking(db)
+        db.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 1)  # VACUUM attaches its own temporary copy
         db.execute("VACUUM")
         return db.serialize()
     finally:
         db.close()
 
 
-def _no_attach(action: int, *_: object) -> int:
-    return (
-        sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
-    )
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _check_defaults(db: sqlite3.Connection, guard: _SeedGuard) -> None:
+    """Compile every column's DEFAULT under ``guard``: SQLite evaluates a default on
+    insert without asking the authorizer about its functions, and resolves none when the
+    table is created (CHECK, generated columns and index expressions it does resolve)."""
+    db.set_authorizer(None)
+    tables = [row[0] for row in db.execute("SELECT name FROM pragma_table_list WHERE schema = 'main'")]
+    defaults = [
+        row[0]
+        for table in tables
+        if not table.startswith("sqlite_")
+        for row in db.execute(
+            "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE dflt_value IS NOT NULL", (table,)
+        )
+    ]
+    db.set_authorizer(guard)
+    for default in defaults:
+        db.execute(f"EXPLAIN SELECT ({default})")
+
+
+# PRAGMAs seed SQL may run: the emitter's own (``env/seed.py``).
+SEED_PRAGMAS = frozenset({"defer_foreign_keys", "foreign_keys"})
+_SEED_STATEMENTS = {
+    sqlite3.SQLITE_ALTER_TABLE: "ALTER TABLE",
+    sqlite3.SQLITE_ANALYZE: "ANALYZE",
+    sqlite3.SQLITE_ATTACH: "ATTACH",
+    sqlite3.SQLITE_CREATE_INDEX: "CREATE INDEX",
+    sqlite3.SQLITE_CREATE_TABLE: "CREATE TABLE",
+    sqlite3.SQLITE_CREATE_TEMP_INDEX: "CREATE TEMP INDEX",
+    sqlite3.SQLITE_CREATE_TEMP_TABLE: "CREATE TEMP TABLE",
+    sqlite3.SQLITE_CREATE_TEMP_TRIGGER: "CREATE TEMP TRIGGER",
+    sqlite3.SQLITE_CREATE_TEMP_VIEW: "CREATE TEMP VIEW",
+    sqlite3.SQLITE_CREATE_TRIGGER: "CREATE TRIGGER",
+    sqlite3.SQLITE_CREATE_VIEW: "CREATE VIEW",
+    sqlite3.SQLITE_CREATE_VTABLE: "CREATE VIRTUAL TABLE",
+    sqlite3.SQLITE_DELETE: "DELETE",
+    sqlite3.SQLITE_DETACH: "DETACH",
+    sqlite3.SQLITE_DROP_INDEX: "DROP INDEX",
+    sqlite3.SQLITE_DROP_TABLE: "DROP TABLE",
+    sqlite3.SQLITE_DROP_TEMP_INDEX: "DROP INDEX",
+    sqlite3.SQLITE_DROP_TEMP_TABLE: "DROP TABLE",
+    sqlite3.SQLITE_DROP_TEMP_TRIGGER: "DROP TRIGGER",
+    sqlite3.SQLITE_DROP_TEMP_VIEW: "DROP VIEW",
+    sqlite3.SQLITE_DROP_TRIGGER: "DROP TRIGGER",
+    sqlite3.SQLITE_DROP_VIEW: "DROP VIEW",
+    sqlite3.SQLITE_DROP_VTABLE: "DROP VIRTUAL TABLE",
+    sqlite3.SQLITE_INSERT: "INSERT into",
+    sqlite3.SQLITE_READ: "reading",
+    sqlite3.SQLITE_PRAGMA: "PRAGMA",
+    sqlite3.SQLITE_RECURSIVE: "WITH RECURSIVE",
+    sqlite3.SQLITE_REINDEX: "REINDEX",
+    sqlite3.SQLITE_UPDATE: "UPDATE",
+}
+_MAIN = ("main", None)  # None: a table named in FROM with none of its columns read
+
+
+class _SeedGuard:
+    """SQLite authorizer for ``schema.sql`` and ``seed.sql``: what the emitter writes in
+    each and nothing else (``env/ddl.py``: ``CREATE TABLE``, ``CREATE INDEX``;
+    ``env/seed.py``: ``INSERT`` and ``PRAGMA defer_foreign_keys``, in one transaction).
+
+    ``schema.sql`` may create tables and indexes in ``main`` (not under the runtime's
+    ``_ef_`` names; with ``triggers``, triggers too), with what SQLite itself does then
+    (writing the object's row of ``sqlite_schema``, which SQL cannot write, reading the
+    table for CHECK constraints and index builds). ``seed.sql`` may insert into and read
+    ``main`` tables and run ``SEED_PRAGMAS``. Both may use transactions, savepoints and
+    ``SAFE_SQL_FUNCTIONS``. Denied: virtual tables (FTS and every other module), views,
+    triggers, temporary objects, ALTER, DROP, UPDATE, DELETE, ATTACH, recursive CTEs (a
+    seed that never ends), other PRAGMAs and every other function. The first denial is
+    kept for the error message."""
+
+    __slots__ = ("ddl", "denied", "file", "triggers")
+
+    def __init__(self, file: str = "schema.sql", *, triggers: bool = False) -> None:
+        self.file, self.ddl, self.triggers = file, file == "schema.sql", triggers
+        self.denied: str | None = None
+
+    def __call__(
+        self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None
+    ) -> int:
+        ok = sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_FUNCTION:
+            if (arg2 or "").lower() in SAFE_SQL_FUNCTIONS:
+                return ok
+            return self._deny(
+                f"the SQL function {arg2!r} is not allowed (only SQLite's ordinary core functions)"
+            )
+        if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_SAVEPOINT):
+            return ok
+        writes = (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE, sqlite3.SQLITE_READ)
+        if self.triggers and src is not None and action in writes and db_name in _MAIN:
+            return ok  # the body of one of the schema's own triggers
+        creates = (sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX)
+        creating = action in creates or (self.triggers and action == sqlite3.SQLITE_CREATE_TRIGGER)
+        if self.ddl and creating and db_name == "main":
+            if (arg1 or "").lower().startswith(TRACK_PREFIX):
+                return self._deny(
+                    f"{_SEED_STATEMENTS[action]} {arg1!r}: names starting with {TRACK_PREFIX!r} are the runtime's"
+                )
+            return ok
+        if self.ddl and (
+            action == sqlite3.SQLITE_REINDEX  # a new index being filled
+            or (action == sqlite3.SQLITE_READ and db_name in _MAIN)
+            or (action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE) and arg1 == "sqlite_master")
+        ):
+            return ok
+        if not self.ddl and (
+            (action in (sqlite3.SQLITE_INSERT, sqlite3.SQLITE_READ) and db_name in _MAIN)
+            or (action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in SEED_PRAGMAS)
+        ):
+            return ok
+        what = _SEED_STATEMENTS.get(action, f"authorizer action {action}")
+        if action == sqlite3.SQLITE_CREATE_VTABLE:
+            what = f"{what} {arg1!r} USING {arg2}"
+        elif action == sqlite3.SQLITE_PRAGMA:
+            what = f"PRAGMA {arg1}"
+        elif action == sqlite3.SQLITE_DELETE and arg1 == "sqlite_master":
+            what = "DROP (deleting from 'sqlite_master')"
+        elif action != sqlite3.SQLITE_RECURSIVE and arg1:
+            what = f"{what} {arg1!r}"
+        if db_name not in _MAIN:
+            what = f"{what} in the {db_name!r} database"
+        only = "CREATE TABLE and CREATE INDEX" if self.ddl else "INSERT"
+        return self._deny(f"{what} is not allowed in {self.file} (only {only})")
+
+    def _deny(self, reason: str) -> int:
+        if self.denied is None:
+            self.denied = reason
+        return sqlite3.SQLITE_DENY
 
 
 TRACK_PREFIX = "_ef_"
@@ -131,6 +454,7 @@ class _SeedFacts:
         self._db = db
         self.tables: list[TableInfo] = table_infos(db)
         self.schema_version: int = db.execute("PRAGMA schema_version").fetchone()[0]
+        self.schema = schema_of(db)
         tracking = _trackings(db)
         present = {
             row[0]
@@ -227,6 +551,7 @@ class _Seed:
         self.reader.deserialize(image)
         self.reader.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
         self.facts = _SeedFacts(self.reader)
+        self.reader.schema = self.facts.schema
         self.reader.execute("PRAGMA query_only = ON")  # whatever runs on it, the seed stays the seed
 
 
@@ -330,7 +655,7 @@ class SessionDatabase:
         self._seed_image = seed_image
         self._hash_cache: tuple[tuple[int, int], str] | None = None  # ((total_changes, cookie), hash)
         self._digests: dict[str, int] | None = None  # None: unknown, scan everything
-        self._own: sqlite3.Connection | None = None
+        self._own: GuardedConnection | None = None
         # Keys written since the seed, per table (None: unknown, e.g. after a reset to a state).
         self._touched: dict[str, set[tuple[Any, ...]]] | None = {}
         self._parked: bytes | None = None  # the delta while parked (``park``)
@@ -340,11 +665,12 @@ class SessionDatabase:
         self.path = path
         if path is not None:
             fresh = not path.exists()
-            self._own = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._own = connect(path)
             if fresh:  # before WAL: the copy sets the page size, which WAL mode would forbid
                 self._copy_seed_into_file()
             self._own.execute("PRAGMA journal_mode = WAL")
             self._own.execute("PRAGMA foreign_keys = ON")
+            self._own.schema = schema_of(self._own)
 
     @property
     def seed_image(self) -> bytes:
@@ -562,6 +888,7 @@ class SessionDatabase:
         assert db is not None
         db.deserialize(self._seed_image)
         db.execute("PRAGMA foreign_keys = ON")
+        db.schema = self._facts().schema
         if self._facts().tracking is not None:  # the rows a REPLACE deletes reach the logs
             db.execute("PRAGMA recursive_triggers = ON")
         # The pages already live in memory; a page cache would only duplicate them, per session.

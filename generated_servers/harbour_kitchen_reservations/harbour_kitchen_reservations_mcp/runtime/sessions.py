@@ -16,10 +16,18 @@ The database of a request is chosen in this order:
    key for the owner that sends it; keys live in their owner's namespace, so the same
    key sent on another connection is not open there and is refused, as is any key that
    is not open (never opened, ended with ``control.end_session``, idle past the limit,
-   or its connection closed). A lost session is therefore an error, never a fresh
-   database. An owner may hold ``keys_per_owner`` keys and the server ``max_keys`` in
-   all; a new key past either limit is refused. Nothing is ever evicted to make room,
-   so one client's flood of keys cannot reset another client's session.
+   or its connection closed, or evicted, below). A lost session is therefore an error,
+   never a fresh database. An owner may hold ``keys_per_owner`` keys (past that a new
+   one is refused) and the server ``max_keys`` in all, shared fairly: when the server
+   is full, an owner holding fewer than its share (``max_keys`` / the owners holding
+   keys, itself included) still gets its new key, made room for by ending the least
+   recently used idle key (no request in flight) of the owner holding the most (the
+   earliest-made owner among equals), which holds more than its share; an owner at or
+   above its share is refused. So one owner's flood of keys refuses only that owner and
+   ends only its own keys; an owner below its share never loses a key to make room, and
+   an owner alone is refused at the limit, as it always was. The owner is the only
+   identity the server has: a client with many connections gets a share per connection
+   (which makes every share smaller).
 2. The owner's own database, made on first use and released with the owner.
 3. No owner and no key: a fresh copy of the seed for this one request. Reads answer from
    it; writes are refused, since nothing could keep them for this client without showing
@@ -31,6 +39,7 @@ need ``--control``): that mode exists to keep one user's world across restarts.
 
 from __future__ import annotations
 
+import itertools
 import time
 import weakref
 from collections.abc import Callable
@@ -101,34 +110,58 @@ class SessionLimits:
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """The database one request works on. ``ephemeral``: a copy of the seed made for
-    this request only (no owner); the caller releases it when the request is done."""
+    """The database one request works on; the caller releases it when the request is
+    done. ``ephemeral``: a copy of the seed made for this request only (no owner),
+    closed on release. A keyed session is in flight (never evicted) until released."""
 
     db: SessionDatabase
     ephemeral: bool = False
+    _done: Callable[[], None] | None = None
 
     def release(self) -> None:
         if self.ephemeral:
             self.db.close()
+        if self._done is not None:
+            self._done()
 
 
 @dataclass
 class _Keyed:
     db: SessionDatabase
     last_used: float
+    in_flight: int = 0  # requests holding it (``Session`` not yet released)
+
+    @property
+    def idle(self) -> bool:
+        return self.in_flight == 0 and not self.db.busy
+
+    def hold(self) -> Session:
+        """The session of one request, in flight until released (once)."""
+        self.in_flight += 1
+        released = False
+
+        def done() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.in_flight -= 1
+
+        return Session(self.db, _done=done)
 
 
 class _Owner:
-    """What one transport session holds: its own database and the keys it opened.
+    """What one transport session holds: its own database and the keys it opened, least
+    recently used first.
 
     Kept in a ``WeakKeyDictionary`` on the owner object, so it (and every database it
     holds) goes away with the connection."""
 
-    __slots__ = ("db", "keys")
+    __slots__ = ("db", "keys", "serial")
 
-    def __init__(self) -> None:
+    def __init__(self, serial: int) -> None:
         self.db: SessionDatabase | None = None
         self.keys: dict[str, _Keyed] = {}
+        self.serial = serial  # the order owners were made in: ties go to the earliest
 
 
 class SessionStore:
@@ -148,6 +181,7 @@ class SessionStore:
         self.limits = limits
         self._clock = clock
         self._owners: weakref.WeakKeyDictionary[Any, _Owner] = weakref.WeakKeyDictionary()
+        self._serials = itertools.count()
         self._shared: SessionDatabase | None = SessionDatabase(seed_image, db_path) if db_path else None
         self.hot = limits.hot_set()  # the materialized writing sessions, parked past its bounds
         self._next_sweep = 0.0
@@ -178,8 +212,7 @@ class SessionStore:
         entry = self._live(record, key, now)
         if entry is None:
             raise SessionRefused(self._not_open(key))
-        entry.last_used = now
-        return Session(entry.db)
+        return self._use(record, key, entry, now)
 
     def open(self, meta: Any, owner: Any | None) -> Session:
         """Like ``session`` for a write, except that a key not open for ``owner`` is
@@ -200,13 +233,9 @@ class SessionStore:
             if self.open_keys() >= self.limits.max_keys:
                 self._sweep(now, force=True)
             if self.open_keys() >= self.limits.max_keys:
-                raise SessionRefused(
-                    f"The server has {self.limits.max_keys} session keys open, its limit "
-                    "(--max-session-keys): try again after sessions end or expire."
-                )
+                self._make_room(record)
             entry = record.keys[key] = _Keyed(SessionDatabase(self._seed_image, hot=self.hot), now)
-        entry.last_used = now
-        return Session(entry.db)
+        return self._use(record, key, entry, now)
 
     def end(self, meta: Any, owner: Any | None) -> bool:
         """Forget the session a request belongs to; True if there was one. Its owner's
@@ -247,8 +276,41 @@ class SessionStore:
     def _record(self, owner: Any) -> _Owner:
         record = self._owners.get(owner)
         if record is None:
-            record = self._owners[owner] = _Owner()
+            record = self._owners[owner] = _Owner(next(self._serials))
         return record
+
+    def _use(self, record: _Owner, key: str, entry: _Keyed, now: float) -> Session:
+        """A request on an open key: renewed, moved to the recently used end, in flight."""
+        entry.last_used = now
+        record.keys[key] = record.keys.pop(key)
+        return entry.hold()
+
+    def _make_room(self, record: _Owner) -> None:
+        """The server holds ``max_keys`` keys and ``record`` wants one more: end the least
+        recently used idle key of the owner holding the most keys, if ``record`` holds
+        less than its fair share and that owner more; else refuse."""
+        cap = self.limits.max_keys
+        holders = [r for r in list(self._owners.values()) if r.keys]
+        owners = len(holders) + (0 if record.keys else 1)
+        mine = len(record.keys)
+        if mine * owners >= cap:  # at or above max_keys / owners
+            raise SessionRefused(
+                f"The server has {cap} session keys open, its limit (--max-session-keys), and this "
+                f"connection holds {mine}, its fair share or more ({cap} over the {owners} connections "
+                "holding keys): end some with control.end_session, or try again after sessions end "
+                "or expire."
+            )
+        over = [r for r in holders if len(r.keys) * owners > cap]  # never empty: the keys add up to cap
+        for victim in sorted(over, key=lambda r: (-len(r.keys), r.serial)):
+            for key, entry in victim.keys.items():  # least recently used first
+                if entry.idle:
+                    del victim.keys[key]
+                    entry.db.close()
+                    return
+        raise SessionRefused(
+            f"The server has {cap} session keys open, its limit (--max-session-keys), and every "
+            "key it could end to make room has a request in flight: try again shortly."
+        )
 
     def _live(self, record: _Owner, key: str, now: float) -> _Keyed | None:
         entry = record.keys.get(key)
@@ -263,7 +325,8 @@ class SessionStore:
         return (
             f"Session key {shown!r} is not open on this connection. Open it with control.reset; a key "
             "belongs to the connection that opened it and ends with control.end_session, when that "
-            f"connection closes, or after {self.limits.idle_seconds:g} s without a request."
+            f"connection closes, after {self.limits.idle_seconds:g} s without a request, or when the "
+            "server is full and that connection holds more than its share of keys."
         )
 
     def _sweep(self, now: float, force: bool = False) -> None:

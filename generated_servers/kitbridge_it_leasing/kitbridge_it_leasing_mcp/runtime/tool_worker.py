@@ -10,13 +10,20 @@ rlimits *before* it loads ``tools.py``, so even the module's import-time code is
 The server and this process speak length-prefixed JSON frames (4-byte big-endian
 length, then UTF-8 JSON) over two private descriptors; the process's own stdin is
 ``/dev/null`` and its stdout goes to stderr, so a ``print`` in tool code cannot corrupt
-the channel. Per call the server sends ``{"op": "call", "tool", "args", "now"}``; the
-tool runs with a ``ToolContext`` whose database is :class:`RemoteDatabase`: every
-statement travels to the server, which runs it on the session's database under the
-authorizer and the time limit, and answers with the rows or the error. The call ends
-with one of ``done`` (the output), ``fail`` (``ctx.fail``: a business-rule refusal) or
-``error`` (an exception). Tool code can forge frames too (it shares this process); the
-server treats every frame as untrusted input.
+the channel. Per call the server sends ``{"op": "call", "id", "tool", "args", "now"}``,
+``id`` a fresh unpredictable call id; the tool runs with a ``ToolContext`` whose
+database is :class:`RemoteDatabase`: every statement travels to the server, which runs
+it on the session's database under the authorizer and the time limit, and answers with
+the rows or the error. The call ends with one of ``done`` (the output), ``fail``
+(``ctx.fail``: a business-rule refusal) or ``error`` (an exception). Every frame of a
+call, both ways, carries its id.
+
+Tool code can forge frames too (it shares this process, so it can read the id of the
+call it runs in); the server treats every frame as untrusted input: a frame of another
+id, a frame while no call is in flight or bytes left after a call's answer cost that
+call and this process (``isolation.py``). What keeps one session's tool code from
+another session's calls is that a worker serves one session only: code that hooks this
+process can see the ids of later calls, but only ever of the same session.
 
 Stdlib only, and only this folder's ``jail.py``, ``seccomp.py`` and ``context.py``,
 loaded by path: no package around it is imported.
@@ -62,11 +69,15 @@ def decode_value(value: Any) -> Any:
     raise ValueError("an SQL value must be null, a number, a string or bytes")
 
 
-def write_frame(fd: int, message: dict[str, Any]) -> None:
+def encode_frame(message: dict[str, Any]) -> bytes:
     data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     if len(data) > MAX_FRAME:
         raise ValueError(f"message of {len(data)} bytes is over the {MAX_FRAME}-byte limit")
-    view = memoryview(HEADER.pack(len(data)) + data)
+    return HEADER.pack(len(data)) + data
+
+
+def write_frame(fd: int, message: dict[str, Any]) -> None:
+    view = memoryview(encode_frame(message))
     while view:
         view = view[os.write(fd, view) :]
 
@@ -134,8 +145,11 @@ def _sql_error(kind: str, message: str) -> Exception:
 class _Channel:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.read_fd, self.write_fd = read_fd, write_fd
+        self.call_id: str | None = None  # the call in flight, whose id every frame carries
 
     def send(self, message: dict[str, Any]) -> None:
+        if self.call_id is not None:
+            message = {**message, "id": self.call_id}
         write_frame(self.write_fd, message)
 
     def receive(self) -> dict[str, Any] | None:
@@ -152,8 +166,8 @@ class _Channel:
     def ask(self, message: dict[str, Any]) -> dict[str, Any]:
         self.send(message)
         answer = self.receive()
-        if answer is None:
-            raise SystemExit(0)  # the server is gone
+        if answer is None or answer.get("id") != self.call_id:
+            raise SystemExit(0)  # the server is gone, or this channel is out of step
         return answer
 
     def _read(self, n: int) -> bytes | None:
@@ -244,10 +258,13 @@ def main(config: dict[str, Any]) -> None:
     channel.send({"op": "ready", "tools": [n for n in wanted if callable(getattr(tools, n, None))]})
     while True:
         request = channel.receive()
-        if request is None:
-            return
+        call_id = None if request is None else request.get("id")
+        if request is None or request.get("op") != "call" or not isinstance(call_id, str) or not call_id:
+            return  # the server hung up, or sent what it never sends: out of step, so stop
+        channel.call_id = call_id
         try:
             answer = _run_call(channel, tools, context, request)
         except RecursionError:
             answer = {"op": "error", "type": "RecursionError", "message": "maximum recursion depth exceeded"}
         channel.send(answer)
+        channel.call_id = None

@@ -69,6 +69,10 @@ _ARCHES = {
             "name_to_handle_at": 303, "open_by_handle_at": 304, "clock_adjtime": 305, "setns": 308,
             "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "finit_module": 313,
             "kexec_file_load": 320, "bpf": 321, "execveat": 322, "userfaultfd": 323,
+            "shmget": 29, "shmat": 30, "shmctl": 31, "semget": 64, "semop": 65, "semctl": 66, "shmdt": 67,
+            "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semtimedop": 220, "mq_open": 240,
+            "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
+            "mq_getsetattr": 245,
         },
         x32_bit=0x40000000,
     ),
@@ -86,6 +90,10 @@ _ARCHES = {
             "clock_adjtime": 266, "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271,
             "kcmp": 272, "finit_module": 273, "bpf": 280, "execveat": 281, "userfaultfd": 282,
             "kexec_file_load": 294,
+            "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184,
+            "mq_getsetattr": 185, "msgget": 186, "msgctl": 187, "msgrcv": 188, "msgsnd": 189, "semget": 190,
+            "semctl": 191, "semtimedop": 192, "semop": 193, "shmget": 194, "shmctl": 195, "shmat": 196,
+            "shmdt": 197,
         },
     ),
 }  # fmt: skip
@@ -111,7 +119,15 @@ DENIED: dict[str, str] = {
                      "lookup_dcookie", "iopl", "ioperm", "modify_ldt", "uselib", "personality",
                      "fanotify_init", "name_to_handle_at", "open_by_handle_at", "migrate_pages", "move_pages"),
                     "administering the machine"),
+    **dict.fromkeys(("shmget", "shmat", "shmctl", "shmdt", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+                     "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+                     "mq_timedreceive", "mq_notify", "mq_getsetattr"),
+                    "System V and POSIX IPC (a channel between jailed processes sharing an IPC namespace)"),
 }  # fmt: skip
+# What the zygote stage (a fork server: ``runtime/zygote.py``) may do that the start stage
+# refuses: start a process of its own, in no new namespace. Each process it starts stacks
+# the start stage again at once (``jail.confine_session()``).
+FORK_CALLS = ("fork", "vfork")
 SIGNAL_CALLS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument is a pid
 CLONE_THREAD = 0x00010000
 CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
@@ -161,7 +177,10 @@ def seccomp_filter(
     only for AF_UNIX (the asyncio self-pipe); ``kill``/``tgkill``/``rt_*sigqueueinfo``
     only at the program's own pid (``own_pid``); ``ioctl`` never TIOCSTI or TIOCLINUX.
     ``stage="running"`` is stacked by ``confine_self()`` and refuses ``execve`` and
-    ``execveat``. Any other architecture (or the x32 ABI) is refused. ``violation`` is the
+    ``execveat``. ``stage="zygote"`` is the start stage that may also fork (never into
+    new namespaces) and signal any process of its pid namespace (its own sessions): the
+    fork server of per-session jailed servers, whose children stack the start stage with
+    their own pid before anything else. Any other architecture (or the x32 ABI) is refused. ``violation`` is the
     seccomp return value for a refused call (default: kill the process).
     """
     table = _ARCHES[arch or platform.machine()]
@@ -179,31 +198,38 @@ def seccomp_filter(
             p.when_syscall(n[name], _block(_i(_RET, violation)))
         p.ret(RET_ALLOW)
         return p.bytes()
-    if stage != "start":
+    if stage not in ("start", "zygote"):
         raise ValueError(f"unknown seccomp stage {stage!r}")
+    forks = stage == "zygote"
     for name in DENIED:
-        if name in n:
+        if name in n and not (forks and name in FORK_CALLS):
             p.when_syscall(n[name], _block(_i(_RET, violation)))
     p.when_syscall(n["clone3"], _block(_i(_RET, RET_ERRNO | ENOSYS)))
-    p.when_syscall(
-        n["clone"],
-        _block(
+    if forks:  # a process or a thread, never in new namespaces
+        clone = _block(
+            _i(_LD_W_ABS, _arg_low(0)),
+            _i(_JSET, CLONE_NAMESPACES, 1, 0),
+            _i(_RET, RET_ALLOW),
+            _i(_RET, violation),
+        )
+    else:
+        clone = _block(
             _i(_LD_W_ABS, _arg_low(0)),
             _i(_JSET, CLONE_THREAD, 0, 2),  # not a thread: refuse
             _i(_JSET, CLONE_NAMESPACES, 1, 0),  # a thread in new namespaces: refuse
             _i(_RET, RET_ALLOW),
             _i(_RET, violation),
-        ),
-    )
+        )
+    p.when_syscall(n["clone"], clone)
     p.when_syscall(
         n["socketpair"],
         _block(_i(_LD_W_ABS, _arg_low(0)), _i(_JEQ, AF_UNIX, 0, 1), _i(_RET, RET_ALLOW), _i(_RET, violation)),
     )
-    for name in SIGNAL_CALLS:
+    for name in () if forks else SIGNAL_CALLS:  # the zygote ends its sessions: any pid of its namespace
         p.when_syscall(
             n[name],
             _block(
-                _i(_LD_W_ABS, _arg_low(0)), _i(_JEQ, JAIL_PID, 0, 1), _i(_RET, RET_ALLOW), _i(_RET, violation)
+                _i(_LD_W_ABS, _arg_low(0)), _i(_JEQ, own_pid, 0, 1), _i(_RET, RET_ALLOW), _i(_RET, violation)
             ),
         )
     p.when_syscall(

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -23,7 +25,7 @@ from typing import Any
 import jsonschema_rs
 
 from .context import ToolContext, ToolError
-from .database import TRACK_PREFIX
+from .database import SAFE_SQL_FUNCTIONS, TRACK_PREFIX, SeedLoadError, schema_copy
 from .limits import CallTimeout, CallWatch
 
 logger = logging.getLogger(__name__)
@@ -54,7 +56,8 @@ class CallOutcome:
     # recursed too deep), "timeout" (past its time limit), "output" (not an object,
     # not JSON, or not matching the output schema), or the authorizer's "read" (an
     # undeclared table), "write" (a table it does not declare writing) or "forbidden"
-    # (transaction control, PRAGMA, DDL, ATTACH).
+    # (transaction control, PRAGMA, DDL, ATTACH, an SQL function outside
+    # ``SAFE_SQL_FUNCTIONS``).
     fault: str | None = None
     # Tables the call was allowed to write (whether or not the writes were kept).
     written: frozenset[str] = frozenset()
@@ -88,6 +91,10 @@ class Toolbox:
         self.clock: str = spec["clock"]
         self.call_seconds = call_seconds
         self.tools: dict[str, BoundTool] = {}
+        # The spec's tables, case-folded as SQLite compares names (``_Guard``). A tool's
+        # declared tables count only where they are the spec's (when it lists them), so a
+        # declaration cannot name SQLite's own virtual tables (``dbstat``, ``sqlite_stmt``).
+        self.tables = frozenset(table["name"].lower() for table in spec.get("tables", []))
         # (child table, foreign-key column) -> parent table: SQLite's foreign-key checks
         # read these when a statement writes the parent (``_Guard``).
         self.foreign_keys: dict[tuple[str, str], str] = {
@@ -113,12 +120,15 @@ class Toolbox:
                 output_schema=decl["output_schema"],
                 destructive=effect == "write" and (destructive is None or destructive),
                 idempotent=idempotent if idempotent is not None else effect == "read",
-                reads=frozenset(decl.get("reads", [])) | frozenset(decl.get("writes", [])),
-                writes=frozenset(decl.get("writes", [])),
+                reads=self._known(decl.get("reads", [])) | self._known(decl.get("writes", [])),
+                writes=self._known(decl.get("writes", [])),
                 fn=fn,
                 input_validator=jsonschema_rs.Draft202012Validator(decl["input_schema"]),
                 output_validator=jsonschema_rs.Draft202012Validator(decl["output_schema"]),
             )
+
+    def _known(self, names: list[str]) -> frozenset[str]:
+        return frozenset(n for n in names if not self.tables or n.lower() in self.tables)
 
     def call(self, db: sqlite3.Connection, name: str, arguments: Mapping[str, Any] | None) -> CallOutcome:
         tool = self.tools.get(name)
@@ -130,7 +140,7 @@ class Toolbox:
         problem = _first_error(tool.input_validator, args)
         if problem is not None:
             return CallOutcome(ok=False, error=f"Invalid arguments for {name}: {problem}")
-        guard = _Guard(tool, self.foreign_keys)
+        guard = _Guard(tool, self.foreign_keys, self.tables, db)
         watch = CallWatch(db, self.call_seconds)
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         db.execute("BEGIN")
@@ -230,19 +240,43 @@ class _Guard:
     """SQLite authorizer: a tool reads its declared tables and writes only those it declares.
 
     Transactions, schema changes, PRAGMA and ATTACH are denied to every tool, so tool
-    code cannot commit half-way, escape the session database or change the schema.
-    The first denial is kept so the error names the table, not just "not authorized".
+    code cannot commit half-way, escape the session database or change the schema; so
+    is every SQL function outside ``SAFE_SQL_FUNCTIONS`` (``fts3_tokenizer``,
+    ``load_extension``, anything unknown). The first denial is kept so the error names
+    the table or function, not just "not authorized".
 
-    A write to a parent table makes SQLite's foreign-key check read the referencing
-    column of each child table (always for a delete or a key update, and for an insert
-    whenever the table has triggers, as the change-log tables give it); those reads are
-    the constraint's, not the tool's, so a read of a child's foreign-key column is
-    allowed while the tool declares writing the table it references.
+    A table named in FROM with none of its columns read (``SELECT count(*) FROM t``,
+    ``EXISTS (SELECT 1 FROM t)``) arrives without a database name, as a CTE does: it is
+    a read of ``t`` when ``t`` is one of the spec's tables (or the runtime's or SQLite's
+    own), else a CTE or subquery name, which is allowed.
+
+    *Foreign-key checks.* A write to a parent table makes SQLite's foreign-key check
+    read the referencing column of each child table (always for a delete or a key
+    update, and for an insert whenever the table has triggers, as the change-log tables
+    give it); those reads are the constraint's, not the tool's. They arrive exactly as a
+    read in the tool's own SQL would (the child's table and column, "main", no trigger
+    or view), before, between or after the tool's own reads depending on the statement
+    (a ``RETURNING`` or upsert clause is compiled after the checks). So the exemption is
+    decided on the statement itself: a read of a child's foreign-key column whose parent
+    the tool declares writing is allowed only if the statement being prepared
+    (``GuardedConnection.preparing``), compiled on an empty copy of the schema without
+    foreign-key enforcement (``schema_copy``) under this same authorizer without the
+    exemption, reads nothing the tool does not declare. Then every such read in the real
+    compile is SQLite's check; a statement whose own SQL reads the child (a SELECT, a
+    subquery, a join, ``EXISTS``, ``RETURNING``, in any statement) is refused whole.
+    Verdicts are kept per tool declaration, schema and statement text (``_verdict``).
     """
 
-    __slots__ = ("denied", "foreign_keys", "kind", "reads", "writes", "written")
+    __slots__ = ("db", "denied", "foreign_keys", "kind", "reads", "tables", "tool", "writes", "written")
 
-    def __init__(self, tool: BoundTool, foreign_keys: Mapping[tuple[str, str], str] | None = None) -> None:
+    def __init__(
+        self,
+        tool: BoundTool,
+        foreign_keys: Mapping[tuple[str, str], str] | None = None,
+        tables: frozenset[str] = frozenset(),
+        db: sqlite3.Connection | None = None,
+    ) -> None:
+        self.tool, self.db, self.tables = tool, db, tables
         self.reads, self.writes = tool.reads, tool.writes
         self.foreign_keys = foreign_keys or {}
         self.written: set[str] = set()
@@ -252,15 +286,31 @@ class _Guard:
     def __call__(
         self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None
     ) -> int:
-        if action in (_SELECT, _FUNCTION, _RECURSIVE):
+        if action == _FUNCTION:
+            if (arg2 or "").lower() in SAFE_SQL_FUNCTIONS:
+                return sqlite3.SQLITE_OK
+            return self._deny(
+                "forbidden",
+                f"called the SQL function {arg2!r}, which tools may not call "
+                "(only SQLite's ordinary core functions)",
+            )
+        if action in (_SELECT, _RECURSIVE):
             return sqlite3.SQLITE_OK
         if (action == _READ or action in _WRITES) and _change_log(arg1, src):
             return sqlite3.SQLITE_OK  # a change-log trigger keeping its log (``database.py``)
         if action == _READ:
-            if arg1 in self.reads or db_name is None:  # no database: a recursive CTE reading itself
+            if arg1 in self.reads:
                 return sqlite3.SQLITE_OK
-            if src is None and self.foreign_keys.get((arg1 or "", arg2 or "")) in self.writes:
-                return sqlite3.SQLITE_OK  # a foreign-key check of a write to the parent
+            if db_name is None:  # a FROM name with no column read: a table, or a CTE (see the class)
+                name = (arg1 or "").lower()
+                if name in {r.lower() for r in self.reads} or not self._table(name):
+                    return sqlite3.SQLITE_OK
+            elif src is None and self.foreign_keys.get((arg1 or "", arg2 or "")) in self.writes:
+                refusal = self._own_reads_refused()
+                if refusal is None:
+                    return sqlite3.SQLITE_OK  # SQLite's foreign-key check of a write to the parent
+                if refusal[1]:
+                    return self._deny(*refusal)
             return self._deny("read", f"read table {arg1!r}, which it does not declare")
         if action in _WRITES:
             if arg1 in self.writes:
@@ -273,10 +323,78 @@ class _Guard:
             "forbidden", f"ran a forbidden SQL operation (authorizer action {action}, {arg1!r})"
         )
 
+    def _table(self, name: str) -> bool:
+        return name in self.tables or name.startswith((TRACK_PREFIX, "sqlite_"))
+
+    def _own_reads_refused(self) -> tuple[str, str] | None:
+        """None when the statement being prepared reads only declared tables apart from
+        SQLite's foreign-key checks; else the refusal (its kind and reason; an empty
+        reason: the statement could not be judged, so the read is refused as it is)."""
+        sql = getattr(self.db, "preparing", None)
+        schema = getattr(self.db, "schema", None)
+        if not isinstance(sql, str) or not isinstance(schema, tuple):
+            return "read", ""  # not run through ``GuardedConnection.execute``: no exemption
+        return _verdict(self.tool, self.tables, schema, sql)
+
     def _deny(self, kind: str, reason: str) -> int:
         if self.denied is None:
             self.denied, self.kind = reason, kind
         return sqlite3.SQLITE_DENY
+
+
+_VERDICTS: OrderedDict[tuple[Any, ...], tuple[str, str] | None] = OrderedDict()
+_MAX_VERDICTS = 4096
+_SCHEMA_COPIES: OrderedDict[tuple[str, ...], tuple[sqlite3.Connection | None, threading.Lock]] = OrderedDict()
+_MAX_SCHEMA_COPIES = 8
+_CACHE_LOCK = threading.Lock()
+
+
+def _verdict(
+    tool: BoundTool, tables: frozenset[str], schema: tuple[str, ...], sql: str
+) -> tuple[str, str] | None:
+    """Whether ``sql``'s own reads, without foreign-key enforcement, are all declared by
+    ``tool`` (see ``_Guard``): None if so, else the first refusal. Called from inside
+    the authorizer of the session's connection; compiles on another connection."""
+    key = (tool.reads, tool.writes, tables, schema, sql)
+    with _CACHE_LOCK:
+        if key in _VERDICTS:
+            _VERDICTS.move_to_end(key)
+            return _VERDICTS[key]
+        entry = _SCHEMA_COPIES.get(schema)
+        if entry is None:
+            try:
+                entry = (schema_copy(schema), threading.Lock())
+            except SeedLoadError as exc:
+                logger.error("foreign-key exemption unavailable: %s", exc)
+                entry = (None, threading.Lock())
+            _SCHEMA_COPIES[schema] = entry
+            while len(_SCHEMA_COPIES) > _MAX_SCHEMA_COPIES:
+                _SCHEMA_COPIES.popitem(last=False)
+        _SCHEMA_COPIES.move_to_end(schema)
+    copy, lock = entry
+    result: tuple[str, str] | None = ("read", "")
+    if copy is not None:
+        strict = _Guard(tool, None, tables)
+        with lock:
+            copy.set_authorizer(strict)
+            try:
+                copy.execute("EXPLAIN " + sql)
+                result = None
+            except sqlite3.ProgrammingError:  # raised binding parameters: the statement compiled
+                result = None
+            except sqlite3.Error:
+                pass
+            finally:
+                copy.set_authorizer(None)
+        if strict.denied is not None:
+            result = (strict.kind or "read", strict.denied)
+        elif not strict.written:  # a foreign-key check comes with a write: this was not compiled
+            result = ("read", "")
+    with _CACHE_LOCK:
+        _VERDICTS[key] = result
+        while len(_VERDICTS) > _MAX_VERDICTS:
+            _VERDICTS.popitem(last=False)
+    return result
 
 
 def _change_log(table: str | None, trigger: str | None) -> bool:

@@ -18,7 +18,7 @@ from .limits import (
     DEFAULT_CALL_SECONDS,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_MAX_MEMORY_MB,
-    IsolationLimits,
+    SessionJail,
     limit_address_space,
 )
 from .network import (
@@ -121,34 +121,58 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"address-space limit of the server process in MiB, 0 for none (default: {DEFAULT_MAX_MEMORY_MB}); "
         "a tool call allocating past it gets a tool error",
     )
-    isolation = IsolationLimits()
+    jailed = SessionJail()
     parser.add_argument(
         "--jail",
         action="store_true",
-        help="run the tool code (tools.py) in jailed worker processes: own namespaces, uid 65534, "
-        "no capabilities, a seccomp filter (needs bubblewrap); envfactory-mcp serve turns this on "
-        "for every package not shipped with envfactory-mcp",
-    )
-    parser.add_argument(
-        "--jail-workers",
-        type=int,
-        default=isolation.workers,
-        metavar="N",
-        help=f"jailed worker processes running calls at once (default: {isolation.workers})",
+        help="serve the package whole from the jail: one jailed server process per session (own namespaces, "
+        "uid 65534, no capabilities, a seccomp filter; needs bubblewrap), this process keeping only the "
+        "protocol, auth and sessions; envfactory-mcp serve turns this on for every package not shipped "
+        "with envfactory-mcp",
     )
     parser.add_argument(
         "--call-memory-mb",
         type=int,
-        default=isolation.memory_mb,
+        default=jailed.memory_mb,
         metavar="N",
-        help=f"address-space limit of each jailed worker in MiB (default: {isolation.memory_mb})",
+        help=f"with --jail: address-space limit of each session process in MiB (default: {jailed.memory_mb})",
+    )
+    parser.add_argument(
+        "--session-cpu-seconds",
+        type=int,
+        default=jailed.cpu_seconds,
+        metavar="N",
+        help=f"with --jail: CPU time one session process may use (default: {jailed.cpu_seconds})",
+    )
+    parser.add_argument(
+        "--jailed-sessions",
+        type=int,
+        default=jailed.max_sessions,
+        metavar="N",
+        help=f"with --jail: session processes at once, all clients together (default: {jailed.max_sessions})",
+    )
+    parser.add_argument(
+        "--jailed-sessions-per-client",
+        type=int,
+        default=jailed.sessions_per_client,
+        metavar="N",
+        help=f"with --jail: session processes one client may hold (default: {jailed.sessions_per_client})",
     )
     parser.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     args = parser.parse_args(argv)
-    if not 1 <= args.jail_workers <= 64:
-        parser.error("--jail-workers must be between 1 and 64")
-    if args.call_memory_mb < 64:
-        parser.error("--call-memory-mb must be at least 64")
+    try:
+        args.jailed = SessionJail(
+            memory_mb=args.call_memory_mb,
+            cpu_seconds=args.session_cpu_seconds,
+            max_sessions=args.jailed_sessions,
+            sessions_per_client=args.jailed_sessions_per_client,
+        )
+    except ValueError:
+        parser.error("--call-memory-mb must be at least 64 and the jailed session limits positive")
+    if args.jail and args.db is not None:
+        parser.error(
+            "--db keeps state in a file on this machine, which a jailed server cannot write; drop --jail or --db"
+        )
     try:
         args.session_limits = SessionLimits(
             args.session_keys_per_connection,
@@ -177,8 +201,9 @@ def parse_args(prog: str, argv: Sequence[str] | None) -> argparse.Namespace:
 
 def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, version: str = "0.1.0") -> None:
     """Parse ``argv`` and serve the package in ``package_dir`` (``<root>/<name>_mcp``)
-    until the client disconnects or the process is stopped. Its tool code is imported
-    here, or with ``--jail`` runs in jailed workers; nothing else of that folder runs."""
+    until the client disconnects or the process is stopped. Its data and tool code are
+    loaded here, or with ``--jail`` only in jailed session processes (``front.py``);
+    nothing else of that folder runs."""
     args = parse_args(prog, argv)
     # Arguments first, the MCP stack after: --help and argument errors answer at once.
     import anyio
@@ -186,12 +211,13 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     from .isolation import IsolationError
     from .server import Bundle, ServerOptions, create_server
 
-    limits = IsolationLimits(memory_mb=args.call_memory_mb, workers=args.jail_workers)
-    try:
-        bundle = Bundle.from_package(package_dir, jailed=args.jail, limits=limits)
-    except (IsolationError, OSError, ValueError) as exc:
-        print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+    bundle = None
+    if not args.jail:
+        try:
+            bundle = Bundle.from_package(package_dir, jailed=False)
+        except (IsolationError, OSError, ValueError) as exc:
+            print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
     forget_environment(args.auth_token)
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
@@ -208,7 +234,18 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
         prefer_sessions=args.transport == "streamable-http",
         version=version,
     )
-    server = create_server(bundle, options)
+    try:  # a seed that does not load is a ValueError (``SeedLoadError``): one line
+        if bundle is not None:
+            server = create_server(bundle, options)
+        else:
+            from .front import create_jailed_server
+
+            server = create_jailed_server(
+                package_dir, options, args.jailed, max_request_bytes=args.max_request_bytes
+            )
+    except (RuntimeError, OSError, ValueError) as exc:  # JailedServerError is a RuntimeError
+        print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     # What start-up built (the MCP stack's classes, the spec, the tools) lives as long as
     # the process: kept out of the collector's full passes, which would otherwise walk it
     # again and again as calls allocate. No collection first: it would cost ~50 ms of the

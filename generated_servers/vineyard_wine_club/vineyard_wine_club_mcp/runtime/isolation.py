@@ -18,9 +18,23 @@ deep C recursion, its memory limit, SIGSYS from the seccomp filter) or breaks th
 protocol costs that call alone, as an internal error. Tool code that catches
 ``BaseException`` or loops without SQL is stopped the same way.
 
-Workers are reused between calls (starting one takes about 50-100 ms), so module-level
-state of tool code persists across calls and sessions of one server; that state cannot
-leave the jail, and verification's determinism probes flag tools that depend on it.
+A worker serves one session only. Tool code shares its worker's process, so it can keep
+module-level state, leave threads running or hook the worker's own code; all of that
+stays with the session it ran for. The pool is keyed by the session's database
+connection (``ctx.db``: one per session database; a session that is parked and
+unparked gets a new one, and so a new worker): a call takes an idle worker of its own
+session, else a fresh one, else starts one while fewer than ``limits.workers`` run,
+else kills the least recently used idle worker of another session and starts one in its
+place. Workers are reused only within a session (starting one takes about 50-100 ms).
+A ``--db`` server has one connection for everyone, so there all calls share the pool,
+as they share the database.
+
+Every call has a fresh call id (``secrets.token_hex``) that every frame of the call
+must carry; a frame of another id, bytes left unread after the call's answer, or
+anything the worker sent while no call was in flight (checked, without waiting, when a
+call takes the worker) kills that worker and makes the call an internal error. Frames a
+tool queues for a later call are therefore caught, and never reach another session:
+a later call of another session never runs on that worker.
 
 Stdlib only: ``runtime/`` is copied into every generated package.
 """
@@ -28,10 +42,12 @@ Stdlib only: ``runtime/`` is copied into every generated package.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
 import json
 import logging
 import os
+import secrets
 import select
 import sqlite3
 import subprocess
@@ -46,7 +62,7 @@ from typing import Any
 
 from .context import ToolContext, ToolError
 from .limits import CallTimeout, IsolationLimits
-from .tool_worker import HEADER, MAX_FRAME, decode_value, encode_value, write_frame
+from .tool_worker import HEADER, MAX_FRAME, decode_value, encode_frame, encode_value
 from .toolbox import ForeignFault
 
 logger = logging.getLogger(__name__)
@@ -108,8 +124,12 @@ class _Worker:
                 os.close(fd)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.memory_mb = limits.memory_mb
+        # The session this worker serves (its database connection), from its first call
+        # on; held, so that no other session's connection can ever be taken for it.
+        self.session: object | None = None
         self.on_kill: Callable[[_Worker], None] = lambda worker: None
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        os.set_blocking(self._in, False)  # see ``_send``
         deadline = time.monotonic() + limits.start_seconds
         try:
             ready = self.receive(lambda: _raise_past(deadline, "did not finish loading"))
@@ -123,29 +143,70 @@ class _Worker:
 
     def run(self, name: str, ctx: ToolContext, args: dict[str, Any], check: Callable[[], None]) -> Any:
         """One call: forward its statements to ``ctx`` until the worker answers."""
-        write_frame(self._in, {"op": "call", "tool": name, "args": args, "now": ctx.now})
+        call_id = secrets.token_hex(16)
+        self._send({"op": "call", "id": call_id, "tool": name, "args": args, "now": ctx.now}, check)
         while True:
             message = self.receive(check)
-            op = message.get("op")
-            if op == "sql":
-                write_frame(self._in, _run_sql(ctx, message))
-            elif op == "done" and isinstance(message.get("output"), dict):
-                return message["output"]
-            elif op == "fail":
-                raise ToolError(str(message.get("message", "")))
-            elif op == "error" and message.get("type") == "MemoryError":
-                raise ForeignFault(
-                    f"MemoryError: ran out of memory (its worker's limit of {self.memory_mb} MiB)",
-                    "exception",
-                )
-            elif op == "error":
-                raise ForeignFault(
-                    f"{message.get('type', 'Exception')}: {message.get('message', '')}", "exception"
-                )
-            elif op == "bad_output":
-                raise ForeignFault(str(message.get("message", "")), "output")
-            else:
-                raise ToolCrashed(f"the tool's process broke the protocol (a {str(op)[:40]!r} message)")
+            if not _same_call(message.get("id"), call_id):
+                raise ToolCrashed("the tool's process sent a message that is not this call's (wrong call id)")
+            if message.get("op") != "sql":
+                break
+            self._send({**_run_sql(ctx, message), "id": call_id}, check)
+        events = self.pending()  # the answer must be the last thing the call sent
+        if events & select.POLLIN:
+            raise ToolCrashed("the tool's process sent more after its answer")
+        if events:
+            raise ToolCrashed(self._death() + " after its answer")
+        op = message.get("op")
+        if op == "done" and isinstance(message.get("output"), dict):
+            return message["output"]
+        if op == "fail":
+            raise ToolError(str(message.get("message", "")))
+        if op == "error" and message.get("type") == "MemoryError":
+            raise ForeignFault(
+                f"MemoryError: ran out of memory (its worker's limit of {self.memory_mb} MiB)", "exception"
+            )
+        if op == "error":
+            raise ForeignFault(
+                f"{message.get('type', 'Exception')}: {message.get('message', '')}", "exception"
+            )
+        if op == "bad_output":
+            raise ForeignFault(str(message.get("message", "")), "output")
+        raise ToolCrashed(f"the tool's process broke the protocol (a {str(op)[:40]!r} message)")
+
+    def pending(self) -> int:
+        """What the worker's channel has to read now, without waiting: 0 (nothing), else
+        the poll events (``POLLIN``: bytes; ``POLLHUP`` alone: its end)."""
+        poller = select.poll()
+        poller.register(self._out, select.POLLIN | select.POLLHUP | select.POLLERR)
+        return sum(events for _, events in poller.poll(0))
+
+    def idle_problem(self) -> str | None:
+        """Why this idle worker must not take a call (it sent something while no call was
+        in flight, or its channel ended), or None when its channel is empty, as it must be."""
+        events = self.pending()
+        if not events:
+            return None
+        if events & select.POLLIN:
+            return "the tool's process sent a message while no call was in flight"
+        return self._death() + " between calls"
+
+    def _send(self, message: dict[str, Any], check: Callable[[], None]) -> None:
+        """Write one frame without ever blocking past ``check``: a worker that stops
+        reading (its pipe full) cannot hold the server's thread beyond the call's limit."""
+        view = memoryview(encode_frame(message))
+        poller = select.poll()
+        poller.register(self._in, select.POLLOUT | select.POLLERR)
+        while view:
+            check()
+            if not poller.poll(_POLL_SECONDS * 1000):
+                continue
+            try:
+                view = view[os.write(self._in, view) :]
+            except BlockingIOError:
+                continue
+            except OSError:  # a broken pipe: the worker is gone
+                raise ToolCrashed(self._death()) from None
 
     def receive(self, check: Callable[[], None]) -> dict[str, Any]:
         header = self._read(HEADER.size, check)
@@ -210,6 +271,8 @@ class JailedTools:
     name the module defines, as ``Toolbox`` expects of a module. The first worker starts
     here, so a module that fails to load (or a machine without a jail) fails at once with
     :class:`IsolationError`; more start on demand, up to ``limits.workers`` at a time.
+    A worker serves the session of its first call (``ctx.db``) and no other (see the
+    module's docstring).
     """
 
     def __init__(self, tools_path: Path, names: Sequence[str], limits: IsolationLimits | None = None) -> None:
@@ -220,7 +283,7 @@ class JailedTools:
         self.__name__ = f"jailed {tools_path}"
         self.tools_path, self.names, self.limits = str(Path(tools_path).resolve()), tuple(names), limits
         self._lock = threading.Condition()
-        self._idle: list[_Worker] = []
+        self._idle: list[_Worker] = []  # least recently used first
         self._count = 0
         self._closed = False
         # Every live worker, so that dropping this object (a server built and forgotten by
@@ -239,7 +302,7 @@ class JailedTools:
 
     def call(self, name: str, ctx: ToolContext, args: dict[str, Any]) -> Any:
         check = ctx._check_time or _fallback(self.limits.fallback_seconds)
-        worker = self._checkout(check)
+        worker = self._checkout(ctx.db, check)
         try:
             output = worker.run(name, ctx, args, check)
         except ToolError as exc:
@@ -268,23 +331,62 @@ class JailedTools:
         for worker in idle:
             worker.kill()
 
-    def _checkout(self, check: Callable[[], None]) -> _Worker:
+    def _checkout(self, session: object, check: Callable[[], None]) -> _Worker:
+        """A worker for a call of ``session``: its own idle one, a fresh one, a new one, or
+        one started in the place of another session's least recently used idle worker.
+        An idle worker whose channel is not empty is killed and the call fails."""
+        victim: _Worker | None = None
         with self._lock:
             while True:
                 if self._closed:
                     raise ToolCrashed("the jailed tools were closed")
-                if self._idle:
-                    return self._idle.pop()
+                worker = self._take(session)
+                if worker is not None:
+                    break
                 if self._count < self.limits.workers:
                     self._count += 1
                     break
+                victim = self._take_other()
+                if victim is not None:
+                    break  # its slot is this call's: the count stays
                 self._lock.wait(_POLL_SECONDS)
                 check()
-        try:
-            return self._start()
-        except BaseException:
+        if victim is not None:
+            victim.kill()
+        if worker is None:
+            try:
+                worker = self._start()
+            except BaseException:
+                self._forget()
+                raise
+        worker.session = session
+        problem = worker.idle_problem()
+        if problem is not None:
+            worker.kill()
             self._forget()
-            raise
+            logger.error("jailed tools %s: %s", self.tools_path, problem)
+            raise ToolCrashed(problem)
+        return worker
+
+    def _take(self, session: object) -> _Worker | None:
+        """This session's most recently used idle worker, else a fresh one (lock held)."""
+        for i in range(len(self._idle) - 1, -1, -1):
+            if self._idle[i].session is session:
+                return self._idle.pop(i)
+        for i in range(len(self._idle) - 1, -1, -1):
+            if self._idle[i].session is None:
+                return self._idle.pop(i)
+        return None
+
+    def _take_other(self) -> _Worker | None:
+        """The idle worker to make room with: one whose session is gone (its connection
+        closed), else the least recently used (lock held)."""
+        if not self._idle:
+            return None
+        for i, worker in enumerate(self._idle):
+            if _gone(worker.session):
+                return self._idle.pop(i)
+        return self._idle.pop(0)
 
     def _start(self) -> _Worker:
         worker = _Worker(self.tools_path, self.names, self.limits)
@@ -357,10 +459,46 @@ def _run_sql(ctx: ToolContext, message: dict[str, Any]) -> dict[str, Any]:
             raise TypeError("parameters must be a list or an object")
         cursor = ctx._execute(sql, params)
         columns = None if cursor.description is None else [d[0] for d in cursor.description]
-        rows = [[encode_value(v) for v in row] for row in cursor.fetchall()] if columns is not None else []
+        rows = _bounded_rows(cursor) if columns is not None else []
         return {"columns": columns, "rows": rows, "rowcount": cursor.rowcount, "lastrowid": cursor.lastrowid}
     except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
         return {"error": str(exc), "error_type": type(exc).__name__}
+
+
+# What one statement's rows may weigh on their way to a jailed tool (roughly: text and
+# blob lengths, 8 bytes a number), well under a frame (``MAX_FRAME``).
+RESULT_BYTES = 16 << 20
+
+
+def _bounded_rows(cursor: sqlite3.Cursor) -> list[list[Any]]:
+    """The cursor's rows, encoded, read only while they weigh under ``RESULT_BYTES``: a
+    cross join of the session's tables cannot fill this process's memory."""
+    rows: list[list[Any]] = []
+    size = 0
+    for row in cursor:
+        size += 8 + sum(len(v) if isinstance(v, str | bytes) else 8 for v in row)
+        if size > RESULT_BYTES:
+            raise ValueError(
+                f"the statement's result is over {RESULT_BYTES >> 20} MiB after {len(rows)} rows; "
+                "ask for fewer rows (LIMIT) or fewer columns"
+            )
+        rows.append([encode_value(v) for v in row])
+    return rows
+
+
+def _same_call(sent: Any, call_id: str) -> bool:
+    return isinstance(sent, str) and hmac.compare_digest(sent.encode("utf-8", "replace"), call_id.encode())
+
+
+def _gone(session: object) -> bool:
+    """Whether a session's connection is closed (the session ended or was parked)."""
+    if not isinstance(session, sqlite3.Connection):
+        return False
+    try:
+        session.total_changes  # noqa: B018 - raises once the connection is closed
+    except sqlite3.ProgrammingError:
+        return True
+    return False
 
 
 def _kill_all(workers: set[_Worker]) -> None:

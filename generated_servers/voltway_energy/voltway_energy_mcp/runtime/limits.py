@@ -205,3 +205,24 @@ def limit_address_space(megabytes: int) -> int | None:
         return current
     resource.setrlimit(resource.RLIMIT_AS, (wanted, wanted))
     return wanted
+
+
+@dataclass(frozen=True)
+class SessionJail:
+    """Limits of the jailed session processes of one served package."""
+
+    memory_mb: int = 1024  # address space of each session process
+    cpu_seconds: int = 600  # CPU time of each session process (SIGXCPU ends it)
+    max_sessions: int = 1_024  # session processes at once, all clients together
+    sessions_per_client: int = 256  # session processes one client may hold
+    zygote_memory_mb: int = 2048  # address space of the fork server (it builds the seed)
+    start_seconds: float = 300.0  # far backstop for the fork server's start (wall clock)
+
+    def __post_init__(self) -> None:
+        if (
+            self.memory_mb < 64
+            or self.cpu_seconds < 1
+            or self.max_sessions < 1
+            or self.sessions_per_client < 1
+        ):
+            raise ValueError(f"jailed session limits out of range: {self}")
