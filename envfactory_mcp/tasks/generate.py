@@ -112,7 +112,9 @@ def generate_tasks(
             goals=scenario.plans,
             withheld=scenario.withheld,
         )
-        message, operations = realise_opening(plan, rng)
+        # The wording has its own seed: a change in how requests are worded never changes
+        # which tasks are drawn.
+        message, operations = realise_opening(plan, random.Random(f"opening:{seed}:{sampler}:{draws_done}"))
         if check_message(message, scenario.facts, rules):
             report.calibration_failures += 1
             continue

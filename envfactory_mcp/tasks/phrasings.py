@@ -58,7 +58,7 @@ VOICES: dict[str, Voice] = {
         identity_rate=0.5,
     ),
     "brief and to the point": Voice(
-        greetings=("", "", "", "Hi.", "Hello.", "Hey."),
+        greetings=("", "", "", "Hi,", "Hello,", "Hey,"),
         requests=(
             "{do}, please.", "Need to {do}.", "{do}.", "Please {do}.", "Want to {do}.", "Looking to {do}.",
             "Request: {do}.", "Just need to {do}.",
@@ -236,16 +236,154 @@ INTENT_PARAPHRASES: dict[str, tuple[str, ...]] = {
     "work out an amount": ("work out an amount", "figure out an amount", "work out a total", "do a quick sum"),
 }
 
+# Situations: what brought the customer here, before the request, by the verb of the goal's
+# intent ({thing}: what the goal is about, "my ski rental", "my line"). General words only:
+# every environment's goals are said with them.
+SITUATIONS: dict[str, tuple[str, ...]] = {
+    "cancel": (
+        "my plans have changed and I won't need {thing} after all.", "something came up, so {thing} isn't happening anymore.",
+        "it turns out I don't need {thing}.", "I've had a change of plans about {thing}.",
+        "I've thought it over and I don't want {thing} anymore.", "things have changed on my end and {thing} no longer works for me.",
+        "I won't be able to use {thing} after all.", "I made {thing} a while ago but my situation is different now.",
+    ),
+    "return": (
+        "{thing} didn't work out for me.", "I'm not happy with {thing}.", "{thing} isn't what I expected.",
+        "I've had {thing} for a bit and it's just not right for me.", "I've decided {thing} isn't for me.",
+        "{thing} turned out to be a disappointment.", "I've changed my mind about {thing}.",
+    ),
+    "exchange": (
+        "{thing} isn't quite right for me.", "I picked the wrong one when I got {thing}.",
+        "{thing} is close, but not what I wanted.", "I've realised {thing} isn't the version I need.",
+        "{thing} doesn't suit me as it is.", "I had second thoughts about {thing}.",
+    ),
+    "address": (
+        "I've moved recently.", "I won't be at my usual address for a while.", "my address has changed.",
+        "I'm staying somewhere else at the moment.", "we just moved house.", "I relocated last month.",
+        "I'm in the middle of a move.", "I've got a new place now.", "I'm not living at the old address anymore.",
+        "I moved across town a few weeks ago.", "I'll be at a different address from now on.",
+        "my old address isn't current anymore.",
+    ),
+    "pay": (
+        "{thing} came in and I'd like to settle it.", "I've got {thing} to take care of.",
+        "I don't want {thing} to go overdue.", "I saw {thing} and want to sort it out now.",
+        "{thing} is due soon and I'd rather not forget.", "I'm catching up on {thing}.",
+    ),
+    "book": (
+        "I'm planning ahead.", "I've got something coming up and I'd like to be ready.",
+        "I've been meaning to sort this out for a while.", "I'm getting organised for the coming weeks.",
+        "a friend recommended you, so here I am.", "I've made up my mind and want to get it booked.",
+    ),
+    "change": (
+        "some of the details of {thing} are out of date.", "my situation has changed since I set up {thing}.",
+        "I made a mistake when I set up {thing}.", "{thing} doesn't quite fit what I need anymore.",
+        "I've had second thoughts about how {thing} is set up.", "something about {thing} needs fixing.",
+    ),
+    "report": (
+        "something's wrong with {thing}.", "I've run into a problem with {thing}.", "{thing} has been giving me trouble.",
+        "I ran into an issue with {thing}.", "things haven't been right with {thing} lately.",
+        "there's a problem with {thing} I need to tell you about.",
+    ),
+    "close": (
+        "the issue with {thing} has been sorted out.", "I don't need {thing} open anymore.",
+        "everything about {thing} is fine now.", "the problem behind {thing} went away.",
+        "I'm done with {thing}.",
+    ),
+    "reopen": (
+        "the problem behind {thing} is back.", "I thought {thing} was settled, but it isn't.",
+        "the issue in {thing} came back this week.", "{thing} was closed too soon.",
+        "the fix for {thing} didn't hold.",
+    ),
+    "escalate": (
+        "{thing} has been dragging on with no progress.", "nobody seems to be moving {thing} along.",
+        "I've waited a long time on {thing}.", "{thing} is taking far too long.",
+        "I'm getting frustrated with how {thing} is going.",
+    ),
+    "suspend": (
+        "I'll be away for a while.", "I won't be using {thing} for some time.", "I need to put {thing} on pause.",
+        "I'm taking a break for a few months.", "money's a bit tight right now.",
+    ),
+    "resume": (
+        "I'm back and need {thing} working again.", "my break is over.", "I'm ready to use {thing} again.",
+        "I'm home again.", "the pause on {thing} can end now.",
+    ),
+    "upgrade": (
+        "{thing} is getting old.", "I'm ready for something newer than {thing}.", "{thing} has been struggling lately.",
+        "I've had {thing} for years.", "I'd like something better than {thing}.",
+    ),
+    "add": (
+        "I realised I need a bit more.", "my plans grew since I set up {thing}.", "I'll need more than I thought.",
+        "I underestimated what I'd need for {thing}.", "it turns out {thing} needs a little extra.",
+    ),
+    "check": (
+        "I haven't heard anything about {thing} in a while.", "I'm trying to keep track of {thing}.",
+        "I'm not sure where things stand with {thing}.", "I'd like to know what's happening with {thing}.",
+        "I've been wondering about {thing}.", "I want to make sure {thing} is on track.",
+        "I'm curious about {thing}.",
+    ),
+    "pick": (
+        "I'm on my way over.", "I'm about to come by for {thing}.", "I'm ready to collect {thing}.",
+        "I'm heading over today for {thing}.",
+    ),
+    "enable": (
+        "I've got a trip coming up.", "I'll need {thing} set up differently soon.",
+        "something's coming up and I'll need this.", "I'm heading abroad next week.",
+    ),
+    "disable": (
+        "I'm back home now.", "I don't need that on {thing} anymore.", "I'd like to keep costs down on {thing}.",
+    ),
+}
+# The verb of an intent -> its situation family (an intent whose verb is not here gets none).
+SITUATION_VERBS = {
+    "cancel": "cancel", "void": "cancel", "withdraw": "cancel", "drop": "cancel", "delete": "cancel",
+    "return": "return", "refund": "return", "send": "return",
+    "exchange": "exchange", "swap": "exchange", "replace": "exchange", "switch": "exchange",
+    "pay": "pay", "settle": "pay",
+    "book": "book", "reserve": "book", "schedule": "book", "create": "book", "open": "book", "order": "book",
+    "enroll": "book", "register": "book", "sign": "book", "join": "book", "request": "book", "apply": "book",
+    "change": "change", "update": "change", "modify": "change", "edit": "change", "set": "change",
+    "move": "change", "rename": "change", "adjust": "change", "reschedule": "change", "extend": "change",
+    "report": "report", "file": "report", "submit": "report", "log": "report", "flag": "report",
+    "close": "close", "resolve": "close", "archive": "close",
+    "reopen": "reopen", "escalate": "escalate",
+    "suspend": "suspend", "pause": "suspend", "freeze": "suspend", "hold": "suspend",
+    "resume": "resume", "reactivate": "resume", "unfreeze": "resume", "restore": "resume", "renew": "resume",
+    "upgrade": "upgrade", "add": "add", "buy": "add", "purchase": "add", "top": "add",
+    "check": "check", "see": "check", "get": "check", "look": "check", "find": "check", "list": "check",
+    "track": "check", "view": "check", "show": "check", "tell": "check",
+    "pick": "pick", "collect": "pick", "turn": "enable", "enable": "enable", "activate": "enable",
+    "disable": "disable", "deactivate": "disable",
+}
+SITUATION_SHARE = 0.75
+SITUATION_TAILS = (", so I'm reaching out.", ", which is why I'm writing.", ", hence this message.", ", so here I am.",
+                   " and I'd like to get it sorted.", ", so I need a hand.", ", and I'd like to deal with it now.",
+                   ", so I figured I'd ask.", " and it's been on my mind.", ", if that makes sense.")
+SITUATION_TAIL_SHARE = 0.45  # how often a request is preceded by what brought the customer here
+
 # Later goals: a lead-in before the goal's first sentence, or a sentence of its own.
 CONNECTORS = (
     "Also, ", "And ", "Oh, and ", "On top of that, ", "Separately, ", "While I have you, ", "Another thing: ",
     "Besides that, ", "After that, ", "Plus, ", "One more thing: ", "Next, ", "Secondly, ", "Apart from that, ",
 )
-TRANSITIONS = ("One more thing.", "There's something else too.", "That's not all.", "Next thing.")
+TRANSITIONS = ("One more thing.", "There's something else too.", "That's not all.", "Next thing.",
+               "While I'm here, something else.", "And there's one more matter.", "Something else, too.",
+               "I also have another question.", "There's a second thing.", "Before I forget, one more.",
+               "Oh, and another thing.", "Also, a separate matter.")
 ANNOUNCEMENTS = (
     "I have {n} things to sort out.", "There are {n} things I need help with.", "I've got {n} requests today.",
-    "I need help with {n} things.", "So, {n} things, if that's okay.",
+    "I need help with {n} things.", "So, {n} things, if that's okay.", "I'm hoping to get {n} things sorted.",
+    "bear with me, there are {n} parts to this.", "this is about {n} separate things.",
+    "I have {n} questions, really.", "let me go through {n} things.", "I've got {n} things on my list.",
+    "there are {n} issues I'd like to clear up.",
 )
+ANNOUNCE_SHARE = 0.15
+# A closer made of a thanks and a tail, now and then, beside the voice's own closers.
+THANKS = ("thanks", "thank you", "many thanks", "thanks a lot", "thanks so much", "much appreciated",
+          "appreciate it", "thanks in advance", "thank you kindly", "cheers")
+THANKS_TAILS = ("", " for your help", " for looking into this", " for sorting this out", " for your time",
+                " for checking", " for the help with this", " for getting back to me", " for handling this",
+                " for taking care of it", " for your patience", " for any help")
+CLOSER_SHARE = 0.6  # how often a message ends with a closer at all
+WITHHELD_SHARE = 0.35  # how often a user who holds details back says so
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four"}
 I_WORDS = ("I", "I'm", "I'd", "I've", "I'll")
 # Frames that only open a turn: after "Also," or "since ..., " they read badly.
@@ -271,12 +409,20 @@ REFERENCE = (
     "the one I mean is {ref}.",
 )
 RAW_REFERENCE = (
-    "the {role} is {id}.", "it's {role} {id}.", "for reference, the {role} is {id}.", "I have the {role} here: {id}.",
+    "it's {role} {id}.", "I have my {role} here, it's {id}.", "my {role} is {id}, if that helps.",
+    "that's {role} {id}.", "you'll want {role} {id}.", "look for {role} {id}.", "it's under {role} {id}.",
+    "{role} {id} is the one.", "my {role}? It's {id}.", "I'm looking at {role} {id} right now.",
 )
 NUMBERED_REFERENCE = (
-    "the {role} number is {id}.", "my {role} number is {id}.", "it's {role} {id}.",
-    "I have the {role} number here: {id}.", "for reference, it's {role} number {id}.",
+    "my {role} number is {id}.", "it's {role} {id}.", "I have my {role} number here, it's {id}.",
+    "for reference, it's {role} number {id}.", "it's {role} number {id}.", "my {role} number? {id}.",
+    "{id} is my {role} number.", "you'll find it under {role} number {id}.", "that's {role} number {id}.",
+    "it should be {role} number {id}.", "I've got {role} number {id} in front of me.",
 )
+# A reference the intent has no noun for, put after the verb phrase ({ref}: "phone number 3053112248").
+REFERENCE_TAILS = (" for {ref}", " on {ref}", " - that's {ref}", " ({ref})", " for {ref}, please", " with {ref}",
+                   ", the one is {ref}", " - I mean {ref}")
+REFERENCE_TAIL_SHARE = 0.7
 TOPICS = ("about {ref}: ", "regarding {ref}, ", "so, {ref}: ", "as for {ref}, ", "it's about {ref}. ",
           "I have a question about {ref}. ", "this is about {ref}. ", "I'm writing about {ref}. ",
           "concerning {ref}, ")
@@ -349,21 +495,56 @@ ADDRESS_HOME = (
 )
 ADDRESS_PARTS = _ADDRESS_PARTS  # one definition, in tasks/addresses.py
 
-DETAILS = ("the {words} is {text}.", "for the {words}, it's {text}.", "{words}: {text}.",
-           "the {words} should be {text}.", "use {text} for the {words}.")
+# Details: one phrase per value, by its shape and its key's words ({h}), joined into one
+# sentence ({list}); never "Label: value".
+UNITS = {"cm": "cm", "kg": "kg", "gb": "GB", "mb": "MB", "km": "km", "lbs": "lbs", "lb": "lb", "mi": "miles",
+         "usd": "dollars", "min": "minutes", "mins": "minutes", "hrs": "hours", "pct": "percent", "kwh": "kWh"}
+UNIT_ATTRIBUTES = {
+    "height": ("{v} {u} tall", "a height of {v} {u}", "{v} {u} in height"),
+    "weight": ("{v} {u} in weight", "a weight of {v} {u}", "weighing {v} {u}"),
+    "length": ("{v} {u} long", "a length of {v} {u}"),
+    "width": ("{v} {u} wide", "a width of {v} {u}"),
+}
+MONEY_WORDS = ("amount", "price", "cost", "fee", "balance", "payment", "budget", "deposit", "sum", "total", "tip")
+DETAIL_UNIT = ("{v} {u} of {h}", "{h} of {v} {u}", "{v} {u} for the {h}")
+DETAIL_MONEY = ("${v}", "{v} dollars", "an {h} of ${v}", "${v} in all")
+DETAIL_COUNT = ("{v} {n}", "{v} {n} in all", "just {v} {n}", "{v} {n}, please")
+DETAIL_COUNT_TOTAL = ("{v} {n} in total", "{v} {n} altogether", "{v} {n} all together", "a total of {v} {n}")
+DETAIL_NUMBER = ("{h} {v}", "a {h} of {v}", "{v} as the {h}")
+DETAIL_YES = ("yes to {h}", "{h} as well, yes", "yes, I'd like {h}", "yes to the {h}")
+DETAIL_NO = ("no {h}", "no {h} for me", "no to the {h}", "no {h} at all")
+DETAIL_DATE = ("on {v}", "for {v}", "the date {v}", "on the {v}")
+DETAIL_DATE_OF = ("{h} on {v}", "the {h} on {v}", "{h} set for {v}", "{h} on the {v}")
+DETAIL_CODE = ("{h} {v}", "the {h} {v}", "{v} for the {h}")
+DETAIL_WORD = ("{v} {h}", "{h} {v}", "{v} as the {h}", "{v} for the {h}", "the {v} {h}")
+DETAILS = (
+    "I'd want {list}.", "that's {list}.", "it would be {list}.", "ideally {list}.", "to be exact, {list}.",
+    "I'm thinking {list}.", "so {list}.", "I'd go with {list}.", "let's say {list}.", "what I have in mind is {list}.",
+    "put me down for {list}.", "the plan is {list}.", "I'd like it with {list}.", "make it {list}.",
+    "{list} would be perfect.", "{list}, if that works.", "I was thinking {list}.", "{list} is what I need.",
+)
 
-EMAIL = (
-    "my email is {email}.", "the account is under {email}.", "I'm registered with {email}.",
-    "you'll find me under {email}.", "my account email is {email}.", "you can look me up by {email}.",
-    "I signed up with {email}.", "my login is {email}.", "the email on file is {email}.",
+# Who the user is: every identity fact in one sentence ({rest}: the parts other than the name).
+IDENTITY_PARTS: dict[str, tuple[str, ...]] = {
+    "email": ("my email is {v}", "the email on my account is {v}", "I'm registered under {v}", "my login is {v}",
+              "you'll find me under {v}", "I signed up with {v}", "my account email is {v}", "email {v}"),
+    "birth": ("born {v}", "date of birth {v}", "my birthday is {v}", "born on {v}"),
+    "dob": ("born {v}", "date of birth {v}", "my birthday is {v}", "born on {v}"),
+    "zip": ("zip {v}", "my zip code is {v}", "zip code {v}", "postal code {v}", "living in zip {v}"),
+    "postcode": ("postcode {v}", "my postcode is {v}"),
+    "phone": ("my number is {v}", "phone {v}", "you can reach me at {v}", "my phone is {v}", "the number is {v}",
+              "calling from {v}"),
+}
+IDENTITY_OTHER = ("my {words} is {v}", "{words} {v}")
+IDENTITY_NAMED = (
+    "I'm {name}{rest}.", "this is {name}{rest}.", "my name is {name}{rest}.", "{name} here{rest}.",
+    "the account is under {name}{rest}.", "it's {name}{rest}.", "you can look me up as {name}{rest}.",
+    "name's {name}{rest}.", "I'm {name} by the way{rest}.", "for the account: {name}{rest}.",
 )
-NAME_ZIP = (
-    "I'm {first} {last}, and my zip code is {zip}.", "my name is {first} {last}, zip code {zip}.",
-    "the account is under {first} {last}, zip {zip}.", "{first} {last} here; my zip is {zip}.",
-    "name's {first} {last}, postal code {zip}.", "look me up as {first} {last}, zip {zip}.",
-    "I'm {first} {last}, zip {zip}.",
-)
-IDENTITY = ("my {words} is {text}.",)
+IDENTITY_SURNAME = ("the account's under the name {name}, {rest}.", "last name {name}, {rest}.",
+                    "it's under {name}; {rest}.", "I'm listed as {name}, {rest}.", "surname {name}, {rest}.")
+IDENTITY_PLAIN = ("{rest}.", "for my account, {rest}.", "to find me, {rest}.", "in case you need it, {rest}.",
+                  "for reference, {rest}.", "account-wise, {rest}.")
 NAME_INTROS = ("this is {first}.", "{first} here.", "my name is {full}.")
 
 WITHHELD = (
@@ -374,6 +555,9 @@ WITHHELD = (
     "I've got the specifics handy for when you need them.", "tell me which details you need.",
     "more info is available on request.", "I'll answer any questions you have.",
     "happy to give more details as we go.", "I know the particulars, so just ask.",
+    "let me know what else you need to know.", "I've got all the particulars with me.",
+    "I can walk you through the rest.", "if you need more, I'm right here.",
+    "ask me anything you need for it.", "I have everything else written down.",
 )
 
 # "If it's still pending, cancel it; otherwise I'd like to return it." CONTINGENT is for a state
@@ -404,7 +588,8 @@ CONTINGENT = (
 OTHERWISE_ASK = ("just {x}", "please {x}", "I'd like you to {x}", "at least {x}")  # "tell me its status"
 OTHERWISE_ACT = ("I'd like to {x} instead", "I'll {x} instead", "I'd want to {x}", "let's {x} instead",
                  "I'd settle for being able to {x}", "plan B is to {x}", "then I'll just {x}")
-AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check")
+AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check", "fill", "keep", "walk", "update")
+CODE_NOUNS = ("number", "code", "name", "email", "id", "date")
 
 # Out of scope, or a person asked for outright.
 HUMAN = (
@@ -422,5 +607,11 @@ OUT_OF_SCOPE = (
 OUT_OF_SCOPE_TAIL = ("If that's not something you handle, please pass me to a person who can.",
                      "If you can't do it, I'd like to talk to a human who can.",
                      "If that's beyond what you can do, please put me through to a human agent.",
-                     "Otherwise, could you connect me with a representative who can help?")
+                     "Otherwise, could you connect me with a representative who can help?",
+                     "If you can't, I'd like to speak to a person who can.",
+                     "If that's not you, please transfer me to a person on your team who can.",
+                     "If it's out of your hands, can I talk to a human about it?",
+                     "Should you not be able to, please get me a representative.",
+                     "And if that's not possible here, I'd like a human agent to call me back.",
+                     "If not, I'd like to be put through to a person, please.")
 # fmt: on

@@ -40,7 +40,7 @@ from envfactory_mcp.tasks.wording import (
     replace_first,
     run_on,
     say_address,
-    say_detail,
+    say_details,
     say_identity,
     say_intent,
     say_item,
@@ -49,6 +49,7 @@ from envfactory_mcp.tasks.wording import (
     say_reason,
     say_reference,
     sentence,
+    situation,
     sort_roles,
 )
 
@@ -90,7 +91,7 @@ def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[st
     if any(goal.kind == "contingent" for goal in plan.goals):
         operations.append("contingent_goal")
 
-    greeting = pick.choice(voice.greetings)
+    greeting = _greeting(voice, pick)
     opening: list[Sentence] = [sentence(greeting)] if greeting else []
     if voice.moods and pick.random() < 0.2:
         opening.append(sentence(pick.choice(voice.moods)))
@@ -107,7 +108,7 @@ def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[st
         opening.append(identity)
     elif names and identity is None and pick.random() < 0.15:
         opening.append(sentence(pick.choice(P.NAME_INTROS), **names))
-    if len(bodies) > 1 and pick.random() < 0.35:
+    if len(bodies) > 1 and pick.random() < P.ANNOUNCE_SHARE:
         count = P.NUMBER_WORDS.get(len(bodies), str(len(bodies)))
         opening.append(sentence(pick.choice(P.ANNOUNCEMENTS), n=count))
 
@@ -118,16 +119,41 @@ def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[st
         pieces.extend(body)
     if plan.withheld:
         operations.append("withheld_information")
-        pieces.append(sentence(pick.choice(P.WITHHELD)))
+        if pick.random() < P.WITHHELD_SHARE:
+            pieces.append(sentence(pick.choice(P.WITHHELD)))
     if identity is not None and not identity_first:
         pieces.append(identity)
-    closer = pick.choice(voice.closers)
+    closer = _closer(voice, pick)
     signoff = pick.choice(voice.signoffs).format(**names) if names and pick.random() < 0.35 else ""
     if closer and not (is_thanks(closer) and is_thanks(signoff)):  # not "Thanks. Thanks, Zoe"
         pieces.append(sentence(closer))
     if signoff:
         pieces.append(Sentence(signoff, lower_ok=False))
     return paragraph(pieces), operations
+
+
+def _greeting(voice: P.Voice, rng: Picker) -> str:
+    """The voice's greeting, a short one running on into the message ("Hi, ..."); a greeting
+    with a sentence of its own ("Hello, I'm a bit lost.") now and then, else its salutation."""
+    greeting = rng.choice(voice.greetings)
+    words = greeting.split()
+    if greeting and len(words) <= 3 and greeting[-1] in ".!":
+        return greeting[:-1] + ","
+    if len(words) > 3 and rng.random() < 0.6:
+        head = re.split(r"(?<=[,.!])\s", greeting, maxsplit=1)[0]
+        return head if head.endswith(",") else head.rstrip(".!") + ","
+    return greeting
+
+
+def _closer(voice: P.Voice, rng: Picker) -> str:
+    """The voice's own closer, a thanks with a tail, or none."""
+    roll = rng.random()
+    if roll >= P.CLOSER_SHARE:
+        return ""
+    if roll < P.CLOSER_SHARE / 2:
+        return rng.choice(voice.closers)
+    text = rng.choice(P.THANKS) + rng.choice(P.THANKS_TAILS)
+    return text[0].upper() + text[1:] + ("!" if voice.moods and rng.random() < 0.3 else ".")
 
 
 # ---------------------------------------------------------------- goals
@@ -165,13 +191,14 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
         elif items_said:
             many = len(roles.items) > 1
             after.append(sentence(rng.choice(P.ITEMS_FROM_MANY if many else P.ITEMS_FROM_ONE), order=phrase))
+        elif rng.random() < P.REFERENCE_TAIL_SHARE:  # "buy extra data for my line 3053112248"
+            do = do + rng.choice(P.REFERENCE_TAILS).format(ref=phrase)
         else:
             after.insert(0, reference_sentence(facts, role, phrase, rng))
     do = _work_in_payment(do, roles, goal, rng, after)
     do = _work_in_address(do, roles, goal, rng, after)
     do = _work_in_new_items(do, roles, items_said, old, rng, after)
-    for fact in roles.details:
-        after.append(say_detail(fact, rng))
+    after.extend(say_details(roles.details, rng))
     frames = voice.asks if goal.kind == "ask" else voice.requests
     common = P.COMMON_ASKS if goal.kind == "ask" else P.COMMON_REQUESTS
     frame = rng.choice(frames if rng.random() < P.STYLE_SHARE else common)
@@ -188,6 +215,10 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
     pieces = _with_reasons(main, roles.reasons, voice, rng, after, before=topic is None)
     if len(after) > 1 and rng.random() < 0.25:
         after = after[1:] + after[:1]  # people give details in no fixed order
+    why = situation(goal.intent, roles, rng)
+    if why is not None and (why.text in {p.text for p in after} or rng.random() < P.SITUATION_SHARE):
+        after = [p for p in after if p.text != why.text]
+        pieces = [why, *pieces]
     return pieces + after
 
 
@@ -282,7 +313,7 @@ def _plain(roles: Roles, rng: Picker, references: bool = True) -> list[Sentence]
             pieces.append(sentence(rng.choice(P.PAY_METHOD), pay=say_payment(fact, rng)))
     for parts in roles.addresses.values():
         pieces.append(sentence(rng.choice(P.ADDRESS_HOME), addr=say_address(parts)))
-    pieces.extend(say_detail(fact, rng) for fact in roles.details)
+    pieces.extend(say_details(roles.details, rng))
     return pieces
 
 

@@ -24,6 +24,7 @@ from envfactory_mcp.tasks.compose import TELL_STATE, TOTAL_INTENT, ComposedGold,
 from envfactory_mcp.tasks.model import Claim, Fact, FactKind, GoalOutcome
 from envfactory_mcp.tasks.oracle import OracleRun, persona_entity_of, values_at
 from envfactory_mcp.tasks.realise import GoalPlan
+from envfactory_mcp.tasks.values import display_of, in_words, spoken_value
 
 NAME_COLUMNS = ("name", "title", "label")
 STYLES = (
@@ -118,7 +119,7 @@ class Describer:
                 except ValueError:
                     continue
                 if isinstance(options, dict):
-                    found.extend(("option", k, str(v)) for k, v in options.items())
+                    found.extend(("option", k, in_words(str(v))) for k, v in options.items())
         for column in table.columns:
             text = values.get(column.name)
             if column.name in pk or column.entity or column.references or not isinstance(text, str):
@@ -126,11 +127,12 @@ class Describer:
             if column.name in NAME_COLUMNS or text.startswith("{"):
                 continue
             if column.enum:
-                found.append(("category", column.name, text.replace("_", " ")))
+                shown = display_of(self.env.spec, column.name, text) if column.enum_labels else None
+                found.append(("category", column.name, shown or in_words(text)))
             elif _parse_date(text) is not None:
                 found.append(("date", column.name, _date_text(text)))
             elif 0 < len(text.strip()) <= 12:  # an empty second address line says nothing
-                found.append(("label", column.name, text))
+                found.append(("label", column.name, in_words(text)))
         return found
 
     def _siblings(self, entity: str, value: Any, persona_row: int | None) -> list[int]:
@@ -274,10 +276,11 @@ def build_scenario(
             seen.add(marker)
             facts.append(fact)
 
-    def typed(key: str, kind: FactKind, value: Any, goal: int) -> None:
-        """A fact the user states as is: the value itself is what must appear (a whole
-        number as a person says it: 6000, not 6000.0; values are compared by number)."""
-        text = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    def typed(key: str, kind: FactKind, value: Any, goal: int, tool: ToolSpec | None = None) -> None:
+        """A fact the user states as is: the value itself, in words, is what must appear (a
+        whole number as a person says it: 6000, not 6000.0; values are compared by number;
+        an enum value in its display words or with its underscores as spaces)."""
+        text = spoken_value(env.spec, tool, key.rpartition(".")[2], value)
         add(
             Fact(
                 key=key,
@@ -301,7 +304,7 @@ def build_scenario(
             for v in uv.value if isinstance(uv.value, list) else [uv.value]:
                 typed(uv.param, "reference", v, goal)
         else:
-            typed(f"{tool.name}.{uv.param}", "detail", uv.value, goal)
+            typed(f"{tool.name}.{uv.param}", "detail", uv.value, goal, tool)
     known_refs = {(f.value, f.goal) for f in facts if f.kind == "reference"}
     for step, param, entity, value in run.looked_up:
         if step not in goal_steps:
@@ -459,7 +462,7 @@ def _goals(
                 condition = str(state if state is not None else draw.rule.allowed[0])
             else:
                 condition = str(draw.rule.allowed[0])
-            condition = condition.replace("_", " ")
+            condition = display_of(describer.env.spec, draw.rule.column, condition) or in_words(condition)
             outcome = outcome.model_copy(
                 update={
                     "requested": then_intent,

@@ -93,9 +93,30 @@ def role_of(key: str) -> str:
 
 
 def say_intent(intent: str, rng: Picker) -> str:
-    """The goal's intent, or another way to say it."""
-    intent = intent.strip().rstrip(".")
+    """The goal's intent, or another way to say it; an intent that lists fields ("update a
+    skier's height cm and weight kg and ability") says "details" instead."""
+    intent = clean_intent(intent.strip().rstrip("."))
     return rng.choice(P.INTENT_PARAPHRASES.get(intent, (intent,)))
+
+
+def clean_intent(intent: str) -> str:
+    """An intent as a person says it: a list of fields after a possessive becomes "details"
+    ("update a skier's details"), a phrasal verb keeps its particle after "it"."""
+    match = re.search(r"'s ([a-z ]+)$", intent)
+    if match is not None and (
+        match.group(1).count(" and ") >= 1 or any(w in P.UNITS for w in match.group(1).split())
+    ):
+        intent = intent[: match.start()] + "'s details"
+    return intent
+
+
+def phrasal(text: str) -> str:
+    """'pick up it' -> 'pick it up'."""
+    return re.sub(
+        r"\b(\w+) (up|out|in|off|on|down|back|over) it(?=$|[.,;:?!)]| (?:if|for|when|please|today|instead|now|as|and|so)\b)",
+        r"\1 it \2",
+        text,
+    )
 
 
 def by_role(facts: list[Fact]) -> list[tuple[str, list[Fact]]]:
@@ -266,23 +287,156 @@ def say_reason(fact: Fact, voice: P.Voice, rng: Picker) -> str:
     return (rng.choice(voice.hedges) if hedged else "") + clause.format(v=value)
 
 
+def key_words(fact: Fact) -> list[str]:
+    """The words of a fact's key, without its tool prefix and id suffix:
+    ``reserve_ski_rental.pickup_date`` -> ['pickup', 'date']."""
+    last = fact.key.rpartition(".")[2].lower()
+    return [w for w in re.split(r"[^a-z0-9]+", last) if w and w not in ("id", "ids")]
+
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_FREE_TEXT_WORDS = 4  # a value of this many words or more is the user's own account of things
+
+
+def is_free_text(fact: Fact) -> bool:
+    """A detail the user writes in their own words (a description of a problem)."""
+    return fact.kind == "detail" and len(fact.text.split()) >= _FREE_TEXT_WORDS
+
+
+def detail_phrase(fact: Fact, rng: Picker) -> str:
+    """One detail as part of a sentence, never as "Label: value": "3 bags in total", "no
+    insurance", "pickup on 2026-11-06", "131 cm tall", "business cabin", "$35"; checked
+    against the fact's ``must`` strings (else "the <words> <value>")."""
+    words = key_words(fact)
+    value = fact.text
+    low = value.lower()
+    unit = P.UNITS.get(words[-1]) if words else None
+    head = " ".join(w for w in words if w not in ("total", "num", "number", "of", "new") and w not in P.UNITS)
+    head = head or " ".join(words) or "detail"
+    forms: list[str]
+    if low in ("yes", "no", "true", "false"):
+        yes = low in ("yes", "true")
+        forms = [f.format(h=head) for f in (P.DETAIL_YES if yes else P.DETAIL_NO)]
+    elif _ISO_DATE.match(value):
+        when = " ".join(w for w in words if w not in ("date", "day"))
+        forms = [f.format(h=when, v=value) for f in (P.DETAIL_DATE_OF if when else P.DETAIL_DATE)]
+    elif re.fullmatch(r"-?\d+(?:\.\d+)?", value):
+        number = float(value)
+        if unit is not None:
+            lexicon = P.UNIT_ATTRIBUTES.get(head)
+            forms = [f.format(v=value, u=unit, h=head) for f in (lexicon or P.DETAIL_UNIT)]
+        elif words and words[-1] in P.MONEY_WORDS:
+            forms = [f.format(v=value, h=head) for f in P.DETAIL_MONEY]
+        elif words and words[-1].endswith("s") and not words[-1].endswith("ss"):
+            noun = words[-1][:-1] if number == 1 else words[-1]
+            total = "total" in words
+            forms = [f.format(v=value, n=noun) for f in (P.DETAIL_COUNT_TOTAL if total else P.DETAIL_COUNT)]
+        else:
+            forms = [f.format(v=value, h=head) for f in P.DETAIL_NUMBER]
+    elif is_free_text(fact):
+        forms = [value]
+    elif re.search(r"\d", value) or value.isupper():
+        forms = [f.format(v=value, h=head) for f in P.DETAIL_CODE]
+    else:
+        forms = [f.format(v=value, h=head) for f in P.DETAIL_WORD]
+    return carrying(rng.choice(forms), fact) if forms else fact.text
+
+
+def say_details(facts: list[Fact], rng: Picker) -> list[Sentence]:
+    """A goal's plain details as one sentence ("I'd want 3 bags in total, business cabin and
+    no insurance."); free text the user writes in their own words is a sentence of its own."""
+    free = [f for f in facts if is_free_text(f)]
+    short = [detail_phrase(f, rng) for f in facts if not is_free_text(f)]
+    out = [sentence(_as_sentence(f.text)) for f in free]
+    if short:
+        out.append(sentence(rng.choice(P.DETAILS), list=join_words(short)))
+    return out
+
+
+def _as_sentence(text: str) -> str:
+    text = text.strip()
+    return text if text[-1:] in ".!?" else text + "."
+
+
+_THING = re.compile(
+    r"\b(?:my|an?|the|some|this)\s+((?:[a-z'-]+\s)*?[a-z'-]+?)(?=\s+(?:of|for|to|with|in|on|from|by|and|at)\b|[?.,]|$)"
+)
+
+
+def intent_thing(intent: str) -> str | None:
+    """What an intent is about, as the user's own: "cancel a ski rental" -> "my ski rental",
+    "change the cabin of my reservation" -> "my reservation", "report a problem with my line"
+    -> "my line"."""
+    mine = re.findall(
+        r"\bmy\s+((?:[a-z'-]+\s)*?[a-z'-]+?)(?=\s+(?:of|for|to|with|in|on|from|by|and|at)\b|[?.,]|$)", intent
+    )
+    if mine:
+        return "my " + str(mine[-1])
+    found = _THING.search(intent)
+    if found is None:
+        return None
+    noun = found.group(1)
+    if "'s " in noun:  # "a skier's height" is the user's own: their details
+        return "my details"
+    return "my " + noun
+
+
+def situation(intent: str, roles: Roles, rng: Picker) -> Sentence | None:
+    """What brought the customer here, from the goal's own data: the user's account of a
+    problem (free text) when there is one, else a sentence of the family of the intent's
+    verb about what the goal concerns ("my plans have changed and I won't need my ski
+    rental after all"); None when the verb has no family or a reason already says why."""
+    free = [f for f in roles.details if is_free_text(f)]
+    if free:
+        return sentence(_as_sentence(free[0].text))
+    if roles.reasons:
+        return None
+    words = intent.lower().split()
+    if not words:
+        return None
+    family = "address" if "address" in words else P.SITUATION_VERBS.get(words[0])
+    if family is None:
+        return None
+    role = next((role for role, _ in by_role(roles.objects)), None)
+    if role is not None and role.split()[-1] in P.CODE_NOUNS:
+        role = None  # "my phone number" is not what a problem is about
+    thing = (f"my {role}" if role else None) or intent_thing(intent.lower()) or "my account"
+    if roles.items and family in ("return", "exchange"):
+        thing = "something I bought" if rng.random() < 0.5 else thing
+    core = rng.choice(P.SITUATIONS[family]).format(thing=thing)
+    if rng.random() < P.SITUATION_TAIL_SHARE and core.endswith("."):
+        core = core[:-1] + rng.choice(P.SITUATION_TAILS)
+    return sentence(core)
+
+
 def say_detail(fact: Fact, rng: Picker) -> Sentence:
-    """Any other detail, plainly: 'The expression is 54.04 + 12.5.'."""
-    words = fact.key.rpartition(".")[2].replace("_", " ")
-    return sentence(rng.choice(P.DETAILS), words=words, text=fact.text)
+    """One detail as a sentence of its own (see ``say_details``)."""
+    return say_details([fact], rng)[0]
 
 
 def say_identity(facts: list[Fact], rng: Picker) -> Sentence:
-    """Who the user is: an email, or name and zip code, or any other identity facts plainly."""
+    """Who the user is, in one sentence: "I'm Zoe Xu, zip 10001.", "This is Lucia Tanaka,
+    born 1960-08-17.", "My email is zoe@example.com."; any other identity fact by its words."""
     by_key = {f.key: f.text for f in facts}
-    if set(by_key) == {"email"}:
-        return sentence(rng.choice(P.EMAIL), email=by_key["email"])
-    if set(by_key) == {"first_name", "last_name", "zip"}:
-        return sentence(
-            rng.choice(P.NAME_ZIP), first=by_key["first_name"], last=by_key["last_name"], zip=by_key["zip"]
-        )
-    sentences = [sentence(P.IDENTITY[0], words=f.key.replace("_", " "), text=f.text).text for f in facts]
-    return Sentence(" ".join(sentences), True)
+    name = " ".join(by_key[k] for k in ("first_name", "last_name") if k in by_key)
+    rest: list[str] = []
+    for fact in facts:
+        if fact.key in ("first_name", "last_name"):
+            continue
+        kind = next((k for k in P.IDENTITY_PARTS if k in fact.key), None)
+        frames = P.IDENTITY_PARTS[kind] if kind else P.IDENTITY_OTHER
+        label = " ".join(key_words(fact))
+        rest.append(rng.choice(frames).format(v=fact.text, words=label))
+    if name and "first_name" in by_key:
+        frame = rng.choice(P.IDENTITY_NAMED)
+        text = frame.format(name=name, rest=(", " + join_words(rest)) if rest else "")
+    elif name:  # a last name alone
+        text = rng.choice(P.IDENTITY_SURNAME).format(name=name, rest=join_words(rest) or "that's all I have")
+    else:
+        text = rng.choice(P.IDENTITY_PLAIN).format(rest=join_words(rest))
+    if name and text.startswith(name):  # "Zoe Xu here, ..." keeps its capital after "Hi,"
+        return Sentence(text, False)
+    return sentence(text)
 
 
 # ---------------------------------------------------------------- words and sentences
@@ -326,7 +480,7 @@ def id_like(word: str) -> bool:
 def sentence(template: str, **fields: str) -> Sentence:
     """A sentence from a frame, its first letter capitalised (unless it starts with a value
     such as an email, which keeps its case)."""
-    text = template.format(**fields)
+    text = phrasal(template.format(**fields))
     first = text.split(" ", 1)[0]
     if template.startswith("{"):
         lower_ok = text[:1].islower() and not id_like(first)
@@ -360,6 +514,9 @@ def paragraph(pieces: list[Sentence]) -> str:
                 texts.append(run_on(piece))
                 continue
             if piece.text.split(" ", 1)[0].strip(",.:;!?") not in P.I_WORDS:
-                texts[-1] = texts[-1][:-1] + "."
+                if len(texts) == 1 and len(texts[0].split()) <= 2:
+                    texts.pop()  # a bare "Hi." on its own is what every message says: none
+                else:
+                    texts[-1] = texts[-1][:-1] + "."
         texts.append(piece.text)
     return " ".join(t for t in texts if t)
