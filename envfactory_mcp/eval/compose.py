@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -438,7 +439,7 @@ class LinkedComposer:
             user_scenario=UserScenario(
                 persona="A customer whose request spans several services.",
                 known_info=facts,
-                unknown_info=[f"{s.server} {s.tool} result" for s in steps],
+                unknown_info=["the internal ids and records the agent looks up"],
                 reason_for_call=opening,
                 instructions_overspecified=opening,
                 opening_message=opening,
@@ -490,34 +491,143 @@ class LinkedComposer:
         return offered
 
     def _opening(self, steps: list[_Step], claims: list[AtomicClaim]) -> tuple[list[Fact], str]:
+        """What the user knows and the one message they send, from the offline realiser
+        (``tasks.realise``): who they are (the first lookup's typed values), the things they
+        want done (every write, the last step, and each request that starts afresh) with the
+        values they type worked in as a person says them, and what they need to be told as
+        a need, never a tool or a field name and never a list of steps."""
+        from envfactory_mcp.tasks.realise import GoalPlan, OpeningPlan, realise_opening
+        from envfactory_mcp.tasks.scenario import STYLES
+        from envfactory_mcp.tasks.values import spoken_value
+
+        chain = json.dumps([(s.server, s.tool, s.arguments) for s in steps], sort_keys=True, default=str)
+        rng = random.Random(f"eval-words:{self.seed}:{chain}")
         facts: list[Fact] = []
-        asks: list[str] = []
+        goals: list[GoalPlan] = []
+        identity: list[Fact] = []
+        own: list[Fact] = []  # facts of the steps since the last goal: said with the next goal
         for i, step in enumerate(steps):
-            tool = self.servers[step.server].tools[step.tool]
-            typed = {p: v for p, v in step.arguments.items() if p not in step.linked}
-            for param, value in typed.items():
-                facts.append(
+            server = self.servers[step.server]
+            tool = server.tools[step.tool]
+            auth = server.env.spec.policy_rules.authentication
+            typed_keys = [
+                p for p, v in step.arguments.items() if p not in step.linked and v not in (None, "", [])
+            ]
+            is_auth = bool(typed_keys) and (
+                (auth is not None and step.tool in auth.tools) or all(_identity_key(p) for p in typed_keys)
+            )
+            for param, value in step.arguments.items():
+                if param in step.linked or value in (None, "", []):
+                    continue
+                text = spoken_value(server.env.spec, tool, param, value)
+                fact = Fact(
+                    key=param if is_auth else f"{step.tool}.{param}",
+                    kind="identity" if is_auth else "detail",
+                    value=value,
+                    text=text,
+                    must=[text],
+                    in_opening=True,
+                    goal=len(goals),
+                )
+                (identity if is_auth else own).append(fact)
+            for param, (_, _, words) in step.linked.items():
+                if not words:
+                    continue
+                role = (tool.params[param].entity or param).replace("_", " ")
+                said = words.split(" ", 1)[-1]
+                own.append(
                     Fact(
-                        key=f"{i}.{param}",
-                        kind="identity" if i == 0 else "detail",
-                        value=value,
-                        text=f"my {param.replace('_', ' ')} is {value}",
-                        must=[str(value)],
+                        key=param,
+                        kind="reference",
+                        value=step.arguments[param],
+                        text=f"the {role} {_with(words)}",
+                        must=[said],
                         in_opening=True,
+                        goal=len(goals),
                     )
                 )
-            words = [d for _, _, d in step.linked.values() if d]
-            what = tool.intent
-            if typed:
-                what += " (" + ", ".join(f"{p.replace('_', ' ')} {v}" for p, v in typed.items()) + ")"
-            if words:
-                what += f" for the one with {' and '.join(words)}"
-            asks.append(what)
-        opening = "Hi! Please " + "; then ".join(asks) + "."
-        labels = list(dict.fromkeys(c.text.split(":", 1)[0] for c in claims))
-        if labels:
-            opening += " Tell me the " + ", ".join(labels) + "."
-        return facts, opening
+            last = i == len(steps) - 1
+            wanted = not is_auth and (tool.effect == "write" or last or (own and not step.linked))
+            if wanted:
+                own = [f.model_copy(update={"goal": len(goals)}) for f in own]
+                goals.append(
+                    GoalPlan(
+                        kind="act" if tool.effect == "write" else "ask",
+                        intent=tool.intent,
+                        tool=step.tool,
+                        facts=own,
+                    )
+                )
+                facts.extend(own)
+                own = []
+        facts.extend(identity)
+        if not goals:  # nothing but lookups: the last one is what the user asks for
+            last_step = steps[-1]
+            tool = self.servers[last_step.server].tools[last_step.tool]
+            intent = re.sub(r" by .*$", "", tool.intent)  # "look up my account by email": how is not theirs
+            own = [f.model_copy(update={"goal": 0}) for f in own]
+            goals.append(GoalPlan(kind="ask", intent=intent, tool=last_step.tool, facts=own))
+            facts.extend(own)
+        wants = list(dict.fromkeys(_wanted(c.text.split(":", 1)[0]) for c in claims))
+        plan = OpeningPlan(
+            style=rng.choice(STYLES),
+            name=None,
+            identity=identity,
+            goals=goals,
+            withheld=False,
+            say_identity=True,
+        )
+        message, _ = realise_opening(plan, rng, wants=wants)
+        missing = [f for f in facts if not all(m.lower() in message.lower() for m in f.must)]
+        if missing:  # the realiser keeps every fact; should it not, the facts are said plainly
+            message += " " + " ".join(f"{f.text}." for f in missing)
+        return facts, message
+
+
+def _with(words: str) -> str:
+    """'amount 1219.8' -> 'of 1219.8'; 'status open' -> 'that is open'."""
+    key, _, value = words.partition(" ")
+    if key in ("amount", "total", "price", "cost", "balance"):
+        return f"of {value}"
+    return f"with {key} {value}" if value else f"with {key}"
+
+
+_IDENTITY_KEYS = (
+    "email",
+    "first_name",
+    "last_name",
+    "zip",
+    "phone",
+    "date_of_birth",
+    "dob",
+    "username",
+    "name",
+)
+
+
+def _identity_key(key: str) -> bool:
+    """Whether a typed value says who the user is (an email, a name, a zip code)."""
+    return key in _IDENTITY_KEYS or key.endswith(("_email", "_phone"))
+
+
+def _wanted(label: str) -> str:
+    """A claim's field said as what the user needs to know: ``user_id`` -> "my account
+    number", ``eta`` -> "the expected arrival", ``data_remaining_gb`` -> "the data
+    remaining", ``refunded`` -> "whether it was refunded"."""
+    last = label.rsplit(".", 1)[-1].lower()
+    words = [w for w in re.split(r"[_\s]+", last) if w]
+    if len(words) == 1 and words[0].endswith("ed") and words[0] not in ("need", "speed", "feed"):
+        return f"whether it was {words[0]}"
+    if words and words[-1] in ("id", "ids"):
+        owner = " ".join(words[:-1])
+        if owner in ("user", "customer", "member", "account", "person", "client", "patient", ""):
+            return "my account number"
+        return f"the reference number of my {owner}"
+    words = [w for w in words if w not in ("gb", "mb", "kg", "cm", "usd")]
+    text = " ".join(words) or "result"
+    if text in ("eta",):
+        return "the expected arrival"
+    return f"the {text}"
 
 
 def _helpers(env: Environment) -> frozenset[str]:

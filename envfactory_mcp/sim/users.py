@@ -14,6 +14,7 @@ format) and an ``EpisodeView``. A reply containing a stop token (``###STOP###``,
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -21,6 +22,18 @@ from envfactory_mcp.llm import LLMClient
 from envfactory_mcp.sim.types import STOP, TRANSFER, EpisodeView, Message, UserTurn
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
 from envfactory_mcp.tasks.model import Fact, Task
+from envfactory_mcp.tasks.phrasings import DEFAULT_STYLE, VOICES
+from envfactory_mcp.tasks.wording import (
+    Picker,
+    clean_intent,
+    role_of,
+    say_address,
+    say_details,
+    say_item,
+    say_payment,
+    say_reason,
+    say_reference,
+)
 
 GOAL_MET_REPLY = f"Thanks, that's all. {STOP}"
 CONFIRM_REPLY = "Yes, please go ahead."
@@ -100,31 +113,54 @@ def identity_sentence(facts: list[Fact]) -> str:
     return sentence[0].upper() + sentence[1:] + "."
 
 
-def facts_sentence(facts: list[Fact]) -> str:
-    """Facts restated by their text (never an internal id the user does not know): the
-    parts of an address as one address, a reason as a reason, the rest by what they are
-    ("For the item, I mean the Electric Kettle and the Jigsaw Puzzle.")."""
+ANSWER_FRAMES = {
+    "address": ("It's {x}.", "The address is {x}.", "That would be {x}.", "Please use {x}.", "I'm at {x}."),
+    "payment": ("Let's use {x}.", "Please use {x}.", "{x}, please.", "Put it on {x}.", "I'd go with {x}."),
+    "reason": ("Well, {x}.", "Honestly, {x}.", "{x}.", "Basically, {x}.", "To be honest, {x}."),
+    "reference": ("It's {x}.", "I mean {x}.", "That would be {x}.", "The one I mean is {x}.", "{x}."),
+}
+
+
+def facts_sentence(facts: list[Fact], rng: random.Random | None = None) -> str:
+    """Facts restated as a person says them (never an internal id the user does not know,
+    never "Label: value"): identity in one sentence, the parts of an address as one
+    address, a reason as a reason, a payment method as a card, an object by what it is, the
+    other details as phrases ("No insurance, and 0 bags in total.")."""
+    pick = Picker(rng or random.Random(0))
     identity = [f for f in facts if f.kind == "identity"]
-    parts = {f.key.rsplit(".", 1)[-1]: f.text for f in facts if f.kind == "detail"}
-    address = [parts[k] for k in ADDRESS_PARTS if parts.get(k)]
-    by_label: dict[str, list[str]] = {}
+    parts = {f.key.rsplit(".", 1)[-1]: f for f in facts if f.kind == "detail"}
+    address = {k: parts[k] for k in ADDRESS_PARTS if k in parts and parts[k].text}
     sentences: list[str] = []
+    details: list[Fact] = []
     for fact in facts:
         last = fact.key.rsplit(".", 1)[-1]
         if fact.kind == "identity" or (fact.kind == "detail" and last in ADDRESS_PARTS):
             continue
-        if fact.kind == "detail" and last == "reason":
-            sentences.append(f"The reason is that it's {fact.text}.")
+        if fact.kind == "detail" and "reason" in last:
+            clause = say_reason(fact, VOICES[DEFAULT_STYLE], pick)
+            sentences.append(_frame(pick.choice(ANSWER_FRAMES["reason"]), clause))
+        elif fact.kind == "detail":
+            details.append(fact)
+        elif "payment" in fact.key:
+            sentences.append(_frame(pick.choice(ANSWER_FRAMES["payment"]), say_payment(fact, pick)))
+        elif role_of(fact.key) == "item":
+            sentences.append(_frame(pick.choice(ANSWER_FRAMES["reference"]), say_item(fact, pick)))
         else:
-            by_label.setdefault(fact_label(fact), []).append(fact.text)
+            phrase = say_reference(fact, role_of(fact.key), pick)
+            sentences.append(_frame(pick.choice(ANSWER_FRAMES["reference"]), phrase))
     if len(address) > 1:
-        sentences.insert(0, f"The address is {', '.join(address)}.")
+        sentences.insert(0, _frame(pick.choice(ANSWER_FRAMES["address"]), say_address(address)))
     elif address:
-        by_label.setdefault("address", []).extend(address)
-    sentences += [f"For the {label}, I mean {' and '.join(texts)}." for label, texts in by_label.items()]
+        details.extend(address.values())
+    sentences += [s.text for s in say_details(details, pick)]
     if identity:
         sentences.insert(0, identity_sentence(identity))
     return " ".join(sentences)
+
+
+def _frame(frame: str, phrase: str) -> str:
+    text = frame.format(x=phrase)
+    return text[0].upper() + text[1:]
 
 
 def _with_group(hits: list[Fact], facts: list[Fact]) -> list[Fact]:
@@ -141,7 +177,8 @@ def _with_group(hits: list[Fact], facts: list[Fact]) -> list[Fact]:
 
 def goal_phrase(task: Task) -> str:
     """The reason for the call as the user would say it: "I want to A and B."."""
-    return f"I want to {task.user_scenario.reason_for_call.replace('; ', ' and ')}."
+    wants = [clean_intent(part) for part in task.user_scenario.reason_for_call.split("; ")]
+    return f"I want to {' and '.join(wants)}."
 
 
 def _words(text: str) -> set[str]:
@@ -241,21 +278,26 @@ class ScriptedUser:
             given = _with_group([f for f in held if f.goal == current], others)
             self._told.update((f.goal, f.key) for f in given)
             self._progress()
-            return UserTurn(facts_sentence(given))
+            return UserTurn(facts_sentence(given, self._rng(messages)))
         if identity and asks:
             answer: str | None = identity_sentence([facts[i] for i in identity])
         elif not asks:
             answer = ACKNOWLEDGE
         elif OPEN_QUESTION.search(focus.lower()):
-            answer = facts_sentence(hits) if hits else None
+            answer = facts_sentence(hits, self._rng(messages)) if hits else None
         elif focus.rstrip().endswith("?") or any(cue in focus.lower() for cue in CONFIRM_CUES):
             answer = CONFIRM_REPLY
         else:
-            answer = facts_sentence(hits) if hits else None
+            answer = facts_sentence(hits, self._rng(messages)) if hits else None
         if answer is not None and answer not in self._given:
             self._given.add(answer)
             return UserTurn(answer)
         return self._nudge(task)
+
+    def _rng(self, messages: list[Message]) -> random.Random:
+        """The wording's randomness: the same task at the same turn says the same thing."""
+        task_id = self._task.task_id if self._task is not None else ""
+        return random.Random(f"user:{task_id}:{len(messages)}")
 
     def _identity_asked(self, facts: list[Fact], lowered: str) -> list[int]:
         """Indices of the identity facts the text asks for ([] when it asks for none): by

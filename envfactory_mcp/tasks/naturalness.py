@@ -23,7 +23,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9#])")
 _EMAIL = re.compile(r"\S+@\S+")
 _SNAKE = re.compile(r"(?<![\w@.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w@])")
 # "Insurance: no.", "Date: 2026-06-02.", "Weight kg: 104." (a label and a short value)
-_LABEL_COLON = re.compile(r"^(?:[A-Z][a-z]+)(?: [a-z]+){0,3}: (?:\S+ ?){1,4}[.!]?$")
+_LABEL_COLON = re.compile(
+    r"^(?!(?:one more thing|another thing|next thing|quick one|so|okay|also)\b)"
+    r"(?:[A-Z][a-z]+)(?: [a-z]+){0,3}: (?:\S+ ?){1,4}[.!]?$",
+    re.IGNORECASE,
+)
 # "For the total bags, it's 0.", "For the description, it's ..."
 _FOR_THE = re.compile(r"^for the [a-z ]{2,30}, (?:it's|it is|i mean) ", re.IGNORECASE)
 # "Use yes for the insurance.", "Use 124 for the height cm."

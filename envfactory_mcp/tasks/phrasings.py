@@ -61,7 +61,7 @@ VOICES: dict[str, Voice] = {
         greetings=("", "", "", "Hi,", "Hello,", "Hey,"),
         requests=(
             "{do}, please.", "Need to {do}.", "{do}.", "Please {do}.", "Want to {do}.", "Looking to {do}.",
-            "Request: {do}.", "Just need to {do}.",
+            "Just need to {do}.",
         ),
         asks=("{do}, please.", "Need to {do}.", "Can you {do}?", "Quick one: {do}?"),
         moods=(),
@@ -359,6 +359,19 @@ SITUATION_TAILS = (", so I'm reaching out.", ", which is why I'm writing.", ", h
                    ", so I figured I'd ask.", " and it's been on my mind.", ", if that makes sense.")
 SITUATION_TAIL_SHARE = 0.45  # how often a request is preceded by what brought the customer here
 
+# Verbs of a tool name that a person says otherwise ("get invoice" -> "check on my invoice").
+LOOKUP_VERBS = {"get": "check on", "list": "go over", "find": "look up", "search": "look for", "fetch": "check on",
+                "read": "look at", "view": "look at", "lookup": "look up", "query": "look into"}
+
+# What the user needs to be told ({x}: "the carrier and the expected arrival"), as a need.
+WANTS = (
+    "I'll need {x} for my records.", "could you tell me {x} once you've looked?",
+    "I need {x}, it's for a form I'm filling in.", "please let me know {x}.", "what I really need to know is {x}.",
+    "I have to write down {x}, so please include that.", "and I'm hoping to come away knowing {x}.",
+    "I'd like to know {x} at the end.", "I need {x} before I can move on.", "can you share {x} too?",
+    "someone asked me for {x}, so I need that as well.", "I want to be sure about {x}.",
+)
+
 # Later goals: a lead-in before the goal's first sentence, or a sentence of its own.
 CONNECTORS = (
     "Also, ", "And ", "Oh, and ", "On top of that, ", "Separately, ", "While I have you, ", "Another thing: ",
@@ -377,8 +390,8 @@ ANNOUNCEMENTS = (
 )
 ANNOUNCE_SHARE = 0.15
 # A closer made of a thanks and a tail, now and then, beside the voice's own closers.
-THANKS = ("thanks", "thank you", "many thanks", "thanks a lot", "thanks so much", "much appreciated",
-          "appreciate it", "thanks in advance", "thank you kindly", "cheers")
+THANKS = ("thanks", "thank you", "many thanks", "thanks a lot", "thanks so much", "thanks in advance", "thank you again",
+          "big thanks", "thanks very much", "cheers")
 THANKS_TAILS = ("", " for your help", " for looking into this", " for sorting this out", " for your time",
                 " for checking", " for the help with this", " for getting back to me", " for handling this",
                 " for taking care of it", " for your patience", " for any help")
@@ -505,6 +518,13 @@ UNIT_ATTRIBUTES = {
     "length": ("{v} {u} long", "a length of {v} {u}"),
     "width": ("{v} {u} wide", "a width of {v} {u}"),
 }
+# Keys said with a preposition rather than a label ("from SFO", not "origin SFO").
+DETAIL_LEXICON = {
+    "origin": ("from {v}", "leaving from {v}", "out of {v}", "departing {v}"),
+    "departure": ("from {v}", "leaving from {v}", "departing {v}"),
+    "destination": ("to {v}", "going to {v}", "into {v}", "arriving in {v}"),
+    "arrival": ("to {v}", "arriving in {v}"),
+}
 MONEY_WORDS = ("amount", "price", "cost", "fee", "balance", "payment", "budget", "deposit", "sum", "total", "tip")
 DETAIL_UNIT = ("{v} {u} of {h}", "{h} of {v} {u}", "{v} {u} for the {h}")
 DETAIL_MONEY = ("${v}", "{v} dollars", "an {h} of ${v}", "${v} in all")
@@ -539,7 +559,7 @@ IDENTITY_OTHER = ("my {words} is {v}", "{words} {v}")
 IDENTITY_NAMED = (
     "I'm {name}{rest}.", "this is {name}{rest}.", "my name is {name}{rest}.", "{name} here{rest}.",
     "the account is under {name}{rest}.", "it's {name}{rest}.", "you can look me up as {name}{rest}.",
-    "name's {name}{rest}.", "I'm {name} by the way{rest}.", "for the account: {name}{rest}.",
+    "name's {name}{rest}.", "I'm {name} by the way{rest}.",
 )
 IDENTITY_SURNAME = ("the account's under the name {name}, {rest}.", "last name {name}, {rest}.",
                     "it's under {name}; {rest}.", "I'm listed as {name}, {rest}.", "surname {name}, {rest}.")

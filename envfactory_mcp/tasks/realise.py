@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from envfactory_mcp.tasks import phrasings as P
 from envfactory_mcp.tasks.model import Fact, GoalKind
@@ -35,6 +35,7 @@ from envfactory_mcp.tasks.wording import (
     join_words,
     names_of,
     noun_pattern,
+    own_intent,
     paragraph,
     reference_sentence,
     replace_first,
@@ -75,11 +76,16 @@ class OpeningPlan:
     identity: list[Fact]  # email; or first_name, last_name, zip: volunteered or not
     goals: list[GoalPlan]  # 1-3, in order
     withheld: bool  # the user holds some details back (they are in no goal's facts)
+    say_identity: bool = False  # identity always in the message (an evaluation prompt has one turn)
 
 
-def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[str]]:
+def realise_opening(
+    plan: OpeningPlan, rng: random.Random, wants: list[str] | None = None
+) -> tuple[str, list[str]]:
     """The opening message and the calibration operations applied (names such as
-    'implicit_reference', 'woven_goals', 'omitted_parameters', 'contingent_goal', 'withheld_information')."""
+    'implicit_reference', 'woven_goals', 'omitted_parameters', 'contingent_goal', 'withheld_information').
+    ``wants``: what the user needs to be told, in words ("the carrier", "my account number"),
+    asked as part of a need (an evaluation prompt's answer)."""
     voice = P.VOICES.get(plan.style, P.VOICES[P.DEFAULT_STYLE])
     pick = Picker(rng)
     operations = ["implied_steps"]
@@ -96,7 +102,9 @@ def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[st
     if voice.moods and pick.random() < 0.2:
         opening.append(sentence(pick.choice(voice.moods)))
     identity = (
-        say_identity(plan.identity, pick) if plan.identity and pick.random() < voice.identity_rate else None
+        say_identity(plan.identity, pick)
+        if plan.identity and (plan.say_identity or pick.random() < voice.identity_rate)
+        else None
     )
     if plan.identity and identity is None:
         operations.append("omitted_parameters")  # the agent has to ask who the user is
@@ -117,6 +125,8 @@ def realise_opening(plan: OpeningPlan, rng: random.Random) -> tuple[str, list[st
         if index > 0:
             body = _lead_in(body, pick)
         pieces.extend(body)
+    if wants:
+        pieces.append(sentence(pick.choice(P.WANTS), x=join_words(wants)))
     if plan.withheld:
         operations.append("withheld_information")
         if pick.random() < P.WITHHELD_SHARE:
@@ -160,6 +170,7 @@ def _closer(voice: P.Voice, rng: Picker) -> str:
 
 
 def _realise_goal(goal: GoalPlan, voice: P.Voice, rng: Picker) -> list[Sentence]:
+    goal = replace(goal, intent=own_intent(goal.intent, goal.tool))
     roles = sort_roles(goal.facts)
     if goal.kind == "transfer":
         return _transfer(goal, roles, rng)

@@ -224,7 +224,7 @@ def _date_text(text: str) -> str:
 
 # Share of act goals whose details (a payment method, a new address, a reason) the user
 # keeps back until the agent asks for them.
-WITHHOLD_PROB = 0.45
+WITHHOLD_PROB = 0.6
 
 
 @dataclass

@@ -99,6 +99,29 @@ def say_intent(intent: str, rng: Picker) -> str:
     return rng.choice(P.INTENT_PARAPHRASES.get(intent, (intent,)))
 
 
+def own_intent(intent: str, tool: str) -> str:
+    """An intent that is its tool's name in words ("get shipment for invoice") said as the
+    user's own ("check on my shipment for my invoice"): no message names a tool."""
+    if intent.lower().strip() != tool.replace("_", " ").lower():
+        return intent
+    words = intent.split()
+    verb, rest = words[0].lower(), words[1:]
+    if rest and rest[0] in ("up", "in", "out", "off", "on"):
+        verb, rest = f"{verb} {rest[0]}", rest[1:]
+    if "by" in rest:  # "find customer by email": how is the agent's business
+        rest = rest[: rest.index("by")]
+    rest = [w for w in rest if w not in ("id", "ids")]
+    if rest and rest[0] in ("a", "an", "the", "my"):
+        rest = rest[1:]
+    verb = P.LOOKUP_VERBS.get(verb, verb)
+    if not rest:
+        return verb
+    # "shipment for invoice" -> "my shipment for my invoice"
+    phrase = " ".join(rest)
+    phrase = re.sub(r"\b(for|of|on|from|to|with) (?!my\b|a\b|an\b|the\b)", r"\1 my ", phrase)
+    return f"{verb} my {phrase}"
+
+
 def clean_intent(intent: str) -> str:
     """An intent as a person says it: a list of fields after a possessive becomes "details"
     ("update a skier's details"), a phrasal verb keeps its particle after "it"."""
@@ -314,7 +337,9 @@ def detail_phrase(fact: Fact, rng: Picker) -> str:
     head = " ".join(w for w in words if w not in ("total", "num", "number", "of", "new") and w not in P.UNITS)
     head = head or " ".join(words) or "detail"
     forms: list[str]
-    if low in ("yes", "no", "true", "false"):
+    if head in P.DETAIL_LEXICON:
+        forms = [f.format(v=value) for f in P.DETAIL_LEXICON[head]]
+    elif low in ("yes", "no", "true", "false"):
         yes = low in ("yes", "true")
         forms = [f.format(h=head) for f in (P.DETAIL_YES if yes else P.DETAIL_NO)]
     elif _ISO_DATE.match(value):
@@ -376,6 +401,9 @@ def intent_thing(intent: str) -> str | None:
     if found is None:
         return None
     noun = found.group(1)
+    of = re.match(r"\s+of\s+(?:an?|the)\s+([a-z'-]+(?:\s[a-z'-]+)?)", intent[found.end() :])
+    if of is not None:  # "check the status of a flight": it is about the flight
+        noun = of.group(1)
     if "'s " in noun:  # "a skier's height" is the user's own: their details
         return "my details"
     return "my " + noun
