@@ -12,7 +12,7 @@ import itertools
 import random
 import re
 
-from envfactory_mcp.sim.demonstrator import CLOSINGS, CONFIRM_ASKS, OPENERS
+from envfactory_mcp.sim.speech import CLOSINGS, CONFIRM_ASKS, OPENERS
 from envfactory_mcp.tasks.model import Claim
 
 Edit = tuple[int, int, str]
