@@ -9,7 +9,8 @@ same, with the same rules.
 
 Both are held to ``check_message``: a message is rejected if it leaks a tool name, an
 identifier-like parameter key, an internal id the user does not know, or a numbered step
-list, or if it drops a fact the opening message must carry.
+list, if it writes a generator word (``broken_binding``) or a sentence that reads as a form
+("Insurance: no."), or if it drops a fact the opening message must carry.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envfactory_mcp.tasks.model import Calibration, Fact, Task
+from envfactory_mcp.tasks.naturalness import field_dumps, snake_case_tokens
 
 _NUMBERED = re.compile(r"(?m)^\s*(?:\d+\s*[.)]|step\s+\d+\b|[-*•]\s)", re.IGNORECASE)
 
@@ -87,8 +89,21 @@ def missing_facts(message: str, facts: list[Fact]) -> list[str]:
     return missing
 
 
+def wording_problems(message: str, facts: list[Fact]) -> list[str]:
+    """Words a person would not write: a generator word (``broken_binding``) that is not a
+    value the user holds themselves, or a sentence that reads as a form ("Insurance: no.")."""
+    own = " ".join(m for f in facts for m in f.must).lower()
+    problems = [
+        f"writes {token!r} as a code; say it in words"
+        for token in snake_case_tokens(message)
+        if token not in own
+    ]
+    problems += [f"reads as a form ({dump!r}); say it in a sentence" for dump in field_dumps(message)]
+    return problems
+
+
 def check_message(message: str, facts: list[Fact], rules: LeakRules) -> list[str]:
-    return leak_problems(message, rules) + missing_facts(message, facts)
+    return leak_problems(message, rules) + wording_problems(message, facts) + missing_facts(message, facts)
 
 
 # ---------------------------------------------------------------- the LLM path
@@ -97,9 +112,11 @@ def check_message(message: str, facts: list[Fact], rules: LeakRules) -> list[str
 LLM_SYSTEM_PROMPT = """You write the first message a customer sends to a support agent.
 Rules:
 - Write as the customer, in the first person, in plain conversational prose (2-5 sentences).
-- State what you want in your own words; do not describe how the agent should do it.
+- Start from your situation: what happened or what you need, then what you would like; do not
+  describe how the agent should do it, and never chain steps ("do this; then that").
 - Never mention tools, functions, APIs, parameter names, or internal ids.
-- Never use a numbered or bulleted list of steps.
+- Never use a numbered or bulleted list of steps, and never write "Label: value".
+- Say things in words as a person would, never a code with underscores.
 - Include every fact marked MUST, copying each quoted string exactly as given.
 - Do not include identity details unless you want to; the agent can ask for them.
 - Reply with the message only."""

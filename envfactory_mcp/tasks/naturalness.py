@@ -21,7 +21,7 @@ STOCK_SHARE = 0.03  # a sentence used by this share of tasks or more is a stock 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9#])")
 _EMAIL = re.compile(r"\S+@\S+")
-_SNAKE = re.compile(r"(?<![\w@.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w@])")
+_SNAKE = re.compile(r"(?<![\w@.])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w@]|\.[a-z0-9]{2,4}\b)")  # not a file name
 # "Insurance: no.", "Date: 2026-06-02.", "Weight kg: 104." (a label and a short value)
 _LABEL_COLON = re.compile(
     r"^(?!(?:one more thing|another thing|next thing|quick one|so|okay|also)\b)"

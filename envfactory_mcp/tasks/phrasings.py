@@ -372,6 +372,25 @@ WANTS = (
     "someone asked me for {x}, so I need that as well.", "I want to be sure about {x}.",
 )
 
+# Other verbs for an intent no paraphrase above lists (the rest of the intent kept, so its
+# nouns still take references): "cancel a ski rental" -> "call off a ski rental".
+VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "cancel": ("cancel", "call off", "drop"), "change": ("change", "adjust", "alter"),
+    "update": ("update", "correct", "fix", "change"), "report": ("report", "flag", "let you know about"),
+    "close": ("close", "close out", "wrap up"), "book": ("book", "reserve", "arrange"),
+    "reserve": ("reserve", "book", "arrange"), "buy": ("buy", "get", "purchase"), "purchase": ("purchase", "buy", "get"),
+    "pay": ("pay", "settle", "pay off"), "suspend": ("suspend", "pause", "put a hold on"),
+    "resume": ("resume", "restart", "reactivate"), "upgrade": ("upgrade", "replace"),
+    "escalate": ("escalate", "raise the priority of", "push for action on"), "check on": ("check on", "look into", "ask about"),
+    "see": ("see", "look at", "go over"), "schedule": ("schedule", "set up", "arrange"), "create": ("create", "set up"),
+    "submit": ("submit", "send in", "file"), "file": ("file", "submit", "lodge"), "renew": ("renew", "extend"),
+    "remove": ("remove", "take off", "drop"), "delete": ("delete", "remove"), "request": ("request", "ask for"),
+    "turn on": ("turn on", "switch on", "activate"), "turn off": ("turn off", "switch off", "deactivate"),
+    "pick up": ("pick up", "collect"), "register": ("register", "sign up"), "modify": ("modify", "change", "adjust"),
+    "transfer": ("transfer", "move"), "redeem": ("redeem", "use"), "refund": ("refund", "get my money back for"),
+}
+VERB_SYNONYM_SHARE = 0.6
+
 # Later goals: a lead-in before the goal's first sentence, or a sentence of its own.
 CONNECTORS = (
     "Also, ", "And ", "Oh, and ", "On top of that, ", "Separately, ", "While I have you, ", "Another thing: ",
@@ -408,11 +427,14 @@ REASON_NEGATIVE = ("it's {v}", "it is {v}", "it turns out it's {v}", "it's simpl
                    "it's {v} now", "it's {v} after all", "I realised it's {v}", "that one is {v}")
 REASON_PARTICIPLE = ("it was {v}", "it turns out it was {v}", "it was actually {v}", "the whole thing was {v}",
                      "it was simply {v}", "I realised it was {v}", "that one was {v}", "it was all {v}")
-REASON_OTHER = ("the reason is {v}", "my reason is {v}")
+REASON_OTHER = ("the reason is {v}", "it's because of {v}", "it comes down to {v}", "{v} is the reason",
+                "it's a matter of {v}", "it's due to {v}")
+REASON_UNSAID = ("it's for some other reason", "there's another reason behind it", "it's for other reasons",
+                 "it's for a reason that's not on your list, so other")  # the value "other"
 REASON_AFTER = (" because {r}", ", since {r}", ", as {r}")
 REASON_BEFORE = ("{r}, so {s}", "since {r}, {s}", "because {r}, {s}")
 REASON_ALONE = ("{r}.", "{r}, that's why.", "basically, {r}.", "to explain, {r}.", "for context, {r}.",
-                "the short version: {r}.", "in case you need a reason, {r}.", "just so you know, {r}.")
+                "in short, {r}.", "in case you need a reason, {r}.", "just so you know, {r}.")
 
 # References by what they are ("the order with the Desk Lamp") or by a number the user has.
 NUMBERED_ROLES = ("order", "reservation", "booking", "ticket", "account", "invoice", "confirmation", "tracking")
@@ -434,7 +456,7 @@ NUMBERED_REFERENCE = (
 )
 # A reference the intent has no noun for, put after the verb phrase ({ref}: "phone number 3053112248").
 REFERENCE_TAILS = (" for {ref}", " on {ref}", " - that's {ref}", " ({ref})", " for {ref}, please", " with {ref}",
-                   ", the one is {ref}", " - I mean {ref}")
+                   ", the one being {ref}", " - I mean {ref}")
 REFERENCE_TAIL_SHARE = 0.7
 TOPICS = ("about {ref}: ", "regarding {ref}, ", "so, {ref}: ", "as for {ref}, ", "it's about {ref}. ",
           "I have a question about {ref}. ", "this is about {ref}. ", "I'm writing about {ref}. ",
@@ -493,7 +515,10 @@ PAY_DIFFERENCE = (
 )
 PAY_METHOD = ("please use {pay}.", "I'd like to use {pay} for it.", "put it on {pay}, please.",
               "let's go with {pay}.", "{pay} is the one I want to use.", "charge {pay} for it.",
-              "I want it paid with {pay}.")
+              "I want it paid with {pay}.", "I'll pay with {pay}.", "{pay} works best for me.",
+              "can you take it from {pay}?", "I'd rather use {pay} this time.", "bill {pay}, please.",
+              "go ahead and use {pay}.", "{pay} should cover it.", "use {pay} for the payment.",
+              "I have {pay} ready for this.")
 
 # Addresses: shipping one order, or the address kept on file.
 ADDRESS_SHIP = (
@@ -530,18 +555,18 @@ DETAIL_UNIT = ("{v} {u} of {h}", "{h} of {v} {u}", "{v} {u} for the {h}")
 DETAIL_MONEY = ("${v}", "{v} dollars", "an {h} of ${v}", "${v} in all")
 DETAIL_COUNT = ("{v} {n}", "{v} {n} in all", "just {v} {n}", "{v} {n}, please")
 DETAIL_COUNT_TOTAL = ("{v} {n} in total", "{v} {n} altogether", "{v} {n} all together", "a total of {v} {n}")
-DETAIL_NUMBER = ("{h} {v}", "a {h} of {v}", "{v} as the {h}")
+DETAIL_NUMBER = ("{h} {v}", "a {h} of {v}", "{h} of {v}")
 DETAIL_YES = ("yes to {h}", "{h} as well, yes", "yes, I'd like {h}", "yes to the {h}")
 DETAIL_NO = ("no {h}", "no {h} for me", "no to the {h}", "no {h} at all")
-DETAIL_DATE = ("on {v}", "for {v}", "the date {v}", "on the {v}")
-DETAIL_DATE_OF = ("{h} on {v}", "the {h} on {v}", "{h} set for {v}", "{h} on the {v}")
+DETAIL_DATE = ("on {v}", "for {v}", "the date {v}", "dated {v}")
+DETAIL_DATE_OF = ("{h} on {v}", "the {h} on {v}", "{h} set for {v}", "{h} for {v}")
 DETAIL_CODE = ("{h} {v}", "the {h} {v}", "{v} for the {h}")
-DETAIL_WORD = ("{v} {h}", "{h} {v}", "{v} as the {h}", "{v} for the {h}", "the {v} {h}")
+DETAIL_WORD = ("{v} {h}", "{h} {v}", "{v} for the {h}", "the {v} {h}")
 DETAILS = (
     "I'd want {list}.", "that's {list}.", "it would be {list}.", "ideally {list}.", "to be exact, {list}.",
     "I'm thinking {list}.", "so {list}.", "I'd go with {list}.", "let's say {list}.", "what I have in mind is {list}.",
     "put me down for {list}.", "the plan is {list}.", "I'd like it with {list}.", "make it {list}.",
-    "{list} would be perfect.", "{list}, if that works.", "I was thinking {list}.", "{list} is what I need.",
+    "{list} would be perfect.", "{list}, if that works.", "I was thinking {list}.", "I'd need {list}.",
 )
 
 # Who the user is: every identity fact in one sentence ({rest}: the parts other than the name).

@@ -134,7 +134,7 @@ def realise_opening(
     if identity is not None and not identity_first:
         pieces.append(identity)
     closer = _closer(voice, pick)
-    signoff = pick.choice(voice.signoffs).format(**names) if names and pick.random() < 0.35 else ""
+    signoff = pick.choice(voice.signoffs).format(**names) if names and pick.random() < 0.2 else ""
     if closer and not (is_thanks(closer) and is_thanks(signoff)):  # not "Thanks. Thanks, Zoe"
         pieces.append(sentence(closer))
     if signoff:
@@ -149,9 +149,14 @@ def _greeting(voice: P.Voice, rng: Picker) -> str:
     words = greeting.split()
     if greeting and len(words) <= 3 and greeting[-1] in ".!":
         return greeting[:-1] + ","
-    if len(words) > 3 and rng.random() < 0.6:
-        head = re.split(r"(?<=[,.!])\s", greeting, maxsplit=1)[0]
-        return head if head.endswith(",") else head.rstrip(".!") + ","
+    if len(words) > 3:
+        head, _, rest = greeting.partition(" ")
+        if rng.random() < 0.6 or head[-1:] not in ",.!" or not rest:
+            first = re.split(r"(?<=[,.!])\s", greeting, maxsplit=1)[0]
+            return first if first.endswith(",") else first.rstrip(".!") + ","
+        # "Hello. I'd like to make sure ..." as one sentence: "Hello, I'd like to make sure ..."
+        rest = rest if rest.split(" ", 1)[0] in P.I_WORDS else rest[0].lower() + rest[1:]
+        return head.rstrip(",.!") + ", " + rest
     return greeting
 
 

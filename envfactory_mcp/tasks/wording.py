@@ -96,7 +96,14 @@ def say_intent(intent: str, rng: Picker) -> str:
     """The goal's intent, or another way to say it; an intent that lists fields ("update a
     skier's height cm and weight kg and ability") says "details" instead."""
     intent = clean_intent(intent.strip().rstrip("."))
-    return rng.choice(P.INTENT_PARAPHRASES.get(intent, (intent,)))
+    if intent in P.INTENT_PARAPHRASES:
+        return rng.choice(P.INTENT_PARAPHRASES[intent])
+    words = intent.split(" ")
+    for size in (2, 1):
+        verb = " ".join(words[:size]).lower()
+        if verb in P.VERB_SYNONYMS and len(words) > size and rng.random() < P.VERB_SYNONYM_SHARE:
+            return " ".join([rng.choice(P.VERB_SYNONYMS[verb]), *words[size:]])
+    return intent
 
 
 def own_intent(intent: str, tool: str) -> str:
@@ -300,6 +307,8 @@ def say_reason(fact: Fact, voice: P.Voice, rng: Picker) -> str:
     another shape as 'the reason is ...'."""
     value = fact.text.strip().rstrip(".")
     first = value.split(" ", 1)[0].lower()
+    if value.lower() in ("other", "others", "other reason"):
+        return carrying(rng.choice(P.REASON_UNSAID), fact)
     if first in ("no", "not", "never") or value.lower().startswith("no longer"):
         clause = rng.choice(P.REASON_NEGATIVE)
     elif first.endswith("ed") or first in ("bought", "sent", "got", "made"):

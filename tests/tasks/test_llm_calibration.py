@@ -150,6 +150,28 @@ def test_rewrites_that_keep_failing_leave_the_offline_message(task: Task, retail
     assert (spent.prompt_tokens, spent.completion_tokens) == (22, 14)  # two rejected replies, default usage
 
 
+def test_a_rewrite_in_codes_or_a_form_is_sent_back_with_the_reasons(task: Task, retail_env: Environment):
+    """The model is held to the realiser's standard: a generator word or a "Label: value"
+    sentence is refused, the reasons go back over the OpenAI protocol, the clean retry is kept."""
+    clean = scripted_clean_reply(task)
+    replies = [
+        {"content": f"Hi. Status: pending_review. {must_strings(task)}. Insurance: no."},
+        {"content": clean},
+    ]
+    with openai_server(replies) as server:
+        client = LiteLLMClient(MODEL, api_base=server.base_url, max_retries=0)
+        outcome = anyio.run(recalibrate_with_llm, [task], retail_env.spec, client, 1)
+        requests = server.requests
+    (kept,) = outcome.tasks
+    assert outcome.rewritten == 1 and kept.user_scenario.opening_message == clean
+    (rejected,) = kept.user_scenario.calibration.rejected
+    assert "'pending_review' as a code" in rejected and "reads as a form ('Insurance: no.')" in rejected
+    system = requests[0]["messages"][0]["content"]
+    assert "Label: value" in system and "situation" in system and "underscores" in system
+    feedback = requests[1]["messages"][-1]["content"]
+    assert "pending_review" in feedback and "Insurance: no." in feedback
+
+
 def test_an_endpoint_that_keeps_failing_loses_no_task(task: Task, retail_env: Environment):
     with openai_server([{"status": 500}, {"status": 500}]) as server:
         client = LiteLLMClient(MODEL, api_base=server.base_url, max_retries=1, backoff_s=0.01)
