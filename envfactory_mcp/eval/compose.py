@@ -534,13 +534,13 @@ class LinkedComposer:
                 if not words:
                     continue
                 role = (tool.params[param].entity or param).replace("_", " ")
-                said = words.split(" ", 1)[-1]
+                text, said = _described(role, words)
                 own.append(
                     Fact(
                         key=param,
                         kind="reference",
                         value=step.arguments[param],
-                        text=f"the {role} {_with(words)}",
+                        text=text,
                         must=[said],
                         in_opening=True,
                         goal=len(goals),
@@ -584,12 +584,20 @@ class LinkedComposer:
         return facts, message
 
 
-def _with(words: str) -> str:
-    """'amount 1219.8' -> 'of 1219.8'; 'status open' -> 'that is open'."""
-    key, _, value = words.partition(" ")
+def _described(role: str, words: str) -> tuple[str, str]:
+    """A looked-up thing by the sibling field that tells it apart (``describe_element``'s
+    "amount 1219.8", "kind debit_card"), as a person names it, and the words that must be
+    said: "the invoice of 1219.8", "the debit card payment method", "the invoice with
+    due date 2026-05-01"."""
+    from envfactory_mcp.tasks.values import in_words
+
+    key, _, raw = words.partition(" ")
+    value = in_words(raw)
     if key in ("amount", "total", "price", "cost", "balance"):
-        return f"of {value}"
-    return f"with {key} {value}" if value else f"with {key}"
+        return f"the {role} of {value}", value
+    if key in ("kind", "type", "category", "brand", "status", "tier", "plan", "name", "title", "label"):
+        return f"the {value} {role}", value
+    return f"the {role} with {in_words(key)} {value}", value
 
 
 _IDENTITY_KEYS = (
