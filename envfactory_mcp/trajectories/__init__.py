@@ -5,6 +5,8 @@
     LLaMA-Factory sharegpt, verl).
 ``view``
     The run as a static HTML report.
+``language``
+    Whether the episodes' language is worth imitating (issue 26's figures; imported on its own).
 """
 
 from envfactory_mcp.trajectories.export import FORMATS, ExportStats, export_records, export_run
