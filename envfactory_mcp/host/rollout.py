@@ -16,6 +16,7 @@ take the last record of each (task, trial), so the summary counts each episode o
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
@@ -120,6 +121,14 @@ class RolloutConfig:
         return {"run_id": run_id, "tasks_sha256": digest, **data}
 
 
+@functools.lru_cache(maxsize=16)
+def _package_spec(servers_dir: str, env: str) -> Any:
+    """The spec a package ships (for the demonstrator's words for enum values), once per run."""
+    from envfactory_mcp.catalog import package_spec
+
+    return package_spec(Path(servers_dir), env)
+
+
 def make_agent(config: RolloutConfig, task: Task) -> Agent:
     from envfactory_mcp.sim import agents
 
@@ -128,7 +137,20 @@ def make_agent(config: RolloutConfig, task: Task) -> Agent:
     if config.agent == "demonstrator":
         from envfactory_mcp.sim.demonstrator import DemonstratorAgent
 
-        return DemonstratorAgent(seed=config.seed)
+        demonstrator = DemonstratorAgent(seed=config.seed, spec=_package_spec(config.servers_dir, task.env))
+        if not config.agent_model:
+            return demonstrator
+        # With a model named, its text is rewritten by it, every grounded value kept (sim/rewrite.py).
+        from envfactory_mcp.llm import LiteLLMClient
+        from envfactory_mcp.sim.rewrite import RewritingAgent
+
+        client = LiteLLMClient(
+            config.agent_model,
+            api_base=config.agent_api_base,
+            seed=config.seed,
+            completion_args=config.agent_args,
+        )
+        return RewritingAgent(demonstrator, client, temperature=config.agent_temperature)
     if config.agent == "noop":
         return agents.NoopAgent()
     if config.agent == "random":

@@ -25,20 +25,7 @@ import random
 from typing import Any
 
 from envfactory_mcp.llm import ToolCall
-from envfactory_mcp.sim.speech import (
-    CLOSINGS,
-    CONFIRM_ASKS,
-    IDENTITY_ASKS,
-    OPENERS,
-    TRANSFER_DONE,
-    _as_action,
-    _ask_for,
-    _claim_sentence,
-    _identity_words,
-    _sentence,
-    _subject,
-    describe_action,
-)
+from envfactory_mcp.sim.speech import PlainSpeaker, Speaker
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
 from envfactory_mcp.tasks.model import Claim, Fact, GoalOutcome, GoldAction, Task
@@ -52,8 +39,11 @@ class DemonstratorAgent:
 
     name = "demonstrator"
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, voice: str = "varied", spec: Any = None) -> None:
         self.seed = seed
+        self.voice = voice  # "varied" (sim/speech.Speaker) or "plain" (the fixed frames)
+        self.spec = spec  # the environment's, for enum values' display words
+        self._speech: Speaker | PlainSpeaker = PlainSpeaker(random.Random())
         self._task: Task | None = None
         self._offered: set[str] = set()
         self._rng = random.Random()
@@ -68,6 +58,9 @@ class DemonstratorAgent:
         self._task = task
         self._offered = {t["function"]["name"] for t in tools}
         self._rng = random.Random(f"demonstrator:{self.seed}:{task.task_id}")
+        self._speech = (
+            PlainSpeaker(self._rng) if self.voice == "plain" else Speaker(self.seed, task.task_id, self.spec)
+        )
         self._next = 0
         self._asked = {}
         self._awaiting_yes = None
@@ -87,7 +80,7 @@ class DemonstratorAgent:
         report = self._report_finished(task)
         actions = task.gold.actions
         if self._next >= len(actions):
-            return self._say([*report, self._rng.choice(CLOSINGS)])
+            return self._say([*report, self._speech.close()])
         action = actions[self._next]
         missing = self._unstated(task, action, said)
         if missing:
@@ -101,7 +94,7 @@ class DemonstratorAgent:
             self._awaiting_yes = self._next
             lead = self._before_write(task, goal, action)
             intent = goal.intent if goal is not None and goal.tool == action.name else None
-            text = self._rng.choice(CONFIRM_ASKS).format(action=describe_action(action, messages, intent))
+            text = self._speech.confirm(action, messages, intent)
             return self._say(report + lead + [text])
         if report:
             return self._say(report)  # results before the next call: never text and a call in one turn
@@ -111,7 +104,7 @@ class DemonstratorAgent:
 
     def _say(self, parts: list[str]) -> AgentTurn:
         if not self._greeted and self._next == 0:  # a greeting only as the first thing said
-            parts = [self._rng.choice(OPENERS), *parts]
+            parts = [self._speech.greeting(), *parts]
         self._greeted = True
         return AgentTurn(content=" ".join(p for p in parts if p))
 
@@ -144,8 +137,8 @@ class DemonstratorAgent:
     def _question(self, facts: list[Fact]) -> str:
         identity = [f for f in facts if f.kind == "identity"]
         if identity:
-            return self._rng.choice(IDENTITY_ASKS).format(what=_identity_words(identity))
-        return _ask_for(_group(facts)[0], self._rng)  # one question at a time
+            return self._speech.identity(identity)
+        return self._speech.ask_for(_group(facts)[0])  # one question at a time
 
     # ---------------------------------------------------------------- what to tell
 
@@ -168,9 +161,9 @@ class DemonstratorAgent:
     def _result(self, task: Task, index: int, goal: GoalOutcome) -> str:
         main = _main_action(task, goal)
         claims = self._claims_of(task, index, goal)
-        subject = _subject(main)
+        subject = self._speech.subject(main)
         if goal.kind == "transfer":
-            return self._rng.choice(TRANSFER_DONE).format(request=goal.request or "this")
+            return self._speech.transfer(goal.request or "this")
         lead = goal.kind not in ("refuse", "contingent") or goal.taken == "then"
         element = next(
             (
@@ -180,7 +173,7 @@ class DemonstratorAgent:
             ),
             None,
         )
-        facts = _claim_sentence(claims, subject, main, self._rng, lead=lead, element=element)
+        facts = self._speech.claims(claims, subject, main, lead=lead, element=element)
         if goal.kind == "refuse" or (
             goal.kind == "contingent"
             and goal.taken == "otherwise"
@@ -189,10 +182,9 @@ class DemonstratorAgent:
         ):
             requested = goal.requested or "do that"
             return (
-                f"{facts} I'm sorry, but I can't {_as_action(requested)}: {goal.reason}."
+                f"{facts} {self._speech.refusal(requested, goal.reason or '')}"
                 if goal.kind == "refuse"
-                else f"{facts} Since it is not {goal.condition}, I can't {_as_action(requested)}; "
-                f"that's where it stands."
+                else f"{facts} {self._speech.unmet(goal.condition or '', requested)}"
             )
         return facts
 
@@ -204,13 +196,8 @@ class DemonstratorAgent:
         if goal is None or goal.kind != "contingent" or action.name != goal.tool:
             return []
         if goal.taken == "then":
-            return [_sentence(f"{_subject(action)} is {goal.condition}, so I can go ahead with that")]
-        return [
-            _sentence(
-                f"{_subject(action)} does not qualify for that, so as you asked I'll "
-                f"{_as_action(goal.otherwise or '')} instead"
-            )
-        ]
+            return [self._speech.met(self._speech.subject(action), goal.condition or "")]
+        return [self._speech.instead(self._speech.subject(action), goal.otherwise or "")]
 
 
 # ---------------------------------------------------------------- phrasing helpers

@@ -183,7 +183,7 @@ class _Recording(DemonstratorAgent):
     """The demonstrator, noting each goal's report (its claims in words) as it says it."""
 
     def __init__(self, seed: int) -> None:
-        super().__init__(seed)
+        super().__init__(seed, voice="plain")  # its fixed frames are what metamorphic_text finds
         self.reported: list[tuple[int, str]] = []
 
     def _result(self, task: Task, index: int, goal: GoalOutcome) -> str:
