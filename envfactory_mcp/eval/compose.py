@@ -4,12 +4,17 @@ A chain starts with a tool whose inputs the user can type (an email), on one ser
 each later step is a tool, preferably on a server the chain has not used yet, whose
 entity parameters are filled from earlier outputs of the same entity (``customer_id``
 from crm's ``find_customer_by_email`` feeds billing's ``list_invoices``); a value drawn
-from a list is named to the user by a sibling field that tells it apart (``the invoice
-with amount 1219.8``). Arguments the user types come from the seed through the task
+from a list is named to the user by a sibling field that tells it apart ("the invoice of
+1219.8"). Arguments the user types come from the seed through the task
 oracle's pools of calls that succeed (``tasks.oracle.Oracle.viable``). Every step runs
 through the servers' own toolboxes on fresh sessions, so the gold outputs are real; the
 gold final state is kept per server. Servers with no shared entity still make
 cross-server tasks: the chain then restarts on another server from what the user knows.
+
+The user's message is one natural request from the offline realiser (``tasks.realise``):
+who they are, what they want done with the values they type in words, and what they need
+to be told as a need ("I'll need the carrier for my records"), never a tool or a field name
+and never a chain of steps.
 
 The result is an ``EvalTask``: a ``tasks.model.Task`` (``servers`` lists every server the
 chain touches, ``gold.actions[].server`` says where each call goes) plus what the
@@ -144,12 +149,13 @@ def values_at(output: Any, path: str) -> list[tuple[Any, dict[str, Any] | None, 
 
 
 def describe_element(element: dict[str, Any], siblings: list[dict[str, Any]], skip: str) -> str:
-    """Words that tell ``element`` apart from its siblings (``amount 1219.8``)."""
+    """The field and value that tell ``element`` apart from its siblings (``amount 1219.8``,
+    ``pickup_date 2026-07-07``); ``_described`` says them as a person would."""
     for key, value in element.items():
         if key == skip or key.endswith("_id") or isinstance(value, dict | list):
             continue
         if sum(1 for s in siblings if isinstance(s, dict) and s.get(key) == value) == 1:
-            return f"{key.replace('_', ' ')} {value}"
+            return f"{key} {value}"  # the key as written: ``_described`` words it
     return ""
 
 
@@ -576,6 +582,7 @@ class LinkedComposer:
             goals=goals,
             withheld=False,
             say_identity=True,
+            plain_heads=True,
         )
         message, _ = realise_opening(plan, rng, wants=wants)
         missing = [f for f in facts if not all(m.lower() in message.lower() for m in f.must)]
@@ -597,7 +604,10 @@ def _described(role: str, words: str) -> tuple[str, str]:
         return f"the {role} of {value}", value
     if key in ("kind", "type", "category", "brand", "status", "tier", "plan", "name", "title", "label"):
         return f"the {value} {role}", value
-    return f"the {role} with {in_words(key)} {value}", value
+    last = key.rsplit("_", 1)[-1]
+    if last in ("date", "day", "at", "on"):
+        return f"the {role} from {value}", value
+    return f"the {role} with {last} {value}", value  # one word of the field: never its name in a row
 
 
 _IDENTITY_KEYS = (
@@ -618,12 +628,70 @@ def _identity_key(key: str) -> bool:
     return key in _IDENTITY_KEYS or key.endswith(("_email", "_phone"))
 
 
+# What people call their own details anyway: said as they are.
+EVERYDAY_PHRASES = frozenset(
+    {
+        "first name",
+        "last name",
+        "zip code",
+        "postal code",
+        "phone number",
+        "email address",
+        "date of birth",
+        "start date",
+        "end date",
+        "due date",
+        "delivery date",
+        "card number",
+        "home address",
+        "mailing address",
+    }
+)
+_OF_NOUNS = frozenset(
+    [
+        "balance",
+        "total",
+        "count",
+        "amount",
+        "status",
+        "date",
+        "time",
+        "name",
+        "number",
+        "price",
+        "cost",
+        "fee",
+        "type",
+        "level",
+        "size",
+        "limit",
+        "rate",
+        "score",
+        "tier",
+        "plan",
+        "kind",
+        "state",
+        "speed",
+        "length",
+        "duration",
+    ]
+)
+_AMOUNT_PARTICIPLES = frozenset(
+    ["paid", "due", "owed", "charged", "refunded", "remaining", "left", "used", "spent", "earned"]
+)
+_ADJECTIVES = frozenset(
+    ["eligible", "allowed", "available", "enabled", "active", "required", "possible", "valid"]
+)
+
+
 def _wanted(label: str) -> str:
-    """A claim's field said as what the user needs to know: ``user_id`` -> "my account
-    number", ``eta`` -> "the expected arrival", ``data_remaining_gb`` -> "the data
-    remaining", ``refunded`` -> "whether it was refunded"."""
+    """A claim's field said as what the user needs to know, never the field's words in a row:
+    ``user_id`` -> "my account number", ``eta`` -> "the expected arrival", ``refunded`` ->
+    "whether it was refunded", ``installment_balance`` -> "the balance of my installment",
+    ``net_paid`` -> "the net amount paid", ``upgrade_eligible`` -> "whether it's eligible for
+    an upgrade", ``nonfree_bags`` -> "the bags that are nonfree"."""
     last = label.rsplit(".", 1)[-1].lower()
-    words = [w for w in re.split(r"[_\s]+", last) if w]
+    words = [w for w in re.split(r"[_\s]+", last) if w and w not in ("gb", "mb", "kg", "cm", "usd")]
     if len(words) == 1 and words[0].endswith("ed") and words[0] not in ("need", "speed", "feed"):
         return f"whether it was {words[0]}"
     if words and words[-1] in ("id", "ids"):
@@ -631,11 +699,26 @@ def _wanted(label: str) -> str:
         if owner in ("user", "customer", "member", "account", "person", "client", "patient", ""):
             return "my account number"
         return f"the reference number of my {owner}"
-    words = [w for w in words if w not in ("gb", "mb", "kg", "cm", "usd")]
-    text = " ".join(words) or "result"
-    if text in ("eta",):
+    if words == ["eta"]:
         return "the expected arrival"
-    return f"the {text}"
+    if words[:2] == ["last", "four"]:
+        return "the final four digits"
+    if len(words) < 2:
+        return f"the {' '.join(words) or 'result'}"
+    head, tail = " ".join(words[:-1]), words[-1]
+    if " ".join(words) in EVERYDAY_PHRASES:
+        return f"the {' '.join(words)}"
+    if tail == "date" and head.endswith(("ive", "ed", "al")):  # "effective_date"
+        return f"the date it's {head}"
+    if tail in _OF_NOUNS:
+        return f"the {tail} of my {head}"
+    if tail in _AMOUNT_PARTICIPLES:
+        return f"the {head} amount {tail}"
+    if tail in _ADJECTIVES:
+        return f"whether it's {tail} for {'an' if head[:1] in 'aeiou' else 'a'} {head}"
+    if words[0] in _ADJECTIVES or words[0] in _AMOUNT_PARTICIPLES:  # "remaining_data"
+        return f"the {' '.join(words[1:])} {words[0]}"
+    return f"the {tail} that {'are' if tail.endswith('s') else 'is'} {head}"
 
 
 def _helpers(env: Environment) -> frozenset[str]:

@@ -94,19 +94,50 @@ def then_chains(text: str) -> list[str]:
     return [m.group(0) for m in _THEN_CHAIN.finditer(text)]
 
 
+EVERYDAY_PHRASES = frozenset(
+    {
+        "first name",
+        "last name",
+        "full name",
+        "zip code",
+        "postal code",
+        "post code",
+        "phone number",
+        "mobile number",
+        "email address",
+        "date of birth",
+        "home address",
+        "street address",
+        "mailing address",
+        "credit card",
+        "gift card",
+        "debit card",
+        "card number",
+        "user name",
+        "start date",
+        "end date",
+        "due date",
+        "delivery date",
+    }
+)
+
+
 def names_a_field(text: str, tools: Iterable[str], fields: Iterable[str]) -> list[str]:
-    """Tool names (as written or with their underscores as spaces) and identifier-like field
-    names ``text`` uses: a key as written (``total_bags``), or an id key in words ("user id"
-    for ``user_id``; "phone number" is what people say and is not counted)."""
-    lowered = text.casefold()
+    """Tool names and field names ``text`` uses: a tool name as written or in words; a field
+    name with an underscore as written (``total_bags``) or in words ("total bags", "user id")
+    unless the words are an everyday phrase ("phone number", "zip code"); a single-word field
+    (``email``, ``cabin``) is plain English and never counted. Emails are left out."""
+    lowered = _EMAIL.sub(" ", text).casefold()
+    tool_set = set(tools)
     hits = []
-    keys = {f for f in fields if "_" in f}
-    for name in sorted(set(tools) | keys):
-        forms = {name.casefold()}
-        if name in set(tools) or re.search(r"_ids?$", name):
-            forms.add(name.casefold().replace("_", " "))
+    for name in sorted(tool_set | {f for f in fields if "_" in f.strip("_")}):
+        words = " ".join(w for w in name.split("_") if w).casefold()
+        forms = [name.casefold()]
+        if name in tool_set or words not in EVERYDAY_PHRASES:
+            forms.append(words)
         for form in forms:
-            if re.search(rf"(?<![\w@.]){re.escape(form)}(?![\w@])", lowered):
+            pattern = r"\s+".join(re.escape(w) for w in form.split(" "))
+            if re.search(rf"(?<![\w@#]){pattern}(?![\w@])", lowered):
                 hits.append(name)
                 break
     return hits

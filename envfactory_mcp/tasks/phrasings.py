@@ -550,6 +550,9 @@ DETAIL_LEXICON = {
     "destination": ("to {v}", "going to {v}", "into {v}", "arriving in {v}"),
     "arrival": ("to {v}", "arriving in {v}"),
 }
+# Details people name in these words anyway (a field name in words is said otherwise).
+EVERYDAY_PHRASES = ("first name", "last name", "zip code", "postal code", "phone number", "email address",
+                    "date of birth", "start date", "end date", "due date", "card number", "home address")
 MONEY_WORDS = ("amount", "price", "cost", "fee", "balance", "payment", "budget", "deposit", "sum", "total", "tip")
 DETAIL_UNIT = ("{v} {u} of {h}", "{h} of {v} {u}", "{v} {u} for the {h}")
 DETAIL_MONEY = ("${v}", "{v} dollars", "an {h} of ${v}", "${v} in all")

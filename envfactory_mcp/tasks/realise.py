@@ -77,6 +77,7 @@ class OpeningPlan:
     goals: list[GoalPlan]  # 1-3, in order
     withheld: bool  # the user holds some details back (they are in no goal's facts)
     say_identity: bool = False  # identity always in the message (an evaluation prompt has one turn)
+    plain_heads: bool = False  # details named by one word only: no field's words in a row
 
 
 def realise_opening(
@@ -87,7 +88,7 @@ def realise_opening(
     ``wants``: what the user needs to be told, in words ("the carrier", "my account number"),
     asked as part of a need (an evaluation prompt's answer)."""
     voice = P.VOICES.get(plan.style, P.VOICES[P.DEFAULT_STYLE])
-    pick = Picker(rng)
+    pick = Picker(rng, plain_heads=plan.plain_heads)
     operations = ["implied_steps"]
     if any(f.kind == "reference" and not is_raw(f) for g in plan.goals for f in g.facts):
         operations.append("implicit_reference")

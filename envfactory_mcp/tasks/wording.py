@@ -24,9 +24,12 @@ from envfactory_mcp.tasks.model import Fact
 class Picker:
     """``random.Random`` choices that avoid repeating a phrase within one message."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, plain_heads: bool = False) -> None:
         self.rng = rng
         self.used: set[str] = set()
+        # Details named by their last word only ("a size of 6", not "team size 6"): a prompt
+        # that must name no field of its servers, even in words.
+        self.plain_heads = plain_heads
 
     def random(self) -> float:
         return self.rng.random()
@@ -343,8 +346,12 @@ def detail_phrase(fact: Fact, rng: Picker) -> str:
     value = fact.text
     low = value.lower()
     unit = P.UNITS.get(words[-1]) if words else None
-    head = " ".join(w for w in words if w not in ("total", "num", "number", "of", "new") and w not in P.UNITS)
-    head = head or " ".join(words) or "detail"
+    kept = [w for w in words if w not in ("total", "num", "of", "new") and w not in P.UNITS]
+    if len(kept) > 1 and kept[-1] in ("number", "code", "reference", "no"):
+        kept = kept[:-1]  # "flight HAT384", not "flight number HAT384"
+    head = " ".join(kept) or " ".join(words) or "detail"
+    if rng.plain_heads and len(kept) > 1 and head not in P.EVERYDAY_PHRASES:
+        head = kept[-1]  # "a length of 45m": no field's words in a row (an evaluation prompt)
     forms: list[str]
     if head in P.DETAIL_LEXICON:
         forms = [f.format(v=value) for f in P.DETAIL_LEXICON[head]]

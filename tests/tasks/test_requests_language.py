@@ -140,9 +140,23 @@ def eval_prompt_sets() -> dict[str, list[tuple[str, set[str], set[str]]]]:
     found: dict[str, list[tuple[str, set[str], set[str]]]] = {}
     for label, (envs, shared) in sets.items():
         tools = {t.name for e in envs for t in e.spec.tools}
-        fields = {k for e in envs for t in e.spec.tools for k in t.input_schema.get("properties", {})}
-        fields |= {k for e in envs for t in e.spec.tools for k in t.output_schema.get("properties", {})}
-        fields |= {c.name for e in envs for table in e.spec.tables for c in table.columns}
+        fields: set[str] = set()
+        values: set[str] = set()
+
+        def walk(schema: object, fields: set[str] = fields, values: set[str] = values) -> None:
+            if isinstance(schema, dict):
+                values.update(v for v in schema.get("enum") or [] if isinstance(v, str))
+                for key, sub in (schema.get("properties") or {}).items():
+                    fields.add(key)
+                    walk(sub)
+                walk(schema.get("items"))
+
+        for e in envs:
+            for t in e.spec.tools:
+                walk(t.input_schema)
+                walk(t.output_schema)
+            fields |= {c.name for table in e.spec.tables for c in table.columns}
+        fields -= values  # an enum value ("basic_economy") is said, as a value
         composed = LinkedComposer(envs, seed=3, shared_entities=shared).compose(30)
         found[label] = [(t.task.user_scenario.opening_message, tools, fields) for t in composed]
     return found
