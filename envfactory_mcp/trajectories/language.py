@@ -168,11 +168,12 @@ def _words(text: str) -> frozenset[str]:
 _AGENT_OWN = _words(
     """apologies apology pleasure end side colleague colleagues team teammate supervisor manager
     name understanding mistake bad fault error knowledge part view opinion best role job
-    question questions answer notes note records record screen system systems tools colleague's
+    question questions answer notes note step turn shift priority records record screen system systems tools colleague's
     recommendation suggestion advice sincere sincerest deepest honest apologize"""
 )
 _POSSESSIVE = re.compile(
-    r"\b(?:my|mine)\b(?:\s+(?:own|current|new|old|other))?\s+([a-z][a-z'-]*)", re.IGNORECASE
+    r"\b(?:my|mine)\b(?:\s+(?:own|current|new|old|other|next|last|first|second|previous|recent|usual|main|only))?\s+([a-z][a-z'-]*)",
+    re.IGNORECASE,
 )
 # First person desire or purpose: "I want to", "I'd like to", "I'm writing to/about".
 _DESIRE = re.compile(
@@ -239,7 +240,7 @@ def customer_voice(text: str) -> list[str]:
             found.append(m.group(0))
     for m in _DESIRE.finditer(plain):
         clause = _clause(m.group(1))
-        words = [w.strip(",") for w in clause.lower().split()]
+        words = [w.strip(",:;") for w in clause.lower().split()]
         if not words or _SECOND_PERSON.search(clause) or words[0] in _AGENT_ACTS:
             continue
         if _AGENT_NEEDS & set(words[:5]):
@@ -382,6 +383,7 @@ EVERYDAY_PHRASES = frozenset(
         "gift card",
         "debit card",
         "card number",
+        "last four",  # of a card's digits
         "user name",
         "start date",
         "end date",

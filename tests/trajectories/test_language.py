@@ -121,6 +121,7 @@ def test_digits_are_masked_before_sentences_are_compared() -> None:
         "I'm ready to exchange items I received for order #W4014389.",
         "The charge I was billed twice for is wrong.",
         "Please move the booking to my new address.",
+        "A discount code for my next order is outside what I can do.",
         "I hope to get compensation for the delay.",
     ],
 )
@@ -147,6 +148,8 @@ def test_customer_voice_is_found(text: str) -> None:
         "Your reservation is cancelled; I have refunded $50.00 to your card.",
         "I need a moment to look that up.",
         "I hope knowing where it stands helps.",
+        "I just need one detail: may I ask the reason?",
+        "On to my next question: which card?",
         "I hope this helps, and I wish the trip goes well.",
     ],
 )
@@ -238,6 +241,7 @@ FIELDS = {
     "payment_method_id",
     "flight_number",
     "net_paid",
+    "last_four",
 }
 
 
@@ -266,6 +270,7 @@ def test_prompts_naming_tools_or_fields(text: str, names: list[str]) -> None:
         "My account is user_000001 and my bags total two.",
         "Could you look for a flight to Chicago?",
         "It's flight number HAT620, I think.",
+        "Use the card whose last four digits are 1234.",
     ],
 )
 def test_plain_english_and_values_do_not_name_a_field(text: str) -> None:
