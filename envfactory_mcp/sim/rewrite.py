@@ -69,6 +69,12 @@ def names(text: str) -> set[str]:
     return found
 
 
+def _present(value: str, text: str) -> bool:
+    """``value`` in ``text`` as a whole (not inside a longer word or number), case-insensitive."""
+    pattern = r"(?<![\w$#])" + re.escape(value.casefold()) + r"(?![\w])"
+    return re.search(pattern, text.casefold()) is not None
+
+
 @dataclass(frozen=True)
 class Verdict:
     ok: bool
@@ -82,21 +88,18 @@ def check_rewrite(original: str, rewrite: str, values: list[str] | tuple[str, ..
     value-like tokens and names must all be in the original."""
     if not rewrite.strip():
         return Verdict(False, "empty rewrite")
-    folded = rewrite.casefold()
     for value in values:
-        if value and value.casefold() in original.casefold() and value.casefold() not in folded:
+        if value and _present(value, original) and not _present(value, rewrite):
             return Verdict(False, f"dropped value {value!r}")
-    kept = value_tokens(rewrite)
-    for token in sorted(value_tokens(original)):
-        if token not in kept and token not in folded:
+    before, after = value_tokens(original), value_tokens(rewrite)
+    for token in sorted(before):
+        if token not in after and not _present(token, rewrite):
             return Verdict(False, f"dropped value {token!r}")
-    before = value_tokens(original)
-    original_folded = original.casefold()
-    for token in sorted(kept):
-        if token not in before and token not in original_folded:
+    for token in sorted(after):
+        if token not in before and not _present(token, original):
             return Verdict(False, f"invented value {token!r}")
     for name in sorted(names(rewrite) - names(original)):
-        if name not in original_folded:
+        if not _present(name, original):
             return Verdict(False, f"invented name {name!r}")
     return Verdict(True)
 

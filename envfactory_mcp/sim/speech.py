@@ -305,7 +305,7 @@ def agent_voice(phrase: str) -> str:
     def swap(m: re.Match[str]) -> str:
         word = m.group(1)
         new = _PRONOUNS[word.lower().replace("\u2019", "'")]
-        return new.capitalize() if m.start() == 0 and word[0].isupper() else new
+        return new  # the phrase goes inside the agent's sentence, which sets its own capital
 
     out = _FIRST_PERSON.sub(swap, phrase)
     return _BE_AFTER.sub(lambda m: "you are" if m.group(1) == "am" else "you were", out)
@@ -456,29 +456,33 @@ def _end(text: str, mark: str = ".") -> str:
 
 
 GREET_HI = ["Hi", "Hello", "Hi there", "Thanks for reaching out", "Thanks for getting in touch", "Good to hear from you",
-            "Thanks for contacting us", "Hello and thanks for writing in"]  # fmt: skip
+            "Thanks for contacting us", "Hello and thanks for writing in", "Welcome", "Good day",
+            "Thanks for your message", "Nice to hear from you"]  # fmt: skip
 GREET_HELP = ["I can help with that", "I'd be glad to help", "I'll be happy to look into this",
-              "let's get this sorted out", "I can take care of that for you", "I'm glad to help with this",
-              "I'll look into it right away", "we can sort this out together"]  # fmt: skip
+              "let's get this sorted out", "I can take care of that for you", "I'm glad to assist",
+              "I'll look into it right away", "we can sort this out together", "you've come to the right place",
+              "this is something I can handle", "let's see what we can do", "I'm on it",
+              "happy to take a look", "let me see to it"]  # fmt: skip
 
 IDENTITY_LEAD = ["First", "Before I look into this", "To get started", "Before I pull anything up",
                  "So I can find your records", "Before we go any further", "To begin",
-                 "Just so I'm looking at the right profile"]  # fmt: skip
+                 "Just so I'm looking at the right profile", "For security", "As a first step",
+                 "Before anything else", "To bring up your details"]  # fmt: skip
 IDENTITY_ASK = ["could you give me {what}", "may I have {what}", "could you share {what}", "can you tell me {what}",
-                "would you mind sharing {what}", "what is {what}"]  # fmt: skip
-IDENTITY_WHY = [
-    "",
-    " so I can verify who I'm speaking with",
-    " to verify your identity",
-    " so I can look you up",
-]
+                "would you mind sharing {what}", "what is {what}", "please send me {what}",
+                "I'll need {what}"]  # fmt: skip
+IDENTITY_WHY = ["", " so I can verify who I'm speaking with", " to verify your identity", " so I can look you up",
+                " to confirm it's you", " to pull up your file"]  # fmt: skip
 
 DETAIL_LEAD = ["", "Before I go ahead, ", "One thing first: ", "So I get this right, ", "Just to be sure, ",
-               "To set this up, ", "Quick question: "]  # fmt: skip
+               "To set this up, ", "Quick question: ", "One more detail: ", "Before I continue, ",
+               "To finish this off, "]  # fmt: skip
 DETAIL_ASK = ["which {label} would you like to use?", "which {label} should I use?", "which {label} do you mean?",
-              "could you tell me which {label} you'd like?", "what {label} did you have in mind?"]  # fmt: skip
+              "could you tell me which {label} you'd like?", "which {label} did you have in mind?",
+              "which {label} are we talking about?", "which {label} works best for you?"]  # fmt: skip
 VALUE_ASK = ["what should the {label} be?", "could you tell me the {label}?", "what {label} would you like?",
-             "what's the {label} you'd like me to use?", "can you let me know the {label}?"]  # fmt: skip
+             "what's the {label} you'd like me to use?", "can you let me know the {label}?",
+             "what {label} should I put down?", "which {label} would suit you?"]  # fmt: skip
 REASON_ASK = ["may I ask the reason?", "what's the reason for this?", "could you tell me the reason?",
               "can I ask the reason behind it?", "what is the reason, if you don't mind me asking?",
               "could you let me know the reason for it?"]  # fmt: skip
@@ -487,45 +491,52 @@ ADDRESS_ASK = ["what is the new address, with street, city, state, zip code and 
                "where should it go (street, city, state, zip code and country)?"]  # fmt: skip
 
 CONFIRM_LEAD = ["To confirm, ", "Just to be sure, ", "Before I make the change, ", "So we're on the same page, ",
-                 "Let me check with you first: ", "Okay, ", "Alright, "]  # fmt: skip
-CONFIRM_BODY = ["I'll {action}", "I'm going to {action}", "I will {action}", "the plan is to {action}"]
-CONFIRM_TAG = [" — shall I go ahead?", " — is that okay?", ", shall I proceed?", " — should I go ahead?",
-               " — do you want me to go ahead?", " — does that sound good?", ", is that correct?",
-               ", if that's okay with you — shall I?", " — okay to proceed?", ", would you like me to proceed?"]  # fmt: skip
+                "Let me check with you first: ", "Okay, ", "Alright, ", "Here's the plan: ", "Right, ",
+                "Let me run this by you: ", "Before I touch anything, ", "If I've understood correctly, "]  # fmt: skip
+CONFIRM_BODY = ["I'll {action}", "I'm going to {action}", "I will {action}", "the plan is to {action}",
+                "I'm about to {action}", "the next step would be to {action}", "I'd {action}",
+                "I can {action} now"]  # fmt: skip
 YES_LEAD = ["", "So, ", "Then ", "Now, ", "If that's right, "]
 YES_ASK = ["shall I go ahead?", "is that okay with you?", "should I proceed?", "do you want me to go ahead?",
            "okay to proceed?", "would you like me to proceed?", "is that correct?", "shall I do that?",
            "should I go ahead with it?", "can you confirm?", "are you happy for me to go ahead?",
-           "is it okay to go ahead?"]  # fmt: skip
+           "is it okay to go ahead?", "shall I make it happen?", "do you want me to confirm it?",
+           "is that fine by you?", "should I finalise it?", "shall I carry on?", "would you like me to do that?"]  # fmt: skip
 CONFIRM_QUESTION = ["Shall I {action}?", "Would you like me to {action}?", "Do you want me to {action} now?",
                     "Should I go ahead and {action}?", "Shall I go ahead and {action}?",
                     "Can you confirm you'd like me to {action}?", "Just to confirm: should I {action}?",
                     "Are you sure you'd like me to {action}?", "Okay to {action}?"]  # fmt: skip
 
 DONE_LEAD = ["", "Done: ", "There we go: ", "That's taken care of: ", "Thanks for confirming; ", "All set: ",
-             "Thanks, that went through: ", "It's done, and ", "Okay, that's through: ", "Good news: "]  # fmt: skip
+             "Thanks, that went through: ", "It's done, and ", "Okay, that's through: ", "Good news: ",
+             "Right, ", "That worked: ", "I've processed it: ", "Perfect, ", "Success: "]  # fmt: skip
 FOUND_LEAD = ["", "I've checked, and ", "I looked it up: ", "Here's what I found: ", "According to our records, ",
-              "I can see that ", "Our records show that ", "From what I can see, "]  # fmt: skip
+              "I can see that ", "Our records show that ", "From what I can see, ", "On my screen, ",
+              "Having checked, ", "I've pulled it up: ", "The system shows that "]  # fmt: skip
 UPDATED = ["{subject} has been updated", "{subject} is updated", "the change to {subject} went through",
-           "{subject} now has the change", "I've made the change to {subject}", "the update to {subject} is done",
-           "I've updated {subject}"]  # fmt: skip
+           "{subject} now has the change", "I've made the change to {subject}", "the update to {subject} is in",
+           "I've updated {subject}", "{subject} reflects the change now", "your request for {subject} is processed",
+           "{subject} is sorted"]  # fmt: skip
 
 REFUSE = ["I'm sorry, but I can't {act}: {reason}.", "Unfortunately I'm not able to {act}, because {reason}.",
           "I'm afraid I can't {act}, since {reason}.", "I can't {act} here, I'm sorry: {reason}.",
           "That's one thing I can't do: I'm unable to {act} because {reason}.",
-          "I'm sorry, I'm not able to {act}; {reason}."]  # fmt: skip
+          "I'm sorry, I'm not able to {act}; {reason}.", "Regrettably, I can't {act}, as {reason}.",
+          "I have to say no to that: I can't {act}, because {reason}."]  # fmt: skip
 UNMET = ["Since it is not {cond}, I can't {act}; that's where it stands.",
          "Because it isn't {cond}, I'm not able to {act}, so that's where things are.",
          "It isn't {cond}, so I can't {act}; that's the current state.",
          "As it's not {cond}, I'm unable to {act}, and that's where it stands.",
-         "I can't {act} because it is not {cond}, so it stays as it is."]  # fmt: skip
+         "I can't {act} because it is not {cond}, so it stays as it is.",
+         "It's no longer {cond}, which rules out being able to {act}; that's the situation."]  # fmt: skip
 MET = ["{subject} is {cond}, so I can go ahead with that.", "{subject} is {cond}, which means I can do that.",
        "Good news: {subject} is {cond}, so that's possible.", "{subject} is {cond}, so there's no problem there.",
-       "I checked: {subject} is {cond}, so we can do it."]  # fmt: skip
+       "I checked: {subject} is {cond}, so we can do it.", "{subject} is still {cond}, so this is doable."]  # fmt: skip
 INSTEAD = ["{subject} does not qualify for that, so as you asked I'll {act} instead.",
            "{subject} isn't eligible for that; as you asked, I'll {act} instead.",
            "That isn't possible for {subject}, so, as you said, I'll {act} instead.",
-           "{subject} doesn't qualify, so I'll {act} instead, as you asked."]  # fmt: skip
+           "{subject} doesn't qualify, so I'll {act} instead, as you asked.",
+           "As {subject} can't have that, I'll follow your fallback and {act}."]  # fmt: skip
 TRANSFER = ["I'm not able to arrange {request} myself, so I've transferred you to a human agent; they will follow up "
             "with you.",
             "{Request} is outside what I can do here, so I've handed your case to a human agent, who will get in "
@@ -535,12 +546,32 @@ TRANSFER = ["I'm not able to arrange {request} myself, so I've transferred you t
             "For {request} you'll need one of my colleagues: I've transferred you to a human agent, and they'll "
             "reach out shortly.",
             "That one needs a person: I've escalated {request} to a human agent, who will be in touch with you."]  # fmt: skip
-CLOSE_LEAD = ["", "Before you go, ", "Now, ", "Alright, ", "Okay, ", "And ", "Lastly, "]
+CLOSE_LEAD = ["", "Before you go, ", "Now, ", "Alright, ", "Okay, ", "And ", "Lastly, ", "So, "]
 CLOSE_CORE = ["is there anything else I can help you with?", "anything else I can do for you today?",
               "is there something else you'd like me to look at?", "can I help with anything else?",
               "what else can I do for you?", "do you need help with anything else?",
               "is there anything more I can look into for you?", "anything else on your list?",
-              "is there anything else you need from me?", "can I do anything else for you today?"]  # fmt: skip
+              "is there anything else you need from me?", "can I do anything else for you today?",
+              "is there any other matter I can help with?", "was there something further you needed?",
+              "can I assist with something more?", "is that everything for today?",
+              "does that cover what you needed?", "shall we look at something else too?",
+              "do you have any other questions?", "is there more you'd like to sort out?"]  # fmt: skip
+
+
+def identity_words(facts: list[Fact], rng: random.Random) -> str:
+    """The identity details asked for, in words, in an order and phrasing drawn from ``rng``."""
+    keys = [f.key for f in facts]
+    if "email" in keys:
+        return rng.choice(["the email address on your account", "your account's email address",
+                           "the email you registered with", "the email address you use with us"])  # fmt: skip
+    if {"first_name", "last_name", "zip"} <= set(keys):
+        return rng.choice(["your first name, last name and zip code", "your full name and zip code",
+                           "your name and the zip code on file", "your zip code and full name"])  # fmt: skip
+    labels = [f"{_label(f)}" for f in facts]
+    if "first name" in labels and "last name" in labels:
+        labels = [x for x in labels if x not in ("first name", "last name")] + ["full name"]
+    rng.shuffle(labels)
+    return "your " + _and(labels) if rng.random() < 0.5 else _and([f"your {x}" for x in labels])
 
 
 class Speaker:
@@ -582,7 +613,7 @@ class Speaker:
         form = self.pick(
             "identity", _forms([lead + ", " for lead in IDENTITY_LEAD], IDENTITY_ASK, IDENTITY_WHY)
         )
-        return _cap(form.format(what=_identity_words(facts))) + "?"
+        return _cap(form.format(what=identity_words(facts, self.rng))) + "?"
 
     def ask_for(self, group: list[Fact]) -> str:
         fact = group[0]
@@ -743,15 +774,31 @@ class Speaker:
                         f"the {name}" if " " in name else f"the {display_words(name, self.spec)} {label}"
                     )
             elif key.endswith("reason") and isinstance(value, str):
-                parts.append(f"the reason being {self.value(value, key)}")
+                said = self.value(value, key)
+                parts.append(
+                    self.rng.choice(
+                        [f"the reason being {said}", f"{said} as the reason", f"giving {said} as the reason"]
+                    )
+                )
             elif isinstance(value, str) and len(value.split()) > 3:
                 self.said.append(value)
-                parts.append(f'the {label} "{value}"')
+                parts.append(self.rng.choice([f'the {label} "{value}"', f'"{value}" as the {label}']))
             else:
-                parts.append(f"the {label} {self.value(value, key)}")
+                said = self.value(value, key)
+                parts.append(
+                    self.rng.choice([f"the {label} {said}", f"{said} as the {label}", f"{label} {said}"])
+                )
         text = f"{verb} {head}".rstrip()
         if parts:
-            text += self.pick("with", [", with ", " using ", " — ", ", with these details: "]) + _and(parts)
+            joins = [
+                ", with ",
+                " using ",
+                " — ",
+                ", with these details: ",
+                ", and that's with ",
+                ", setting ",
+            ]
+            text += self.pick("with", joins) + _and(parts)
         return text
 
 

@@ -1,0 +1,232 @@
+"""The demonstrator's voice (sim/speech.py): the agent's own words, values as a person says
+them, many forms per act drawn per episode; and the optional rewrite by a model
+(sim/rewrite.py), which must keep every grounded value."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import anyio
+import pytest
+from llm_server import openai_server
+from paths import SERVERS_DIR
+
+from envfactory_mcp.host.rollout import RolloutConfig, rollout
+from envfactory_mcp.records.trajectory import TrajectoryRecord
+from envfactory_mcp.scoring.policy import asks_confirmation
+from envfactory_mcp.sim import speech
+from envfactory_mcp.sim.rewrite import RewritingAgent, check_rewrite
+from envfactory_mcp.sim.speech import Speaker, agent_voice, humanise, say_value
+from envfactory_mcp.sim.types import AgentTurn
+from envfactory_mcp.spec.models import EnumLabel
+from envfactory_mcp.tasks.model import Fact, GoldAction, Task, write_tasks
+from envfactory_mcp.trajectories import language
+
+# ---------------------------------------------------------------- the agent's words
+
+
+@pytest.mark.parametrize(
+    ("phrase", "said"),
+    [
+        ("pay my bill", "pay your bill"),
+        ("add checked bags to my reservation", "add checked bags to your reservation"),
+        ("return items I received", "return items you received"),
+        ("I want to move my appointment to a later slot", "move your appointment to a later slot"),
+        ("I'd like to renew our membership for myself", "renew your membership for yourself"),
+        (
+            "get a refund for a ticket I bought at the kiosk",
+            "get a refund for a ticket you bought at the kiosk",
+        ),
+        ("I'm moving so update my address", "you're moving so update your address"),
+    ],
+)
+def test_the_customers_phrase_becomes_the_agents(phrase: str, said: str) -> None:
+    assert agent_voice(phrase) == said
+    assert not language.customer_voice(agent_voice(phrase))
+
+
+def test_fields_read_as_english_and_values_as_a_person_says_them() -> None:
+    assert humanise("nonfree_bags") == "non-free bags"
+    assert humanise("payment_method_id") == "payment method"
+    assert humanise("totals.net_paid") == "net paid"
+    assert say_value(48.99, "totals.refunded") == "$48.99"
+    assert say_value(1219.8, "amount") == "$1,219.80"
+    assert say_value(2, "total_bags") == "2"  # a count, not money
+    assert say_value(9.82, "data_remaining_gb") == "9.82 GB"
+    assert say_value("2026-06-06") == "June 6, 2026"
+    assert say_value("2026-06-06T14:30:00") == "June 6, 2026 at 2:30 PM"
+    assert say_value("14:05") == "2:05 PM"
+    assert say_value("basic_economy") == "basic economy"
+    column = SimpleNamespace(enum_labels={"exchange_requested": EnumLabel(display="awaiting an exchange")})
+    spec = SimpleNamespace(tables=[SimpleNamespace(columns=[column])])
+    assert say_value("exchange_requested", "status", spec) == "awaiting an exchange"
+
+
+def test_every_confirmation_asks_for_a_yes_and_names_nothing_in_its_question() -> None:
+    questions = speech._forms(speech.YES_LEAD, speech.YES_ASK)
+    assert len(questions) >= 40
+    for question in questions:
+        assert asks_confirmation(question), question
+        # The scripted user reads the last question: no wh-word, no identity cue in it.
+        assert not re.search(r"\b(which|what|where|when|who|how|name|account|email|zip)\b", question.lower())
+
+
+def _fact(key: str, kind: str = "identity") -> Fact:
+    return Fact.model_validate(
+        {"key": key, "value": "x", "text": "x", "kind": kind, "must": ["x"], "in_opening": False}
+    )
+
+
+def test_an_episode_never_says_a_form_twice_and_a_seed_says_the_same() -> None:
+    action = GoldAction(
+        server="retail", name="cancel_pending_order", arguments={"order_id": "#W1"}, output={}
+    )
+
+    def episode(seed: int) -> list[str]:
+        speaker = Speaker(seed, "task-1")
+        said = [speaker.greeting(), speaker.identity([_fact("email")])]
+        said += [speaker.confirm(action, [], "cancel my order") for _ in range(6)]
+        said += [speaker.close() for _ in range(6)]
+        return said
+
+    first = episode(3)
+    assert first == episode(3)
+    assert first != episode(4)
+    assert len(set(first)) == len(first)
+    assert all("order #W1" in text for text in first[2:8])
+
+
+# ---------------------------------------------------------------- 200 episodes
+
+
+@pytest.fixture(scope="module")
+def episodes(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> list[TrajectoryRecord]:
+    tasks: list[Task] = retail_tasks(200, seed=5)
+    tmp = tmp_path_factory.mktemp("speech")
+    write_tasks(tasks, tmp / "tasks.jsonl")
+    config = RolloutConfig(
+        envs=["retail"],
+        tasks_path=str(tmp / "tasks.jsonl"),
+        servers_dir=str(SERVERS_DIR),
+        agent="demonstrator",
+        transport="memory",
+        concurrency=8,
+        seed=5,
+    )
+    anyio.run(rollout, config, tmp / "run")
+    lines = (tmp / "run" / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
+    return [TrajectoryRecord.model_validate_json(line) for line in lines]
+
+
+@pytest.mark.slow
+def test_two_hundred_episodes_speak_as_the_agent_in_many_forms(episodes: list[TrajectoryRecord]) -> None:
+    assert len(episodes) == 200
+    assert all(r.reward == 1.0 for r in episodes), [r.task_id for r in episodes if r.reward != 1.0]
+    messages = [r.messages for r in episodes]
+    assert language.customer_voice_turns(messages) == []
+    assert language.snake_case_in_episodes(messages) == []
+    assert language.recurring_sentence_share(messages) <= 0.15
+    assert language.assistant_distinct2(messages) > 0.35  # 0.29 with the four-form voice
+    texts = [t for m in messages for t in language.texts_of(m, "assistant")]
+    asks = [t for t in texts if asks_confirmation(t)]
+    questions = {re.findall(r"[^.!?]*\?", t)[-1].strip() for t in asks if "?" in t}
+    assert len(asks) >= 100 and len(questions) >= 30  # not four forms
+    closes = {re.findall(r"[^.!?]*\?", language.texts_of(m, "assistant")[-1])[-1].strip() for m in messages}
+    assert len(closes) >= 30
+
+
+# ---------------------------------------------------------------- the rewrite
+
+ORIGINAL = (
+    "To confirm, I'll cancel order #W0012345, the reason being no longer needed; "
+    "the refund of $48.99 goes back to the Visa card ending in 6651."
+)
+
+
+def test_a_rewrite_must_keep_every_value_and_add_none() -> None:
+    values = ["#W0012345", "no longer needed", "$48.99", "Visa card ending in 6651"]
+    kept = "Just checking: I'll cancel order #W0012345 (no longer needed) and send $48.99 to the Visa card ending in 6651."
+    assert check_rewrite(ORIGINAL, kept, values).ok
+    dropped = check_rewrite(ORIGINAL, "I'll cancel order #W0012345 and refund your card.", values)
+    assert not dropped.ok and "dropped" in dropped.reason
+    invented = check_rewrite(ORIGINAL, kept + " It should arrive by June 9.", values)
+    assert not invented.ok and "invented" in invented.reason
+    named = check_rewrite(ORIGINAL, kept.replace("Just checking", "Thanks Maria, just checking"), values)
+    assert not named.ok and "maria" in named.reason
+
+
+class _Fixed:
+    name = "demonstrator"
+
+    def __init__(self) -> None:
+        self._speech = SimpleNamespace(take_said=lambda: ["#W0012345", "$48.99", "no longer needed"])
+
+    def start(self, task: object, tools: object, system_prompt: str) -> None:
+        pass
+
+    async def act(self, messages: object) -> AgentTurn:
+        return AgentTurn(content=ORIGINAL)
+
+
+@pytest.mark.slow
+def test_the_rewrite_over_http_keeps_good_rewrites_and_rejects_the_others(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from envfactory_mcp.llm import LiteLLMClient
+
+    good = "Before I go ahead: cancel order #W0012345 (no longer needed), refunding $48.99 to the Visa card ending in 6651?"
+    replies = [
+        {"content": good},
+        {"content": "I'll cancel order #W0012345 and refund the Visa card ending in 6651."},  # drops $48.99
+        {"content": good.replace("$48.99", "$48.99 within 5 days")},  # invents 5
+    ]
+    with (
+        openai_server(replies) as server,
+        caplog.at_level(logging.WARNING, logger="envfactory_mcp.sim.rewrite"),
+    ):
+        client = LiteLLMClient("openai/scripted-model", api_base=server.base_url, max_retries=0)
+        agent = RewritingAgent(_Fixed(), client)
+
+        async def three() -> list[str]:
+            return [str((await agent.act([])).content) for _ in range(3)]
+
+        said = anyio.run(three)
+        sent = server.requests
+    assert said == [good, ORIGINAL, ORIGINAL]
+    assert agent.accepted == 1
+    assert [r.reason for r in agent.rejections] == ["dropped value '$48.99'", "invented value '5'"]
+    assert sum("rewrite rejected" in r.getMessage() for r in caplog.records) == 2
+    assert ORIGINAL in str(sent[0]["messages"])  # the original went to the model
+
+
+def test_play_path(tmp_path: Path) -> None:
+    """``--agent demonstrator`` alone never rewrites (no model named)."""
+    from envfactory_mcp.host.rollout import make_agent
+    from envfactory_mcp.sim.demonstrator import DemonstratorAgent
+
+    config = RolloutConfig(envs=["retail"], tasks_path=str(tmp_path / "t.jsonl"), agent="demonstrator")
+    task = SimpleNamespace(env="retail")
+    assert isinstance(make_agent(config, task), DemonstratorAgent)  # type: ignore[arg-type]
+
+
+def test_no_form_speaks_in_the_customers_voice() -> None:
+    fill = {"action": "cancel order #W1", "what": "your email", "label": "payment method", "subject": "order #W1",
+            "act": "cancel it", "reason": "it has shipped", "cond": "pending", "request": "a refund",
+            "Request": "A refund"}  # fmt: skip
+    forms = (
+        speech._forms(speech.CONFIRM_LEAD, speech.CONFIRM_BODY)
+        + speech._forms(speech.DETAIL_LEAD, speech.DETAIL_ASK + speech.VALUE_ASK + speech.REASON_ASK)
+        + speech._forms(speech.GREET_HI, speech.GREET_HELP)
+        + speech._forms(speech.CLOSE_LEAD, speech.CLOSE_CORE)
+        + speech._forms(speech.IDENTITY_LEAD, speech.IDENTITY_ASK, speech.IDENTITY_WHY)
+        + speech._forms(speech.DONE_LEAD, speech.UPDATED)
+        + [*speech.REFUSE, *speech.UNMET, *speech.MET, *speech.INSTEAD, *speech.TRANSFER, *speech.FOUND_LEAD]
+    )
+    assert len(forms) > 1000
+    for form in forms:
+        text = form.replace("{Request}", fill["Request"]).format(**fill)
+        assert not language.customer_voice(text), text
+        assert not language.snake_case_words(text), text
