@@ -1,0 +1,550 @@
+"""A demonstrator blind to the gold (issue 26, build point 1).
+
+``agent_view(task)`` is everything the agent may know of a task: the user's side only (the
+scenario's facts, and each goal as the user asks for it). ``BlindDemonstrator`` consumes only
+that view, the offered tools and the environment's spec (tool intents, effects, params,
+declared outputs and claims, the policy's rules); it never reads ``task.gold``. A fact's
+value is used only once the user has said it (all of its ``must`` strings in the user's
+text); every other value comes from a tool output. An object the user describes (an order
+by its items, an item by its options) is found by calling lookups and reading the
+candidates one by one until one matches the user's words.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from envfactory_mcp.llm import ToolCall
+from envfactory_mcp.sim.speech import PlainSpeaker, Speaker
+from envfactory_mcp.sim.types import AgentTurn, Message
+from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
+from envfactory_mcp.tasks.model import Claim, Fact, GoldAction, Task
+from envfactory_mcp.tasks.oracle import values_at
+
+ASK_LIMIT = 2
+
+
+@dataclass(frozen=True)
+class GoalAsked:
+    """One goal as the user asks for it. ``kind`` is "act", "ask", "contingent" or
+    "transfer" (a request the policy will refuse reads as "act": the user does not know)."""
+
+    kind: str
+    intent: str
+    requested: str | None
+    condition: str | None
+    otherwise: str | None
+    request: str | None
+
+
+@dataclass(frozen=True)
+class AgentView:
+    """What the agent may know of a task: the user's side, nothing of the gold."""
+
+    task_id: str
+    env: str
+    facts: tuple[Fact, ...]
+    opening_message: str
+    goals: tuple[GoalAsked, ...]
+
+
+def agent_view(task: Task) -> AgentView:
+    """The user's side of ``task``; the only thing ``BlindDemonstrator`` reads of it."""
+    goals = []
+    for g in task.gold.goals:  # each goal's user phrases; not tool, actions, taken, reason
+        kind = {"refuse": "act"}.get(g.kind, g.kind)
+        # a refused or contingent goal's ``intent`` is what the gold did; the user asked for ``requested``
+        intent = g.requested if g.kind in ("refuse", "contingent") and g.requested else g.intent
+        goals.append(GoalAsked(kind, intent, g.requested, g.condition, g.otherwise, g.request))
+    s = task.user_scenario
+    return AgentView(task.task_id, task.env, tuple(s.known_info), s.opening_message, tuple(goals))
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[_\s]+", " ", text.casefold())
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", _norm(text))) - {"my", "a", "the", "an", "of", "i", "to", "for"}
+
+
+def _subtree_text(node: Any) -> str:
+    if isinstance(node, dict):
+        return " ".join(f"{k} {_subtree_text(v)}" for k, v in node.items())
+    if isinstance(node, list):
+        return " ".join(_subtree_text(v) for v in node)
+    return str(node)
+
+
+def _matches(must: list[str], text: str) -> bool:
+    """Whether every one of the user's words is in ``text`` as whole words."""
+    return all(re.search(r"(?<![\w.])" + re.escape(_norm(m)) + r"(?![\w.]|\.\d)", text) for m in must)
+
+
+def _stated(fact: Fact, said: str) -> bool:
+    return all(m.casefold() in said for m in fact.must)
+
+
+def _is_list_param(tool: Any, name: str) -> bool:
+    prop = tool.input_schema.get("properties", {}).get(name, {})
+    return bool(prop.get("type") == "array")
+
+
+class BlindDemonstrator:
+    """The demonstrator's procedure, deciding from ``agent_view`` and tool outputs only."""
+
+    name = "demonstrator"
+
+    def __init__(self, seed: int = 0, voice: str = "varied", spec: Any = None) -> None:
+        if spec is None:
+            raise ValueError("the blind demonstrator needs the environment's spec")
+        self.seed, self.voice, self.spec = seed, voice, spec
+        self._tools = {t.name: t for t in spec.tools}
+
+    def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
+        self.view = agent_view(task)
+        self._offered = {t["function"]["name"] for t in tools}
+        rng = random.Random(f"demonstrator:{self.seed}:{self.view.task_id}")
+        self._speech: Speaker | PlainSpeaker = (
+            PlainSpeaker(rng) if self.voice == "plain" else Speaker(self.seed, self.view.task_id, self.spec)
+        )
+        self._outputs: list[tuple[str, dict[str, Any], Any]] = []  # (tool, arguments, output)
+        self._pending: tuple[str, dict[str, Any]] | None = None
+        self._goal = 0
+        self._asked: dict[str, int] = {}
+        self._awaiting: tuple[str, dict[str, Any]] | None = None
+        self._confirmed: tuple[str, dict[str, Any]] | None = None
+        self._resolved: dict[int, Any] = {}  # id(fact) -> value read from an output
+        self._done_call: tuple[str, dict[str, Any], Any] | None = None
+        self._state_checked: set[int] = set()
+        self._greeted = False
+        self._n = 0
+
+    # ------------------------------------------------------------------ the turn
+
+    async def act(self, messages: list[Message]) -> AgentTurn:
+        self._take_output(messages)
+        said = "\n".join(
+            str(m.get("content"))
+            for m in messages
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+        ).casefold()
+        if self._awaiting is not None:
+            from envfactory_mcp.scoring.policy import affirms
+
+            last = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+            if affirms(str(last.get("content") or "")):
+                self._confirmed = self._awaiting
+            self._awaiting = None
+        report: list[str] = []
+        for _ in range(len(self.view.goals) + 1):
+            step = self._step(said, messages)
+            if isinstance(step, AgentTurn):
+                if report and step.tool_calls:
+                    return self._say(report)
+                if report and step.content:
+                    return self._say([*report, step.content])
+                return step
+            if step is None:  # the goal is finished and told
+                continue
+            report.append(step)
+        return self._say(report)
+
+    def _step(self, said: str, messages: list[Message]) -> AgentTurn | str | None:
+        # authentication first
+        auth = self.spec.policy_rules.authentication
+        if auth is not None and auth.tools and not any(o[0] in auth.tools for o in self._ok_outputs()):
+            if not self._goals_left() or self._goals_left()[0].kind == "transfer":
+                pass
+            else:
+                ident = [f for f in self.view.facts if f.kind == "identity"]
+                for name in auth.tools:
+                    tool = self._tools[name]
+                    facts = [
+                        f
+                        for f in ident
+                        if f.key.rsplit(".", 1)[-1] in tool.input_schema.get("properties", {})
+                    ]
+                    needed = set(tool.input_schema.get("required", []))
+                    if needed and needed <= {f.key.rsplit(".", 1)[-1] for f in facts}:
+                        if all(_stated(f, said) for f in facts):
+                            given = {f.key.rsplit(".", 1)[-1]: f.value for f in facts}
+                            if not self._called(name, given):
+                                return self._call(name, given)
+                        elif self._ask_ok("identity"):
+                            return self._say(
+                                [self._speech.identity([f for f in facts if not _stated(f, said)])]
+                            )
+                # none fits: go on without
+        if self._goal >= len(self.view.goals):
+            return self._say([self._speech.close()])
+        return self._goal_step(self._goal, said, messages)
+
+    def _goals_left(self) -> tuple[GoalAsked, ...]:
+        return self.view.goals[self._goal :]
+
+    # ------------------------------------------------------------------ one goal
+
+    def _goal_step(self, gi: int, said: str, messages: list[Message]) -> AgentTurn | str | None:
+        goal = self.view.goals[gi]
+        if goal.kind == "transfer":
+            tool = self._transfer_tool()
+            if self._done_call is None and tool is not None:
+                summary = {"summary": self._said_request(goal)}
+                return self._call(tool, summary, done=True)
+            return self._finish(self._speech.transfer(goal.request or "this"))
+        tool_name = self._match_tool(goal.intent)
+        if tool_name is None:
+            return self._finish("")
+        tool = self._tools[tool_name]
+        if self._done_call is not None:
+            return self._finish(self._result(gi, goal, self._done_call))
+        # details the user held back, before the write
+        write = tool_name in self.spec.policy_rules.confirm
+        if write:
+            held = [
+                f for f in self.view.facts if f.goal == gi and f.kind == "detail" and not _stated(f, said)
+            ]
+            if held:
+                group = _group(held)[0]
+                key = "|".join(f.key for f in group)
+                if self._ask_ok(key):
+                    return self._say([self._speech.ask_for(group)])
+        args, explore = self._arguments(gi, tool, said)
+        if args is None:
+            if explore is not None:
+                return self._call(*explore)
+            return self._finish("")
+        # the policy's rules on the object's state
+        for rule in self.spec.policy_rules.refusals:
+            if rule.tool != tool_name:
+                continue
+            param = next((p for p, s in tool.params.items() if s.entity == rule.entity and p in args), None)
+            if param is None:
+                continue
+            state = self._state_of(rule, args[param])
+            if state is _UNREAD:
+                shown = self._tools[rule.shown_by]
+                sp = next((p for p, s in shown.params.items() if s.entity == rule.entity), param)
+                return self._call(rule.shown_by, {sp: args[param]})
+            if state not in rule.allowed:
+                claim = Claim(tool=rule.shown_by, path=rule.path, value=state, text=str(state))
+                facts = self._speech.claims([claim], self._speech.subject(None), None, lead=False)
+                if goal.kind == "contingent" and goal.otherwise:
+                    other = self._match_tool(goal.otherwise)
+                    if other is not None and other != tool_name and other in self.spec.policy_rules.confirm:
+                        self.view = _replace_goal(
+                            self.view, gi, GoalAsked("act", goal.otherwise, None, None, None, None)
+                        )
+                        return self._say([facts, self._speech.instead("it", goal.otherwise)])
+                    return self._finish(f"{facts} {self._speech.unmet(goal.condition or '', goal.intent)}")
+                return self._finish(
+                    f"{facts} {self._speech.refusal(goal.requested or goal.intent, rule.reason)}"
+                )
+        if write and self._confirmed != (tool_name, args):
+            self._awaiting = (tool_name, args)
+            action = GoldAction(server="", name=tool_name, arguments=args, output={}, confirm=True)
+            return self._say([self._speech.confirm(action, messages, goal.intent)])
+        return self._call(tool_name, args, done=True)
+
+    def _finish(self, text: str) -> str | None:
+        self._goal += 1
+        self._done_call = None
+        self._confirmed = None
+        return text or None
+
+    def _result(self, gi: int, goal: GoalAsked, done: tuple[str, dict[str, Any], Any]) -> str:
+        name, args, output = done
+        tool = self._tools.get(name)
+        if tool is None or not isinstance(output, dict):
+            return ""
+        claims = []
+        refs = [f for f in self.view.facts if f.goal == gi and f.kind == "reference"]
+        for path in tool.claims:
+            if "[]" not in path:
+                values = values_at(output, path)
+                if values:
+                    claims.append(Claim(tool=name, path=path, value=values[0], text=str(values[0])))
+                continue
+            prefix, rest = path.split("[].", 1)
+            elements = [e for e in values_at(output, prefix + "[]") if isinstance(e, dict)]
+            best = None
+            for element in elements:
+                text = _norm(_subtree_text(element))
+                if any(_matches(f.must, text) for f in refs):
+                    best = element
+                    break
+            if best is None and elements:
+                best = elements[0]
+            if best is not None:
+                values = values_at(best, rest)
+                if values:
+                    claims.append(Claim(tool=name, path=path, value=values[0], text=str(values[0])))
+        action = GoldAction(
+            server="",
+            name=name,
+            arguments=args,
+            output=output,
+            confirm=name in self.spec.policy_rules.confirm,
+        )
+        named = next((f.text for f in reversed(refs)), None)
+        return self._speech.claims(claims, self._speech.subject(action), action, lead=True, element=named)
+
+    # ------------------------------------------------------------------ choosing
+
+    def _match_tool(self, phrase: str) -> str | None:
+        """The offered tool whose declared intent (then name and description) best matches
+        the user's phrase."""
+        want = _words(phrase)
+        best, score = None, 0.0
+        for tool in self.spec.tools:
+            if tool.name in (
+                self.spec.policy_rules.authentication.tools if self.spec.policy_rules.authentication else []
+            ):
+                continue
+            if _norm(tool.intent) == _norm(phrase):
+                return str(tool.name)
+            have = _words(tool.intent) | _words(tool.name)
+            s = len(want & have) / (len(want | _words(tool.intent)) or 1) + 0.1 * len(
+                want & _words(tool.description)
+            )
+            if s > score:
+                best, score = tool.name, s
+        return best
+
+    def _transfer_tool(self) -> str | None:
+        return next((t.name for t in self.spec.tools if "transfer" in t.name), None)
+
+    def _said_request(self, goal: GoalAsked) -> str:
+        return goal.request or goal.intent
+
+    def _arguments(
+        self, gi: int, tool: Any, said: str
+    ) -> tuple[dict[str, Any] | None, tuple[str, dict[str, Any]] | None]:
+        """The call's arguments, or None and a lookup to read next."""
+        args: dict[str, Any] = {}
+        props = tool.input_schema.get("properties", {})
+        required = set(tool.input_schema.get("required", []))
+        # one-value parameters first: a list's elements are looked for beside them (the items
+        # of the order named)
+        for name in sorted(props, key=lambda n: _is_list_param(tool, n)):
+            facts = [f for f in self.view.facts if f.key.rsplit(".", 1)[-1] == name]
+            mine = [f for f in facts if f.goal == gi] or facts
+            param = tool.params.get(name)
+            entity = param.entity if param else None
+            if mine:
+                values = []
+                for fact in mine:
+                    value = self._fact_value(fact, entity, said, list(args.values()))
+                    if value is _UNREAD:
+                        return None, self._explore(entity, fact)
+                    values.append(value)
+                if _is_list_param(tool, name):
+                    flat: list[Any] = []
+                    for v in values:
+                        flat.extend(v if isinstance(v, list) else [v])
+                    args[name] = flat
+                else:
+                    args[name] = values[-1]
+                continue
+            if entity is not None:
+                ids = self._ids_of(entity)
+                if ids:
+                    args[name] = [ids[0]] if _is_list_param(tool, name) else ids[0]
+                    continue
+                if name in required:
+                    return None, self._explore(entity, None)
+            if name in ADDRESS_PARTS and name in required:
+                args[name] = ""  # an address part the user has not got (a second line)
+                continue
+            if name in required:
+                return None, None
+        return args, None
+
+    def _fact_value(self, fact: Fact, entity: str | None, said: str, beside: list[Any]) -> Any:
+        if _stated(fact, said) and (
+            fact.kind != "reference" or _norm(json.dumps(fact.value)).strip('"') in _norm(said)
+        ):
+            return fact.value
+        if id(fact) in self._resolved:
+            return self._resolved[id(fact)]
+        if fact.kind == "reference" and entity is not None:
+            same_goal = {id(f) for f in self.view.facts if f.goal == fact.goal}
+            used = {str(v) for k, v in self._resolved.items() if k in same_goal}
+            found = [
+                (value, whole)
+                for value, text, whole in self._candidates(entity, with_output=True)
+                if str(value) not in used and _matches(fact.must, text)
+            ]
+            near = [
+                v for v, whole in found if any(_norm(str(b)) in whole for b in beside if b not in (None, ""))
+            ]
+            if found:
+                value = (near or [v for v, _ in found])[0]
+                self._resolved[id(fact)] = value
+                return value
+        if not _stated(fact, said):
+            return _UNREAD
+        return fact.value if fact.kind != "reference" else _UNREAD
+
+    def _id_fields(self, entity: str) -> tuple[set[str], set[str]]:
+        scalar, listed = set(), set()
+        for tool in self.spec.tools:
+            for path, e in tool.outputs.items():
+                if e != entity:
+                    continue
+                last = path.rsplit(".", 1)[-1]
+                if last.endswith("[]"):
+                    listed.add(last[:-2])
+                else:
+                    scalar.add(last)
+        return scalar, listed
+
+    def _candidates(self, entity: str, with_output: bool = False) -> list[Any]:
+        """(id, the text around it) for every object of ``entity`` seen in an output, in the
+        order read; the text is the object's own subtree and its ancestors' plain values."""
+        scalar, listed = self._id_fields(entity)
+        out: list[tuple[Any, str, str]] = []
+
+        def walk(node: Any, context: str, whole: str) -> None:
+            if isinstance(node, dict):
+                plain = " ".join(str(v) for v in node.values() if not isinstance(v, (dict, list)))
+                for key, value in node.items():
+                    if key in scalar and not isinstance(value, (dict, list)) and value is not None:
+                        out.append((value, _norm(context + " " + _subtree_text(node)), whole))
+                    if key in listed and isinstance(value, list):
+                        out.extend((v, "", whole) for v in value if not isinstance(v, (dict, list)))
+                for value in node.values():
+                    walk(value, context + " " + plain, whole)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value, context, whole)
+
+        for _, _, output in self._ok_outputs():
+            walk(output, "", _norm(_subtree_text(output)))
+        return out if with_output else [(v, t) for v, t, _ in out]
+
+    def _ids_of(self, entity: str) -> list[Any]:
+        seen: list[Any] = []
+        for value, _ in self._candidates(entity):
+            if value not in seen:
+                seen.append(value)
+        return seen
+
+    def _explore(self, entity: str | None, fact: Fact | None) -> tuple[str, dict[str, Any]] | None:
+        """The next lookup to read: a read tool that declares ``entity`` in its output (its
+        candidates in the order listed, the likeliest first), else one that leads there."""
+        if entity is None:
+            return None
+        leads = {entity}
+        for tool in self.spec.tools:
+            if entity in tool.outputs.values():
+                leads |= {p.entity for p in tool.params.values() if p.entity}
+        must = [_norm(m) for m in (fact.must if fact else [])]
+        options: list[tuple[float, int, str, dict[str, Any]]] = []
+        auth = self.spec.policy_rules.authentication
+        for tool in self.spec.tools:
+            if tool.effect != "read" or tool.name in (auth.tools if auth else []) or "transfer" in tool.name:
+                continue
+            outs = set(tool.outputs.values())
+            rank = 2.0 if entity in outs else 1.0 if outs & leads else 0.0
+            if rank == 0.0:
+                continue
+            required = tool.input_schema.get("required", [])
+            if not required or any(not (tool.params.get(r) and tool.params[r].entity) for r in required):
+                continue
+            r = required[0]
+            ent = tool.params[r].entity
+            assert ent is not None
+            cands = self._candidates(ent)
+            for index, (value, text) in enumerate(cands):
+                args = {r: value}
+                if self._called(tool.name, args):
+                    continue
+                score = rank + 0.5 * sum(_matches([m], text) for m in must) / (len(must) or 1)
+                options.append((-score, index, tool.name, args))
+        if not options:
+            return None
+        options.sort(key=lambda o: (o[0], o[1]))
+        return options[0][2], options[0][3]
+
+    def _state_of(self, rule: Any, value: Any) -> Any:
+        for name, args, output in reversed(self._ok_outputs()):
+            if name == rule.shown_by and value in args.values():
+                got = values_at(output, rule.path)
+                return got[0] if got else None
+        return _UNREAD
+
+    # ------------------------------------------------------------------ calls and outputs
+
+    def _ok_outputs(self) -> list[tuple[str, dict[str, Any], Any]]:
+        return [o for o in self._outputs if isinstance(o[2], dict) and "error" not in o[2]]
+
+    def _called(self, name: str, args: dict[str, Any]) -> bool:
+        return any(o[0] == name and o[1] == args for o in self._outputs)
+
+    def _call(self, name: str, args: dict[str, Any], done: bool = False) -> AgentTurn:
+        bare = name
+        offered = next((o for o in self._offered if o == name or o.endswith("__" + name)), name)
+        self._pending = (bare, args)
+        self._pending_done = done
+        call = ToolCall.parse(f"call_{self._n}", offered, json.dumps(args))
+        self._n += 1
+        self._greeted = True
+        return AgentTurn(tool_calls=[call])
+
+    def _take_output(self, messages: list[Message]) -> None:
+        if self._pending is None or not messages or messages[-1].get("role") != "tool":
+            return
+        content = messages[-1].get("content")
+        try:
+            output = json.loads(content) if isinstance(content, str) else content
+        except json.JSONDecodeError:
+            output = {"error": content}
+        if not isinstance(output, dict):
+            output = {"result": output}
+        name, args = self._pending
+        self._outputs.append((name, args, output))
+        if self._pending_done:
+            self._done_call = (name, args, output)
+        self._pending = None
+
+    def _ask_ok(self, key: str) -> bool:
+        if self._asked.get(key, 0) >= ASK_LIMIT:
+            return False
+        self._asked[key] = self._asked.get(key, 0) + 1
+        return True
+
+    def _say(self, parts: list[str]) -> AgentTurn:
+        if not self._greeted:
+            parts = [self._speech.greeting(), *parts]
+        self._greeted = True
+        return AgentTurn(content=" ".join(p for p in parts if p))
+
+
+class _Unread:
+    pass
+
+
+_UNREAD: Any = _Unread()
+
+
+def _replace_goal(view: AgentView, index: int, goal: GoalAsked) -> AgentView:
+    goals = list(view.goals)
+    goals[index] = goal
+    return AgentView(view.task_id, view.env, view.facts, view.opening_message, tuple(goals))
+
+
+def _group(facts: list[Fact]) -> list[list[Fact]]:
+    groups: list[list[Fact]] = []
+    address: list[Fact] = []
+    for fact in facts:
+        if fact.key.rsplit(".", 1)[-1] in ADDRESS_PARTS:
+            address.append(fact)
+        else:
+            groups.append([fact])
+    return ([address] if address else []) + groups
