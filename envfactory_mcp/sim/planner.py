@@ -202,9 +202,41 @@ class BlindDemonstrator:
             return self._finish("")
         tool = self._tools[tool_name]
         if self._done_call is not None:
-            return self._finish(self._result(gi, goal, self._done_call))
-        # details the user held back, before the write
+            return self._finish(self._result(gi, self._done_call))
         write = tool_name in self.spec.policy_rules.confirm
+        # the policy's rules on the object's state, read before anything else is asked
+        for rule in self.spec.policy_rules.refusals:
+            if rule.tool != tool_name:
+                continue
+            param = next((p for p, s in tool.params.items() if s.entity == rule.entity), None)
+            if param is None:
+                continue
+            part, explore = self._arguments(gi, tool, said, only={param})
+            if part is None or param not in part:
+                if explore is not None:
+                    return self._call(*explore)
+                continue
+            shown = self._tools[rule.shown_by]
+            sp = next((p for p, s in shown.params.items() if s.entity == rule.entity), param)
+            read = self._read_of(rule.shown_by, part[param])
+            if read is None:
+                return self._call(rule.shown_by, {sp: part[param]})
+            got = values_at(read[1], rule.path)
+            state = got[0] if got else None
+            if state not in rule.allowed:
+                facts = self._result(gi, (rule.shown_by, read[0], read[1]), lead=False)
+                if goal.kind == "contingent" and goal.otherwise:
+                    other = self._match_tool(goal.otherwise)
+                    if other is not None and other != tool_name and other in self.spec.policy_rules.confirm:
+                        self.view = _replace_goal(
+                            self.view, gi, GoalAsked("act", goal.otherwise, None, None, None, None)
+                        )
+                        return self._say([facts, self._speech.instead("it", goal.otherwise)])
+                    return self._finish(f"{facts} {self._speech.unmet(goal.condition or '', goal.intent)}")
+                return self._finish(
+                    f"{facts} {self._speech.refusal(goal.requested or goal.intent, rule.reason)}"
+                )
+        # details the user held back, before the write
         if write:
             held = [
                 f for f in self.view.facts if f.goal == gi and f.kind == "detail" and not _stated(f, said)
@@ -219,32 +251,6 @@ class BlindDemonstrator:
             if explore is not None:
                 return self._call(*explore)
             return self._finish("")
-        # the policy's rules on the object's state
-        for rule in self.spec.policy_rules.refusals:
-            if rule.tool != tool_name:
-                continue
-            param = next((p for p, s in tool.params.items() if s.entity == rule.entity and p in args), None)
-            if param is None:
-                continue
-            state = self._state_of(rule, args[param])
-            if state is _UNREAD:
-                shown = self._tools[rule.shown_by]
-                sp = next((p for p, s in shown.params.items() if s.entity == rule.entity), param)
-                return self._call(rule.shown_by, {sp: args[param]})
-            if state not in rule.allowed:
-                claim = Claim(tool=rule.shown_by, path=rule.path, value=state, text=str(state))
-                facts = self._speech.claims([claim], self._speech.subject(None), None, lead=False)
-                if goal.kind == "contingent" and goal.otherwise:
-                    other = self._match_tool(goal.otherwise)
-                    if other is not None and other != tool_name and other in self.spec.policy_rules.confirm:
-                        self.view = _replace_goal(
-                            self.view, gi, GoalAsked("act", goal.otherwise, None, None, None, None)
-                        )
-                        return self._say([facts, self._speech.instead("it", goal.otherwise)])
-                    return self._finish(f"{facts} {self._speech.unmet(goal.condition or '', goal.intent)}")
-                return self._finish(
-                    f"{facts} {self._speech.refusal(goal.requested or goal.intent, rule.reason)}"
-                )
         if write and self._confirmed != (tool_name, args):
             self._awaiting = (tool_name, args)
             action = GoldAction(server="", name=tool_name, arguments=args, output={}, confirm=True)
@@ -257,7 +263,7 @@ class BlindDemonstrator:
         self._confirmed = None
         return text or None
 
-    def _result(self, gi: int, goal: GoalAsked, done: tuple[str, dict[str, Any], Any]) -> str:
+    def _result(self, gi: int, done: tuple[str, dict[str, Any], Any], lead: bool = True) -> str:
         name, args, output = done
         tool = self._tools.get(name)
         if tool is None or not isinstance(output, dict):
@@ -292,7 +298,7 @@ class BlindDemonstrator:
             confirm=name in self.spec.policy_rules.confirm,
         )
         named = next((f.text for f in reversed(refs)), None)
-        return self._speech.claims(claims, self._speech.subject(action), action, lead=True, element=named)
+        return self._speech.claims(claims, self._speech.subject(action), action, lead=lead, element=named)
 
     # ------------------------------------------------------------------ choosing
 
@@ -323,7 +329,7 @@ class BlindDemonstrator:
         return goal.request or goal.intent
 
     def _arguments(
-        self, gi: int, tool: Any, said: str
+        self, gi: int, tool: Any, said: str, only: set[str] | None = None
     ) -> tuple[dict[str, Any] | None, tuple[str, dict[str, Any]] | None]:
         """The call's arguments, or None and a lookup to read next."""
         args: dict[str, Any] = {}
@@ -332,6 +338,8 @@ class BlindDemonstrator:
         # one-value parameters first: a list's elements are looked for beside them (the items
         # of the order named)
         for name in sorted(props, key=lambda n: _is_list_param(tool, n)):
+            if only is not None and name not in only:
+                continue
             facts = [f for f in self.view.facts if f.key.rsplit(".", 1)[-1] == name]
             mine = [f for f in facts if f.goal == gi] or facts
             param = tool.params.get(name)
@@ -472,12 +480,12 @@ class BlindDemonstrator:
         options.sort(key=lambda o: (o[0], o[1]))
         return options[0][2], options[0][3]
 
-    def _state_of(self, rule: Any, value: Any) -> Any:
+    def _read_of(self, tool: str, value: Any) -> tuple[dict[str, Any], Any] | None:
+        """The latest output of ``tool`` called with ``value``, and its arguments."""
         for name, args, output in reversed(self._ok_outputs()):
-            if name == rule.shown_by and value in args.values():
-                got = values_at(output, rule.path)
-                return got[0] if got else None
-        return _UNREAD
+            if name == tool and value in args.values():
+                return args, output
+        return None
 
     # ------------------------------------------------------------------ calls and outputs
 
