@@ -85,6 +85,14 @@ def _matches(must: list[str], text: str) -> bool:
     return all(re.search(r"(?<![\w.])" + re.escape(_norm(m)) + r"(?![\w.]|\.\d)", text) for m in must)
 
 
+def _scalars(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        return [x for v in node.values() for x in _scalars(v)]
+    if isinstance(node, list):
+        return [x for v in node for x in _scalars(v)]
+    return [node] if isinstance(node, (str, int)) and not isinstance(node, bool) else []
+
+
 def _stated(fact: Fact, said: str) -> bool:
     return all(m.casefold() in said for m in fact.must)
 
@@ -423,7 +431,11 @@ class BlindDemonstrator:
                 plain = " ".join(str(v) for v in node.values() if not isinstance(v, (dict, list)))
                 for key, value in node.items():
                     if key in scalar and not isinstance(value, (dict, list)) and value is not None:
-                        out.append((value, _norm(context + " " + _subtree_text(node)), whole))
+                        # the object's words, and those of what it points at (a ticket's line label)
+                        joined = " ".join(
+                            about[str(v)] for v in _scalars(node) if str(v) in about and v != value
+                        )
+                        out.append((value, _norm(context + " " + _subtree_text(node) + " " + joined), whole))
                     if key in listed and isinstance(value, list):
                         out.extend((v, "", whole) for v in value if not isinstance(v, (dict, list)))
                 for value in node.values():
@@ -432,6 +444,12 @@ class BlindDemonstrator:
                 for value in node:
                     walk(value, context, whole)
 
+        about: dict[str, str] = {}
+        for _, args, output in self._ok_outputs():
+            plain = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
+            for v in args.values():
+                if isinstance(v, (str, int)):
+                    about[str(v)] = about.get(str(v), "") + " " + plain
         for _, _, output in self._ok_outputs():
             walk(output, "", _norm(_subtree_text(output)))
         return out if with_output else [(v, t) for v, t, _ in out]
@@ -463,7 +481,11 @@ class BlindDemonstrator:
             if rank == 0.0:
                 continue
             required = tool.input_schema.get("required", [])
-            if not required or any(not (tool.params.get(r) and tool.params[r].entity) for r in required):
+            if not required:
+                if entity in outs and not self._called(tool.name, {}):
+                    options.append((-rank, -1, tool.name, {}))
+                continue
+            if any(not (tool.params.get(r) and tool.params[r].entity) for r in required):
                 continue
             r = required[0]
             ent = tool.params[r].entity
