@@ -1,7 +1,8 @@
 """Language benchmark (issue 26, its acceptance): is the dialogue language worth imitating?
 
     python bench/bench_language.py [--envs retail,airline,telecom] [--tasks 150] [--eval-tasks 40]
-                                   [--seed 9] [--repeat 1] [--blind-scenario] [--baseline <git rev>]
+                                   [--seed 9] [--repeat 1] [--blind-scenario] [--blind-agent NAME]
+                                   [--baseline <git rev>]
                                    [--json out.json]
 
 Per environment: ``--tasks`` tasks (``tasks.generate.generate_tasks``, seed 9), played once by
@@ -21,7 +22,9 @@ and are printed with their targets and pass/FAIL:
   taken / reason, required calls, final hash, diff) by ``BlindAgent``, a wrapper that strips
   before delegating ``start()``; the user and the scoring keep the real task. Target: reward
   1.0 on every task. An agent that raises (today's demonstrator reads the gold) ends its
-  episode, which counts as reward 0 with the exception in one line. ``--blind-scenario``
+  episode, which counts as reward 0 with the exception in one line. ``--blind-agent`` names
+  the agent wrapped (default ``demonstrator``: a rollout agent name, or ``module:Class`` built
+  as ``Class(seed=, spec=)`` with the package's spec). ``--blind-scenario``
   also strips what the user knows (``user_scenario`` but the opening message) for a third run.
 * for information: the demonstrator's own mean reward, field dumps ("Insurance: no.") in
   requests and in assistant turns, assistant turns naming a tool or field in prose.
@@ -160,7 +163,13 @@ def one_line(exc: BaseException) -> str:
 
 
 def collect(
-    envs: list[str], n: int, n_eval: int, seed: int, servers_dir: Path, blind_scenario: bool
+    envs: list[str],
+    n: int,
+    n_eval: int,
+    seed: int,
+    servers_dir: Path,
+    blind_scenario: bool,
+    blind_agent: str = "demonstrator",
 ) -> dict[str, Any]:
     """Raw material per environment (texts, messages, rewards), with the revision's own API."""
     import anyio
@@ -168,7 +177,7 @@ def collect(
     try:
         from envfactory_mcp.catalog import load_environment
         from envfactory_mcp.eval.main import EvalConfig, eval_tasks
-        from envfactory_mcp.host.rollout import RolloutConfig, make_agent, rollout
+        from envfactory_mcp.host.rollout import RolloutConfig, make_agent, rollout  # noqa: F401 - make_agent: the API blind runs need
         from envfactory_mcp.tasks.generate import generate_tasks
         from envfactory_mcp.tasks.model import write_tasks
     except ImportError as exc:
@@ -207,7 +216,7 @@ def collect(
                 def factory(
                     c: Any, t: Any, failures: dict[str, str] = failures, scenario: bool = scenario
                 ) -> Any:
-                    return BlindAgent(make_agent(c, t), failures, scenario)
+                    return BlindAgent(blind_inner(blind_agent, c, t), failures, scenario)
 
                 anyio.run(rollout, config(), Path(tmp) / f"blind_{label}", None, factory)
                 blind[label] = [
@@ -243,6 +252,22 @@ def collect(
             "cpu_s": time.process_time() - started,
         }
     return out
+
+
+def blind_inner(name: str, config: Any, task: Any) -> Any:
+    """The agent the blind run wraps: ``module:Class`` (built as ``Class(seed=, spec=)`` with
+    the package's spec), else a rollout agent name (``make_agent`` with ``agent=name``)."""
+    import dataclasses
+
+    from envfactory_mcp.host.rollout import make_agent
+
+    if ":" in name:
+        from envfactory_mcp.catalog import package_spec
+
+        module, _, cls = name.partition(":")
+        agent_class = getattr(importlib.import_module(module), cls)
+        return agent_class(seed=config.seed, spec=package_spec(Path(config.servers_dir), task.env))
+    return make_agent(dataclasses.replace(config, agent=name), task)
 
 
 def blind_reason(record: dict[str, Any]) -> str:
@@ -431,6 +456,8 @@ def run_baseline(rev: str, args: argparse.Namespace) -> tuple[dict[str, Any] | N
             str(args.seed),
             "--servers-dir",
             str(tree / "generated_servers"),
+            "--blind-agent",
+            args.blind_agent,
         ] + (["--blind-scenario"] if args.blind_scenario else [])
         env = {**os.environ, "PYTHONPATH": str(tree)}
         done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
@@ -457,6 +484,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--repeat", type=int, default=1, help="repeat the measurement; CPU time as a median")
     parser.add_argument("--blind-scenario", action="store_true", help="also strip what the user knows")
+    parser.add_argument(
+        "--blind-agent",
+        default="demonstrator",
+        help="the agent the gold-removed run wraps: a rollout agent name, or module:Class built as Class(seed=, spec=)",
+    )
     parser.add_argument("--baseline", help="a git revision to measure beside this checkout")
     parser.add_argument("--servers-dir", type=Path, default=ROOT / "generated_servers")
     parser.add_argument("--json", type=Path, help="write the figures here")
@@ -465,7 +497,13 @@ def main() -> None:
     args.envs = [e.strip() for e in args.envs.split(",") if e.strip()]
     if args.collect is not None:
         raw = collect(
-            args.envs, args.tasks, args.eval_tasks, args.seed, args.servers_dir, args.blind_scenario
+            args.envs,
+            args.tasks,
+            args.eval_tasks,
+            args.seed,
+            args.servers_dir,
+            args.blind_scenario,
+            args.blind_agent,
         )
         args.collect.write_text(json.dumps(raw), encoding="utf-8")
         return
@@ -474,7 +512,13 @@ def main() -> None:
     ours: dict[str, dict[str, Any]] = {}
     for i in range(max(1, args.repeat)):
         raw = collect(
-            args.envs, args.tasks, args.eval_tasks, args.seed, args.servers_dir, args.blind_scenario
+            args.envs,
+            args.tasks,
+            args.eval_tasks,
+            args.seed,
+            args.servers_dir,
+            args.blind_scenario,
+            args.blind_agent,
         )
         for e in args.envs:
             cpu[e].append(raw[e]["cpu_s"])
@@ -492,7 +536,8 @@ def main() -> None:
     head = git_head()
     print(
         f"\nlanguage figures at {head}, seed {args.seed}, {args.tasks} tasks and {args.eval_tasks} eval prompts "
-        f"per environment (load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+        f"per environment, gold removed for {args.blind_agent} "
+        f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
     print(table(ours, base, args.envs, base_label))
     print(
