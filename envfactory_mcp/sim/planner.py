@@ -72,12 +72,14 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", _norm(text))) - {"my", "a", "the", "an", "of", "i", "to", "for"}
 
 
-def _subtree_text(node: Any) -> str:
+def _subtree_text(node: Any, labels: dict[tuple[str, str], str] | None = None, key: str = "") -> str:
+    """The words of ``node``: keys and values, an enum value also in the spec's display words."""
     if isinstance(node, dict):
-        return " ".join(f"{k} {_subtree_text(v)}" for k, v in node.items())
+        return " ".join(f"{k} {_subtree_text(v, labels, k)}" for k, v in node.items())
     if isinstance(node, list):
-        return " ".join(_subtree_text(v) for v in node)
-    return str(node)
+        return " ".join(_subtree_text(v, labels, key) for v in node)
+    shown = (labels or {}).get((key, str(node)))
+    return f"{node} {shown}" if shown else str(node)
 
 
 def _matches(must: list[str], text: str) -> bool:
@@ -112,6 +114,12 @@ class BlindDemonstrator:
             raise ValueError("the blind demonstrator needs the environment's spec")
         self.seed, self.voice, self.spec = seed, voice, spec
         self._tools = {t.name: t for t in spec.tools}
+        self._labels: dict[tuple[str, str], str] = {
+            (column.name, str(value)): " ".join([label.display, *label.words])
+            for table in spec.tables
+            for column in table.columns
+            for value, label in (column.enum_labels or {}).items()
+        }
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self.view = agent_view(task)
@@ -288,7 +296,7 @@ class BlindDemonstrator:
             elements = [e for e in values_at(output, prefix + "[]") if isinstance(e, dict)]
             best = None
             for element in elements:
-                text = _norm(_subtree_text(element))
+                text = _norm(_subtree_text(element, self._labels))
                 if any(_matches(f.must, text) for f in refs):
                     best = element
                     break
@@ -435,7 +443,9 @@ class BlindDemonstrator:
                         joined = " ".join(
                             about[str(v)] for v in _scalars(node) if str(v) in about and v != value
                         )
-                        out.append((value, _norm(context + " " + _subtree_text(node) + " " + joined), whole))
+                        out.append(
+                            (value, _norm(f"{context} {_subtree_text(node, self._labels)} {joined}"), whole)
+                        )
                     if key in listed and isinstance(value, list):
                         out.extend((v, "", whole) for v in value if not isinstance(v, (dict, list)))
                 for value in node.values():
@@ -451,7 +461,7 @@ class BlindDemonstrator:
                 if isinstance(v, (str, int)):
                     about[str(v)] = about.get(str(v), "") + " " + plain
         for _, _, output in self._ok_outputs():
-            walk(output, "", _norm(_subtree_text(output)))
+            walk(output, "", _norm(_subtree_text(output, self._labels)))
         return out if with_output else [(v, t) for v, t, _ in out]
 
     def _ids_of(self, entity: str) -> list[Any]:
