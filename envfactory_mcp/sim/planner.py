@@ -24,6 +24,7 @@ from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
 from envfactory_mcp.tasks.model import Claim, Fact, GoldAction, Task
 from envfactory_mcp.tasks.oracle import values_at
+from envfactory_mcp.tasks.scenario import values_at_list
 
 ASK_LIMIT = 2
 
@@ -293,7 +294,7 @@ class BlindDemonstrator:
                     claims.append(Claim(tool=name, path=path, value=values[0], text=str(values[0])))
                 continue
             prefix, rest = path.split("[].", 1)
-            elements = [e for e in values_at(output, prefix + "[]") if isinstance(e, dict)]
+            elements = values_at_list(output, prefix)
             best = None
             for element in elements:
                 text = _norm(_subtree_text(element, self._labels))
