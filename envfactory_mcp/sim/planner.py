@@ -444,6 +444,7 @@ class BlindDemonstrator:
                         joined = " ".join(
                             about[str(v)] for v in _scalars(node) if str(v) in about and v != value
                         )
+                        joined += pointing.get(str(value), "")  # and of what points at it (a line's ticket)
                         out.append(
                             (value, _norm(f"{context} {_subtree_text(node, self._labels)} {joined}"), whole)
                         )
@@ -456,8 +457,12 @@ class BlindDemonstrator:
                     walk(value, context, whole)
 
         about: dict[str, str] = {}
+        pointing: dict[str, str] = {}
         for _, args, output in self._ok_outputs():
             plain = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
+            for v in output.values():
+                if isinstance(v, (str, int)) and not isinstance(v, bool):
+                    pointing[str(v)] = pointing.get(str(v), "") + " " + plain
             for v in args.values():
                 if isinstance(v, (str, int)):
                     about[str(v)] = about.get(str(v), "") + " " + plain
