@@ -586,6 +586,7 @@ class Speaker:
         self.spec = spec
         self.used: set[tuple[str, str]] = set()
         self.said: list[str] = []
+        self.last_subject = ""  # the thing last named, which may then be "it" or "the order"
 
     # -------------------------------------------------------------- drawing
 
@@ -594,6 +595,16 @@ class Speaker:
         form = self.rng.choice(fresh)
         self.used.add((act, form))
         return form
+
+    def refer(self, subject: str) -> str:
+        """``subject`` again, as a person refers back to what was just named: the name
+        or "the <kind>" ("order #W1" -> "the order", "this order"); a new subject by its name."""
+        again = subject == self.last_subject
+        self.last_subject = subject
+        head = re.sub(r"\s+\S*\d\S*$", "", subject)
+        if not again or head == subject or not re.fullmatch(r"[a-z]+(?: [a-z]+)?", head):
+            return subject
+        return self.rng.choice([subject, f"the {head}", f"this {head}"])
 
     def value(self, value: Any, key: str = "") -> str:
         said = say_value(value, key, self.spec)
@@ -632,6 +643,7 @@ class Speaker:
         user reads only the last question: a detail or a word such as "account" in it
         would read as a request for that)."""
         what = self.describe(action, messages, intent)
+        self.last_subject = subject_of(action)
         statement = _cap(self.pick("propose", _forms(CONFIRM_LEAD, CONFIRM_BODY)).format(action=what)) + "."
         return statement + " " + _cap(self.pick("yes?", _forms(YES_LEAD, YES_ASK)))
 
@@ -680,6 +692,7 @@ class Speaker:
     ) -> str:
         """The claims of one goal in one sentence, every value spoken as a person would."""
         write = action is not None and action.confirm
+        named, subject = subject, self.refer(subject)
         if not claims:
             return "" if action is None else self.updated(subject, lead)
         for _ in range(12):  # a form that states every claim (scoring's reading) or the plain one
@@ -689,7 +702,7 @@ class Speaker:
             text = _cap(opener + sentence) + "."
             if self.states(claims, text):
                 return text
-        return _claim_sentence(claims, subject, action, self.rng, lead=False)
+        return _claim_sentence(claims, named, action, self.rng, lead=False)
 
     def states(self, claims: list[Claim], text: str) -> bool:
         """Whether ``text`` states every claim as scoring reads it (``scoring.said``)."""
