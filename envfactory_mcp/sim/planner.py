@@ -340,7 +340,12 @@ class BlindDemonstrator:
         return best
 
     def _transfer_tool(self) -> str | None:
-        return next((t.name for t in self.spec.tools if "transfer" in t.name), None)
+        """The hand-off tool: one that names a human and takes a summary."""
+        for tool in self.spec.tools:
+            words = _words(f"{tool.name} {tool.intent}")
+            if words & {"human", "humans", "person", "agent", "agents"} and "summary" in tool.params:
+                return str(tool.name)
+        return None
 
     def _said_request(self, goal: GoalAsked) -> str:
         return goal.request or goal.intent
@@ -490,7 +495,11 @@ class BlindDemonstrator:
         options: list[tuple[float, int, str, dict[str, Any]]] = []
         auth = self.spec.policy_rules.authentication
         for tool in self.spec.tools:
-            if tool.effect != "read" or tool.name in (auth.tools if auth else []) or "transfer" in tool.name:
+            if (
+                tool.effect != "read"
+                or tool.name in (auth.tools if auth else [])
+                or tool.name == self._transfer_tool()
+            ):
                 continue
             outs = set(tool.outputs.values())
             rank = 2.0 if entity in outs else 1.0 if outs & leads else 0.0
