@@ -364,6 +364,9 @@ class BlindDemonstrator:
                 continue
             facts = [f for f in self.view.facts if f.key.rsplit(".", 1)[-1] == name]
             mine = [f for f in facts if f.goal == gi] or facts
+            # a detail the user gave for this very action (its key names the action) over one
+            # given for a search on the way
+            mine = [f for f in mine if f.key.rsplit(".", 1)[0] in (name, tool.name)] or mine
             param = tool.params.get(name)
             entity = param.entity if param else None
             if mine:
@@ -381,7 +384,7 @@ class BlindDemonstrator:
                 else:
                     args[name] = values[-1]
                 continue
-            if entity is not None:
+            if entity is not None and name in required:
                 ids = self._ids_of(entity)
                 if ids:
                     args[name] = [ids[0]] if _is_list_param(tool, name) else ids[0]
