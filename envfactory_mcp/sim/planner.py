@@ -83,9 +83,16 @@ def _subtree_text(node: Any, labels: dict[tuple[str, str], str] | None = None, k
     return f"{node} {shown}" if shown else str(node)
 
 
-def _matches(must: list[str], text: str) -> bool:
-    """Whether every one of the user's words is in ``text`` as whole words."""
-    return all(re.search(r"(?<![\w.])" + re.escape(_norm(m)) + r"(?![\w.]|\.\d)", text) for m in must)
+def _matches(must: list[str], text: str, shown: frozenset[str] = frozenset()) -> bool:
+    """Whether every one of the user's words is in ``text`` as whole words; words that are
+    the display of an enum value (``shown``) only as that value ("economy" is not "basic
+    economy")."""
+    return all(
+        f"«{_norm(m)}»" in text
+        if _norm(m) in shown
+        else re.search(r"(?<![\w.])" + re.escape(_norm(m)) + r"(?![\w.]|\.\d)", text)
+        for m in must
+    )
 
 
 def _scalars(node: Any) -> list[Any]:
@@ -116,11 +123,18 @@ class BlindDemonstrator:
         self.seed, self.voice, self.spec = seed, voice, spec
         self._tools = {t.name: t for t in spec.tools}
         self._labels: dict[tuple[str, str], str] = {
-            (column.name, str(value)): " ".join([label.display, *label.words])
+            (column.name, str(value)): " ".join(f"«{w}»" for w in [label.display, *label.words])
             for table in spec.tables
             for column in table.columns
             for value, label in (column.enum_labels or {}).items()
         }
+        self._shown = frozenset(
+            _norm(w)
+            for table in spec.tables
+            for column in table.columns
+            for label in (column.enum_labels or {}).values()
+            for w in [label.display, *label.words]
+        )
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self.view = agent_view(task)
@@ -298,7 +312,7 @@ class BlindDemonstrator:
             best = None
             for element in elements:
                 text = _norm(_subtree_text(element, self._labels))
-                if any(_matches(f.must, text) for f in refs):
+                if any(_matches(f.must, text, self._shown) for f in refs):
                     best = element
                     break
             if best is None and elements:
@@ -411,7 +425,7 @@ class BlindDemonstrator:
             found = [
                 (value, whole)
                 for value, text, whole in self._candidates(entity, with_output=True)
-                if str(value) not in used and _matches(fact.must, text)
+                if str(value) not in used and _matches(fact.must, text, self._shown)
             ]
             near = [
                 v for v, whole in found if any(_norm(str(b)) in whole for b in beside if b not in (None, ""))
@@ -523,7 +537,7 @@ class BlindDemonstrator:
                 args = {r: value}
                 if self._called(tool.name, args):
                     continue
-                score = rank + 0.5 * sum(_matches([m], text) for m in must) / (len(must) or 1)
+                score = rank + 0.5 * sum(_matches([m], text, self._shown) for m in must) / (len(must) or 1)
                 options.append((-score, index, tool.name, args))
         if not options:
             return None
