@@ -310,10 +310,11 @@ class BlindDemonstrator:
             prefix, rest = path.split("[].", 1)
             elements = values_at_list(output, prefix)
             best = None
-            for element in elements:
-                text = _norm(_subtree_text(element, self._labels))
-                if any(_matches(f.must, text, self._shown) for f in refs):
-                    best = element
+            parent = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
+            texts = [_norm(f"{parent} {_subtree_text(e, self._labels)}") for e in elements]
+            for ref in sorted(refs, key=lambda f: -len(f.must)):  # the most telling description first
+                best = next((e for e, t in zip(elements, texts) if _matches(ref.must, t, self._shown)), None)
+                if best is not None:
                     break
             if best is None and elements:
                 best = elements[0]
