@@ -313,7 +313,10 @@ class BlindDemonstrator:
             parent = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
             texts = [_norm(f"{parent} {_subtree_text(e, self._labels)}") for e in elements]
             for ref in sorted(refs, key=lambda f: -len(f.must)):  # the most telling description first
-                best = next((e for e, t in zip(elements, texts) if _matches(ref.must, t, self._shown)), None)
+                best = next(
+                    (e for e, t in zip(elements, texts, strict=True) if _matches(ref.must, t, self._shown)),
+                    None,
+                )
                 if best is not None:
                     break
             if best is None and elements:
