@@ -113,7 +113,13 @@ def rollout(
             "consistency check), noop, random or llm."
         ),
     ] = "demonstrator",
-    agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
+    agent_model: Annotated[
+        str | None,
+        typer.Option(
+            help="litellm model string for the llm agent; with --agent demonstrator, a model that rewrites "
+            "its text, every grounded value kept (sim/rewrite.py)."
+        ),
+    ] = None,
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL for the agent's model.")] = None,
     agent_args: Annotated[
         str | None,

@@ -731,13 +731,24 @@ class Speaker:
                 return self.pick("total", [f"that comes to {said} in total", f"the total is {said}",
                                            f"altogether that's {said}", f"together they come to {said}"])  # fmt: skip
             if is_money(claim.path, value):
-                name = f"amount {label}" if label.endswith("ed") and " " not in label else label
-                return self.pick(
-                    "money",
-                    [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}", f"the {name}{of} is {said} exactly"],
-                )  # fmt: skip
+                verb = (label.endswith("ed") or label == "paid") and " " not in label  # refunded, charged
+                name = f"amount {label}" if verb else label
+                words = label.split()
+                if len(words) == 2 and (words[1].endswith("ed") or words[1] == "paid"):
+                    name = f"{words[0]} amount {words[1]}"  # net paid -> net amount paid
+                forms = [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}",
+                         f"the {name}{of} is {said} exactly", f"the {name}{of} works out to {said}",
+                         f"{said} is the {name}{of}"]  # fmt: skip
+                if verb and not of:
+                    forms += [f"{said} has been {label}", f"{said} was {label}"]
+                if label == "refunded" and not of:
+                    forms += [f"your refund is {said}", f"you'll get {said} back"]
+                return self.pick("money", forms)
             if isinstance(value, int) and label.endswith("s"):
-                name = label if label.startswith(("number", "total")) else f"number of {label}"
+                if label.startswith("total "):
+                    name = f"total number of {label[6:]}"
+                else:
+                    name = label if label.startswith("number") else f"number of {label}"
                 return self.pick("count", [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}"])
             return self.pick("number", [f"the {label}{of} is {said}", f"the {label}{of} stands at {said}"])
         said = self.value(value, claim.path)
@@ -774,11 +785,14 @@ class Speaker:
                 continue
             label = humanise(key)
             if isinstance(value, list):
-                names = [_name_of(v, outputs) if isinstance(v, str) else self.value(v, key) for v in value]
+                names = [
+                    _spoken_options(_name_of(v, outputs)) if isinstance(v, str) else self.value(v, key)
+                    for v in value
+                ]
                 self.said.extend(names)
                 parts.append(f"the {label} " + _and(names))
             elif key.endswith("_id"):
-                name = _name_of(value, outputs)
+                name = _spoken_options(_name_of(value, outputs))
                 self.said.append(name)
                 if name == str(value):
                     parts.append(f"{label} {value}")
@@ -813,6 +827,17 @@ class Speaker:
             ]
             text += self.pick("with", joins) + _and(parts)
         return text
+
+
+def _spoken_options(name: str) -> str:
+    """A product's options as a person lists them: 'Hiking Boots (material: leather, size: 11)'
+    -> 'Hiking Boots (leather, size 11)': a word value alone, a number with what it measures."""
+
+    def option(m: re.Match[str]) -> str:
+        key, value = m.group(1), m.group(2)
+        return f"{key} {value}" if any(c.isdigit() for c in value) else value
+
+    return re.sub(r"([A-Za-z][\w ]*?): ([^,()]+)", option, name)
 
 
 def _and(items: list[str]) -> str:
