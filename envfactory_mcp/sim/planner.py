@@ -381,7 +381,9 @@ class BlindDemonstrator:
             if only is not None and name not in only:
                 continue
             facts = [f for f in self.view.facts if f.key.rsplit(".", 1)[-1] == name]
-            mine = [f for f in facts if f.goal == gi] or facts
+            # this goal's own, else what names an object the user spoke of earlier (a detail
+            # given for another request is not this one's: an address without a second line)
+            mine = [f for f in facts if f.goal == gi] or [f for f in facts if f.kind != "detail"]
             # a detail the user gave for this very action (its key names the action) over one
             # given for a search on the way
             mine = [f for f in mine if f.key.rsplit(".", 1)[0] in (name, tool.name)] or mine
