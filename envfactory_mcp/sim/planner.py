@@ -151,7 +151,8 @@ class BlindDemonstrator:
         self._confirmed: tuple[str, dict[str, Any]] | None = None
         self._resolved: dict[int, Any] = {}  # id(fact) -> value read from an output
         self._done_call: tuple[str, dict[str, Any], Any] | None = None
-        self._state_checked: set[int] = set()
+        self._rejected: dict[int, list[Any]] = {}  # id(fact) -> objects that fit but forbid the request
+        self._exhausted: set[int] = set()
         self._greeted = False
         self._n = 0
 
@@ -255,6 +256,21 @@ class BlindDemonstrator:
             got = values_at(read[1], rule.path)
             state = got[0] if got else None
             if state not in rule.allowed:
+                # described, not named: another object may fit the words and allow it
+                fact = next(
+                    (
+                        f
+                        for f in self.view.facts
+                        if f.goal == gi
+                        and self._resolved.get(id(f)) == part[param]
+                        and id(f) not in self._exhausted
+                    ),
+                    None,
+                )
+                if fact is not None:
+                    self._rejected.setdefault(id(fact), []).append(part[param])
+                    del self._resolved[id(fact)]
+                    return self._goal_step(gi, said, messages)
                 facts = self._result(gi, (rule.shown_by, read[0], read[1]), lead=False)
                 if goal.kind == "contingent" and goal.otherwise:
                     other = self._match_tool(goal.otherwise)
@@ -394,7 +410,14 @@ class BlindDemonstrator:
                 for fact in mine:
                     value = self._fact_value(fact, entity, said, list(args.values()))
                     if value is _UNREAD:
-                        return None, self._explore(entity, fact)
+                        # after a rejection, only lookups that list this kind of object directly
+                        explore = self._explore(entity, fact, direct=bool(self._rejected.get(id(fact))))
+                        if explore is None and self._rejected.get(id(fact)):
+                            value = self._rejected[id(fact)][0]  # none other fits: the first one
+                            self._resolved[id(fact)] = value
+                            self._exhausted.add(id(fact))
+                        else:
+                            return None, explore
                     values.append(value)
                 if _is_list_param(tool, name):
                     flat: list[Any] = []
@@ -431,7 +454,9 @@ class BlindDemonstrator:
             found = [
                 (value, whole)
                 for value, text, whole in self._candidates(entity, with_output=True)
-                if str(value) not in used and _matches(fact.must, text, self._shown)
+                if str(value) not in used
+                and value not in self._rejected.get(id(fact), [])
+                and _matches(fact.must, text, self._shown)
             ]
             near = [
                 v for v, whole in found if any(_norm(str(b)) in whole for b in beside if b not in (None, ""))
@@ -505,7 +530,9 @@ class BlindDemonstrator:
                 seen.append(value)
         return seen
 
-    def _explore(self, entity: str | None, fact: Fact | None) -> tuple[str, dict[str, Any]] | None:
+    def _explore(
+        self, entity: str | None, fact: Fact | None, direct: bool = False
+    ) -> tuple[str, dict[str, Any]] | None:
         """The next lookup to read: a read tool that declares ``entity`` in its output (its
         candidates in the order listed, the likeliest first), else one that leads there."""
         if entity is None:
@@ -525,7 +552,7 @@ class BlindDemonstrator:
             ):
                 continue
             outs = set(tool.outputs.values())
-            rank = 2.0 if entity in outs else 1.0 if outs & leads else 0.0
+            rank = 2.0 if entity in outs else 1.0 if outs & leads and not direct else 0.0
             if rank == 0.0:
                 continue
             required = tool.input_schema.get("required", [])
