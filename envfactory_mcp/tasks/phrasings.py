@@ -271,7 +271,7 @@ SITUATIONS: dict[str, tuple[str, ...]] = {
     "book": (
         "I'm planning ahead.", "I've got something coming up and I'd like to be ready.",
         "I've been meaning to sort this out for a while.", "I'm getting organised for the coming weeks.",
-        "a friend recommended you, so here I am.", "I've made up my mind and want to get it booked.",
+        "a friend recommended you.", "I've made up my mind and want to get it booked.",
     ),
     "change": (
         "some of the details of {thing} are out of date.", "my situation has changed since I set up {thing}.",

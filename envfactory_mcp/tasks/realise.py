@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from envfactory_mcp.tasks import phrasings as P
 from envfactory_mcp.tasks.model import Fact, GoalKind
+from envfactory_mcp.tasks.values import words_in
 from envfactory_mcp.tasks.wording import (
     Picker,
     Roles,
@@ -37,6 +38,7 @@ from envfactory_mcp.tasks.wording import (
     noun_pattern,
     own_intent,
     paragraph,
+    plain_item,
     reference_sentence,
     replace_first,
     run_on,
@@ -241,7 +243,8 @@ def _request(goal: GoalPlan, roles: Roles, voice: P.Voice, rng: Picker) -> list[
 
 def _transfer(goal: GoalPlan, roles: Roles, rng: Picker) -> list[Sentence]:
     if goal.request:
-        pieces = [sentence(rng.choice(P.OUT_OF_SCOPE), request=goal.request.strip().rstrip("."))]
+        request = words_in(goal.request.strip().rstrip("."))
+        pieces = [sentence(rng.choice(P.OUT_OF_SCOPE), request=request)]
         if rng.random() < 0.3 or goal.ask:
             pieces.append(sentence(rng.choice(P.OUT_OF_SCOPE_TAIL)))
     else:
@@ -355,7 +358,7 @@ def _work_in_items(do: str, roles: Roles, rng: Picker, after: list[Sentence]) ->
     rest = do[match.end() :]
     rest = re.sub(r"^ of ", " in ", rest)  # "the Desk Lamp in my order", not "of my order"
     if re.search(r"\b(\w+) \1\b", phrase[-12:] + rest[:12]):  # "length 34 in in my order"
-        phrase = join_words([f.text for f in roles.items])
+        phrase = join_words([plain_item(f) for f in roles.items])
     return do[: match.start()] + phrase + rest, True, phrase
 
 

@@ -45,3 +45,23 @@ def spoken_value(spec: EnvSpec | None, tool: ToolSpec | None, param: str, value:
         if shown:
             return shown
     return in_words(value)
+
+
+_SNAKE_IN_TEXT = re.compile(r"(?<![\w@.])(an?\s+)?([a-z][a-z]*(?:_[a-z]+)+)(?![\w@])")
+
+
+def words_in(text: str, spec: EnvSpec | None = None) -> str:
+    """Every generator word in a sentence of a spec (a policy's refusal reason: "a
+    out_on_slopes or cancelled ski rental cannot be released") said in words, its article
+    agreeing: "an out on slopes or cancelled ski rental ..."; display words where a column
+    declares them."""
+
+    def said(match: re.Match[str]) -> str:
+        article, word = match.group(1) or "", match.group(2)
+        columns = [c.name for t in spec.tables for c in t.columns] if spec is not None else []
+        shown = next((d for c in columns if (d := display_of(spec, c, word))), None) or in_words(word)
+        if article:
+            article = ("an " if shown[:1] in "aeiou" else "a ") if article.strip() in ("a", "an") else article
+        return article + shown
+
+    return _SNAKE_IN_TEXT.sub(said, text)

@@ -146,7 +146,9 @@ def clean_intent(intent: str) -> str:
 def phrasal(text: str) -> str:
     """'pick up it' -> 'pick it up'."""
     return re.sub(
-        r"\b(\w+) (up|out|in|off|on|down|back|over) it(?=$|[.,;:?!)]| (?:if|for|when|please|today|instead|now|as|and|so)\b)",
+        r"\b(pick|turn|check|set|sign|log|hand|give|take|put|fill|drop|call|switch|bring|send|top|mark|"
+        r"clear|close|open|hold|lock|back|shut|pay|cash|write|cross|print|sort|track|look|bring)"
+        r" (up|out|in|off|on|down|back|over) it(?=$|[.,;:?!)]| (?:if|for|when|please|today|instead|now|as|and|so)\b)",
         r"\1 it \2",
         text,
     )
@@ -166,9 +168,15 @@ def is_raw(fact: Fact) -> bool:
 
 
 def carrying(phrase: str, fact: Fact) -> str:
-    """``phrase`` if it carries every must string of ``fact``, else the fact's own text."""
+    """``phrase`` if it carries every must string of ``fact``, else the fact's own text
+    (its options without the form's colons: "(color blue)", not "(color: blue)")."""
     lowered = phrase.lower()
-    return phrase if all(m.lower() in lowered for m in fact.must) else fact.text
+    return phrase if all(m.lower() in lowered for m in fact.must) else unform(fact.text)
+
+
+def unform(text: str) -> str:
+    """'the Desk Lamp (color: blue, size: M)' -> 'the Desk Lamp (color blue, size M)'."""
+    return re.sub(r"(?<=[(,] )?\b([A-Za-z][\w ]{0,24}): (?=[^()]*\))", r"\1 ", text)
 
 
 def say_reference(fact: Fact, role: str, rng: Picker) -> str:
@@ -192,8 +200,8 @@ def say_reference(fact: Fact, role: str, rng: Picker) -> str:
         }
         return carrying(rng.choice(P.DESCRIBED_OBJECT).format(**parts), fact)
     if fact.text.startswith("the ") and rng.random() < 0.4:
-        return carrying("my " + fact.text[4:], fact)
-    return fact.text
+        return carrying("my " + unform(fact.text[4:]), fact)
+    return unform(fact.text)
 
 
 def reference_sentence(facts: list[Fact], role: str, phrase: str, rng: Picker) -> Sentence:
@@ -244,14 +252,25 @@ def say_item(fact: Fact, rng: Picker) -> str:
             else fact.text
         )
     name, options = parsed
-    forms = [fact.text, f"the {name} with {say_options(options)}"]
+    bracketed = f"the {name} ({say_options(options)})"  # never "(color: blue)": that is a form
+    forms = [f"the {name} with {say_options(options)}"]
     colors = [v for k, v in options if k in ("color", "colour")]
     if colors:
         rest = [(k, v) for k, v in options if k not in ("color", "colour")]
         forms.append(f"the {colors[0]} {name}" + (f" with {say_options(rest)}" if rest else ""))
     # "length 34 in" before "in place of" or "in my order" reads twice: keep the brackets then.
-    forms = [f for f in forms if not f.endswith(" in")] or [fact.text]
-    return carrying(rng.choice(forms), fact)
+    forms = [f for f in forms if not f.endswith(" in")] or [bracketed]
+    said = carrying(rng.choice(forms), fact)
+    return bracketed if said == fact.text else said
+
+
+def plain_item(fact: Fact) -> str:
+    """An item with its options in brackets, without the form's colons: 'the Desk Lamp
+    (color blue)'; the fact's own text when it is not an item description."""
+    parsed = parse_item(fact.text)
+    if parsed is None or not parsed[1]:
+        return fact.text
+    return f"the {parsed[0]} ({say_options(parsed[1])})"
 
 
 def say_new_item(fact: Fact, olds: list[Fact], rng: Picker) -> str:
@@ -267,12 +286,12 @@ def say_new_item(fact: Fact, olds: list[Fact], rng: Picker) -> str:
         forms = [f"one with {say_options(options)}", f"the one with {say_options(options)}"]
     phrase = rng.choice(forms)
     # The name is said with the old item; the option values must be said here.
-    return phrase if all(m.lower() in (phrase + " " + name).lower() for m in fact.must) else fact.text
+    return phrase if all(m.lower() in (phrase + " " + name).lower() for m in fact.must) else plain_item(fact)
 
 
-def say_options(options: list[tuple[str, str]]) -> str:
-    """[('color', 'blue'), ('size', 'M')] -> 'color blue and size M'."""
-    return join_words([f"{k} {v}" for k, v in options])
+def say_options(options: list[tuple[str, str]], last: str = " and ", keys: bool = True) -> str:
+    """[('color', 'blue'), ('size', 'M')] -> 'color blue and size M' (without ``keys``: 'blue and M')."""
+    return join_words([f"{k} {v}" if keys else v for k, v in options], last)
 
 
 def say_payment(fact: Fact, rng: Picker) -> str:
@@ -355,6 +374,8 @@ def detail_phrase(fact: Fact, rng: Picker) -> str:
     forms: list[str]
     if head in P.DETAIL_LEXICON:
         forms = [f.format(v=value) for f in P.DETAIL_LEXICON[head]]
+    elif words and words[-1] in ("with", "by", "via", "from", "to", "for", "in", "on"):
+        forms = [f"{' '.join(words)} {value}"]  # "paid with cash"
     elif low in ("yes", "no", "true", "false"):
         yes = low in ("yes", "true")
         forms = [f.format(h=head) for f in (P.DETAIL_YES if yes else P.DETAIL_NO)]
@@ -494,7 +515,15 @@ def noun_pattern(role: str) -> re.Pattern[str]:
 def replace_first(pattern: re.Pattern[str], text: str, phrase: str) -> str:
     """``text`` with the first match of ``pattern`` replaced by ``phrase`` taken literally."""
     match = pattern.search(text)
-    return text if match is None else text[: match.start()] + phrase + text[match.end() :]
+    if match is None:
+        return text
+    rest = text[match.end() :]
+    if phrase == "it" and rest.startswith("'s "):  # "change a booking's date" -> "change its date"
+        return text[: match.start()] + "its" + rest[2:]
+    owned = re.match(r"'s ([a-z]+)", rest)
+    if owned is not None and len(phrase.split()) > 2:  # "the date of the booking from May 4"
+        return text[: match.start()] + f"the {owned.group(1)} of {phrase}" + rest[owned.end() :]
+    return text[: match.start()] + phrase + rest
 
 
 def item_pattern() -> re.Pattern[str]:
