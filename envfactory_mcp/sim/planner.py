@@ -80,7 +80,20 @@ def _subtree_text(node: Any, labels: dict[tuple[str, str], str] | None = None, k
     if isinstance(node, list):
         return " ".join(_subtree_text(v, labels, key) for v in node)
     shown = (labels or {}).get((key, str(node)))
-    return f"{node} {shown}" if shown else str(node)
+    if shown:
+        return f"{node} {shown}"
+    day = re.match(r"(\d{4})-(\d{2})-(\d{2})", str(node)) if isinstance(node, str) else None
+    if day:  # a date also as a person says it ("October 9, 2026")
+        year, month, date = int(day[1]), int(day[2]), int(day[3])
+        if 1 <= month <= 12:
+            return f"{node} {_MONTHS[month - 1]} {date}, {year}"
+    return str(node)
+
+
+_MONTHS = [
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+]  # fmt: skip
 
 
 def _matches(must: list[str], text: str, shown: frozenset[str] = frozenset()) -> bool:
