@@ -120,12 +120,12 @@ def test_it_never_reads_the_gold(envs: dict[str, Any], played: dict[str, Any], t
             assert record.messages == sealed_run[task_id].messages, task_id
 
 
-FAILING = {
-    "retail": "ask goals answered by a computation over looked-up prices (calculate after "
-    "list_all_product_types / get_product_details)",
-    "airline": "ask goals answered by searching flights and computing a sum (search_direct_flights, "
-    "calculate), bookings, flight changes that need a flight found by date",
-    "clinic": "one ask goal and goals whose object is not found by reading candidates",
+FAILING = {  # what the blind demonstrator does not do yet (issue 26); strict: a fix shows
+    "retail": "an ask goal answered by a computation: the sum of the prices of variants the "
+    "user describes (list_all_product_types, get_product_details, calculate)",
+    "airline": "an ask goal answered by searching flights and summing their prices "
+    "(search_direct_flights, calculate); a booking with several passengers and a return flight",
+    "clinic": "an ask goal answered by summing bills (get_bill_details, calculate)",
 }
 
 
