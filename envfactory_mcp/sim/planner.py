@@ -242,7 +242,7 @@ class BlindDemonstrator:
                 summary = {"summary": self._said_request(goal)}
                 return self._call(tool, summary, done=True)
             return self._finish(self._speech.transfer(goal.request or "this"))
-        tool_name = self._match_tool(goal.intent)
+        tool_name = self._match_tool(goal.intent, reads_only=goal.kind == "ask")  # a question changes nothing
         if tool_name is None:
             return self._finish("")
         tool = self._tools[tool_name]
@@ -366,7 +366,7 @@ class BlindDemonstrator:
 
     # ------------------------------------------------------------------ choosing
 
-    def _match_tool(self, phrase: str) -> str | None:
+    def _match_tool(self, phrase: str, reads_only: bool = False) -> str | None:
         """The offered tool whose declared intent (then name and description) best matches
         the user's phrase."""
         want = _words(phrase)
@@ -375,6 +375,8 @@ class BlindDemonstrator:
             if tool.name in (
                 self.spec.policy_rules.authentication.tools if self.spec.policy_rules.authentication else []
             ):
+                continue
+            if reads_only and tool.effect != "read":
                 continue
             if _norm(tool.intent) == _norm(phrase):
                 return str(tool.name)
