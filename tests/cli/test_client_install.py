@@ -119,7 +119,9 @@ def test_install_writes_each_clients_own_file(client: str, tmp_path: Path, monke
     relative, key, typed = EXPECTED[client]
     entry = json.loads((tmp_path / relative).read_text())[key]["retail"]
     assert entry["command"] == sys.executable
+    # -I: the client's working folder and PYTHONPATH never shadow envfactory_mcp
     assert entry["args"] == [
+        "-I",
         "-m",
         "envfactory_mcp",
         "serve",
