@@ -13,7 +13,7 @@ from envfactory_mcp.synth.sqlddl import import_sql
 def import_resource(
     path: Path, name: str | None = None, seed: int = 0, *, use_inserts: bool = True
 ) -> ImportedEnv:
-    """An environment from an OpenAPI document (``.json`` / ``.yaml`` / ``.yml`` with an ``openapi`` key;
+    """An environment from an OpenAPI 3 or Swagger 2.0 document (``.json`` / ``.yaml`` / ``.yml`` with an ``openapi`` or ``swagger`` key;
     relative ``$ref``s to other files resolve against its folder) or SQL DDL (``.sql``). Raises
     ``ResourceImportError`` for any other file. ``use_inserts``: an SQL file's own
     INSERT/COPY rows seed the tables they fill (the rest are generated)."""
@@ -28,13 +28,16 @@ def import_resource(
         return import_sql(text, name or snake(path.stem), seed, use_inserts=use_inserts)
     if suffix in (".json", ".yaml", ".yml"):
         document = read_file(path, str(path))
-        if isinstance(document, dict) and "openapi" in document:
+        if isinstance(document, dict) and ("openapi" in document or "swagger" in document):
             return import_openapi(document, name, seed, path=path)
-        if isinstance(document, dict) and "swagger" in document:
+        if isinstance(document, dict) and "swaggerVersion" in document:
             raise ResourceImportError(
-                str(path), f"a Swagger {document['swagger']} document: convert it to OpenAPI 3 first"
+                str(path),
+                f"a Swagger {document['swaggerVersion']} resource listing: only OpenAPI 3 and Swagger 2.0 are read",
             )
-        raise ResourceImportError(str(path), "not an OpenAPI 3 document (no top-level 'openapi' key)")
+        raise ResourceImportError(
+            str(path), "not an OpenAPI document (no top-level 'openapi' or 'swagger' key)"
+        )
     raise ResourceImportError(
         str(path), f"unknown resource type {suffix or '(no suffix)'!r}: use .json, .yaml, .yml or .sql"
     )

@@ -263,7 +263,7 @@ def test_a_remote_ref_is_never_fetched_and_named_in_the_one_line_error() -> None
     )
 
 
-def test_mixed_unions_are_json_columns_and_swagger_2_is_refused() -> None:
+def test_mixed_unions_are_json_columns_and_openapi_2_is_refused() -> None:
     doc: dict[str, Any] = {
         "openapi": "3.0.3",
         "info": {"title": "Shapes", "version": "1"},
@@ -303,7 +303,7 @@ def test_import_is_deterministic_and_chooses_the_importer_by_suffix(tmp_path: Pa
     assert import_resource(DOCS / "todo_flat.yaml", None, 8).rows != first.rows
     plain = tmp_path / "notes.yaml"
     plain.write_text("title: not an API\n")
-    with pytest.raises(ResourceImportError, match="no top-level 'openapi' key"):
+    with pytest.raises(ResourceImportError, match="no top-level 'openapi' or 'swagger' key"):
         import_resource(plain, None, 0)
     with pytest.raises(ResourceImportError, match=r"unknown resource type '\.txt'"):
         import_resource(tmp_path / "x.txt", None, 0)

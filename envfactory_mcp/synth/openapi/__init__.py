@@ -1,4 +1,4 @@
-"""OpenAPI 3.0 / 3.1 documents -> an environment, with no model in the loop.
+"""OpenAPI 3.0 / 3.1 (and Swagger 2.0) documents -> an environment, with no model in the loop.
 
 ``import_openapi`` takes a document (a dict, JSON or YAML text, or a file path: then
 relative ``$ref``s to other files resolve against its folder) and returns an
@@ -16,6 +16,7 @@ from typing import Any
 from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError, snake
 from envfactory_mcp.synth.openapi.documents import Refs, parse_text, read_file
 from envfactory_mcp.synth.openapi.importer import Importer
+from envfactory_mcp.synth.swagger2 import convert_swagger2
 
 __all__ = ["import_openapi"]
 
@@ -23,7 +24,8 @@ __all__ = ["import_openapi"]
 def import_openapi(
     document: dict[str, Any] | str | Path, name: str | None = None, seed: int = 0, *, path: Path | None = None
 ) -> ImportedEnv:
-    """An environment from an OpenAPI 3.0.x / 3.1.x document.
+    """An environment from an OpenAPI 3.0.x / 3.1.x document, or a Swagger 2.0 one (converted
+    to OpenAPI 3.0 first by ``synth.swagger2``; ``ignored`` then points into the converted form).
 
     ``document`` is the parsed document, a ``Path`` (or a one-line string naming an
     existing file), or JSON / YAML text. Relative ``$ref``s to other files resolve against
@@ -41,10 +43,16 @@ def import_openapi(
         doc = parse_text(document, "#")
     if not isinstance(doc, dict):
         raise ResourceImportError(path.name if path else "#", "the document is not a JSON or YAML object")
+    if "openapi" not in doc and "swagger" in doc:
+        try:
+            doc = convert_swagger2(doc, path)
+        except RecursionError:
+            raise ResourceImportError("#", "the document is nested too deeply to import") from None
     version = str(doc.get("openapi", ""))
     if not version.startswith(("3.0", "3.1")):
-        shown = version or (f"swagger {doc['swagger']}" if "swagger" in doc else "")
-        raise ResourceImportError("#/openapi", f"only OpenAPI 3.0.x and 3.1.x are supported, not {shown!r}")
+        raise ResourceImportError(
+            "#/openapi", f"only OpenAPI 3.0.x and 3.1.x (and Swagger 2.0) are supported, not {version!r}"
+        )
     info: dict[str, Any] = doc["info"] if isinstance(doc.get("info"), dict) else {}
     title = str(info.get("title") or "API").strip() or "API"
     description = str(info.get("description") or title).strip()
