@@ -133,6 +133,9 @@ class TrajectoryRecord(Model):
     gold_state_hash: str
     final_diff: dict[str, Any] | None = None
     collateral_changes: list[str] = Field(default_factory=list)  # other offered servers whose state changed
+    # A task played on several servers: each offered server's final state hash (the three
+    # hashes above are then ``host.episode.combined_hash`` over the servers).
+    server_hashes: dict[str, str] = Field(default_factory=dict)
     steps: int = 0  # agent turns
     tool_stats: dict[str, ToolStats] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)  # "agent", "user"
