@@ -88,14 +88,14 @@ class EpisodeWorker:
     async def run(self, task_id: str, trial: int) -> str:
         """One episode; its record as JSON (what the driver appends)."""
         from envfactory_mcp.errors import InfrastructureError
-        from envfactory_mcp.host.episode import run_episode
+        from envfactory_mcp.host.episode import offered_envs, run_episode
         from envfactory_mcp.host.rollout import _failed
 
         config, task = self.config, self.tasks[task_id]
         agent, user = self.agent_factory(config, task), self.user_factory(config, task)
         try:
             conn = await self._get(task.env)
-            others = [await self._get(env) for env in config.envs if env != task.env]
+            others = [await self._get(env) for env in offered_envs(task, config.envs)]
         except InfrastructureError as exc:
             record = _failed(task, trial, self.run_id, config, agent, user, str(exc))
         else:

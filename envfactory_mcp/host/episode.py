@@ -7,13 +7,23 @@ many tool errors in a row, a model failure, a server failure or the time limit. 
 the final state is read and scored against the gold state (gold actions replayed on a
 fresh session of the same server) and the claims. Nothing here raises for what the
 agent, the user or the server does: every outcome is a ``TrajectoryRecord``.
+
+This is the package's one turn loop (``_loop``; ``tests/test_one_loop.py`` says so):
+rollouts, evaluation (``eval``), the Ray backend and the RL environment all play their
+episodes through ``run_episode``. A task naming several servers (``Task.servers``: the
+servers it is played on, its own first; ``gold.actions[].server`` says where each gold
+call goes) is played on exactly those, every tool offered as ``<server>__<tool>``; its
+state is every offered server's, one hash (``combined_hash``) over the per-server hashes,
+which are kept in the record (``server_hashes``); each server's gold is its own gold
+actions replayed on it, and an offered server no gold action uses must stay untouched.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -67,17 +77,26 @@ class _View:
             return False
         if claims_communicated(ep.task.gold.claims, ep.messages, ep.conn.spec)[1]:
             return False
-        state = await ep.conn.state_hash(ep.session)
-        ep.hash_seen = (ep.calls_sent, state)
-        if state == ep.gold_hash:
-            return True
+        own_initial: str | None
+        if ep.multi:
+            hashes = await ep.server_hashes()
+            state = combined_hash(hashes)
+            ep.hash_seen = (ep.calls_sent, state)
+            if state == ep.gold_hash:
+                return True
+            own_or_none, own_initial = ep.own_hash(hashes), ep.initial_hashes[ep.conn.server]
+            if own_or_none is None:
+                return False  # another server is not in its gold state: no meaning saves that
+            own: str = own_or_none
+        else:
+            own = state = await ep.conn.state_hash(ep.session)
+            own_initial = ep.initial_hash
+            ep.hash_seen = (ep.calls_sent, state)
+            if state == ep.gold_hash:
+                return True
         # Free text in the agent's own words changes the hash, not the meaning: compare the
         # changes themselves, where the spec has free-text columns and the gold diff is known.
-        if (
-            state == ep.initial_hash
-            or ep.initial_state is None
-            or ep.gold_hash != ep.task.gold.final_state_hash
-        ):
+        if own == own_initial or ep.initial_state is None or ep.gold_hash != ep.task.gold.final_state_hash:
             return False
         if not text_columns(ep.conn.spec):
             return False
@@ -106,6 +125,22 @@ class _Episode:
     usage: dict[str, Usage] = field(default_factory=lambda: {"agent": Usage(), "user": Usage()})
     timings: dict[str, float] = field(default_factory=lambda: {"agent_s": 0.0, "user_s": 0.0, "tools_s": 0.0})
     steps: int = 0
+    # A task played on several servers: every offered server's state is the episode's.
+    multi: list[ServerConnection] = field(default_factory=list)
+    initial_hashes: dict[str, str] = field(default_factory=dict)  # multi: each server's seed state
+    gold_hashes: dict[str, str] = field(default_factory=dict)  # multi: each server's gold state
+    gold_servers: frozenset[str] = frozenset()  # multi: the servers its gold actions use
+
+    async def server_hashes(self) -> dict[str, str]:
+        return {c.server: await c.state_hash(self.session) for c in self.multi}
+
+    def own_hash(self, hashes: dict[str, str]) -> str | None:
+        """Multi-server: the task's own server's hash when every other server is in its
+        gold state (only then may the own server's changes be compared by meaning)."""
+        own = self.conn.server
+        if any(h != self.gold_hashes.get(s) for s, h in hashes.items() if s != own):
+            return None
+        return hashes[own]
 
     def final_hash_known(self) -> str | None:
         """The state hash the user's last check read, when no tool call came after it
@@ -119,6 +154,45 @@ class _Stop(Exception):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(detail)
         self.reason, self.detail = reason, detail
+
+
+def combined_hash(hashes: Mapping[str, str]) -> str:
+    """The state of several servers as one hash: the sha256 of a versioned header and one
+    ``<server> <hash>`` line per server, in name order. Equal exactly when every server's
+    state is equal (the servers named being the same)."""
+    text = "envfactory-servers-v1\n" + "".join(f"{name} {hashes[name]}\n" for name in sorted(hashes))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_multi_server(task: Task) -> bool:
+    """Whether ``task`` is played on several servers (``Task.servers``) rather than on its
+    own server with whatever else a rollout offers beside it."""
+    return len(task.servers) > 1
+
+
+def offered_envs(task: Task, envs: list[str]) -> list[str]:
+    """The servers offered beside ``task.env``: a multi-server task's own others, in its
+    order; for a one-server task every other environment of the run (distractors)."""
+    if is_multi_server(task):
+        return [s for s in task.servers if s != task.env]
+    return [env for env in envs if env != task.env]
+
+
+def gold_by_server(task: Task) -> dict[str, Task]:
+    """A multi-server task's gold as one task per server its gold actions use (the task's own
+    server always), each holding only the actions sent there: what ``GoldCache`` replays."""
+    servers = list(dict.fromkeys([task.env, *(a.server for a in task.gold.actions)]))
+    return {
+        server: task.model_copy(
+            update={
+                "task_id": f"{task.task_id}@{server}",
+                "gold": task.gold.model_copy(
+                    update={"actions": [a for a in task.gold.actions if a.server == server]}
+                ),
+            }
+        )
+        for server in servers
+    }
 
 
 def offered_name(server: str, tool: str, namespaced: bool) -> str:
@@ -163,8 +237,13 @@ async def run_episode(
 ) -> TrajectoryRecord:
     """One episode of ``task`` on ``conn`` (its server). ``others`` are servers offered as
     well (MCP-Atlas style distractors): their tools are offered too, every name becomes
-    ``<server>__<tool>``, and any change to their state counts against the episode."""
+    ``<server>__<tool>``, and any change to their state counts against the episode.
+    For a multi-server task (``is_multi_server``) ``others`` are its other servers, in its
+    order (``offered_envs``)."""
     started = time.perf_counter()
+    multi = is_multi_server(task)
+    if multi and [conn.server, *(o.server for o in others or [])] != [task.env, *offered_envs(task, [])]:
+        raise ValueError(f"task {task.task_id} is played on {task.servers}, not on the servers given")
     # A session a finished episode kept on this server (reset below, as any), or a new
     # unguessable key; an episode offered several servers uses its own.
     reused = None if others else conn.reuse_session()
@@ -178,6 +257,7 @@ async def run_episode(
         for t in c.tools
     }
     other_hashes: dict[str, str] = {}
+    server_hashes: dict[str, str] = {}
     collateral: list[str] = []
     ep: _Episode | None = None
     initial_state: dict[str, Any] | None = None
@@ -188,14 +268,19 @@ async def run_episode(
     gold_hash = task.gold.final_state_hash
     try:
         with anyio.fail_after(config.timeout_s):
-            gold_hash = await gold.get(task, conn, config.run_id)
-            ep = _Episode(task=task, conn=conn, session=session, gold_hash=gold_hash, routes=routes)
-            initial_hash = await conn.reset(session)
-            for other in others or []:
-                other_hashes[other.server] = await other.reset(session)
+            if multi:
+                ep, initial_hash = await _start_multi(task, offered, session, gold, config, routes)
+                gold_hash, other_hashes = ep.gold_hash, dict(ep.initial_hashes)
+            else:
+                gold_hash = await gold.get(task, conn, config.run_id)
+                ep = _Episode(task=task, conn=conn, session=session, gold_hash=gold_hash, routes=routes)
+                initial_hash = await conn.reset(session)
+                for other in others or []:
+                    other_hashes[other.server] = await other.reset(session)
             if initial_hash != task.initial_state.state_hash:
+                where = f"servers {', '.join(task.servers)}'" if multi else "server's"
                 raise InfrastructureError(
-                    f"the server's initial state {initial_hash[:12]} is not the task's {task.initial_state.state_hash[:12]}"
+                    f"the {where} initial state {initial_hash[:12]} is not the task's {task.initial_state.state_hash[:12]}"
                     + (
                         f" (the task's hashes follow state hash version {task.state_hash_version}, this "
                         "server's another: make the tasks again)"
@@ -203,7 +288,10 @@ async def run_episode(
                         else " (the environment changed since the tasks were made)"
                     )
                 )
-            initial_state = await gold.initial_state(conn, session, initial_hash)
+            # The task's own server's seed state (a multi-server task's changes elsewhere are
+            # judged by hash only).
+            own_initial = ep.initial_hashes[conn.server] if multi else initial_hash
+            initial_state = await gold.initial_state(conn, session, own_initial)
             ep.initial_hash, ep.initial_state = initial_hash, initial_state
             try:
                 agent.start(task, tools, _system_prompt(offered))
@@ -221,18 +309,27 @@ async def run_episode(
     if ep is not None and reason not in ("infrastructure_error", "timeout"):
         try:
             with anyio.fail_after(60):
-                final_hash = ep.final_hash_known() or await conn.state_hash(session)
+                own_final: str | None
+                if multi:
+                    server_hashes = await ep.server_hashes()
+                    final_hash = combined_hash(server_hashes)
+                    own_final = ep.own_hash(server_hashes)  # None: the diff is not read
+                else:
+                    own_final = final_hash = ep.final_hash_known() or await conn.state_hash(session)
                 if final_hash == initial_hash:
                     final_diff = {}
                 elif final_hash == gold_hash == task.gold.final_state_hash:
                     final_diff = task.gold.diff  # the same state as the oracle's: the same diff
-                elif initial_state is not None:
+                elif initial_state is not None and own_final is not None:
                     final_state = await conn.state(session)
                     final_diff = diff_states(
                         initial_state, final_state, _row_keys(conn, initial_state, final_state)
                     )
                 for other in others or []:
-                    if await other.state_hash(session) != other_hashes.get(other.server):
+                    if multi and other.server in ep.gold_servers:
+                        continue  # its changes are the task's, judged by the state
+                    now = server_hashes.get(other.server) or await other.state_hash(session)
+                    if now != other_hashes.get(other.server):
                         collateral.append(other.server)
         except (InfrastructureError, TimeoutError) as exc:
             reason, detail = "infrastructure_error", f"reading the final state failed: {exc}"
@@ -262,12 +359,49 @@ async def run_episode(
         gold_state_hash=gold_hash,
         final_diff=final_diff,
         collateral_changes=collateral,
+        server_hashes=server_hashes,
         steps=ep.steps if ep else 0,
         tool_stats=ep.tool_stats if ep else {},
         usage=ep.usage if ep else {},
         timings={**(ep.timings if ep else {}), "total_s": time.perf_counter() - started},
     )
     return score_record(record, task, config.reward_basis, spec=conn.spec)
+
+
+async def _start_multi(
+    task: Task,
+    offered: list[ServerConnection],
+    session: str,
+    gold: GoldCache,
+    config: EpisodeConfig,
+    routes: dict[str, _Route],
+) -> tuple[_Episode, str]:
+    """A multi-server episode's start: every offered server reset in ``session``, each
+    server's gold replayed on it (a server no gold action uses keeps its seed), the
+    combined initial and gold hashes."""
+    initial = {c.server: await c.reset(session) for c in offered}
+    golds = gold_by_server(task)
+    by_name = {c.server: c for c in offered}
+    unknown = sorted(set(golds) - set(by_name))
+    if unknown:
+        raise InfrastructureError(
+            f"task {task.task_id}'s gold calls {', '.join(unknown)}, which is not offered"
+        )
+    final = dict(initial)
+    for server, part in golds.items():
+        final[server] = await gold.get(part, by_name[server], config.run_id)
+    ep = _Episode(
+        task=task,
+        conn=offered[0],
+        session=session,
+        gold_hash=combined_hash(final),
+        routes=routes,
+        multi=list(offered),
+        initial_hashes=initial,
+        gold_hashes=final,
+        gold_servers=frozenset(golds),
+    )
+    return ep, combined_hash(initial)
 
 
 def _system_prompt(conns: list[ServerConnection]) -> str:

@@ -1,9 +1,11 @@
 """Rollouts: every (task, trial) of a task file as an episode, concurrently, into a run directory.
 
 One server process (or URL, or in-process server) per environment serves all episodes;
-each episode has its own session. With several environments, every episode is offered
-the tools of all of them (namespaced ``<server>__<tool>``, MCP-Atlas style): the task's
-own server holds the goal, the others are distractors whose state must stay untouched. Each finished episode is appended to
+each episode has its own session. With several environments, every episode of a
+one-server task is offered the tools of all of them (namespaced ``<server>__<tool>``,
+MCP-Atlas style): the task's own server holds the goal, the others are distractors whose
+state must stay untouched. A task naming several servers (``eval`` makes them) is played
+on exactly those (``host.episode.offered_envs``), its gold calls going to each. Each finished episode is appended to
 ``runs/<run>/trajectories.jsonl`` at once, so a run killed at any point resumes with
 exactly the missing (task, trial) pairs. A server that dies ends the episodes using it
 with ``infrastructure_error``; the next episode starts a fresh server. A model endpoint
@@ -29,7 +31,7 @@ from pydantic_core import PydanticSerializationError
 from envfactory_mcp.errors import EnvFactoryError, InfrastructureError
 from envfactory_mcp.host.backends import run_ray
 from envfactory_mcp.host.connection import ServerConnection, Transport
-from envfactory_mcp.host.episode import EpisodeConfig, run_episode
+from envfactory_mcp.host.episode import EpisodeConfig, offered_envs, run_episode
 from envfactory_mcp.packages import check_served
 from envfactory_mcp.ray_cluster import BACKENDS, Backend, import_ray
 from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
@@ -203,9 +205,11 @@ def load_tasks(config: RolloutConfig) -> list[Task]:
         raise EnvFactoryError(
             f"{config.tasks_path} has tasks for {', '.join(unknown)}, which this rollout does not serve"
         )
-    many = [t.task_id for t in tasks if len(t.servers) != 1]
-    if many:
-        raise EnvFactoryError(f"multi-server tasks are not supported by the host yet: {', '.join(many[:3])}")
+    odd = [t.task_id for t in tasks if not t.servers or t.servers[0] != t.env]
+    if odd:
+        raise EnvFactoryError(
+            f"{config.tasks_path}: tasks whose servers do not start with their env: {', '.join(odd[:3])}"
+        )
     if config.task_ids is not None:
         known = {t.task_id for t in tasks}
         absent = [task_id for task_id in config.task_ids if task_id not in known]
@@ -368,7 +372,7 @@ async def _roll(
             agent, user = agent_factory(config, task), user_factory(config, task)
             try:
                 conn = await servers.get(task.env)
-                others = [await servers.get(env) for env in config.envs if env != task.env]
+                others = [await servers.get(env) for env in offered_envs(task, config.envs)]
             except InfrastructureError as exc:
                 record = _failed(task, trial, run_id, config, agent, user, str(exc))
             else:
