@@ -1,108 +1,104 @@
-"""Eval throughput (issue 15): scored cross-server episodes per second with scripted agents.
+"""Eval throughput over real MCP (issue 28): scored eval episodes per second, stdio.
 
-    python bench/bench_eval.py [--tasks 40] [--rounds 3] [--concurrency 8] [--json FILE]
+    python bench/bench_eval.py [--envs a,b,c] [--tasks 30] [--rounds 3] [--concurrency 8]
+                               [--transport stdio|memory] [--json FILE]
 
-For 1, 3 and 10 servers per task (the linked demo servers crm, billing and shipping, then
-``notes_<k>`` distractors; one server gives chains within crm), builds ``--tasks`` tasks
-once, then plays and scores every task with the oracle, coin-flip and noop agents and the
-scripted user (claims scored deterministically, no judge), and prints tasks/s (median of
-``--rounds``; this machine is shared and noisy), the tools offered per task, and the
-oracle's coverage and pass rate as a check that the figures are of working episodes.
-Composing the tasks is timed apart.
+Builds ``--tasks`` eval tasks once over ``--envs`` (default: three library services, every
+task offered all three servers' tools), then plays the set through ``eval.main.evaluate``
+(the host's rollout: the packages started as stdio subprocesses, one session per episode,
+gold replayed per server, records written to a fresh run directory, the eval report read
+from them) with the oracle, coin-flip and noop agents and the scripted user, and prints
+episodes/s (median of ``--rounds``, server start-up included: a run is what a user waits
+for), the oracle's coverage and pass rate as a check that the figures are of working
+episodes, and the load average before and after (this machine is shared and noisy).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from envfactory_mcp.env import Environment
-from envfactory_mcp.eval.agents import CoinFlipAgent
-from envfactory_mcp.eval.compose import EvalTask, LinkedComposer
-from envfactory_mcp.eval.demo_envs import SHARED_ENTITIES, linked_envs
-from envfactory_mcp.eval.report import summarize
-from envfactory_mcp.eval.runner import EpisodeSettings, EvalResult, run_eval
-from envfactory_mcp.sim.agents import NoopAgent, OracleAgent
-from envfactory_mcp.sim.types import Agent
-from envfactory_mcp.sim.users import ScriptedUser
+from envfactory_mcp.catalog import load_environment
+from envfactory_mcp.eval.compose import write_eval_set
+from envfactory_mcp.eval.main import EvalConfig, compose_set, evaluate
+from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
-AGENTS: dict[str, Callable[[], Agent]] = {"oracle": OracleAgent, "coinflip": CoinFlipAgent, "noop": NoopAgent}
-
-
-def play(
-    tasks: list[EvalTask], envs: list[Environment], factory: Callable[[], Agent], concurrency: int
-) -> list[EvalResult]:
-    async def go() -> list[EvalResult]:
-        return await run_eval(
-            tasks,
-            envs,
-            lambda t: factory(),
-            lambda t: ScriptedUser(),
-            concurrency=concurrency,
-            settings=EpisodeSettings(keep_messages=False),
-        )
-
-    return anyio.run(go)
+ENVS = "citycab_business_account,coastline_car_rental,cyclecity_bike_share"
+AGENTS = ("oracle", "coinflip", "noop")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=40)
+    parser.add_argument("--envs", default=ENVS)
+    parser.add_argument("--tasks", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--transport", default="stdio", choices=("stdio", "memory"))
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    rows = []
-    print(
-        f"{'servers':>7} {'tasks':>6} {'tools':>6} {'compose s':>10} "
-        + " ".join(f"{a + ' t/s':>13}" for a in AGENTS)
-        + "  oracle cov/pass"
-    )
-    for servers in (1, 3, 10):
-        envs = linked_envs(servers)
-        t0 = time.perf_counter()
-        tasks = LinkedComposer(envs, seed=0, shared_entities=SHARED_ENTITIES).compose(args.tasks)
-        compose_s = time.perf_counter() - t0
-        rates: dict[str, float] = {}
-        check: dict[str, float] = {}
-        for name, factory in AGENTS.items():
+    names = [n for n in args.envs.split(",") if n]
+    envs = [load_environment(n, DEFAULT_SERVERS_DIR).env for n in names]
+    load_before = os.getloadavg()
+    t0 = time.perf_counter()
+    built = compose_set(EvalConfig(envs=names, n=args.tasks), envs)
+    compose_s = time.perf_counter() - t0
+    print(built.statement())
+    rates: dict[str, float] = {}
+    check: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench_eval_") as tmp:
+        eval_set = Path(tmp) / "eval_set.jsonl"
+        write_eval_set(built.tasks, eval_set)
+        for agent in AGENTS:
             timings = []
-            for _ in range(args.rounds):
-                t0 = time.perf_counter()
-                results = play(tasks, envs, factory, args.concurrency)
-                timings.append(time.perf_counter() - t0)
-            rates[name] = len(tasks) / statistics.median(timings)
-            if name == "oracle":
-                summary = summarize(results)
-                check = {"coverage": summary["coverage"], "pass": summary["pass_rate@0.75"]}
-        tools = statistics.mean(
-            sum(len(e.spec.tools) for e in envs if e.spec.name in t.offered) for t in tasks
-        )
-        row = {
-            "servers": servers,
-            "tasks": len(tasks),
-            "tools_offered": tools,
-            "compose_s": compose_s,
-            "tasks_per_s": rates,
-            "oracle": check,
-        }
-        rows.append(row)
-        print(
-            f"{servers:>7} {len(tasks):>6} {tools:>6.1f} {compose_s:>10.2f} "
-            + " ".join(f"{rates[a]:>13.1f}" for a in AGENTS)
-            + f"  {check['coverage']:.2f}/{check['pass']:.2f}"
-        )
+            for round_ in range(args.rounds):
+                config = EvalConfig(
+                    envs=names,
+                    agent=agent,
+                    tasks_path=str(eval_set),
+                    concurrency=args.concurrency,
+                    transport=args.transport,
+                )
+                out = Path(tmp) / f"{agent}-{round_}"
+                started = time.perf_counter()
+                summary, results = anyio.run(evaluate, config, envs, out)
+                timings.append(time.perf_counter() - started)
+                if agent == "oracle":
+                    check = {"coverage": summary["coverage"], "pass": summary["pass_rate@0.75"]}
+            rates[agent] = len(results) / statistics.median(timings)
+    load_after = os.getloadavg()
+    row = {
+        "envs": names,
+        "transport": args.transport,
+        "tasks": len(built.tasks),
+        "kinds": built.counts,
+        "needed_tools": round(statistics.mean(len(t.relevant_tools) for t in built.tasks), 2),
+        "compose_s": round(compose_s, 2),
+        "episodes_per_s": {a: round(r, 2) for a, r in rates.items()},
+        "oracle": check,
+        "loadavg_before": [round(x, 2) for x in load_before],
+        "loadavg_after": [round(x, 2) for x in load_after],
+        "cpus": os.cpu_count(),
+    }
+    print(
+        f"{len(built.tasks)} tasks over {len(names)} servers ({args.transport}), composed in {compose_s:.1f} s;"
+        f" episodes/s (median of {args.rounds}, server start-up included): "
+        + ", ".join(f"{a} {r:.1f}" for a, r in rates.items())
+        + f"; oracle coverage {check['coverage']:.2f}, pass {check['pass']:.2f};"
+        f" load average {load_before[0]:.2f} before, {load_after[0]:.2f} after ({os.cpu_count()} CPUs)"
+    )
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(row, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

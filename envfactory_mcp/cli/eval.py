@@ -26,7 +26,9 @@ def eval_command(
         ),
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Results folder.")] = Path("eval_results"),
-    agent: Annotated[str, typer.Option(help="oracle, noop, random, coinflip or llm.")] = "oracle",
+    agent: Annotated[
+        str, typer.Option(help="oracle, demonstrator, noop, random, coinflip or llm.")
+    ] = "oracle",
     agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL of the agent's endpoint.")] = None,
     agent_temperature: Annotated[float | None, typer.Option(help="The agent's sampling temperature.")] = None,
@@ -59,20 +61,26 @@ def eval_command(
     transport: Annotated[
         str,
         typer.Option(
-            help="local (each server's toolbox in this process, fastest), or memory / stdio"
-            " (the packages in --servers-dir served over MCP)."
+            help="memory (the packages in --servers-dir served over MCP in this process) or stdio"
+            " (each package a subprocess)."
         ),
-    ] = "local",
+    ] = "memory",
+    retry_failed: Annotated[
+        bool, typer.Option("--retry-failed", help="Re-run episodes that ended in harness failures.")
+    ] = False,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
-    """Build (or re-run) cross-server tasks, play them with an agent, score claims and states, and
-    write a results table (terminal, results.json, report.html) with failure classes."""
-    import anyio
-
+    """Build (or re-run) an eval set over any servers, play it with an agent through the host
+    (the -o folder is a run directory: rerun the same command to resume, view it with
+    `view`), score claims and states, and write a results table (terminal, results.json,
+    report.html) with failure classes."""
+    from envfactory_mcp.cli.runs import interrupted
     from envfactory_mcp.eval.main import EvalConfig, evaluate
     from envfactory_mcp.eval.report import table
+    from envfactory_mcp.host.rollout import run_interruptibly
+    from envfactory_mcp.records.store import MetadataMismatch
 
     names = [e.strip() for e in envs.split(",") if e.strip()]
     config = EvalConfig(
@@ -99,24 +107,70 @@ def eval_command(
         if shared_entities is None
         else [e.strip() for e in shared_entities.split(",") if e.strip()],
         servers_dir=str(servers_dir),
+        retry_failed=retry_failed,
     )
     try:
         if not names:
             raise EnvFactoryError("--envs names no server")
         loaded = load_envs(names, servers_dir, allow_unverified, trust)
-        summary, _ = anyio.run(evaluate, config, loaded, output, None, allow_unverified, trust)
+        summary, _ = run_interruptibly(
+            evaluate,
+            config,
+            loaded,
+            output,
+            None,
+            allow_unverified,
+            trust,
+            _agent_factory(),
+            lambda text: typer.echo(text, err=True),
+        )
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    except MetadataMismatch as exc:
+        raise fail(
+            EnvFactoryError(f"{exc}; rerun with the stored values to resume it, or use another -o")
+        ) from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
     typer.echo(table(summary))
-    if not tasks and summary["tasks"] < n:
-        typer.echo(
-            f"note: only {summary['tasks']} distinct tasks could be built of the {n} asked for", err=True
-        )
-    typer.echo(f"wrote {output}/results.json, {output}/report.html and the eval set {output}/eval_set.jsonl")
+    typer.echo(
+        f"wrote {output}/results.json, {output}/report.html, the eval set {output}/eval_set.jsonl and"
+        f" the run {output}/trajectories.jsonl (view it: envfactory-mcp view {output})"
+    )
+
+
+@app.command("eval-compare")
+def eval_compare_command(
+    first: Annotated[Path, typer.Argument(help="An eval folder (results.json).")],
+    second: Annotated[Path, typer.Argument(help="Another eval folder over the same eval set.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the side-by-side as HTML here.")
+    ] = None,
+) -> None:
+    """Two eval runs of the same eval set side by side: figures, per server and kind, and the
+    tasks where they differ."""
+    from envfactory_mcp import files
+    from envfactory_mcp.eval.report import compare, compare_html, compare_table
+
+    try:
+        side = compare(first, second)
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    typer.echo(compare_table(side))
+    if output is not None:
+        files.write_text(output, compare_html(side))
+        typer.echo(f"wrote {output}")
+
+
+def _agent_factory() -> object:
+    from envfactory_mcp.eval.main import agent_factory
+
+    return agent_factory
 
 
 def load_envs(names: list[str], servers_dir: Path, allow_unverified: bool, trust: bool) -> list[Environment]:
-    """Each server: a package or blueprint (``cli.app.load_environment``), else a demo server."""
+    """Each server: a package or blueprint (``cli.app.load_environment``), else a demo server
+    (served from ``<output>/servers``, see ``eval.main.served_dir``)."""
     from envfactory_mcp.blueprints import blueprint_names
     from envfactory_mcp.cli.app import load_environment
     from envfactory_mcp.eval import demo_envs

@@ -1,11 +1,13 @@
-"""MCP-Atlas-style evaluation across linked servers (issue 15).
+"""MCP-Atlas-style evaluation over any set of servers (issues 15, 28).
 
-``compose`` builds cross-server tasks (a chain whose outputs on one server feed another
-server's parameters, per-server gold final states, tools of several servers offered
-namespaced ``<server>__<tool>``); ``claims`` scores the answer claim by claim
-(deterministic normalisation, optionally a model judge); ``taxonomy`` names what went
-wrong in a failed episode; ``runner`` plays episodes and scores them; ``report`` writes
-the results table (terminal, JSON, HTML). ``demo_envs`` holds small linked
+``compose`` builds the eval set (single-server tasks with the other servers offered as
+distractors, and chains across servers where values flow), each a plain task the host
+plays as it is; ``main`` runs a set through the host's rollout (the one episode loop,
+agents, users, records and run store: resumable, ``--retry-failed``, ``view``);
+``claims`` reports the answer claim by claim (the reward's claim checker, optionally a
+model judge for what it missed); ``taxonomy`` names what went wrong in a failed episode;
+``report`` reads the records (terminal, JSON, HTML, two runs side by side); ``standing``
+is the versioned standing eval set over the library. ``demo_envs`` holds small linked
 environments (crm, billing, shipping and distractors) for tests and the benchmark.
 """
 
@@ -18,17 +20,15 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type che
 if TYPE_CHECKING:
     from envfactory_mcp.eval.compose import EvalTask, read_eval_set, write_eval_set
     from envfactory_mcp.eval.main import EvalConfig, evaluate
-    from envfactory_mcp.eval.report import write_results
-    from envfactory_mcp.eval.runner import EvalResult, run_eval
+    from envfactory_mcp.eval.report import EvalResult, write_results
 
-# Loaded on first use (the runner loads the MCP stack only for served transports).
+# Loaded on first use (the host loads the MCP stack only when episodes are played).
 _EXPORTS = {
     "EvalConfig": "envfactory_mcp.eval.main",
-    "EvalResult": "envfactory_mcp.eval.runner",
+    "EvalResult": "envfactory_mcp.eval.report",
     "EvalTask": "envfactory_mcp.eval.compose",
     "evaluate": "envfactory_mcp.eval.main",
     "read_eval_set": "envfactory_mcp.eval.compose",
-    "run_eval": "envfactory_mcp.eval.runner",
     "write_eval_set": "envfactory_mcp.eval.compose",
     "write_results": "envfactory_mcp.eval.report",
 }
@@ -41,7 +41,6 @@ __all__ = [
     "EvalTask",
     "evaluate",
     "read_eval_set",
-    "run_eval",
     "write_eval_set",
     "write_results",
 ]

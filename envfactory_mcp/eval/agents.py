@@ -1,4 +1,5 @@
-"""Scripted agents for evaluation (no model endpoint), besides ``sim.agents``.
+"""Eval's own scripted agents (no model endpoint), checks of the scorer beside ``sim.agents``
+(``eval.main.agent_factory`` adds ``coinflip`` to the host's agents).
 
 CoinFlipAgent   for each task a seeded draw decides how many gold steps it makes (0
                 to all) and then states the claims those steps showed: a scorer
@@ -39,11 +40,13 @@ class CoinFlipAgent:
         self._task: Task | None = None
         self._steps = 0
         self._next = 0
+        self._offered: set[str] = set()
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self._task = task
         self._steps = random.Random(f"coinflip:{self.seed}:{task.task_id}").randint(0, len(task.gold.actions))
         self._next = 0
+        self._offered = {t["function"]["name"] for t in tools}
 
     async def act(self, messages: list[Message]) -> AgentTurn:
         task = self._task
@@ -51,8 +54,11 @@ class CoinFlipAgent:
             raise RuntimeError("act() before start()")
         if self._next < self._steps:
             action = task.gold.actions[self._next]
+            name = f"{action.server}{SEP}{action.name}"
             call = ToolCall.parse(
-                f"call_{self._next}", f"{action.server}{SEP}{action.name}", json.dumps(action.arguments)
+                f"call_{self._next}",
+                name if name in self._offered else action.name,
+                json.dumps(action.arguments),
             )
             self._next += 1
             return AgentTurn(tool_calls=[call])

@@ -105,6 +105,18 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+def found_by_reward(gold_texts: list[str], found_texts: list[str]) -> list[bool]:
+    """For each of a task's claims (their ``Claim.text``, in order), whether the reward's
+    claim checker found it (``RewardParts.claims_found``; texts may repeat)."""
+    left = list(found_texts)
+    flags = []
+    for text in gold_texts:
+        flags.append(text in left)
+        if text in left:
+            left.remove(text)
+    return flags
+
+
 def split_reference(answer: str) -> list[str]:
     """A free-text reference answer as atomic statements: one per sentence, clause
     (``;``) or list item, with ``and``-joined facts split when both halves hold a value."""
@@ -192,14 +204,23 @@ def parse_verdict(reply: str) -> tuple[float, str, Method]:
 
 
 async def score_claims(
-    claims: list[AtomicClaim], messages: list[dict[str, Any]], judge: ClaimJudge | None = None
+    claims: list[AtomicClaim],
+    messages: list[dict[str, Any]],
+    judge: ClaimJudge | None = None,
+    found: list[bool] | None = None,
 ) -> ClaimsResult:
-    """Each claim scored against the agent's answer; coverage is their mean (1.0 with none)."""
+    """Each claim scored against the agent's answer; coverage is their mean (1.0 with none).
+
+    ``found`` (one per claim) is what the reward's claim checker decided
+    (``scoring.claims.claims_communicated``, the record's ``reward_parts``): those claims
+    are found and no other check is made; a judge, when given, is asked only about the
+    rest, so it can raise a score, never lower one. Without ``found`` a claim is found
+    when the answer states its value (``matches``)."""
     answer = answer_text(messages)
     before = (judge.prompt_tokens, judge.completion_tokens, judge.cost_usd or 0.0) if judge else (0, 0, 0.0)
     scores: list[ClaimScore] = []
-    for claim in claims:
-        if matches(claim, answer):
+    for i, claim in enumerate(claims):
+        if found[i] if found is not None else matches(claim, answer):
             scores.append(ClaimScore(claim_id=claim.id, text=claim.text, score=1.0, method="deterministic"))
         elif judge is not None:
             score, reason, method = await judge.grade(claim, answer)

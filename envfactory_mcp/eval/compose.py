@@ -1,26 +1,30 @@
-"""Cross-server tasks: chains over linked servers, with per-server gold final states.
+"""Evaluation tasks over any set of servers, MCP-Atlas style: what eval composes.
 
-A chain starts with a tool whose inputs the user can type (an email), on one server;
-each later step is a tool, preferably on a server the chain has not used yet, whose
-entity parameters are filled from earlier outputs of the same entity (``customer_id``
-from crm's ``find_customer_by_email`` feeds billing's ``list_invoices``); a value drawn
-from a list is named to the user by a sibling field that tells it apart ("the invoice of
-1219.8"). Arguments the user types come from the seed through the task
-oracle's pools of calls that succeed (``tasks.oracle.Oracle.viable``). Every step runs
-through the servers' own toolboxes on fresh sessions, so the gold outputs are real; the
-gold final state is kept per server. Servers with no shared entity still make
-cross-server tasks: the chain then restarts on another server from what the user knows.
+Two kinds, counted apart (``ComposedSet.counts``, printed by the command):
 
-The user's message is one natural request from the offline realiser (``tasks.realise``):
-who they are, what they want done with the values they type in words, and what they need
-to be told as a need ("I'll need the carrier for my records"), never a tool or a field name
-and never a chain of steps.
+* ``single``: a task of one server, made by the project's task generator
+  (``tasks.generate``: authentication, confirmations, a natural request from the realiser,
+  claims of what the answer must say), played with the other servers offered as
+  distractors (their tools offered too, their state must stay untouched). Any set of
+  servers builds these.
+* ``chain``: a chain across servers where values really flow: a tool's entity output on one
+  server fills an entity parameter of a tool on another (``LinkedComposer``: only entities
+  the servers share, ``EnvSpec.shared_entities`` or ``--shared-entities``, cross
+  servers). It starts with a tool the user can type into (arguments from
+  ``Oracle.viable``), names a value drawn from a list by a sibling field that tells it
+  apart ("the invoice of 1219.8"), runs every step through each server's own toolbox, and
+  keeps the gold state per server.
 
-The result is an ``EvalTask``: a ``tasks.model.Task`` (``servers`` lists every server the
-chain touches, ``gold.actions[].server`` says where each call goes) plus what the
-evaluation needs beside it: the offered servers (the chain's and distractors, 6 to 40
-tools namespaced ``<server>__<tool>``), the tools that matter, initial and gold state
-hashes per server, and the atomic claims of the reference answer.
+Every task keeps 2 to 6 claims of what the answer must say (``MIN_CLAIMS``,
+``MAX_CLAIMS``), judged by the reward's claim checker (``scoring.claims``). The user's
+message is one natural request from the offline realiser (``tasks.realise``), never a tool
+or a field name and never a chain of steps.
+
+The result is an ``EvalTask``: a plain ``tasks.model.Task`` that the host plays as it is
+(``Task.servers``: the offered servers, its own first; ``gold.actions[].server`` says where
+each call goes; the state hashes are ``host.episode.combined_hash`` over the servers when
+there are several) plus what the report needs beside it: the tools that matter, initial
+and gold state hashes per server, the claims with their kinds, and the links.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,10 +58,13 @@ from envfactory_mcp.tasks.model import (
     UserScenario,
 )
 
-EVAL_SET_VERSION = 1
-MIN_TOOLS, MAX_TOOLS = 6, 40
+EVAL_SET_VERSION = 2  # 2: the task is played by the host as it is (Task.servers offered, hashes combined)
+MIN_TOOLS, MAX_TOOLS = 6, 80  # a chain's servers offer at most MAX_TOOLS tools
 MIN_STEPS, MAX_STEPS = 2, 8
+MIN_CLAIMS, MAX_CLAIMS = 2, 6
 SEP = "__"
+KINDS = ("single", "chain")
+EvalKind = Literal["single", "chain"]
 
 
 class EvalTask(BaseModel):
@@ -66,8 +73,9 @@ class EvalTask(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     eval_version: int = EVAL_SET_VERSION
+    kind: EvalKind = "chain"
     task: Task
-    offered: list[str]  # every server offered to the agent (chain servers first)
+    offered: list[str]  # every server offered to the agent (``task.servers``: the task's own first)
     initial_hashes: dict[str, str]  # server -> seed state hash
     gold_hashes: dict[str, str]  # server -> gold final state hash (unchanged servers too)
     relevant_tools: list[str]  # namespaced tools the gold uses, in order
@@ -118,6 +126,120 @@ def read_eval_set(path: Path) -> list[EvalTask]:
     if not tasks:
         raise EnvFactoryError(f"{path}: the eval set holds no task")
     return tasks
+
+
+def state_of(hashes: dict[str, str]) -> str:
+    """The state hash of a task played on ``hashes``' servers, as the host computes it: the
+    one server's own, or ``combined_hash`` over several."""
+    from envfactory_mcp.host.episode import combined_hash
+
+    return next(iter(hashes.values())) if len(hashes) == 1 else combined_hash(hashes)
+
+
+def _offered_name(server: str, tool: str, offered: list[str]) -> str:
+    """A tool as the agent is offered it: namespaced when several servers are offered."""
+    return f"{server}{SEP}{tool}" if len(offered) > 1 else tool
+
+
+@dataclass
+class ComposedSet:
+    """An eval set as built, with how many tasks of each kind and why chains are missing."""
+
+    tasks: list[EvalTask]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {kind: sum(1 for t in self.tasks if t.kind == kind) for kind in KINDS}
+
+    def statement(self) -> str:
+        """One sentence: how many tasks of each kind were built, over which servers."""
+        counts = self.counts
+        servers = list(dict.fromkeys(s for t in self.tasks for s in t.offered))
+        text = (
+            f"built {len(self.tasks)} tasks over {len(servers)} servers: {counts['single']} on one server"
+            f" with the others offered as distractors, {counts['chain']} chains across servers where"
+            " a value read on one server is needed on another"
+        )
+        return text + "".join(f"; {note}" for note in self.notes)
+
+
+def compose_eval_set(
+    envs: list[Environment],
+    n: int,
+    seed: int = 0,
+    shared_entities: Iterable[str] = (),
+    max_chain: int = 4,
+) -> ComposedSet:
+    """``n`` tasks over ``envs``: chains across servers where values flow between them (up
+    to half the set), the rest single-server tasks with the other servers as distractors,
+    spread evenly over the servers. Deterministic for ``(envs, n, seed, shared_entities)``."""
+    notes: list[str] = []
+    chains: list[EvalTask] = []
+    composer = LinkedComposer(envs, seed=seed, shared_entities=shared_entities) if len(envs) > 1 else None
+    if composer is not None and composer.linked:
+        chains = composer.compose(n // 2 if n > 1 else n, max_steps=max_chain)
+    elif composer is not None:
+        notes.append(
+            "no chain: no value read on one of these servers is needed on another (no shared entity)"
+        )
+    singles = single_tasks(envs, n - len(chains), seed)
+    if composer is not None and composer.linked and len(chains) + len(singles) < n:
+        # Fewer single-server tasks than asked for (few claims to check): more chains.
+        chains = composer.compose(n - len(singles), max_steps=max_chain)
+    if len(chains) + len(singles) < n:
+        notes.append(f"only {len(chains) + len(singles)} of the {n} tasks asked for could be built")
+    return ComposedSet(tasks=chains + singles, notes=notes)
+
+
+def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTask]:
+    """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder), each
+    one server's task from the task generator with every other server offered beside it.
+    Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims are kept."""
+    from envfactory_mcp.tasks.generate import generate_tasks
+
+    if n <= 0:
+        return []
+    names = [e.spec.name for e in envs]
+    seeds = {e.spec.name: e.seed_hash for e in envs}
+    wanted = {name: n // len(envs) + (1 if i < n % len(envs) else 0) for i, name in enumerate(names)}
+    tasks: list[EvalTask] = []
+    for env in envs:
+        name = env.spec.name
+        if not wanted[name]:
+            continue
+        pool, _ = generate_tasks(env, 4 * wanted[name] + 8, seed=seed)
+        picked = [t for t in pool if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS][: wanted[name]]
+        offered = [name] + [other for other in names if other != name]
+        for i, task in enumerate(picked):
+            tasks.append(_single(task, offered, seeds, f"eval-{name}-single-s{seed}-{i}"))
+    return tasks
+
+
+def _single(task: Task, offered: list[str], seeds: dict[str, str], task_id: str) -> EvalTask:
+    """A generated one-server task played with ``offered`` servers (its own first)."""
+    server = task.env
+    initial = {s: seeds[s] for s in offered}
+    gold = {**initial, server: task.gold.final_state_hash}
+    claims = [claim_of(f"c{i}", c.path, c.value, server, c.tool) for i, c in enumerate(task.gold.claims)]
+    played = task.model_copy(
+        update={
+            "task_id": task_id,
+            "servers": offered,
+            "initial_state": InitialState(state_hash=state_of(initial)),
+            "gold": task.gold.model_copy(update={"final_state_hash": state_of(gold)}),
+        }
+    )
+    return EvalTask(
+        kind="single",
+        task=played,
+        offered=offered,
+        initial_hashes=initial,
+        gold_hashes=gold,
+        relevant_tools=list(dict.fromkeys(_offered_name(server, a.name, offered) for a in task.gold.actions)),
+        claims=claims,
+        reference_answer="; ".join(c.text for c in claims) + ".",
+    )
 
 
 # ----------------------------------------------------------------------------- paths
@@ -246,8 +368,8 @@ class LinkedComposer:
                 continue
             seen.add(key)
             task = self._task(steps, index)
-            if task.task.kind == "read" and not task.claims:
-                continue  # doing nothing would pass it
+            if len(task.claims) < MIN_CLAIMS:
+                continue  # an answer with less than two facts to check: not an eval task
             tasks.append(task)
             index += 1
         return tasks
@@ -330,16 +452,6 @@ class LinkedComposer:
                 candidates.append((rank, server, name))
         rng.shuffle(candidates)
         candidates.sort(key=lambda c: c[0])
-        if not candidates and not self.linked and len(used_servers) < len(self.order):
-            # Servers that share no entity: the user asks for something on another server too.
-            for server in self.order:
-                if server not in used_servers and self._fits(used_servers, server) and self._starters(server):
-                    starter = rng.choice(self._starters(server))
-                    args = rng.choice(self.servers[server].oracle.viable(starter))
-                    try:
-                        return self._run(sessions, _Step(server, starter, dict(args), {}))
-                    except Rejected:
-                        continue
         for _, server, name in candidates[:6]:
             filled = self._fill(rng, sessions, steps, shown, server, name)
             if filled is not None:
@@ -428,17 +540,26 @@ class LinkedComposer:
                 for value, _, _ in values_at(last.output, path)[:1]:
                     claims.append(claim_of(f"c{len(claims)}", path, value, last.server, last.tool))
                     gold_claims.append(Claim(tool=last.tool, path=path, value=value, text=_text(value)))
+        claims, gold_claims = claims[:MAX_CLAIMS], gold_claims[:MAX_CLAIMS]
         facts, opening = self._opening(steps, claims)
         first = steps[0].server
         env_name = "+".join(chain_servers)
         actions = [
-            GoldAction(server=s.server, name=s.tool, arguments=s.arguments, output=s.output) for s in steps
+            GoldAction(
+                server=s.server,
+                name=s.tool,
+                arguments=s.arguments,
+                output=s.output,
+                confirm=s.tool in self.servers[s.server].env.spec.policy_rules.confirm,
+            )
+            for s in steps
         ]
+        initial_hashes = {n: self.servers[n].env.seed_hash for n in offered}
         reference = "; ".join(c.text for c in claims) + "." if claims else "Done."
         task = Task(
             task_id=f"eval-{env_name}-s{self.seed}-{index}",
             env=first,
-            servers=chain_servers,
+            servers=offered,
             kind="write"
             if any(gold_hashes[s] != self.servers[s].env.seed_hash for s in chain_servers)
             else "read",
@@ -451,10 +572,10 @@ class LinkedComposer:
                 opening_message=opening,
                 calibration=Calibration(method="offline"),
             ),
-            initial_state=InitialState(state_hash=self.servers[first].env.seed_hash),
+            initial_state=InitialState(state_hash=state_of(initial_hashes)),
             gold=Gold(
                 actions=actions,
-                final_state_hash=gold_hashes[first],
+                final_state_hash=state_of(gold_hashes),
                 diff={},
                 claims=gold_claims,
             ),
@@ -472,29 +593,20 @@ class LinkedComposer:
             for param, (i, path, _) in s.linked.items()
         ]
         return EvalTask(
+            kind="chain",
             task=task,
             offered=offered,
-            initial_hashes={n: self.servers[n].env.seed_hash for n in offered},
+            initial_hashes=initial_hashes,
             gold_hashes=gold_hashes,
-            relevant_tools=list(dict.fromkeys(f"{s.server}{SEP}{s.tool}" for s in steps)),
+            relevant_tools=list(dict.fromkeys(_offered_name(s.server, s.tool, offered) for s in steps)),
             claims=claims,
             reference_answer=reference,
             links=links,
         )
 
     def _offered(self, chain_servers: list[str]) -> list[str]:
-        """The chain's servers, then the others while the tool count stays within 40."""
-        offered = list(chain_servers)
-        count = sum(len(self.servers[s].tools) for s in offered)
-        for name in self.order:
-            if name in offered:
-                continue
-            more = len(self.servers[name].tools)
-            if count + more > MAX_TOOLS:
-                continue
-            offered.append(name)
-            count += more
-        return offered
+        """The chain's servers, then every other server given (distractors)."""
+        return list(chain_servers) + [name for name in self.order if name not in chain_servers]
 
     def _opening(self, steps: list[_Step], claims: list[AtomicClaim]) -> tuple[list[Fact], str]:
         """What the user knows and the one message they send, from the offline realiser

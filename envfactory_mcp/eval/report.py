@@ -1,4 +1,12 @@
-"""The results of an eval run: summary figures, a terminal table, JSON and one HTML page."""
+"""The results of an eval run: each episode's record read as MCP-Atlas reads it, summary
+figures, a terminal table, JSON, one HTML page, and two runs side by side.
+
+The episodes themselves are the host's (``host.rollout``: the run directory's
+``trajectories.jsonl``, scored by the reward); this module only reads them: coverage is
+the share of the task's claims the reward's claim checker found (a judge may raise a
+missing one), state is the reward's state part, per-server states come from the record's
+per-server hashes, and a failed episode gets one failure class (``eval.taxonomy``).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +16,167 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from envfactory_mcp import files
-from envfactory_mcp.eval.claims import PASS_AT, PASS_LOOSE
-from envfactory_mcp.eval.runner import EvalResult
-from envfactory_mcp.eval.taxonomy import FAILURE_CLASSES
+from envfactory_mcp.eval.claims import (
+    PASS_AT,
+    PASS_LOOSE,
+    ClaimJudge,
+    ClaimsResult,
+    found_by_reward,
+    score_claims,
+)
+from envfactory_mcp.eval.compose import SEP, EvalTask
+from envfactory_mcp.eval.taxonomy import FAILURE_CLASSES, EpisodeFacts, classify
+from envfactory_mcp.records.trajectory import TrajectoryRecord, Usage
+from envfactory_mcp.scoring.policy import policy_violations
+from envfactory_mcp.spec.models import EnvSpec
+
+
+class EvalResult(BaseModel):
+    """One scored episode, as the eval report reads it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    trial: int = 0
+    kind: str = "chain"
+    servers: list[str]  # the servers the task's gold uses
+    offered: list[str]
+    tools_offered: int
+    relevant_tools: list[str]
+    agent: str
+    agent_model: str | None = None
+    termination: str
+    termination_detail: str = ""
+    state_ok: bool
+    server_states: dict[str, bool]  # server -> final state equals its gold
+    collateral: list[str]
+    claims: ClaimsResult
+    coverage: float
+    passed: bool  # state ok and coverage >= 0.75
+    passed_loose: bool  # state ok and coverage >= 0.5
+    failure_class: str | None = None
+    failure_detail: str = ""
+    policy_violations: list[str] = Field(default_factory=list)
+    steps: int = 0
+    tool_calls: int = 0
+    usage: dict[str, Usage] = Field(default_factory=dict)  # agent, user, judge
+    seconds: float = 0.0
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def excluded(self) -> bool:
+        return self.termination in ("model_unavailable", "user_error", "infrastructure_error", "timeout")
+
+
+async def eval_result(
+    record: TrajectoryRecord,
+    task: EvalTask,
+    specs: dict[str, EnvSpec | None],
+    judge: ClaimJudge | None = None,
+) -> EvalResult:
+    """The eval's reading of one host record of ``task``."""
+    parts = record.reward_parts
+    excluded = record.excluded or parts is None
+    gold_claims = [c.text for c in task.task.gold.claims]
+    found = (
+        found_by_reward(gold_claims, parts.claims_found) if parts is not None else [False] * len(gold_claims)
+    )
+    claims = await score_claims(task.claims, record.messages, judge, found=found)
+    state_ok = bool(parts and parts.state_match and not parts.required_calls_missing) and not excluded
+    if state_ok:
+        server_states = dict.fromkeys(task.offered, True)
+    elif len(task.offered) > 1:
+        server_states = {s: record.server_hashes.get(s) == task.gold_hashes[s] for s in task.offered}
+    else:
+        server_states = {task.offered[0]: False}
+    violations = [] if excluded else _violations(record.messages, task, specs)
+    coverage = claims.coverage
+    passed = state_ok and coverage >= PASS_AT
+    usage = {**record.usage, "judge": Usage()}
+    usage["judge"].add(claims.judge_prompt_tokens, claims.judge_completion_tokens, claims.judge_cost_usd)
+    result = EvalResult(
+        task_id=record.task_id,
+        trial=record.trial,
+        kind=task.kind,
+        servers=list(dict.fromkeys(a.server for a in task.task.gold.actions)) or [task.task.env],
+        offered=task.offered,
+        tools_offered=len(record.tools),
+        relevant_tools=task.relevant_tools,
+        agent=record.agent.kind,
+        agent_model=record.agent.model,
+        termination=record.termination,
+        termination_detail=record.termination_detail,
+        state_ok=state_ok,
+        server_states=server_states,
+        collateral=record.collateral_changes,
+        claims=claims,
+        coverage=coverage,
+        passed=passed,
+        passed_loose=state_ok and coverage >= PASS_LOOSE,
+        policy_violations=violations,
+        steps=record.steps,
+        tool_calls=sum(s.calls for s in record.tool_stats.values()),
+        usage=usage,
+        seconds=round(record.timings.get("total_s", 0.0), 6),
+        messages=record.messages,
+    )
+    if not passed and not excluded:
+        result.failure_class, result.failure_detail = classify(
+            EpisodeFacts(
+                messages=record.messages,
+                relevant_tools=task.relevant_tools,
+                termination=record.termination,
+                state_ok=state_ok,
+                collateral=record.collateral_changes,
+                policy_violations=violations,
+                coverage=coverage,
+            )
+        )
+    return result
+
+
+def _violations(
+    messages: list[dict[str, Any]], task: EvalTask, specs: dict[str, EnvSpec | None]
+) -> list[str]:
+    """Policy violations, server by server (each judged on its own calls, names plain)."""
+    if len(task.offered) == 1:
+        spec = specs.get(task.offered[0])
+        return policy_violations(messages, spec) if spec is not None else []
+    found: list[str] = []
+    for name in task.offered:
+        spec = specs.get(name)
+        if spec is None:
+            continue
+        rules = spec.policy_rules
+        if not (rules.confirm or rules.authentication or rules.refusals):
+            continue
+        prefix = f"{name}{SEP}"
+        mine: list[dict[str, Any]] = []
+        ids: set[str] = set()
+        for m in messages:
+            if m.get("role") == "assistant" and m.get("tool_calls"):
+                calls = [c for c in m["tool_calls"] if c["function"]["name"].startswith(prefix)]
+                ids.update(str(c["id"]) for c in calls)
+                m = {
+                    **m,
+                    "tool_calls": [
+                        {
+                            **c,
+                            "function": {**c["function"], "name": c["function"]["name"].removeprefix(prefix)},
+                        }
+                        for c in calls
+                    ],
+                }
+                if not m["tool_calls"]:
+                    del m["tool_calls"]
+            elif m.get("role") == "tool" and str(m.get("tool_call_id")) not in ids:
+                continue
+            mine.append(m)
+        found.extend(f"{name}: {v}" for v in policy_violations(mine, spec))
+    return found
 
 
 def _rate(values: list[bool]) -> float:
@@ -46,6 +211,15 @@ def summarize(results: list[EvalResult], seconds: float | None = None) -> dict[s
             "cost_usd": round(sum(costs), 6) if costs else None,
         }
     costs = [u["cost_usd"] for u in usage.values() if u["cost_usd"] is not None]
+    per_kind = {
+        kind: {
+            "episodes": len(mine),
+            "coverage": _mean([r.coverage for r in mine]),
+            "pass_rate": _rate([r.passed for r in mine]),
+        }
+        for kind in sorted({r.kind for r in scored})
+        for mine in [[r for r in scored if r.kind == kind]]
+    }
     summary: dict[str, Any] = {
         "episodes": len(results),
         "scored": len(scored),
@@ -60,6 +234,7 @@ def summarize(results: list[EvalResult], seconds: float | None = None) -> dict[s
         "tools_offered": _mean([float(r.tools_offered) for r in results]),
         "relevant_tools": _mean([float(len(r.relevant_tools)) for r in results]),
         "per_server": per_server,
+        "per_kind": per_kind,
         "failure_classes": {c: classes.get(c, 0) for c in FAILURE_CLASSES},
         "terminations": dict(Counter(r.termination for r in results)),
         "usage": usage,
@@ -106,15 +281,11 @@ def table(summary: dict[str, Any]) -> str:
 
 
 def write_results(out: Path, results: list[EvalResult], summary: dict[str, Any]) -> None:
-    """``results.json`` (summary and every episode's scores), ``episodes.jsonl`` (with
-    transcripts) and ``report.html``."""
+    """``results.json`` (summary and every episode's scores; the transcripts are the run's
+    ``trajectories.jsonl``) and ``report.html``."""
     out.mkdir(parents=True, exist_ok=True)
     brief = [r.model_dump(mode="json", exclude={"messages"}) for r in results]
     files.write_json(out / "results.json", {"summary": summary, "episodes": brief}, ensure_ascii=False)
-    files.write_text(
-        out / "episodes.jsonl",
-        "".join(json.dumps(r.model_dump(mode="json"), ensure_ascii=False) + "\n" for r in results),
-    )
     files.write_text(out / "report.html", render_html(results, summary))
 
 
@@ -193,3 +364,118 @@ def _message_html(message: dict[str, Any]) -> str:
     calls = message.get("tool_calls") or []
     shown = "".join(f"\n→ {c['function']['name']}({c['function']['arguments']})" for c in calls)
     return f"<div class='msg'><b>{e(str(message.get('role')))}</b><pre>{e(str(text) + shown)}</pre></div>"
+
+
+# ----------------------------------------------------------------------------- side by side
+
+
+def compare(first: Path, second: Path) -> dict[str, Any]:
+    """Two eval folders (``results.json``) of the same eval set side by side: each one's
+    figures, per server and kind, failure classes, and the episodes where they differ."""
+    from envfactory_mcp.errors import EnvFactoryError
+
+    runs = []
+    for folder in (first, second):
+        try:
+            runs.append(json.loads((Path(folder) / "results.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise EnvFactoryError(f"{folder}/results.json: cannot read it: {exc}") from None
+    a, b = runs
+    if a["summary"].get("eval_set_sha256") != b["summary"].get("eval_set_sha256"):
+        raise EnvFactoryError(
+            f"{first} and {second} ran different eval sets (sha256 {str(a['summary'].get('eval_set_sha256'))[:12]}"
+            f" and {str(b['summary'].get('eval_set_sha256'))[:12]}): re-run one with --tasks <the other>/eval_set.jsonl"
+        )
+
+    def key(e: dict[str, Any]) -> tuple[str, int]:
+        return (e["task_id"], e["trial"])
+
+    left = {key(e): e for e in a["episodes"] if e["termination"] not in _EXCLUDED}
+    right = {key(e): e for e in b["episodes"] if e["termination"] not in _EXCLUDED}
+    both = sorted(left.keys() & right.keys())
+    outcome = Counter(
+        "both"
+        if left[k]["passed"] and right[k]["passed"]
+        else "first only"
+        if left[k]["passed"]
+        else "second only"
+        if right[k]["passed"]
+        else "neither"
+        for k in both
+    )
+    differ = [
+        {
+            "task_id": k[0],
+            "trial": k[1],
+            "first": {f: left[k][f] for f in ("passed", "coverage", "state_ok", "failure_class")},
+            "second": {f: right[k][f] for f in ("passed", "coverage", "state_ok", "failure_class")},
+        }
+        for k in both
+        if (left[k]["passed"], left[k]["coverage"]) != (right[k]["passed"], right[k]["coverage"])
+    ]
+    return {
+        "eval_set_sha256": a["summary"].get("eval_set_sha256"),
+        "runs": [str(first), str(second)],
+        "summaries": [a["summary"], b["summary"]],
+        "episodes_compared": len(both),
+        "outcomes": {k: outcome.get(k, 0) for k in ("both", "first only", "second only", "neither")},
+        "differ": differ,
+    }
+
+
+_EXCLUDED = ("model_unavailable", "user_error", "infrastructure_error", "timeout")
+
+
+def _who(summary: dict[str, Any]) -> str:
+    return f"{summary['agent']}" + (f" ({summary['agent_model']})" if summary.get("agent_model") else "")
+
+
+def compare_table(side: dict[str, Any]) -> str:
+    """The side-by-side as plain text."""
+    a, b = side["summaries"]
+    rows = [
+        ("coverage", "coverage"),
+        (f"pass@{PASS_AT}", f"pass_rate@{PASS_AT}"),
+        (f"pass@{PASS_LOOSE}", f"pass_rate@{PASS_LOOSE}"),
+        ("state ok", "state_ok"),
+    ]
+    lines = [
+        f"eval set {str(side['eval_set_sha256'])[:12]}: {side['episodes_compared']} episodes scored in both",
+        f"  {'':<22}{_who(a)[:20]:>20}{_who(b)[:20]:>20}",
+    ]
+    lines += [f"  {label:<22}{a[k]:>20.3f}{b[k]:>20.3f}" for label, k in rows]
+    for group in ("per_kind", "per_server"):
+        for name in sorted(set(a.get(group, {})) | set(b.get(group, {}))):
+            ra, rb = a.get(group, {}).get(name), b.get(group, {}).get(name)
+            lines.append(
+                f"  {name[:22]:<22}{(ra or {}).get('pass_rate', 0.0):>20.3f}{(rb or {}).get('pass_rate', 0.0):>20.3f}"
+            )
+    classes = sorted({c for s in (a, b) for c, n in s["failure_classes"].items() if n})
+    lines += [
+        f"  {c:<22}{a['failure_classes'].get(c, 0):>20}{b['failure_classes'].get(c, 0):>20}" for c in classes
+    ]
+    o = side["outcomes"]
+    lines.append(
+        f"  passed by both {o['both']}, only the first {o['first only']}, only the second"
+        f" {o['second only']}, neither {o['neither']}; {len(side['differ'])} episodes differ"
+    )
+    return "\n".join(lines)
+
+
+def compare_html(side: dict[str, Any]) -> str:
+    """The side-by-side as one page."""
+    e = html.escape
+    a, b = side["summaries"]
+    parts = [f"<!doctype html><meta charset='utf-8'><title>eval side by side</title><style>{_STYLE}</style>"]
+    parts.append(f"<h1>{e(_who(a))} vs {e(_who(b))}</h1><pre>{e(compare_table(side))}</pre>")
+    parts.append("<h2>Episodes that differ</h2><table><tr><th>task</th><th>first</th><th>second</th></tr>")
+    for d in side["differ"]:
+        cells = [
+            f"{'pass' if x['passed'] else 'fail'} {x['coverage']:.2f} {e(x['failure_class'] or '')}"
+            for x in (d["first"], d["second"])
+        ]
+        parts.append(
+            f"<tr><td>{e(d['task_id'])} #{d['trial']}</td><td>{cells[0]}</td><td>{cells[1]}</td></tr>"
+        )
+    parts.append("</table>")
+    return "\n".join(parts)
