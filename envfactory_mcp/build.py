@@ -68,15 +68,77 @@ def emit_verified(
                 f"{path} cannot be added to a package: only {', '.join(sorted(EXTRA_DATA_FILES))} under {data}"
             )
         files[path] = text
-    staging = Path(tempfile.mkdtemp(prefix=f"envfactory-build-{env.spec.name}-"))
+    report = _verify_then_write(env.spec.name, files, dest, options)
+    return BuildResult(env, report, dest.resolve())
+
+
+def _verify_then_write(
+    name: str, files: dict[str, str], dest: Path, options: VerifyOptions | None
+) -> VerificationReport:
+    """Verify ``files`` as the package ``name`` in a staging folder; only when it passes,
+    replace ``dest`` with them and the report signed by this installation."""
+    staging = Path(tempfile.mkdtemp(prefix=f"envfactory-build-{name}-"))
     try:
-        report = verify_package(write_package(files, staging / env.spec.name), options)
+        report = verify_package(write_package(files, staging / name), options)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     if not report.passed:
         raise VerificationFailed(report)
-    files[report_relpath(env.spec.name)] = report.to_json()
-    return BuildResult(env, report, write_package(files, dest))
+    write_package({**files, report_relpath(name): report.to_json()}, dest)
+    return report
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """What ``upgrade_package`` did to one package."""
+
+    name: str
+    before: str  # the runtime version the package had ("" when it carried no stamp)
+    after: str  # this installation's runtime version
+    changed: tuple[str, ...]  # paths rewritten, added or removed, in path order
+    report: VerificationReport | None  # the new report; None when nothing changed
+
+
+def upgrade_package(folder: Path, options: VerifyOptions | None = None) -> Upgrade:
+    """Re-render the frame of the package in ``folder`` (runtime, entry points, README,
+    packaging, smoke test) with this installation, keeping its environment (tool code,
+    spec, schema, seed, policy, importer data) byte for byte; verify the result and
+    replace the package only when it passes (``VerificationFailed`` otherwise, the
+    package untouched). Nothing of the package runs outside the sandbox: the frame is
+    rendered from its spec alone. A package already current is left as it is."""
+    import json
+
+    from envfactory_mcp.emit.render import environment_paths, render_frame
+    from envfactory_mcp.emit.write import read_package
+    from envfactory_mcp.runtime.version import RUNTIME_VERSION, STAMP_FILE
+    from envfactory_mcp.spec import parse_spec
+    from envfactory_mcp.verify.provenance import locate_package
+
+    root, pkg = locate_package(folder)
+    name = root.name
+    try:
+        old = read_package(root)
+        spec = parse_spec(json.loads(old[f"{pkg}/data/spec.json"]))
+    except (OSError, UnicodeDecodeError, KeyError, ValueError) as exc:
+        raise EnvFactoryError(f"{root}: not a readable package ({type(exc).__name__}: {exc})") from None
+    if spec.name != name or pkg != package_name(name):
+        raise EnvFactoryError(f"{root}: its spec names {spec.name!r}, not {name!r}")
+    stamp = old.get(f"{pkg}/runtime/{STAMP_FILE}", "")
+    try:
+        before = str(json.loads(stamp).get("version", "")) if stamp else ""
+    except (ValueError, AttributeError):
+        before = ""
+    kept = environment_paths(name) | {f"{pkg}/data/{extra}" for extra in EXTRA_DATA_FILES}
+    files = {path: text for path, text in old.items() if path in kept}
+    files.update(render_frame(spec))
+    report_path = report_relpath(name)
+    changed = tuple(
+        sorted(p for p in (files.keys() | old.keys()) - {report_path} if files.get(p) != old.get(p))
+    )
+    if not changed:
+        return Upgrade(name, before, RUNTIME_VERSION, (), None)
+    report = _verify_then_write(name, dict(sorted(files.items())), root, options)
+    return Upgrade(name, before, RUNTIME_VERSION, changed, report)
 
 
 def build_blueprint(

@@ -35,6 +35,7 @@ from envfactory_mcp.packages import (
     UnverifiedPackageError,
     check_runnable,
     package_status,
+    runtime_status,
 )
 from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.settings import Settings
@@ -53,6 +54,8 @@ class EnvEntry:
     # "passed" (the only one that runs, see packages.py), "failed", "stale", "unsigned",
     # "not verified", "unreadable report", "unreadable package", "not built"
     verification: str
+    # "current" (this installation's runtime), what it carries instead, or "" (not built)
+    runtime: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -76,6 +79,7 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 source=spec["seed"]["generator"],
                 emitted=True,
                 verification=package_status(folder),
+                runtime=runtime_status(folder),
             )
     for name in blueprint_names():
         if name not in entries:

@@ -162,6 +162,38 @@ def package_status(folder: Path) -> str:
     return RUNNABLE if status == UNSIGNED and is_shipped_code(root, pkg) else status
 
 
+def runtime_stamp(folder: Path) -> tuple[str, str]:
+    """The runtime version and digest the package in ``folder`` was rendered with
+    (``<package>/runtime/stamp.json``), read as data: ``("", "")`` when it has none."""
+    from envfactory_mcp.runtime.version import STAMP_FILE
+    from envfactory_mcp.verify.provenance import locate_package
+
+    try:
+        root, pkg = locate_package(folder)
+        stamp = json.loads((root / pkg / "runtime" / STAMP_FILE).read_text(encoding="utf-8"))
+        return str(stamp["version"]), str(stamp["digest"])
+    except (OSError, ValueError, KeyError, TypeError, EnvFactoryError):
+        return "", ""
+
+
+def runtime_status(folder: Path) -> str:
+    """``current`` when the package in ``folder`` carries this installation's runtime
+    (same content digest), else what it carries and what to do: ``1.0.0, not 1.1.0
+    (envfactory-mcp upgrade retail)``, or ``unstamped (...)`` for a package rendered
+    before runtimes had versions."""
+    from envfactory_mcp.emit.render import runtime_digest
+    from envfactory_mcp.runtime.version import RUNTIME_VERSION
+
+    version, digest = runtime_stamp(folder)
+    if digest == runtime_digest():
+        return "current"
+    fix = f"envfactory-mcp upgrade {folder.name}"
+    if not version:
+        return f"unstamped ({fix})"
+    mine = RUNTIME_VERSION if version != RUNTIME_VERSION else f"{RUNTIME_VERSION} as installed"
+    return f"{version}, not {mine} ({fix})"
+
+
 def check_served(
     servers_dir: Path, envs: list[str], *, allow_unverified: bool = False, trust: bool = False
 ) -> list[RunPermission]:

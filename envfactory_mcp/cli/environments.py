@@ -40,7 +40,7 @@ def list_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("name", "domain", "tools", "tables", "source", "emitted", "verification")
+    table = Table("name", "domain", "tools", "tables", "source", "emitted", "verification", "runtime")
     for e in entries:
         table.add_row(
             e.name,
@@ -50,8 +50,16 @@ def list_cmd(
             e.source,
             "yes" if e.emitted else "no",
             e.verification,
+            e.runtime,
         )
     Console().print(table)
+    older = [e.name for e in entries if e.emitted and e.runtime != "current"]
+    if older:
+        typer.echo(
+            f"{len(older)} package(s) on another runtime than this installation's: {', '.join(older)} "
+            "(envfactory-mcp upgrade --all)",
+            err=True,
+        )
 
 
 @app.command()
@@ -188,6 +196,10 @@ def verify(
         if folder.is_dir():
             typer.echo(f"verifying the package in {folder.resolve()}", err=True)
             report = verify_package(folder, options)
+            from envfactory_mcp.packages import runtime_status
+
+            if (runtime := runtime_status(folder)) != "current":
+                typer.echo(f"runtime: {runtime}", err=True)
             if save:
                 root, pkg = locate_package(folder)
                 files.write_text(root / pkg / "data" / REPORT_FILE, report.to_json())
@@ -212,6 +224,67 @@ def verify(
     else:
         _print_report(report)
     raise typer.Exit(code=0 if report.passed else 1)
+
+
+@app.command()
+def upgrade(
+    name: Annotated[str | None, typer.Argument(help="A package to upgrade, e.g. retail.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Upgrade every package in the servers folder.")] = False,
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+) -> None:
+    """Bring packages onto this installation's runtime: re-render each one's runtime, entry
+    points, README and packaging (its tools, spec, schema, seed and policy kept byte for
+    byte), verify it again and say what changed. A package that fails keeps its old files."""
+    from envfactory_mcp.build import VerificationFailed, upgrade_package
+    from envfactory_mcp.cli.runs import usage
+    from envfactory_mcp.emit.render import package_name
+
+    if all_ == (name is not None):
+        raise usage("give a package name or --all (not both)")
+    where = settings(servers_dir).servers_dir
+    if all_:
+        names = (
+            sorted(
+                p.name for p in where.iterdir() if (p / package_name(p.name) / "data" / "spec.json").is_file()
+            )
+            if where.is_dir()
+            else []
+        )
+        if not names:
+            raise fail(EnvFactoryError(f"no packages in {where}/"))
+    else:
+        assert name is not None
+        if not (where / name).is_dir():
+            raise fail(
+                EnvFactoryError(f"no package {name!r} in {where}/ (build it: envfactory-mcp build {name})")
+            )
+        names = [name]
+    failed: list[str] = []
+    for env in names:
+        try:
+            done = upgrade_package(where / env)
+        except VerificationFailed as exc:
+            failed.append(env)
+            typer.echo(
+                f"{env}: kept as it was, the upgraded package failed verification: {exc.report.failures()[:1]}"
+            )
+            continue
+        except EnvFactoryError as exc:
+            failed.append(env)
+            typer.echo(f"{env}: {str(exc).splitlines()[0]}")
+            continue
+        if not done.changed:
+            typer.echo(f"{env}: runtime {done.after}, already current")
+            continue
+        shown = ", ".join(done.changed[:6]) + (
+            f" and {len(done.changed) - 6} more" if len(done.changed) > 6 else ""
+        )
+        typer.echo(
+            f"{env}: runtime {done.before or 'unstamped'} -> {done.after}, "
+            f"{len(done.changed)} file(s) changed ({shown}); verified again"
+        )
+    if failed:
+        raise fail(EnvFactoryError(f"{len(failed)} not upgraded: {', '.join(failed)}"))
 
 
 def _print_report(report: object) -> None:

@@ -7,16 +7,20 @@ touches the disk.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from importlib import resources
 from pathlib import Path
 from string import Template
 
 from envfactory_mcp.errors import EmitError
+from envfactory_mcp.runtime.version import RUNTIME_VERSION, STAMP_FILE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
+    from envfactory_mcp.spec import EnvSpec
 
 PACKAGE_VERSION = "0.1.0"
 _RUNTIME_DIR = Path(__file__).resolve().parent.parent / "runtime"
@@ -62,15 +66,41 @@ def emitted_paths(env_name: str) -> frozenset[str]:
         [path.format(pkg=pkg) for path in _TEMPLATED]
         + [f"{pkg}/{path}" for path in _ENVIRONMENT_FILES]
         + [f"{pkg}/runtime/{name}" for name in vendored_runtime()]
+        + [f"{pkg}/runtime/{STAMP_FILE}"]
     )
 
 
 def render_package(env: Environment) -> dict[str, str]:
     """Every file of ``generated_servers/<env>/``, keyed by path relative to that folder
-    (exactly ``emitted_paths(env.spec.name)``)."""
+    (exactly ``emitted_paths(env.spec.name)``): the environment's own files (tool code,
+    spec, schema, seed, policy) in the frame ``render_frame`` writes around them."""
     from envfactory_mcp.spec import dump_spec  # here: serving a package imports this module for its names
 
     spec = env.spec
+    environment = {
+        "tools.py": vendor_tools_source(env.tools_source),
+        "data/spec.json": dump_spec(spec),
+        "data/schema.sql": env.schema_sql,
+        "data/seed.sql": env.seed_sql,
+        "data/policy.md": spec.policy.strip() + "\n",
+    }
+    assert tuple(environment) == _ENVIRONMENT_FILES
+    pkg = package_name(spec.name)
+    files = render_frame(spec)
+    files.update({f"{pkg}/{path}": text for path, text in environment.items()})
+    return dict(sorted(files.items()))
+
+
+def environment_paths(env_name: str) -> frozenset[str]:
+    """The paths of a package that hold the environment itself (what ``upgrade`` keeps)."""
+    pkg = package_name(env_name)
+    return frozenset(f"{pkg}/{path}" for path in _ENVIRONMENT_FILES)
+
+
+def render_frame(spec: EnvSpec) -> dict[str, str]:
+    """What a package holds besides its environment: the entry points, README, packaging,
+    smoke test and the vendored runtime with its stamp, all from the spec alone (so
+    ``upgrade`` can re-render a package without running any of its code)."""
     pkg = package_name(spec.name)
     values = {
         "name": spec.name,
@@ -84,22 +114,15 @@ def render_package(env: Environment) -> dict[str, str]:
         "table_count": str(len(spec.tables)),
         "seed_generator": spec.seed.generator,
         "seed": str(spec.seed.seed),
-        "tool_rows": _tool_rows(env),
+        "tool_rows": _tool_rows(spec),
         "policy": spec.policy.strip(),
+        "runtime_version": RUNTIME_VERSION,
     }
-    environment = {
-        "tools.py": vendor_tools_source(env.tools_source),
-        "data/spec.json": dump_spec(spec),
-        "data/schema.sql": env.schema_sql,
-        "data/seed.sql": env.seed_sql,
-        "data/policy.md": spec.policy.strip() + "\n",
-    }
-    assert tuple(environment) == _ENVIRONMENT_FILES
     files = {path.format(pkg=pkg): _template(name, values) for path, name in _TEMPLATED.items()}
-    files.update({f"{pkg}/{path}": text for path, text in environment.items()})
     for name, text in vendored_runtime().items():
         files[f"{pkg}/runtime/{name}"] = text
-    return dict(sorted(files.items()))
+    files[f"{pkg}/runtime/{STAMP_FILE}"] = runtime_stamp()
+    return files
 
 
 def vendored_runtime() -> dict[str, str]:
@@ -108,6 +131,20 @@ def vendored_runtime() -> dict[str, str]:
         path.name: _VENDORED_HEADER + path.read_text(encoding="utf-8")
         for path in sorted(_RUNTIME_DIR.glob("*.py"))
     }
+
+
+def runtime_digest(files: dict[str, str] | None = None) -> str:
+    """``sha256:<hex>`` of a vendored runtime (by default this installation's,
+    ``vendored_runtime()``): its file names and texts in name order."""
+    digest = hashlib.sha256()
+    for name, text in sorted((vendored_runtime() if files is None else files).items()):
+        digest.update(name.encode() + b"\0" + text.encode() + b"\0")
+    return f"sha256:{digest.hexdigest()}"
+
+
+def runtime_stamp() -> str:
+    """``<package>/runtime/stamp.json``: the runtime version and digest a package is rendered with."""
+    return json.dumps({"version": RUNTIME_VERSION, "digest": runtime_digest()}, indent=2) + "\n"
 
 
 def vendor_tools_source(source: str) -> str:
@@ -135,9 +172,9 @@ def _template(name: str, values: dict[str, str]) -> str:
         raise EmitError(f"template {name}: {exc}") from None
 
 
-def _tool_rows(env: Environment) -> str:
+def _tool_rows(spec: EnvSpec) -> str:
     rows = []
-    for tool in env.spec.tools:
+    for tool in spec.tools:
         first_sentence = _FIRST_SENTENCE.split(tool.description.strip(), maxsplit=1)[0].rstrip(".")
         writes = ", ".join(tool.writes) or "—"
         rows.append(f"| `{tool.name}` | {tool.effect} | {writes} | {first_sentence.replace('|', '/')}. |")
