@@ -41,7 +41,7 @@ class FidelityReport:
         coverage = imported.coverage
         return cls(
             resource=resource.name,
-            kind="sql" if resource.suffix.lower() == ".sql" else "openapi",
+            kind="sql" if imported.spec.seed.generator.startswith("importer:sql") else "openapi",
             operations=coverage.operations,
             served=coverage.served,
             tools=len(imported.spec.tools),

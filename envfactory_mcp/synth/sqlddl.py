@@ -16,6 +16,8 @@ when it has rows for every imported table), capped per table and made consistent
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from envfactory_mcp.crud.core import (
@@ -31,16 +33,16 @@ from envfactory_mcp.crud.core import (
     singular,
 )
 from envfactory_mcp.crud.seed_rows import extra_rows, generate_rows
-from envfactory_mcp.synth.sql.data import _parents_first, data_tables, read_data
+from envfactory_mcp.synth.sql.data import _parents_first, data_tables, enum_references, read_data
 from envfactory_mcp.synth.sql.schema import Schema, TableDraft, apply_checks, read_statement
-from envfactory_mcp.synth.sql.script import DIALECTS, Dialect, detect_dialect, split_statements
+from envfactory_mcp.synth.sql.script import DIALECTS, Dialect, Statement, detect_dialect, split_statements
 
 MAX_SEED_ROWS = 1000  # per table, when the script's own data is the seed
 _SQL_TYPE = {"integer": "INTEGER", "boolean": "INTEGER", "number": "REAL", "string": "TEXT", "array": "TEXT"}
 
 
 def import_sql(
-    ddl: str,
+    ddl: str | Sequence[tuple[str, str]],
     name: str,
     seed: int = 0,
     *,
@@ -50,23 +52,76 @@ def import_sql(
 ) -> ImportedEnv:
     """An environment from an SQL script (``dialect`` detected from the text when not given).
 
-    ``use_inserts`` (the default): the script's INSERT/COPY data is the seed of the tables it
-    has rows for (at most ``max_rows`` a table, consistent), and rows are generated for the
-    others; ``False``: every table's rows are generated and the data is listed in
-    ``ignored``. Raises ``ResourceImportError`` only when no table can be imported.
+    ``ddl`` is the script's text, or several files as ``(name, text)`` pairs that make one
+    schema (tables in one, keys in another, data in a third: their statements are read
+    types first, then tables, then the rest, each file in the order given; ``ignored``
+    names the file of each line). ``use_inserts`` (the default): the script's INSERT/COPY
+    data is the seed of the tables it has rows for (at most ``max_rows`` a table,
+    consistent), and rows are generated for the others; ``False``: every table's rows are
+    generated and the data is listed in ``ignored``. Raises ``ResourceImportError`` only
+    when no table can be imported.
     """
-    text = ddl.lstrip("\ufeff")
+    files = [("", ddl)] if isinstance(ddl, str) else [(label, text) for label, text in ddl]
+    if not files:
+        raise ResourceImportError("files", "no SQL file to import")
     if dialect is not None and dialect not in DIALECTS:
         raise ResourceImportError(
             "dialect", f"unknown SQL dialect {dialect!r}: use one of {', '.join(DIALECTS)}"
         )
-    chosen: Dialect = dialect if dialect is not None else detect_dialect(text)
-    statements, meta_lines = split_statements(text, chosen)
+    texts = [(label, text.lstrip("\ufeff")) for label, text in files]
+    chosen: Dialect = dialect if dialect is not None else detect_dialect("\n".join(t for _, t in texts))
+    statements: list[Statement] = []
+    meta_lines: list[tuple[int, str]] = []
+    spans: list[tuple[int, str]] = []  # (lines before the file, its name)
+    offset = 0
+    for label, text in texts:
+        found, client = split_statements(text, chosen)
+        for statement in found:
+            statement.line += offset
+        statements += found
+        meta_lines += [(line + offset, why) for line, why in client]
+        spans.append((offset, label))
+        offset += text.count("\n") + 1
+    if len(texts) > 1:  # keys and data files may come before the tables they are about
+        statements.sort(key=_phase)
     schema = Schema(chosen)
-    for line in meta_lines:
-        schema.skip(line, "psql meta-command (\\connect, \\restrict, ...): a client command")
+    for line, why in meta_lines:
+        schema.skip(line, why)
     for statement in statements:
         read_statement(schema, statement)
+    try:
+        imported = _imported(schema, name, seed, use_inserts, max_rows)
+    except ResourceImportError as exc:
+        if len(texts) == 1:
+            raise
+        raise ResourceImportError(f"{len(texts)} files", exc.message) from None
+    if len(texts) == 1:
+        return imported
+    return replace(
+        imported, ignored=sorted({replace(i, where=_in_file(i.where, spans)) for i in imported.ignored})
+    )
+
+
+def _phase(statement: Statement) -> int:
+    """Types and domains, then tables, then everything else (keys, indexes, data)."""
+    words = [w for w in statement.words(4) if w not in ("OR", "REPLACE", "TEMP", "TEMPORARY", "UNLOGGED")]
+    if words[:2] in (["CREATE", "TYPE"], ["CREATE", "DOMAIN"]):
+        return 0
+    return 1 if words[:2] == ["CREATE", "TABLE"] else 2
+
+
+def _in_file(where: str, spans: list[tuple[int, str]]) -> str:
+    """``line 412`` of the files read as one -> ``keys.sql line 12``."""
+    match = re.fullmatch(r"line (\d+)", where)
+    if match is None:
+        return where
+    line = int(match.group(1))
+    start, label = next((s for s in reversed(spans) if s[0] < line), spans[0])
+    return f"{label} line {line - start}"
+
+
+def _imported(schema: Schema, name: str, seed: int, use_inserts: bool, max_rows: int) -> ImportedEnv:
+    chosen = schema.dialect
     resources = _resources(schema)
     if not resources:
         found = (
@@ -105,13 +160,50 @@ def import_sql(
         rows = generate_rows(resources, seed, given=given)
         rows, notes = _deletable(schema, resources, rows, seed)
         imported = replace(imported, rows=rows, ignored=sorted(set(imported.ignored + notes)))
+    lines = {name: draft.line for name, draft in schema.tables.items()}
+    rows, notes = enum_references(resources, imported.rows, set(given), lines)
+    if notes or rows != imported.rows:
+        imported = replace(imported, rows=rows, ignored=sorted(set(imported.ignored + notes)))
     return imported
 
 
 # --------------------------------------------------------------------------- tables -> resources
 
 
+def _whole_number_keys(schema: Schema) -> None:
+    """Keys typed NUMERIC / NUMBER with no precision (Oracle's usual key type) are integer
+    keys, and so are the same-typed columns that point at them: a key must be an integer
+    or text, and a row is addressed by a whole number."""
+    whole: set[tuple[str, str]] = set()
+    for draft in schema.tables.values():
+        for key in draft.keys or [c for u in draft.uniques[:1] for c in u]:
+            if _unscaled(draft, key):
+                draft.fields[key] = replace(draft.fields[key], kind="integer")
+                whole.add((draft.name, key))
+    for draft in schema.tables.values():
+        for fk in draft.foreign:
+            target = schema.tables.get(schema.by_original.get(fk.target.lower(), ""))
+            if target is None or len(fk.columns) != 1:
+                continue
+            wanted = (
+                target.column(fk.target_columns[0]) if fk.target_columns else next(iter(target.keys), None)
+            )
+            if (target.name, wanted) in whole and _unscaled(draft, fk.columns[0]):
+                draft.fields[fk.columns[0]] = replace(draft.fields[fk.columns[0]], kind="integer")
+
+
+def _unscaled(draft: TableDraft, column: str) -> bool:
+    kind = draft.types.get(column)
+    return (
+        column in draft.fields
+        and draft.fields[column].kind == "number"
+        and kind is not None
+        and kind.unscaled
+    )
+
+
 def _resources(schema: Schema) -> list[Resource]:
+    _whole_number_keys(schema)
     resources: dict[str, Resource] = {}
     entities: set[str] = set()
     for draft in schema.tables.values():

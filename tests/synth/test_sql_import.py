@@ -204,7 +204,7 @@ def test_statements_split_around_comments_delimiters_and_dollar_bodies() -> None
     assert "RETURN NEW;" in function.text and function.line == 6
     copy = next(s for s in postgres if s.text.startswith("COPY"))
     assert copy.data == ["1\tPenelope\tGuiness", "2\tNick\tWahlberg", "3\tEd\tChase"]
-    assert meta == [3]
+    assert [line for line, _ in meta] == [3]
     sqlite, _ = split_statements(SQLITE, "sqlite")
     assert any(s.text.startswith("CREATE TRIGGER") and s.text.endswith("END") for s in sqlite)
 

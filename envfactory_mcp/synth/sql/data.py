@@ -14,6 +14,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlglot import exp
@@ -163,8 +164,47 @@ def _constant(node: exp.Expression) -> Any:
         return _UNKNOWN if any(i is _UNKNOWN for i in items) else items
     if isinstance(node, exp.Cast):
         return _constant(node.this)
+    if isinstance(node, exp.DPipe):  # 'a' || chr(10) || 'b'
+        parts = [_constant(node.this), _constant(node.expression)]
+        return "".join(parts) if all(isinstance(p, str) for p in parts) else _UNKNOWN
+    if isinstance(node, exp.Chr) and len(node.expressions) == 1:
+        code = _constant(node.expressions[0])
+        return chr(code) if isinstance(code, int) and 0 <= code < 0x110000 else _UNKNOWN
+    if isinstance(node, exp.StrToDate | exp.StrToTime):  # Oracle TO_DATE('17-06-2003', 'dd-MM-yyyy')
+        return _to_date(_constant(node.this), node.args.get("format"))
     ok, value = _literal(node)
     return value if ok else _UNKNOWN
+
+
+_DATE_PARTS = (
+    ("yyyy", "%Y"),
+    ("hh24", "%H"),
+    ("hh", "%I"),
+    ("mi", "%M"),
+    ("ss", "%S"),
+    ("mon", "%b"),
+    ("mm", "%m"),
+    ("dd", "%d"),
+    ("yy", "%y"),
+)
+
+
+def _to_date(value: Any, fmt: Any) -> Any:
+    """A date written with a format (``TO_DATE``) as ISO text, or ``_UNKNOWN``."""
+    written = fmt.this if isinstance(fmt, exp.Literal) else None
+    if not isinstance(value, str) or not isinstance(written, str):
+        return _UNKNOWN
+    pattern = re.sub(r'"([^"]*)"', r"\1", re.sub(r"(?<!%)FF\d?", "%f", written, flags=re.IGNORECASE))
+    for word, code in _DATE_PARTS:  # what sqlglot left in Oracle's words
+        pattern = re.sub(rf"(?<!%){word}", code, pattern, flags=re.IGNORECASE)
+    text = re.sub(r"(\.\d{6})\d+", r"\1", value.strip())  # Python reads microseconds at most
+    try:
+        moment = datetime.strptime(text, pattern)
+    except ValueError:
+        return _UNKNOWN
+    if re.search("%[HIMS]", pattern):
+        return moment.strftime("%Y-%m-%d %H:%M:%S")
+    return moment.date().isoformat()
 
 
 _COPY_HEAD = re.compile(r"^\s*COPY\s+[^()]+?(?:\(([^)]*)\))?\s+FROM\s+stdin", re.IGNORECASE | re.DOTALL)
@@ -218,7 +258,8 @@ def _convert(
         if not ok or (stored is None and not f.nullable):
             data.unfit += 1
             if not data.example:
-                data.example = f"{f.name} = {str(value)[:40]!r}"
+                shown = "an expression it does not evaluate" if value is _UNKNOWN else repr(str(value)[:40])
+                data.example = f"{f.name} = {shown}"
             return None
         row[f.name] = stored
     return row
@@ -397,3 +438,87 @@ def _parents_first(resources: list[Resource]) -> list[Resource]:
             order.append(resource)
             del pending[resource.name]
     return order
+
+
+def enum_references(
+    resources: list[Resource], rows: Rows, fixed: set[str], lines: dict[str, int]
+) -> tuple[Rows, list[Ignored]]:
+    """Rows in which a column that is both an enum (a CHECK ... IN) and a foreign key holds a
+    value its CHECK allows *and* a row it points at.
+
+    Generated parent rows (tables not in ``fixed``, whose rows came from the script's data)
+    whose keys nothing of the enum names are re-keyed to the enum's values (every reference
+    to them following), so each allowed value has a row; then every child value outside
+    the allowed values that have a row is drawn again among them (a nullable column with
+    none left is cleared). Values changed in the script's own rows are listed (at the
+    table's line in ``lines``)."""
+    by_name = {r.name: r for r in resources}
+    pairs = [
+        (r, f, by_name[f.references])
+        for r in resources
+        for f in r.fields
+        if f.enum is not None and f.references in by_name and len(by_name[f.references].keys) == 1
+    ]
+    if not pairs:
+        return rows, []
+    out = {name: [dict(row) for row in table] for name, table in rows.items()}
+    notes: list[Ignored] = []
+    wanted: dict[str, list[Any]] = defaultdict(list)  # parent -> values some enum allows
+    for _, f, parent in pairs:
+        key_field = parent.field(parent.keys[0])
+        for value in f.enum or ():
+            if _fits_key(key_field, value) and value not in wanted[parent.name]:
+                wanted[parent.name].append(value)
+    for parent_name, values in wanted.items():
+        if parent_name in fixed:
+            continue
+        parent = by_name[parent_name]
+        key = parent.keys[0]
+        table = out.get(parent_name, [])
+        present = {row[key] for row in table}
+        spare = [row for row in table if row[key] not in values]
+        renamed: dict[Any, Any] = {}
+        for value in [v for v in values if v not in present]:
+            if not spare:
+                break
+            row = spare.pop(0)
+            renamed[row[key]] = value
+            row[key] = value
+        if renamed:
+            for other in resources:
+                for f in other.fields:
+                    if f.references == parent_name:
+                        for row in out.get(other.name, []):
+                            if row.get(f.name) in renamed:
+                                row[f.name] = renamed[row[f.name]]
+    for child, f, parent in pairs:
+        key = parent.keys[0]
+        allowed = [v for v in f.enum or () if v in {row[key] for row in out.get(parent.name, [])}]
+        changed = 0
+        for i, row in enumerate(out.get(child.name, [])):
+            current = row.get(f.name)
+            if current is None or current in allowed:
+                continue
+            if child.name in fixed and current in (f.enum or ()):
+                continue
+            row[f.name] = allowed[i % len(allowed)] if allowed else None
+            changed += 1
+        if changed and child.name in fixed:
+            notes.append(
+                Ignored(
+                    f"line {lines.get(child.name, 1)}",
+                    "field",
+                    f"{changed} seed value(s) of {child.name}.{f.name} drawn again among the values its CHECK allows that {parent.name} has",
+                )
+            )
+    return out, notes
+
+
+def _fits_key(key: Field, value: Any) -> bool:
+    if key.enum is not None and value not in key.enum:
+        return False
+    if key.kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if key.kind == "string":
+        return isinstance(value, str) and (key.max_length is None or len(value) <= key.max_length)
+    return False

@@ -181,6 +181,13 @@ _NOT_STATE: tuple[tuple[tuple[str, ...], str], ...] = (
     (("ALTER", "MATERIALIZED"), "materialized view: a stored query over tables, not state of its own"),
     (("ALTER", "EXTENSION"), "extension: database add-ons are not state"),
     (("REFRESH",), "REFRESH: recomputes a materialized view"),
+    (("ALTER", "SESSION"), "ALTER SESSION: a session setting, not state"),
+    (("CREATE", "SYNONYM"), "synonym: another name for a table"),
+    (("CREATE", "PUBLIC"), "public synonym: another name for a table"),
+    (("CREATE", "PACKAGE"), "package: stored code is not run"),
+    (("CREATE", "ROLE"), "role: privileges are not state"),
+    (("CREATE", "USER"), "user: database accounts are not state"),
+    (("DECLARE",), "PL/SQL block: stored code is not run"),
 )
 
 
@@ -931,6 +938,12 @@ def _alter_table(schema: Schema, st: Statement) -> None:
         if isinstance(action, exp.AddConstraint):
             for item in action.expressions:
                 _constraint(schema, draft, item, line)
+        elif isinstance(action, exp.Schema):  # Oracle: ADD ( CONSTRAINT ..., CONSTRAINT ... | column, ... )
+            for item in action.expressions:
+                if isinstance(item, exp.ColumnDef):
+                    _column(schema, draft, item, _line(item, line))
+                else:
+                    _constraint(schema, draft, item, _line(item, line))
         elif isinstance(action, exp.ColumnDef):  # ADD COLUMN
             _column(schema, draft, action, line)
         elif isinstance(action, exp.ModifyColumn) and isinstance(action.this, exp.ColumnDef):  # MySQL MODIFY

@@ -1,20 +1,26 @@
 """An SQL script -> its dialect and its statements, each with the line it starts on.
 
 Splitting comes before parsing: a dump mixes DDL with things no parser should see
-(``DELIMITER`` blocks, psql meta-commands, ``COPY ... FROM stdin`` data), and one statement
-a parser cannot read must not cost the others. Comments are blanked out (their line
-breaks kept, so positions inside a statement still map to lines of the file); MySQL's
-``/*!40101 ... */`` conditional comments are code MySQL runs, so their text is kept.
+(``DELIMITER`` blocks, psql meta-commands, SQL*Plus commands, ``COPY ... FROM stdin``
+data), and one statement a parser cannot read must not cost the others. Comments are
+blanked out (their line breaks kept, so positions inside a statement still map to lines
+of the file); MySQL's ``/*!40101 ... */`` conditional comments are code MySQL runs, so
+their text is kept. Client commands are lines, not statements: psql's ``\\connect``, and
+SQL*Plus's ``REM``, ``PROMPT``, ``SPOOL``, ``@file``, a ``/`` line (and in an Oracle
+script ``SET``, ``DEFINE``, ``EXEC``, ``CONNECT``, ...); an Oracle PL/SQL block runs to
+its ``/`` line. ``CREATE SCHEMA name CREATE TABLE ... CREATE VIEW ...`` is one statement
+holding several: each element becomes a statement of its own.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-Dialect = Literal["sqlite", "mysql", "postgres"]
-DIALECTS: tuple[Dialect, ...] = ("sqlite", "mysql", "postgres")
+Dialect = Literal["sqlite", "mysql", "postgres", "oracle"]
+DIALECTS: tuple[Dialect, ...] = ("sqlite", "mysql", "postgres", "oracle")
 
 # Signals of each dialect, counted in the raw text; each signal counts at most 3 times,
 # so one construct repeated a thousand times does not outvote the others.
@@ -66,6 +72,24 @@ _SIGNALS: dict[Dialect, tuple[re.Pattern[str], ...]] = {
             r"\)\s*STRICT\b",
         )
     ),
+    "oracle": tuple(
+        re.compile(p, re.IGNORECASE | re.MULTILINE)
+        for p in (
+            r"\bN?VARCHAR2\b",
+            r"\bNUMBER\s*\(",
+            r"^\s*REM(?:ARK)?\b",
+            r"^\s*PROMPT\b",
+            r"^\s*/\s*$",
+            r"^\s*SPOOL\b",
+            r"^\s*WHENEVER\s+(?:SQL|OS)ERROR\b",
+            r"\bN?CLOB\b",
+            r"\bSYSDATE\b",
+            r"\bNOCACHE\b",
+            r"\bNOCYCLE\b",
+            r"\bTO_DATE\s*\(",
+            r"\bPLS_INTEGER\b",
+        )
+    ),
 }
 
 
@@ -73,7 +97,7 @@ def detect_dialect(text: str) -> Dialect:
     """The dialect whose signals the text shows most (SQLite, the most lenient, on a tie)."""
     scores = {d: sum(min(len(p.findall(text)), 3) for p in pats) for d, pats in _SIGNALS.items()}
     best = max(scores.values())
-    return next(d for d in ("sqlite", "postgres", "mysql") if scores[d] == best)
+    return next(d for d in ("sqlite", "postgres", "mysql", "oracle") if scores[d] == best)
 
 
 @dataclass
@@ -96,15 +120,15 @@ _CONDITIONAL = re.compile(r"/\*!\d*")
 _COPY_STDIN = re.compile(r"^\s*COPY\b.*\bFROM\s+stdin\b", re.IGNORECASE | re.DOTALL)
 
 
-def split_statements(text: str, dialect: Dialect) -> tuple[list[Statement], list[int]]:
-    """The statements of ``text``, and the lines of psql meta-commands (``\\connect``) skipped.
+def split_statements(text: str, dialect: Dialect) -> tuple[list[Statement], list[tuple[int, str]]]:
+    """The statements of ``text``, and the client commands skipped (line, why).
 
     Quotes ('...', "...", `...`), comments (``--``, ``/* */``, MySQL ``#``), Postgres
-    dollar quotes and MySQL ``DELIMITER`` changes are honoured, so a ``;`` inside a
-    function body or a string never ends a statement.
+    dollar quotes, MySQL ``DELIMITER`` changes and Oracle's ``/`` lines are honoured, so a
+    ``;`` inside a function body or a string never ends a statement.
     """
     out: list[Statement] = []
-    meta_lines: list[int] = []
+    meta_lines: list[tuple[int, str]] = []
     delimiter = ";"
     ordinary = _ordinary(delimiter)
     buf: list[str] = []
@@ -134,11 +158,20 @@ def split_statements(text: str, dialect: Dialect) -> tuple[list[Statement], list
                 line += m.group(0).count("\n")
                 i = m.end()
                 continue
-            if text[i] == "\\":  # a psql meta-command: the rest of the line
-                meta_lines.append(line)
+            client = _client_command(text, i, dialect)
+            if client is not None:  # a psql or SQL*Plus command: the rest of the line
+                if client:  # (a REM line is a comment)
+                    meta_lines.append((line, client))
                 end = text.find("\n", i)
                 i = n if end < 0 else end
                 continue
+            if dialect == "oracle" and _PLSQL.match(text, i):  # a PL/SQL block: up to its "/" line
+                slash = _SLASH_LINE.search(text, i)
+                if slash is not None:
+                    out += _block(text[i : slash.start()], start_line, dialect)
+                    line += text.count("\n", i, slash.end())
+                    i = slash.end()
+                    continue
         if m := ordinary.match(text, i):
             buf.append(m.group(0))
             content = True
@@ -187,7 +220,90 @@ def split_statements(text: str, dialect: Dialect) -> tuple[list[Statement], list
         line += text.count("\n", i, stop)
         i = stop
     flush()
-    return out, meta_lines
+    return [part for st in out for part in schema_elements(st)], meta_lines
+
+
+# SQL*Plus commands: a line each, whatever the dialect (no SQL statement starts so), and in
+# an Oracle script the ones that share a first word with SQL elsewhere (SET, EXEC, ...).
+_SQLPLUS_ANY = re.compile(
+    r"(?:REM(?:ARK)?|PRO(?:MPT)?|SPO(?:OL)?|WHENEVER)(?=\s|$)|@@?|/[ \t]*(?:\r?\n|$)", re.IGNORECASE
+)
+_SQLPLUS_ORACLE = re.compile(
+    r"(?:SET|DEF(?:INE)?|UNDEF(?:INE)?|EXEC(?:UTE)?|CONN(?:ECT)?|DISC(?:ONNECT)?|EXIT|QUIT|"
+    r"ACC(?:EPT)?|PAU(?:SE)?|COL(?:UMN)?|TTI(?:TLE)?|BTI(?:TLE)?|BRE(?:AK)?|COMP(?:UTE)?|"
+    r"CL(?:EAR)?|SHO(?:W)?|DESC(?:RIBE)?|HO(?:ST)?|VAR(?:IABLE)?|PRI(?:NT)?|TIMI(?:NG)?|"
+    r"STA(?:RT)?|STORE|RUN|PASSW(?:ORD)?|ARCHIVE|RECOVER|STARTUP|SHUTDOWN)(?=\s|;|$)",
+    re.IGNORECASE,
+)
+_PLSQL = re.compile(
+    r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:NON)?EDITIONABLE\s+)?"
+    r"(?:PROCEDURE|FUNCTION|PACKAGE|TRIGGER|TYPE|LIBRARY|JAVA)\b|DECLARE\b|BEGIN\b)",
+    re.IGNORECASE,
+)
+_REMARK = re.compile(r"REM(?:ARK)?(?=\s|$)", re.IGNORECASE)
+_ANONYMOUS = re.compile(r"^\s*BEGIN\b(.*)\bEND\s*;?\s*$", re.IGNORECASE | re.DOTALL)
+_SLASH_LINE = re.compile(r"^[ \t]*/[ \t]*(?:\r?\n|$)", re.MULTILINE)
+
+
+def _block(text: str, line: int, dialect: Dialect) -> list[Statement]:
+    """A PL/SQL block: an anonymous ``BEGIN ... END;`` of plain statements (the way Oracle's
+    sample schemas load their data) is those statements; any other block is one statement."""
+    match = _ANONYMOUS.match(text)
+    if match is None:
+        return [Statement(text.strip(), line)]
+    inner, _ = split_statements(match.group(1), dialect)
+    first = line + text.count("\n", 0, match.start(1))
+    if any(
+        _PLSQL.match(st.text) or re.match(r"(?:IF|FOR|LOOP|WHILE)\b", st.text, re.IGNORECASE) for st in inner
+    ):
+        return [Statement(text.strip(), line)]
+    for statement in inner:
+        statement.line += first - 1
+    return inner
+
+
+def _client_command(text: str, i: int, dialect: Dialect) -> str | None:
+    """Why the line at ``i`` is a client command and not SQL, or None when it is SQL."""
+    if text[i] == "\\":
+        return "psql meta-command (\\connect, \\set, ...): a client command"
+    if _REMARK.match(text, i):
+        return ""
+    if _SQLPLUS_ANY.match(text, i) or (dialect == "oracle" and _SQLPLUS_ORACLE.match(text, i)):
+        word = re.match(r"\S+", text[i:])
+        return f"SQL*Plus command {word.group(0)[:20] if word else '/'}: a client command"
+    return None
+
+
+_SCHEMA_HEAD = re.compile(r"\s*CREATE\s+SCHEMA\b", re.IGNORECASE)
+_ELEMENT = re.compile(r"(?:CREATE|GRANT)\b", re.IGNORECASE)
+
+
+def schema_elements(statement: Statement) -> list[Statement]:
+    """``CREATE SCHEMA s CREATE TABLE a (...) CREATE VIEW v AS ...``: the schema and each
+    element as a statement of its own (split at a top-level ``CREATE`` or ``GRANT``)."""
+    text = statement.text
+    if not _SCHEMA_HEAD.match(text):
+        return [statement]
+    cuts, depth, i, n = [], 0, _SCHEMA_HEAD.match(text).end(), len(text)  # type: ignore[union-attr]
+    while i < n:
+        c = text[i]
+        if c in "'\"`":
+            i = _quote_end(text, i, False)
+            continue
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and c.isalpha() and _word_start(text, i) and _ELEMENT.match(text, i):
+            cuts.append(i)
+        i += 1
+    if not cuts:
+        return [statement]
+    bounds = [0, *cuts, n]
+    return [
+        Statement(
+            text[a:b].strip(), statement.line + text.count("\n", 0, a), statement.data if a == 0 else []
+        )
+        for a, b in itertools.pairwise(bounds)
+        if text[a:b].strip()
+    ]
 
 
 _COMPOUND = re.compile(

@@ -36,6 +36,7 @@ class ColumnType:
     note: str = ""  # how the type was read, for ``ignored`` (partly modelled types)
     description: str = ""
     auto: bool = False  # SERIAL: numbered by the database
+    unscaled: bool = False  # NUMERIC / Oracle NUMBER with no precision: whole numbers when a key holds them
 
 
 class Unsupported(Exception):
@@ -230,7 +231,7 @@ def column_type(
             minimum = 0 if t == T.UDECIMAL else -maximum
         elif t == T.UDECIMAL:
             minimum = 0
-        return ColumnType("number", minimum=minimum, maximum=maximum)
+        return ColumnType("number", minimum=minimum, maximum=maximum, unscaled=not params)
     if t in _NUMBERS:
         return ColumnType("number", minimum=0 if t in _UNSIGNED else None)
     if t in _TEXT_LIMITS:
