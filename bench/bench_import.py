@@ -2,8 +2,9 @@
 
     python bench/bench_import.py [--only NAME ...] [--jobs 2] [--no-verify] [--rounds 1] [--json FILE]
 
-For each document of ``tests/corpus/sources.json`` that is here (the committed ones, and
-those ``tests/corpus/fetch.py`` brought into ``tests/corpus/fetched/``): import it
+For each document of ``../shared/corpus/sources.json`` (the public corpus beside the
+checkout, issue 27) that is here (the kept ones, and those ``tests/corpus/fetch.py``
+brought into its ``fetched/``): import it
 (``import_resource``; a multi-file document through its root file), assemble it and
 verify it as ``synthesize --resource`` does (``emit_verified`` into a temporary folder),
 and print one row: operations in the document, served as tools, ignored (entries),
@@ -42,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "corpus"
+CORPUS = ROOT.parent / "shared" / "corpus"  # data beside the checkout, not in the project
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 TARGET_VERIFIED, TARGET_SERVED = 0.90, 0.70
 # Ignored kinds that leave out a part of an operation (the operation itself is served),
@@ -55,6 +56,10 @@ PARTS = ("parameter", "field", "schema")
 
 def corpus_documents(only: list[str] | None = None) -> list[dict[str, Any]]:
     """The entries of sources.json whose file is here (committed, or fetched), in file order."""
+    if not (CORPUS / "sources.json").is_file():
+        raise SystemExit(
+            f"no corpus at {CORPUS}: the public documents live in ../shared/corpus beside the checkout"
+        )
     entries = json.loads((CORPUS / "sources.json").read_text(encoding="utf-8"))
     present = [e for e in entries if (CORPUS / e["file"]).is_file()]
     if only:
