@@ -22,12 +22,10 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit.render import package_name, unvendor_tools_source
-from envfactory_mcp.env import Environment, build_env
-from envfactory_mcp.env.environment import environment_from_parts, load_tool_code
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.packages import (
     JailUnavailableError,
@@ -37,10 +35,12 @@ from envfactory_mcp.packages import (
     package_status,
     runtime_status,
 )
-from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.settings import Settings
 from envfactory_mcp.spec import EnvSpec, parse_spec, validate_spec
 from envfactory_mcp.verify.provenance import locate_package
+
+if TYPE_CHECKING:
+    from envfactory_mcp.env import Environment
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,9 @@ def load_package_env(
 def _load_package(
     package_root: Path, *, allow_unverified: bool, trust: bool
 ) -> tuple[Environment, RunPermission]:
+    from envfactory_mcp.env.environment import environment_from_parts, load_tool_code
+    from envfactory_mcp.runtime.isolation import JailedTools
+
     root, pkg = locate_package(package_root)
     permission = check_runnable(root, allow_unverified=allow_unverified, trust=trust)
     data = root / pkg / "data"
@@ -170,6 +173,8 @@ def load_environment(
             if name not in blueprint_names():
                 raise
     if name in blueprint_names():
+        from envfactory_mcp.env import build_env
+
         return Resolved(build_env(load_blueprint(name)), "blueprint")
     raise EnvFactoryError(
         f"{name!r} is neither a blueprint ({', '.join(blueprint_names())}) nor a package in {servers_dir}/"

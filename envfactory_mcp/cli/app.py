@@ -40,7 +40,9 @@ class _Command(_HelpWithoutFlagTypes, typer.core.TyperCommand):
 
 
 class _Group(_HelpWithoutFlagTypes, typer.core.TyperGroup):
-    pass
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _no_flag_metavar(self.params)
 
 
 class _App(typer.Typer):
@@ -57,7 +59,6 @@ class _App(typer.Typer):
         if (
             argv
             and not argv[0].startswith("-")
-            and self.registered_callback is None
             and not self.registered_groups
         ):
             import copy
@@ -84,6 +85,40 @@ app = _App(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def version_line() -> str:
+    """``envfactory-mcp 0.1.0 (runtime 1.0.0 sha256:abcdef123456, Python 3.11.7)``: what
+    ``--version`` prints, and what a bug report should quote."""
+    import platform
+
+    from envfactory_mcp import __version__
+    from envfactory_mcp.emit.render import runtime_digest
+    from envfactory_mcp.runtime.version import RUNTIME_VERSION
+
+    digest = runtime_digest().removeprefix("sha256:")[:12]
+    return f"envfactory-mcp {__version__} (runtime {RUNTIME_VERSION} sha256:{digest}, Python {platform.python_version()})"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(version_line())
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print envfactory-mcp's version, its server runtime's version and digest, and Python's.",
+        ),
+    ] = False,
+) -> None:
+    """Manufacture verified, stateful MCP tool environments for training and evaluating agents."""
 
 
 def _servers_dir(ctx: typer.Context, param: typer.CallbackParam, value: Path) -> Path:

@@ -37,12 +37,9 @@ def list_cmd(
     if as_json:
         typer.echo(json.dumps([e.as_dict() for e in entries], indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table("name", "domain", "tools", "tables", "source", "emitted", "verification", "runtime")
-    for e in entries:
-        table.add_row(
+    header = ("name", "domain", "tools", "tables", "source", "emitted", "verification", "runtime")
+    rows = [
+        (
             e.name,
             e.domain,
             str(e.tools),
@@ -52,7 +49,20 @@ def list_cmd(
             e.verification,
             e.runtime,
         )
-    Console().print(table)
+        for e in entries
+    ]
+    if not sys.stdout.isatty():  # piped or redirected: whole names, plain columns, nothing cut
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            typer.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(*header)
+        for row in rows:
+            table.add_row(*row)
+        Console().print(table)
     older = [e.name for e in entries if e.emitted and e.runtime != "current"]
     if older:
         typer.echo(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +32,39 @@ def test_list_json_reports_counts_and_status():
     assert retail["tools"] >= 14 and retail["tables"] >= 5 and retail["emitted"] is True
     assert retail["domain"] == "retail"
     assert retail["verification"] == "passed"
+
+
+def test_version_names_the_package_and_its_runtime():
+    from envfactory_mcp import __version__
+    from envfactory_mcp.runtime.version import RUNTIME_VERSION
+
+    done = subprocess.run(
+        [sys.executable, "-m", "envfactory_mcp", "--version"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip()
+    assert line.startswith(f"envfactory-mcp {__version__} (runtime {RUNTIME_VERSION} sha256:"), line
+    assert "\n" not in line
+
+
+def test_list_piped_keeps_every_name_whole():
+    """Not a terminal (``list | cat``): plain columns, nothing cut, a name a user copies into ``serve``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "envfactory_mcp", "list", "--servers-dir", str(SERVERS_DIR)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "60"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["name", "domain", "tools", "tables", "source", "emitted", "verification", "runtime"]
+    names = [line.split()[0] for line in lines[1:]]
+    listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(SERVERS_DIR)]).stdout)
+    assert names == [e["name"] for e in listed]
+    assert "…" not in done.stdout and "appliance_md_repair" in names
+    retail = next(line.split() for line in lines if line.startswith("retail "))
+    assert retail[-2:] == ["passed", "current"]
 
 
 @pytest.mark.slow  # verifies retail in the sandbox (worker processes, a stdio session)
