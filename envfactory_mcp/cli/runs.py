@@ -548,7 +548,10 @@ def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> bo
 
 @app.command()
 def view(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory written by rollout.")],
+    run_dirs: Annotated[
+        list[Path],
+        typer.Argument(help="A run directory written by rollout; two or more to compare them side by side."),
+    ],
     output: Annotated[Path, typer.Option("-o", "--output", help="The HTML file to write.")] = Path(
         "run.html"
     ),
@@ -560,12 +563,13 @@ def view(
     ] = False,
     overwrite: Overwrite = False,
 ) -> None:
-    """Write a self-contained HTML page to read a run: summary, episodes, transcripts, diffs."""
+    """Write a self-contained HTML page to read a run (summary, episodes, transcripts, diffs), or to
+    compare runs on their shared tasks (view run_a run_b)."""
     from envfactory_mcp.trajectories.view import write_view
 
     refuse_existing(output, overwrite)
     try:
-        path = write_view(run_dir, output, failures_only=failures)
+        path = write_view(run_dirs[0] if len(run_dirs) == 1 else run_dirs, output, failures_only=failures)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     _outputs(f"wrote {path}" + (" (failures only)" if failures else ""))
