@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from envfactory_mcp import files
+from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.records.store import METADATA, RunStoreError, read_records
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, TrajectoryRecord
 from envfactory_mcp.scoring.passk import exclusion_reason, is_success, summarize
@@ -593,10 +594,16 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def write_view(run_dir: Path, out: Path, failures_only: bool = False) -> Path:
+def write_view(run_dir: Path | Sequence[Path], out: Path, failures_only: bool = False) -> Path:
     """Write the pages of ``run_dir`` next to ``out`` (``render_pages`` with ``out``'s
-    stem) atomically; returns ``out``, the main page."""
+    stem) atomically, or for several run directories their comparison; returns ``out``,
+    the main page."""
     out = Path(out)
+    if not isinstance(run_dir, str | Path):
+        dirs = [Path(d) for d in run_dir]
+        if len(dirs) > 1:
+            raise EnvFactoryError("comparing runs is not available yet: view one run at a time")
+        run_dir = dirs[0]
     out.parent.mkdir(parents=True, exist_ok=True)
     pages = render_pages(run_dir, out.stem, failures_only)
     for name, text in pages.items():
