@@ -2,9 +2,9 @@
 
     python bench/bench_import.py [--only NAME ...] [--jobs 2] [--no-verify] [--rounds 1] [--json FILE]
 
-For each document of ``../shared/corpus/sources.json`` (the public corpus beside the
-checkout, issue 27) that is here (the kept ones, and those ``tests/corpus/fetch.py``
-brought into its ``fetched/``): import it
+For each document of the corpus's ``sources.json`` that is here (``--corpus``: by default
+``../shared/corpus/`` beside the checkout, else ``tests/corpus/``; the committed ones, and
+those ``fetch.py`` brought into ``fetched/``): import it
 (``import_resource``; a multi-file document through its root file), assemble it and
 verify it as ``synthesize --resource`` does (``emit_verified`` into a temporary folder),
 and print one row: operations in the document, served as tools, ignored (entries),
@@ -19,8 +19,14 @@ counts as ignored when an ``Ignored`` entry of a kind other than parameter, fiel
 schema names it (its JSON pointer, or a line of its ``CREATE TABLE``); "unaccounted" are
 those neither served nor ignored.
 
-Totals, with the targets of issue 12: documents that emit a verified server (>= 90%),
-operations served / operations in all documents (>= 70%), unaccounted operations (0).
+Verification is as ``synthesize --resource`` does it: a tool that fails is dropped with its
+reason (the ``dropped`` column; counted as accounted for, not served) and the rest of the
+document is verified again and served; ``--strict`` keeps all or nothing.
+
+Totals, with the targets of issue 27: documents that emit a verified server (100%),
+operations served / operations in all documents (>= 95%), unaccounted operations (0);
+the load average is printed at the start and the end (run two benches at once for a
+loaded machine).
 Then the most common errors and ignored reasons, counted.
 
 Each document runs in a child process of its own (``--jobs`` at once) with a time
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -43,9 +50,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"  # data beside the checkout, not in the project
+SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = SHARED_CORPUS  # data beside the checkout, not in the project (issue 27)
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
-TARGET_VERIFIED, TARGET_SERVED = 0.90, 0.70
+TARGET_VERIFIED, TARGET_SERVED = 1.00, 0.95  # issue 27, on this corpus (issue 12's were 0.90 and 0.70)
 # Ignored kinds that leave out a part of an operation (the operation itself is served),
 # even when their place is the operation's pointer: a query parameter, a property.
 PARTS = ("parameter", "field", "schema")
@@ -160,11 +168,24 @@ def _ignored_operations(
 # --------------------------------------------------------------------------- one document (child)
 
 
-def run_one(entry: dict[str, Any], verify: bool, rounds: int) -> dict[str, Any]:
+def load_average() -> str:
+    """This machine's load average (1, 5, 15 minutes), as ``uptime`` shows it."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load average: unknown"
+    return f"load average: {one:.2f}, {five:.2f}, {fifteen:.2f} ({os.cpu_count()} CPUs)"
+
+
+def run_one(entry: dict[str, Any], verify: bool, rounds: int, strict: bool = False) -> dict[str, Any]:
     """The row of one document; runs in a child process (``--child``)."""
     from envfactory_mcp.build import VerificationFailed, emit_verified
+    from envfactory_mcp.cli.synth import fidelity_after_dropping
     from envfactory_mcp.env import assemble_env
+    from envfactory_mcp.synth.report import FidelityReport, fidelity_relpath
     from envfactory_mcp.synth.resource import import_resource
+    from envfactory_mcp.verify.dropping import keep_what_verifies
+    from envfactory_mcp.verify.verifier import VerifyOptions
 
     row: dict[str, Any] = {"name": entry["name"], "kind": entry["kind"], "dialect": entry.get("dialect")}
     try:
@@ -196,8 +217,34 @@ def run_one(entry: dict[str, Any], verify: bool, rounds: int) -> dict[str, Any]:
         t1 = time.perf_counter()
         try:
             env = assemble_env(imported.spec, imported.tools_source, imported.rows)
+            fidelity = FidelityReport.of(imported, CORPUS / entry["file"])
             with tempfile.TemporaryDirectory(prefix="bench-import-") as tmp:
-                emit_verified(env, Path(tmp) / imported.spec.name)
+
+                def build(
+                    current: Any,
+                    dropped: Any,
+                    tmp: str = tmp,
+                    fidelity: Any = fidelity,
+                    spec: Any = imported.spec,
+                ) -> Any:
+                    kept = fidelity_after_dropping(fidelity, spec, dropped)
+                    extra = {fidelity_relpath(spec.name): kept.to_json()}
+                    options = VerifyOptions(dropped=dropped)
+                    return emit_verified(current, Path(tmp) / spec.name, options, extra_files=extra)
+
+                built = keep_what_verifies(env, build, strict=strict)
+            dropped = list(built.report.dropped)
+            kept = fidelity_after_dropping(fidelity, imported.spec, tuple(dropped))
+            row.update(
+                operations_served_before=row["served"],
+                served=kept.served,
+                tools_served=len(built.report.tools),
+                dropped=[{"tool": d.tool, "reason": d.reason[:300]} for d in dropped],
+                probes=built.report.probes,
+                sandbox_cpu=built.report.timings.get("sandbox_cpu"),
+                chunks=built.report.sandbox.limits.get("chunks"),
+                cpu_budget=built.report.sandbox.limits.get("cpu_seconds"),
+            )
         except VerificationFailed as exc:
             failures = exc.report.failures()
             row.update(
@@ -212,7 +259,11 @@ def run_one(entry: dict[str, Any], verify: bool, rounds: int) -> dict[str, Any]:
     row["verify_seconds"] = statistics.median(verify_times) if verify_times else None
     row["seconds"] = row["import_seconds"] + (row["verify_seconds"] or 0.0)
     row["verified"] = verify and "error" not in row
-    row["ignored_operations"] = _ignored_operations(row["ignored"], pointers, spans)
+    # a tool dropped by verification is accounted for (with its reason), not served
+    dropped_operations = row.get("operations_served_before", row.get("served", 0)) - row.get("served", 0)
+    row["ignored_operations"] = _ignored_operations(row["ignored"], pointers, spans) + max(
+        0, dropped_operations
+    )
     return row
 
 
@@ -221,12 +272,17 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}"
 
 
-def run_child(entry: dict[str, Any], verify: bool, rounds: int, timeout: float) -> dict[str, Any]:
+def run_child(
+    entry: dict[str, Any], verify: bool, rounds: int, timeout: float, strict: bool = False
+) -> dict[str, Any]:
     """``run_one`` in a fresh interpreter; whatever goes wrong there is the row's error."""
     t0 = time.perf_counter()
     command = [sys.executable, __file__, "--child", json.dumps(entry), "--rounds", str(rounds)]
+    command += ["--corpus", str(CORPUS)]
     if not verify:
         command.append("--no-verify")
+    if strict:
+        command.append("--strict")
     try:
         done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     except subprocess.TimeoutExpired:
@@ -256,8 +312,8 @@ def run_child(entry: dict[str, Any], verify: bool, rounds: int, timeout: float) 
 
 def summarise(rows: list[dict[str, Any]], verify: bool) -> list[str]:
     header = (
-        f"{'document':<38} {'kind':<14} {'ops':>5} {'served':>6} {'tools':>5} {'ignored':>7} {'unacc':>5} "
-        f"{'seconds':>8}  verified"
+        f"{'document':<38} {'kind':<14} {'ops':>5} {'served':>6} {'tools':>5} {'dropped':>7} {'ignored':>7} "
+        f"{'unacc':>5} {'seconds':>8} {'CPU s':>7}  verified"
     )
     lines = [header]
     for row in rows:
@@ -274,7 +330,8 @@ def summarise(rows: list[dict[str, Any]], verify: bool) -> list[str]:
             status = "yes" if row.get("verified") else "(not verified)"
         lines.append(
             f"{row['name'][:38]:<38} {kind:<14} {ops:>5} {served:>6} {row.get('tools', 0):>5} "
-            f"{len(row.get('ignored', [])):>7} {row['unaccounted']:>5} {row.get('seconds', 0.0):>8.2f}  {status}"
+            f"{len(row.get('dropped', [])):>7} {len(row.get('ignored', [])):>7} {row['unaccounted']:>5} "
+            f"{row.get('seconds', 0.0):>8.2f} {row.get('sandbox_cpu') or 0.0:>7.1f}  {status}"
         )
     total_ops = sum(r.get("operations", 0) for r in rows)
     served_ops = sum(r["served_capped"] for r in rows)
@@ -285,7 +342,8 @@ def summarise(rows: list[dict[str, Any]], verify: bool) -> list[str]:
     if verify:
         mark = "ok" if verified / n >= TARGET_VERIFIED else "below target"
         lines.append(
-            f"verified servers:       {verified}/{len(rows)} documents ({verified / n:.0%}; target >= 90%: {mark})"
+            f"verified servers:       {verified}/{len(rows)} documents ({verified / n:.0%}; "
+            f"target >= {TARGET_VERIFIED:.0%}: {mark})"
         )
     else:
         imported = sum(1 for r in rows if "error" not in r)
@@ -293,10 +351,16 @@ def summarise(rows: list[dict[str, Any]], verify: bool) -> list[str]:
     share = served_ops / total_ops if total_ops else 0.0
     lines.append(
         f"operations served:      {served_ops}/{total_ops} ({share:.1%}, by servers that "
-        f"{'verified' if verify else 'imported'}; target >= 70%: "
+        f"{'verified' if verify else 'imported'}; target >= {TARGET_SERVED:.0%}: "
         f"{'ok' if share >= TARGET_SERVED else 'below target'})"
     )
     lines.append(f"operations unaccounted: {unaccounted} (neither served nor in ignored; target 0)")
+    dropped = [(r["name"], d) for r in rows for d in r.get("dropped", [])]
+    if verify:
+        lines.append(
+            f"tools dropped:          {len(dropped)} in {len({name for name, _ in dropped})} documents "
+            "(failed verification; the rest of each document is served)"
+        )
     for kind in ("openapi", "sql"):
         part = [r for r in rows if r["kind"] == kind]
         if part:
@@ -309,6 +373,11 @@ def summarise(rows: list[dict[str, Any]], verify: bool) -> list[str]:
     if errors:
         lines += ["", "errors, by shape:"] + [
             f"  {count:>3}  {text}" for text, count in errors.most_common(15)
+        ]
+    if dropped:
+        why = Counter(_shape(d["reason"]) for _, d in dropped)
+        lines += ["", "tools dropped, by reason:"] + [
+            f"  {count:>4}  {text}" for text, count in why.most_common(15)
         ]
     reasons = Counter(f"{i['kind']}: {_shape(i['reason'])}" for r in rows for i in r.get("ignored", []))
     if reasons:
@@ -326,25 +395,43 @@ def _shape(text: str) -> str:
 
 
 def main() -> None:
+    global CORPUS
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", nargs="+", metavar="NAME", help="only these corpus documents")
     parser.add_argument("--jobs", type=int, default=2, help="documents at once (child processes)")
     parser.add_argument("--no-verify", action="store_true", help="import only (fast)")
     parser.add_argument("--rounds", type=int, default=1, help="runs per document; the median time is shown")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="all or nothing, as synthesize --strict: a document with one failing tool is not verified "
+        "(default: failing tools are dropped with their reason and the rest is served)",
+    )
     parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per document")
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument(
+        "--corpus", type=Path, default=CORPUS, help=f"folder holding sources.json (default: {CORPUS})"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    CORPUS = args.corpus.resolve()
     verify = not args.no_verify
     if args.child:
-        row = run_one(json.loads(args.child), verify, max(1, args.rounds))
+        row = run_one(json.loads(args.child), verify, max(1, args.rounds), args.strict)
         sys.stdout.write("\n" + json.dumps(row) + "\n")
         return
     documents = corpus_documents(args.only)
-    print(f"{len(documents)} documents, {args.jobs} at a time{'' if verify else ', import only'}", flush=True)
+    print(
+        f"{len(documents)} documents of {CORPUS}, {args.jobs} at a time{'' if verify else ', import only'}; "
+        f"{load_average()}",
+        flush=True,
+    )
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_child, e, verify, max(1, args.rounds), args.timeout) for e in documents]
+        futures = [
+            pool.submit(run_child, e, verify, max(1, args.rounds), args.timeout, args.strict)
+            for e in documents
+        ]
         rows = []
         for future in futures:
             rows.append(future.result())
@@ -354,7 +441,7 @@ def main() -> None:
                 flush=True,
             )
     print("\n".join(summarise(rows, verify)))
-    print(f"\nwall time: {time.perf_counter() - started:.0f} s")
+    print(f"\nwall time: {time.perf_counter() - started:.0f} s; at the end, {load_average()}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
 

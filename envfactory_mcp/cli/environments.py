@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,9 @@ from envfactory_mcp.cli.app import (
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import Backend, is_backend
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
+
+if TYPE_CHECKING:
+    from envfactory_mcp.spec import EnvSpec
 
 
 @app.command("list")
@@ -191,15 +194,27 @@ def verify(
     save: Annotated[
         bool, typer.Option("--save", help="Store the report in the package (data/verification.json).")
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict/--no-strict",
+            help="--strict (the default): exit 0 only if every check of every tool passes, as a package "
+            "is served whole or not at all. --no-strict: exit 0 also when only some tools failed on "
+            "their own, and say which would be dropped (synthesize drops them, then verifies the rest).",
+        ),
+    ] = True,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
 ) -> None:
-    """Verify an environment in the sandbox; exit 0 only if every check passes."""
+    """Verify an environment in the sandbox; exit 0 only if every check passes (see --no-strict).
+
+    Each finished chunk of tools is reported on stderr; the budget is CPU time that grows with
+    the tools and the seed, so a busy machine is slower, not a failure."""
     from envfactory_mcp.blueprints import blueprint_names, load_blueprint
     from envfactory_mcp.env import build_env
     from envfactory_mcp.verify.provenance import REPORT_FILE, locate_package
     from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
 
-    options = VerifyOptions(stdio=stdio)
+    options = VerifyOptions(stdio=stdio, progress=lambda line: typer.echo(line, err=True))
     where = settings(servers_dir)
     folder = Path(target) if Path(target).is_dir() else where.server_dir(target)
     try:
@@ -233,7 +248,37 @@ def verify(
         typer.echo(report.to_json(), nl=False)
     else:
         _print_report(report)
-    raise typer.Exit(code=0 if report.passed else 1)
+    if report.passed or strict:
+        raise typer.Exit(code=0 if report.passed else 1)
+    from envfactory_mcp.verify.dropping import droppable
+
+    failing, why = droppable(report, _spec_of(folder, target))
+    if not failing:
+        typer.echo(f"not verified, and no tool can be dropped to fix it: {why}", err=True)
+        raise typer.Exit(code=1)
+    for tool, reason in sorted(failing.items()):
+        typer.echo(f"would be dropped (not served): {tool}: {reason}", err=True)
+    typer.echo(
+        f"{len(failing)} tool(s) failed on their own; the other {len(report.tools) - len(failing)} verified "
+        "(--no-strict). This package as it stands is not served: import or synthesize it again to drop them.",
+        err=True,
+    )
+    raise typer.Exit(code=0)
+
+
+def _spec_of(folder: Path, target: str) -> EnvSpec:
+    """The spec verified: the package's in ``folder``, else blueprint ``target``'s."""
+    from envfactory_mcp.spec import parse_spec
+
+    if folder.is_dir():
+        from envfactory_mcp.verify.provenance import locate_package
+
+        root, pkg = locate_package(folder)
+        return parse_spec(json.loads((root / pkg / "data" / "spec.json").read_text(encoding="utf-8")))
+    from envfactory_mcp.blueprints import load_blueprint
+    from envfactory_mcp.env import build_env
+
+    return build_env(load_blueprint(target)).spec
 
 
 @app.command()

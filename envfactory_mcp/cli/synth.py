@@ -16,6 +16,7 @@ from envfactory_mcp.ray_cluster import Backend, is_backend
 
 if TYPE_CHECKING:
     from envfactory_mcp.synth.report import FidelityReport
+    from envfactory_mcp.verify.report import DroppedTool
 
 
 @app.command()
@@ -51,7 +52,9 @@ def synthesize(
     strict: Annotated[
         bool,
         typer.Option(
-            help="Fail (exit 1) when an importer leaves any part of a resource out (see its fidelity table)."
+            help="All or nothing: fail (exit 1) when an importer leaves any part of a resource out (see "
+            "its fidelity table) or any tool fails verification. Without it, a tool that fails "
+            "verification is dropped, with its reason, and the rest is verified again and written."
         ),
     ] = False,
     inserts: Annotated[
@@ -83,7 +86,7 @@ def synthesize(
 ) -> None:
     """Synthesise verified environments: import resources, or have a model propose, implement and repair them.
 
-    Every package is verified in the sandbox before it is written. An imported resource's fidelity table (operations in the document, served, ignored with reasons, fields kept and dropped) goes to stderr and into the package as <package>/data/fidelity.json. With a model, up to 3 repair rounds feed the verifier's failures back; every prompt and response goes into <output>/<name>.build.jsonl.
+    Every package is verified in the sandbox before it is written. An imported resource's fidelity table (operations in the document, served, ignored with reasons, fields kept and dropped) goes to stderr and into the package as <package>/data/fidelity.json. A tool of an imported resource that fails verification is dropped (listed with its reason in the fidelity table and in the report's "dropped") and the rest is written, unless --strict. With a model, up to 3 repair rounds feed the verifier's failures back; every prompt and response goes into <output>/<name>.build.jsonl.
     """
     import anyio
 
@@ -143,16 +146,19 @@ def _resource(
     overwrite: bool = True,
 ) -> dict[str, Any]:
     import time
+    from dataclasses import replace
 
     import anyio
     from rich.console import Console
     from rich.markup import escape
 
-    from envfactory_mcp.build import VerificationFailed, emit_verified
+    from envfactory_mcp.build import BuildResult, VerificationFailed, emit_verified
     from envfactory_mcp.crud.core import ResourceImportError
     from envfactory_mcp.env import assemble_env
     from envfactory_mcp.synth.report import FidelityReport, fidelity_relpath, render_fidelity
     from envfactory_mcp.synth.resource import import_resource
+    from envfactory_mcp.verify.dropping import keep_what_verifies
+    from envfactory_mcp.verify.verifier import VerifyOptions
 
     console = Console(stderr=True)
     console.print(f"importing {escape(str(path))} ...", highlight=False)
@@ -198,11 +204,25 @@ def _resource(
             fidelity=fidelity,
         )
     env = assemble_env(imported.spec, imported.tools_source, imported.rows)
-    extra = {fidelity_relpath(imported.spec.name): fidelity.to_json()}
     started = time.perf_counter()
+
+    def say(line: str) -> None:
+        console.print(escape(line), highlight=False)
+
+    options = VerifyOptions(progress=say)
+    kept = fidelity
+
+    def build(current: Any, dropped: tuple[DroppedTool, ...]) -> BuildResult:
+        nonlocal kept
+        kept = fidelity_after_dropping(fidelity, imported.spec, dropped)
+        extra = {fidelity_relpath(imported.spec.name): kept.to_json()}
+        return emit_verified(
+            current, output / imported.spec.name, replace(options, dropped=dropped), extra_files=extra
+        )
+
     try:
         with _verifying(console, imported.spec.name, len(imported.spec.tools), len(env.seed_sql.encode())):
-            built = emit_verified(env, output / imported.spec.name, extra_files=extra)
+            built = keep_what_verifies(env, build, strict=strict, progress=say)
     except VerificationFailed as exc:
         failures = exc.report.failures()
         console.print(
@@ -211,14 +231,63 @@ def _resource(
             highlight=False,
         )
         return _summary(
-            imported.spec.name, "failed", None, exc.report.failures(), imported.notes(), fidelity=fidelity
+            imported.spec.name, "failed", None, exc.report.failures(), imported.notes(), fidelity=kept
+        )
+    dropped_note = ""
+    if built.report.dropped:
+        console.print(render_fidelity(kept))
+        dropped_note = (
+            f"; {len(built.report.dropped)} tool(s) failed and were dropped (not served): "
+            + "; ".join(built.report.dropped_lines()[:10])
         )
     console.print(
         f"verified {escape(imported.spec.name)} in {time.perf_counter() - started:.1f} s "
-        f"({built.report.probes} probes); fidelity report: {escape(fidelity_relpath(imported.spec.name))}",
+        f"({built.report.probes} probes, {len(built.report.tools)} tools); fidelity report: "
+        f"{escape(fidelity_relpath(imported.spec.name))}{escape(dropped_note)}",
         highlight=False,
     )
-    return _summary(imported.spec.name, "emitted", built.package_dir, [], imported.notes(), fidelity=fidelity)
+    summary = _summary(imported.spec.name, "emitted", built.package_dir, [], imported.notes(), fidelity=kept)
+    summary["dropped"] = [d.model_dump() for d in built.report.dropped]
+    return summary
+
+
+def fidelity_after_dropping(
+    fidelity: FidelityReport, spec: Any, dropped: tuple[DroppedTool, ...]
+) -> FidelityReport:
+    """The fidelity table once ``dropped`` tools are left out: each an ignored operation
+    with its reason, the tools and what is served counted without them (an operation per
+    tool for a document; for SQL, a table no remaining tool reads or writes)."""
+    from dataclasses import replace as copy
+
+    from envfactory_mcp.crud.core import Ignored
+
+    if not dropped:
+        return fidelity
+    gone = {d.tool for d in dropped}
+    if fidelity.kind == "sql":
+
+        def touched(tools: list[Any]) -> set[str]:
+            return {table for t in tools for table in (*t.reads, *t.writes)}
+
+        before = touched(spec.tools)
+        after = touched([t for t in spec.tools if t.name not in gone])
+        served = fidelity.served - len(before - after)
+    else:
+        served = fidelity.served - len(gone)
+    notes = [
+        Ignored(
+            where=f"tool {d.tool}",
+            kind="operation",
+            reason=f"dropped: failed verification ({d.reason[:300]})",
+        )
+        for d in dropped
+    ]
+    return copy(
+        fidelity,
+        served=max(0, served),
+        tools=fidelity.tools - len(gone),
+        ignored=sorted([*fidelity.ignored, *notes]),
+    )
 
 
 @contextmanager
@@ -227,12 +296,13 @@ def _verifying(console: Any, env_name: str, tools: int, seed_bytes: int) -> Iter
     from rich.markup import escape
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from envfactory_mcp.verify.verifier import VerifyOptions, scaled_limits
+    from envfactory_mcp.verify.budget import verification_budget
 
-    limits = scaled_limits(VerifyOptions().limits, tools, seed_bytes)
+    budget = verification_budget([f"t{i}" for i in range(tools)], seed_bytes)
     console.print(
         f"verifying {escape(env_name)}: {tools} tools probed in the sandbox, then the package over stdio "
-        f"(limits {limits.cpu_seconds} s CPU, {limits.wall_seconds:g} s wall) ...",
+        f"(limits {budget.cpu_seconds} s CPU in {len(budget.chunks)} chunk(s), {budget.jobs} at a time; "
+        "wall-clock time only as a far backstop) ...",
         highlight=False,
     )
     if not console.is_terminal:  # a log or a pipe: the line above is the progress

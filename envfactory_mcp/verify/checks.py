@@ -25,10 +25,31 @@ def judge_tools(spec: dict[str, Any], answer: dict[str, Any]) -> list[ToolReport
     for result in answer.get("results", []):
         by_tool.setdefault(result["tool"], []).append(result)
     seed = answer["seed_hash"]
-    return [_judge_tool(tool, by_tool[tool["name"]], seed) for tool in spec["tools"]]
+    reports = []
+    for tool in spec["tools"]:
+        name = tool["name"]
+        killed = answer.get("killed", {}).get(name)
+        report = _judge_tool(tool, by_tool[name], seed, killed)
+        over = answer.get("over_budget", {}).get(name)
+        if over:  # its probes stopped early: the checks it passed say little, this one says why
+            _fail_sandbox(
+                report, f"stopped: {over} (a tool's probes have a CPU budget that grows with the seed)"
+            )
+        reports.append(report)
+    return reports
 
 
-def _judge_tool(tool: dict[str, Any], results: list[dict[str, Any]], seed_hash: str) -> ToolReport:
+def _fail_sandbox(report: ToolReport, reason: str) -> None:
+    for i, check in enumerate(report.checks):
+        if check.check == "sandbox":
+            if not check.failed:
+                report.checks[i] = CheckResult(check="sandbox", status="failed", reason=reason)
+            return
+
+
+def _judge_tool(
+    tool: dict[str, Any], results: list[dict[str, Any]], seed_hash: str, killed: str | None = None
+) -> ToolReport:
     name, effect, writes = tool["name"], tool["effect"], set(tool.get("writes", []))
     report = ToolReport(
         tool=name,
@@ -40,7 +61,9 @@ def _judge_tool(tool: dict[str, Any], results: list[dict[str, Any]], seed_hash: 
         seconds=round(sum(r.get("seconds", 0.0) for r in results), 6),
     )
     if not results:  # every declared tool is probed: an answer without it was cut short or forged
-        reason = "no probe of this tool came back from the sandbox (its answer was incomplete or forged)"
+        reason = (
+            killed or "no probe of this tool came back from the sandbox (its answer was incomplete or forged)"
+        )
         report.checks = [
             CheckResult(check=c, status="failed", reason=reason)
             if c == "sandbox"

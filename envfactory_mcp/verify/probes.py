@@ -151,11 +151,23 @@ class ToolProber:
 
 
 def probers(
-    spec: dict[str, Any], state: State, seed: int = 0, budget: ProbeBudget = ProbeBudget()
+    spec: dict[str, Any],
+    state: State,
+    seed: int = 0,
+    budget: ProbeBudget = ProbeBudget(),
+    only: list[str] | None = None,
 ) -> list[ToolProber]:
-    """One prober per tool of ``spec`` (a spec as JSON) over the data of ``state``."""
+    """One prober per tool of ``spec`` (a spec as JSON) over the data of ``state``; with
+    ``only``, for those tools alone. A tool's probes depend on the spec, the state, the
+    seed and its own name, never on which other tools are probed with it, so the tools
+    can be probed in chunks, in any order, with the same probes."""
     data = SeedData(spec, state)
-    return [ToolProber(tool, spec, data, seed, budget) for tool in spec["tools"]]
+    wanted = None if only is None else set(only)
+    return [
+        ToolProber(tool, spec, data, seed, budget)
+        for tool in spec["tools"]
+        if wanted is None or tool["name"] in wanted
+    ]
 
 
 # ---------------------------------------------------------------- boundary and invalid values

@@ -87,6 +87,14 @@ class ToolReport(Model):
         return all(c.status == "passed" for c in self.checks)
 
 
+class DroppedTool(Model):
+    """A tool of the source that failed verification and was left out of the package."""
+
+    tool: str
+    effect: str
+    reason: str  # its failed checks, one "check: reason" each, joined by "; "
+
+
 class SandboxInfo(Model):
     network_isolated: bool
     warning: str | None = None
@@ -109,6 +117,10 @@ class VerificationReport(Model):
     # "hmac-sha256:<hex>" over format, env, passed and subject, with the verifying
     # installation's key (verify/signing.py); "" in reports written before signatures.
     signature: str = ""
+    # Tools of the source that failed and are not in the package (``verify.dropping``):
+    # the verdict and ``tools`` are about the package without them. Written only when
+    # some were dropped.
+    dropped: list[DroppedTool] = Field(default_factory=list)
 
     def signed(self) -> VerificationReport:
         """This report with this installation's signature of its verdict (the key is made
@@ -143,7 +155,12 @@ class VerificationReport(Model):
         return found
 
     def to_json(self) -> str:
-        return self.model_dump_json(indent=2) + "\n"
+        exclude = None if self.dropped else {"dropped"}
+        return self.model_dump_json(indent=2, exclude=exclude) + "\n"
+
+    def dropped_lines(self) -> list[str]:
+        """One line per dropped tool: ``<tool>: <reason>``."""
+        return [f"{d.tool}: {d.reason}" for d in self.dropped]
 
     def without_timings(self) -> dict[str, Any]:
         """The report minus what changes from run to run (for comparing two reports)."""

@@ -10,12 +10,13 @@ first, which is what ``build`` does before it writes anything.
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from envfactory_mcp.env.environment import Environment
 from envfactory_mcp.errors import SpecError
 from envfactory_mcp.spec import parse_spec
 from envfactory_mcp.verify import sandbox
+from envfactory_mcp.verify.budget import CHUNK_TOOLS, Budget, verification_budget
 from envfactory_mcp.verify.checks import environment_failure, judge_tools
 from envfactory_mcp.verify.package_files import unexpected_files
 from envfactory_mcp.verify.probes import ProbeBudget
@@ -34,6 +36,7 @@ from envfactory_mcp.verify.provenance import REPORT_FILE, locate_package, subjec
 from envfactory_mcp.verify.report import (
     ENVIRONMENT_CHECKS,
     CheckResult,
+    DroppedTool,
     SandboxInfo,
     ToolReport,
     VerificationReport,
@@ -53,41 +56,31 @@ NO_NETWORK_NAMESPACE = (
 )
 
 
-# Probing costs grow with the tool count (about 30 probes a tool) and with the seed (each
-# probe restores the whole seed, and hashes every table after a write), so past this many
-# tools the sandbox's limits grow with both: a document with hundreds of operations
-# verifies, and an environment of retail's size keeps exactly its limits.
-FREE_TOOLS = 100
-
-
-def probing_estimate(tools: int, seed_bytes: int) -> float:
-    """CPU seconds verification takes here, roughly: ``tools * (0.05 + 0.25 * seed MB)``.
-    On the corpus of issue 12 (a 2-core machine under load): Discord's 234 tools over a
-    2.4 MB seed took about 140 s, DigitalOcean's 654 over 2.3 MB 278 s of wall time,
-    Mastodon's 201 over 0.8 MB 22 s, 700 generated tools over a small seed 21 s."""
-    return tools * (0.05 + 0.25 * seed_bytes / 1_000_000)
-
-
 def scaled_limits(limits: SandboxLimits, tools: int, seed_bytes: int = 0) -> SandboxLimits:
-    """``limits`` for verifying ``tools`` tools over a seed of ``seed_bytes``: unchanged up
-    to ``FREE_TOOLS`` tools, then at least twice ``probing_estimate`` of CPU seconds and
-    twice that of wall time. These limits stop runaway code (each call has its own time
-    limit besides), so they err on the generous side rather than cut a verification that
-    is progressing on a busy machine."""
-    if tools <= FREE_TOOLS:
-        return limits
-    cpu = max(limits.cpu_seconds, math.ceil(2 * probing_estimate(tools, seed_bytes)))
-    return replace(limits, cpu_seconds=cpu, wall_seconds=max(limits.wall_seconds, 2.0 * cpu))
+    """``limits`` for verifying ``tools`` tools over a seed of ``seed_bytes`` in one
+    sandboxed worker: its CPU budget grows with both (``verify.budget``), its wall-clock
+    limit is a far backstop (``WALL_PER_CPU`` times that), neither below ``limits``."""
+    budget = verification_budget([f"t{i}" for i in range(tools)], seed_bytes, chunk_tools=max(1, tools))
+    return budget.chunk_limits(limits, tools)
 
 
 @dataclass(frozen=True)
 class VerifyOptions:
-    limits: SandboxLimits = field(default_factory=SandboxLimits)
-    scale_limits: bool = True  # grow ``limits`` with the tool count (``scaled_limits``)
-    call_seconds: float = 2.0  # one tool call; a hang is cut off after this
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # the floor of every chunk's limits
+    scale_limits: bool = (
+        True  # grow the limits with the work (``verify.budget``); else ``limits`` as they are
+    )
+    call_seconds: float = 2.0  # CPU seconds of one tool call; a hang is cut off after this
     budget: ProbeBudget = field(default_factory=ProbeBudget)
     probe_seed: int = 0
     stdio: bool = True
+    jobs: int | None = None  # chunks probed at once (None: ``budget.default_jobs()``)
+    chunk_tools: int = CHUNK_TOOLS  # tools per sandboxed worker
+    # One line per finished chunk ("<env>: chunk 2/5: ..."); None: silent.
+    progress: Callable[[str], None] | None = field(default=None, compare=False)
+    # Tools of the source left out before this package was rendered (``verify.dropping``),
+    # recorded in the report's ``dropped``.
+    dropped: tuple[DroppedTool, ...] = ()
     extra_job: dict[str, Any] = field(default_factory=dict)  # passed to the worker as is (tests)
 
 
@@ -104,7 +97,8 @@ def verify_environment(env: Environment, options: VerifyOptions | None = None) -
 def verify_package(folder: Path, options: VerifyOptions | None = None) -> VerificationReport:
     """Run every stage on the package in ``folder``; the report says what passed and why not."""
     options = options or VerifyOptions()
-    limits = options.limits  # scaled to the tool count once the spec is read
+    limits = options.limits  # scaled to the work once the spec is read
+    budget: Budget | None = None
     root, pkg = locate_package(folder)
     package_dir = root / pkg
     # Taken before anything runs: the report vouches for the files as they were read, and
@@ -141,13 +135,13 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
                 jail=jailed,
                 layers=layers,
                 warning=_sandbox_warning(jailed, isolated),
-                limits={k: float(v) for k, v in vars(limits).items()}
-                | {"call_seconds": options.call_seconds},
+                limits=_limits_shown(limits, budget, options),
             ),
             environment=environment,
             tools=tools,
             probes=sum(t.probes for t in tools),
             timings={k: round(v, 4) for k, v in timings.items()},
+            dropped=list(options.dropped),
         )
         return report.signed()  # this installation's word for it: see verify/signing.py
 
@@ -168,8 +162,15 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         return finish(root.name)
     record("spec")
     name = spec_model.name
+    budget = verification_budget(
+        [t.name for t in spec_model.tools],
+        len(seed_sql.encode()),
+        options.call_seconds,
+        jobs=options.jobs,
+        chunk_tools=options.chunk_tools,
+    )
     if options.scale_limits:
-        limits = scaled_limits(options.limits, len(spec_model.tools), len(seed_sql.encode()))
+        limits = budget.chunk_limits(options.limits, budget.tools)  # what the chunks add up to
 
     # 2. nothing in the folder but what the emitter writes (an argparse.py, a .pth or an
     #    envfactory_mcp/ beside the code would run in whatever process starts there) -----
@@ -221,10 +222,12 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         "budget": vars(options.budget),
         **options.extra_job,
     }
-    result = sandbox.run_in_sandbox(job, limits)
+    run = _probe_in_chunks(job, budget, options, name)
+    result = run.result
     isolated, jailed, layers = result.network_isolated, result.jail, result.layers
     timings["sandbox"] = time.perf_counter() - t0
-    answer = result.answer
+    timings["sandbox_cpu"] = run.cpu_seconds
+    answer = run.answer
     if answer is None:
         reason, probe_id = environment_failure(result)
         record("sandbox", reason, failed=True)
@@ -263,7 +266,9 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
         return finish(name)
     record("tools_load")
     tools.extend(judge_tools(spec, answer))
-    escaped = [t.tool for t in tools if any(c.check == "sandbox" and c.failed for c in t.checks)]
+    # Only an attempt to get out fails the run as a whole; a tool that hangs, runs out of
+    # memory or over its CPU budget fails its own ``sandbox`` check (and can be dropped).
+    escaped = sorted({r["tool"] for r in answer["results"] if r.get("refused")})
     record(
         "sandbox",
         f"tool(s) {', '.join(escaped)} broke the sandbox's rules (see their checks)" if escaped else "",
@@ -296,6 +301,153 @@ def verify_package(folder: Path, options: VerifyOptions | None = None) -> Verifi
             check="stdio", status="not run", reason="skipped on request (--no-stdio)"
         )
     return finish(name)
+
+
+@dataclass
+class _ChunkedRun:
+    """The chunks' answers merged into one (or the failure that stopped them)."""
+
+    answer: dict[str, Any] | None
+    result: sandbox.SandboxResult  # the last chunk's run (isolation), or the failing one
+    cpu_seconds: float = 0.0  # what the workers report they used
+
+
+# A chunk that dies of these is stopped by a limit of its own while a tool ran (named by
+# the worker's ``envfactory-probe`` line): that tool fails, the others are probed again.
+_RESOURCE_DEATHS = ("(CPU time limit)", "of wall-clock time")
+MAX_RETRIES = 8  # chunks started again after one of their tools killed them
+
+
+def _probe_in_chunks(job: dict[str, Any], budget: Budget, options: VerifyOptions, name: str) -> _ChunkedRun:
+    """Probe the tools chunk by chunk, ``budget.jobs`` sandboxed workers at once; merge
+    their answers. A chunk killed by its CPU or wall-clock limit while one tool ran
+    reports that tool as failed and runs again without it; any other failure (the seed or
+    the code does not load, a forged answer, the jail's filter) stops the whole run."""
+    answers: list[dict[str, Any]] = []
+    killed: dict[str, str] = {}
+    total = len(budget.chunks)
+    retries = 0
+    done = 0
+    last: sandbox.SandboxResult | None = None
+    with ThreadPoolExecutor(max_workers=budget.jobs) as pool:
+        running: dict[Future[sandbox.SandboxResult], tuple[int, tuple[str, ...]]] = {}
+
+        def start(number: int, chunk: tuple[str, ...]) -> None:
+            limits = (
+                budget.chunk_limits(options.limits, len(chunk)) if options.scale_limits else options.limits
+            )
+            chunk_job = job | {"tools": list(chunk), "tool_cpu_seconds": budget.tool_cpu_seconds}
+            running[pool.submit(sandbox.run_in_sandbox, chunk_job, limits)] = (number, chunk)
+
+        for number, chunk in enumerate(budget.chunks, 1):
+            start(number, chunk)
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                number, chunk = running.pop(future)
+                result = last = future.result()
+                answer = result.answer
+                if answer is not None and answer.get("stage") == "done":
+                    answers.append(answer)
+                    done += 1
+                    _report_chunk(options, name, number, total, chunk, result, answer)
+                    continue
+                if answer is not None:  # the seed or the code did not load: the same in every chunk
+                    _stop(running)
+                    return _ChunkedRun(answer, result, _cpu(answers))
+                _, probe_id = environment_failure(result)
+                culprit = probe_id.split("/", 1)[0] if probe_id else None
+                resource_death = any(mark in (result.failure or "") for mark in _RESOURCE_DEATHS)
+                if culprit not in chunk or not resource_death or retries >= MAX_RETRIES:
+                    _stop(running)
+                    return _ChunkedRun(None, result, _cpu(answers))
+                assert culprit is not None
+                killed[culprit] = f"{result.failure} during probe {probe_id}"
+                if options.progress:
+                    options.progress(
+                        f"{name}: chunk {number}/{total}: {result.failure} during probe {probe_id}; "
+                        f"{culprit} fails, the chunk's other tools are probed again"
+                    )
+                rest = tuple(t for t in chunk if t != culprit)
+                retries += 1
+                if rest:
+                    start(number, rest)
+    assert last is not None
+    if not answers:  # every tool of every chunk was killed
+        return _ChunkedRun(
+            {"stage": "done", "seed_hash": "", "seed_state_hash": "", "results": [], "killed": killed},
+            last,
+        )
+    merged = _merge(answers, killed)
+    if merged is None:
+        failure = replace(last, answer=None, failure="the sandboxed chunks disagree about the seed state")
+        return _ChunkedRun(None, failure, _cpu(answers))
+    return _ChunkedRun(merged, last, _cpu(answers))
+
+
+def _merge(answers: list[dict[str, Any]], killed: dict[str, str]) -> dict[str, Any] | None:
+    """One answer from the chunks' (None when they disagree about the seed)."""
+    first = answers[0]
+    if any(
+        a["seed_hash"] != first["seed_hash"] or a["seed_state_hash"] != first["seed_state_hash"]
+        for a in answers
+    ):
+        return None
+    merged: dict[str, Any] = {
+        "stage": "done",
+        "seed_hash": first["seed_hash"],
+        "seed_state_hash": first["seed_state_hash"],
+        "results": [r for a in answers for r in a["results"]],
+        "over_budget": {k: v for a in answers for k, v in a.get("over_budget", {}).items()},
+        "killed": killed,
+    }
+    return merged
+
+
+def _cpu(answers: list[dict[str, Any]]) -> float:
+    return round(sum(float(a.get("cpu_seconds", 0.0)) for a in answers), 3)
+
+
+def _stop(running: dict[Future[sandbox.SandboxResult], Any]) -> None:
+    """Chunks not started yet are not started (those running finish: their process group
+    is killed at their answer or their limit, as always)."""
+    for future in running:
+        future.cancel()
+
+
+def _report_chunk(
+    options: VerifyOptions,
+    name: str,
+    number: int,
+    total: int,
+    chunk: tuple[str, ...],
+    result: sandbox.SandboxResult,
+    answer: dict[str, Any],
+) -> None:
+    if options.progress is None:
+        return
+    failing = sorted(answer.get("over_budget", {}))
+    options.progress(
+        f"{name}: chunk {number}/{total} probed: {len(chunk)} tools, {len(answer['results'])} probes, "
+        f"{float(answer.get('cpu_seconds', 0.0)):.1f} s CPU in {result.wall_seconds:.1f} s"
+        + (f"; over budget: {', '.join(failing)}" if failing else "")
+    )
+
+
+def _limits_shown(limits: SandboxLimits, budget: Budget | None, options: VerifyOptions) -> dict[str, float]:
+    """The report's ``sandbox.limits``: the whole verification's CPU budget and the
+    largest chunk's wall-clock backstop, each call's and each tool's CPU limit, the chunks."""
+    shown = {k: float(v) for k, v in vars(limits).items()} | {"call_seconds": options.call_seconds}
+    if budget is None:
+        return shown
+    chunk = max((len(c) for c in budget.chunks), default=0)
+    per_chunk = budget.chunk_limits(options.limits, chunk) if options.scale_limits else options.limits
+    return shown | {
+        "cpu_seconds": float(budget.cpu_seconds if options.scale_limits else limits.cpu_seconds),
+        "wall_seconds": float(per_chunk.wall_seconds),
+        "tool_cpu_seconds": budget.tool_cpu_seconds,
+        "chunks": float(len(budget.chunks)),
+    }
 
 
 def _read_text(path: Path) -> str:

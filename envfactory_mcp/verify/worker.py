@@ -10,12 +10,20 @@ under test is loaded, is the fast filter in front of it: it refuses new processe
 sockets, writes outside the work directory and native code with a message that names
 the attempt, which is what a repair loop needs. The rlimits, the per-call timer and the
 parent's wall-clock kill bound time and memory.
+
+Time is counted in CPU seconds, so a busy machine slows verification down without failing
+it: each call has ``call_seconds`` of this process's CPU time (``ITIMER_PROF``; SQLite's
+progress handler reads the same clock), and a far wall-clock limit only for a call that
+waits instead of computing (``call_wall_seconds``); each tool has ``tool_cpu_seconds``
+for all its probes, past which it stops being probed and is reported over budget; the
+process has ``RLIMIT_CPU`` for the whole job (``verify.budget``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import resource
 import signal
@@ -124,6 +132,10 @@ def _is_write(args: tuple[Any, ...]) -> bool:
 
 
 CRASHES_BEFORE_GIVING_UP = 16
+# The wall-clock limit of one call, for calls that wait instead of computing: this many
+# times its CPU limit, and never under the floor.
+WALL_PER_CPU = 15.0
+WALL_PER_CALL_FLOOR = 30.0
 
 
 class CallTimeout(BaseException):
@@ -161,12 +173,15 @@ class ProbeRunner:
     which the stdio stage replays against the emitted package.
     """
 
-    def __init__(self, image: bytes, call_seconds: float) -> None:
+    def __init__(self, image: bytes, call_seconds: float, call_wall_seconds: float | None = None) -> None:
         from envfactory_mcp.runtime.database import SessionDatabase
         from envfactory_mcp.runtime.state import dump_state, hash_state, state_hash, table_infos
 
         self._state_hash = state_hash
-        self.call_seconds = call_seconds
+        self.call_seconds = call_seconds  # CPU seconds of this process a call may take
+        # A call that waits rather than computes (a sleep, a lock) uses no CPU: the wall
+        # clock stops it, far enough out that a loaded machine never trips it.
+        self.call_wall_seconds = call_wall_seconds or max(WALL_PER_CALL_FLOOR, WALL_PER_CPU * call_seconds)
         self.toolbox: Any = None
         self.refused: list[str] = []
         self.session = SessionDatabase(image)
@@ -177,13 +192,16 @@ class ProbeRunner:
         }
         self.seed_tables = _table_digests(self.session.db, self.order_by)
         self.seed_hash = _state_digest(self.seed_tables)
+        self.cpu_hard_limit = resource.getrlimit(resource.RLIMIT_CPU)[1]
         self.reset_checked: set[str] = set()
         self.shown: set[str] = set()
-        self.deadline = float("inf")
+        self.deadline = float("inf")  # on the CPU clock (time.process_time)
+        self.wall_deadline = float("inf")
         self.session.db.set_progress_handler(self._over_time, 10_000)
 
     def _over_time(self) -> int:
-        return 1 if time.monotonic() > self.deadline else 0  # nonzero interrupts the running statement
+        over = time.process_time() > self.deadline or time.monotonic() > self.wall_deadline
+        return 1 if over else 0  # nonzero interrupts the running statement
 
     def run(self, probe: dict[str, Any]) -> dict[str, Any]:
         print(f"envfactory-probe {probe['id']}", file=sys.stderr, flush=True)
@@ -211,23 +229,33 @@ class ProbeRunner:
         self.session.reset()
         db = self.session.db
         changes, refused_before = db.total_changes, len(self.refused)
-        started = time.perf_counter()
-        self.deadline = time.monotonic() + self.call_seconds
-        signal.setitimer(signal.ITIMER_REAL, self.call_seconds)
+        started, cpu_started = time.perf_counter(), time.process_time()
+        self.deadline = cpu_started + self.call_seconds
+        self.wall_deadline = time.monotonic() + self.call_wall_seconds
+        signal.setitimer(signal.ITIMER_PROF, self.call_seconds)
+        signal.setitimer(signal.ITIMER_REAL, self.call_wall_seconds)
+        self._limit_cpu(cpu_started + self.call_seconds + 2)
         try:
             outcome = self.toolbox.call(db, probe["tool"], probe["arguments"])
         except CallTimeout:
             self._abandon_call()
+            cpu = time.process_time() - cpu_started
+            waited = cpu < self.call_seconds
             return {
                 "ok": False,
                 "timeout": True,
                 "seconds": time.perf_counter() - started,
-                "error": f"no answer within {self.call_seconds:g} s",
+                "error": f"no answer within {self.call_wall_seconds:g} s of wall-clock time (waiting, "
+                f"{cpu:.2f} s of CPU)"
+                if waited
+                else f"no answer within {self.call_seconds:g} s of CPU time",
                 "refused": self.refused[refused_before:],
             }
         finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
-            self.deadline = float("inf")
+            self.deadline = self.wall_deadline = float("inf")
+            self._limit_cpu(None)
         elapsed = time.perf_counter() - started
         if db.total_changes == changes:
             after_hash, changed = self.seed_hash, []
@@ -247,6 +275,20 @@ class ProbeRunner:
             "refused": self.refused[refused_before:],
             "seconds": elapsed,
         }
+
+    def _limit_cpu(self, until: float | None) -> None:
+        """During a call, the soft ``RLIMIT_CPU`` sits just past its CPU limit: a call stuck
+        in C code, which the timer's signal cannot interrupt, gets SIGXCPU there (naming
+        its probe on stderr) instead of using up the whole job's budget; between calls, the
+        job's limit."""
+        hard = self.cpu_hard_limit
+        soft = hard if until is None else math.ceil(until)
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        except (ValueError, OSError):
+            pass  # the code under test raised its own soft limit; the hard one still holds
 
     def _abandon_call(self) -> None:
         """After a timeout the call's transaction may still be open: undo it in place (a new
@@ -272,7 +314,9 @@ def _load(job: dict[str, Any], workdir: str) -> tuple[dict[str, Any] | None, Pro
         image = build_seed_image(job["schema_sql"], job["seed_sql"])
     except SeedLoadError as exc:
         return {"stage": "seed", "error": str(exc)}, None
-    runner = ProbeRunner(image, float(job.get("call_seconds", 2.0)))  # opens its connection before the guard
+    wall = job.get("call_wall_seconds")
+    # opens its connection before the guard
+    runner = ProbeRunner(image, float(job.get("call_seconds", 2.0)), float(wall) if wall else None)
     runner.refused = install_guard(workdir)
     module = types.ModuleType("tools_under_test")
     try:
@@ -298,25 +342,64 @@ def run_probes(job: dict[str, Any], workdir: str) -> dict[str, Any]:
     }
 
 
+class _ToolMeter:
+    """Runs one tool's probes and counts the CPU time they take."""
+
+    def __init__(self, tool: str, runner: ProbeRunner, results: list[dict[str, Any]], budget: float) -> None:
+        self.tool, self.runner, self.results, self.budget = tool, runner, results, budget
+        self.began, self.probes = time.process_time(), 0
+
+    def spent(self) -> float:
+        return time.process_time() - self.began
+
+    def run(self, probe: dict[str, Any]) -> dict[str, Any]:
+        self.probes += 1
+        result = self.runner.run(probe)
+        self.results.append(result)
+        return result
+
+    def over(self, over_budget: dict[str, str]) -> bool:
+        """True (and the tool's line in ``over_budget``) once its probes used more than its budget."""
+        spent = self.spent()
+        if spent <= self.budget:
+            return False
+        over_budget[self.tool] = (
+            f"used {spent:.1f} s of CPU time in {self.probes} probe(s), over its budget of {self.budget:g} s"
+        )
+        return True
+
+
 def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
-    """Generate probes for every tool from the seed data and run them (see ``verify.probes``)."""
+    """Generate probes for the job's tools (``tools``: names, default all) from the seed data
+    and run them (see ``verify.probes``). A tool whose probes use more than
+    ``tool_cpu_seconds`` of CPU time stops being probed and is listed in ``over_budget``."""
     from envfactory_mcp.verify.probes import ProbeBudget, probers
 
+    started_cpu = time.process_time()
     failure, runner = _load(job, workdir)
     if runner is None:
         return failure or {}
     started = time.perf_counter()
+    load_cpu = time.process_time() - started_cpu
     budget = ProbeBudget(**job.get("budget", {}))
+    tool_cpu = float(job.get("tool_cpu_seconds") or "inf")
+    only = job.get("tools")
     results: list[dict[str, Any]] = []
-    for prober in probers(job["spec"], runner.seed_state, int(job.get("probe_seed", 0)), budget):
+    over_budget: dict[str, str] = {}
+    tool_seconds: dict[str, float] = {}
+    rules_of = job["spec"].get("policy_rules", {}).get("refusals", [])
+    seed = int(job.get("probe_seed", 0))
+    for prober in probers(job["spec"], runner.seed_state, seed, budget, only=only):
+        meter = _ToolMeter(prober.name, runner, results, tool_cpu)
         base: dict[str, Any] | None = None
         timed_out, crashes = False, 0
         for probe in prober.valid():
-            result = runner.run(probe)
-            results.append(result)
+            result = meter.run(probe)
             base = base or probe["arguments"]
             if result.get("timeout"):
                 timed_out = True
+                break
+            if meter.over(over_budget):
                 break
             crashes += bool(result.get("internal"))
             if crashes >= CRASHES_BEFORE_GIVING_UP and not prober.succeeded:
@@ -327,26 +410,21 @@ def run_verify(job: dict[str, Any], workdir: str) -> dict[str, Any]:
                 prober.succeeded += 1
                 if prober.succeeded >= budget.enough_successes:
                     break
-        if timed_out:
-            continue  # one hang per tool is enough to know
-        for probe in prober.others(base or {}):
-            result = runner.run(probe)
-            results.append(result)
-            if result.get("timeout"):
-                break
-        rules = [
-            r for r in job["spec"].get("policy_rules", {}).get("refusals", []) if r["tool"] == prober.name
-        ]
-        for probe in prober.refused(rules):
-            result = runner.run(probe)
-            results.append(result)
-            if result.get("timeout"):
-                break
+        if not timed_out and prober.name not in over_budget:  # one hang per tool is enough to know
+            rules = [r for r in rules_of if r["tool"] == prober.name]
+            for probe in [*prober.others(base or {}), *prober.refused(rules)]:
+                if meter.run(probe).get("timeout") or meter.over(over_budget):
+                    break
+        tool_seconds[prober.name] = round(meter.spent(), 4)
     return {
         "stage": "done",
         "seed_hash": runner.seed_hash,
         "seed_state_hash": runner.seed_state_hash,
         "results": results,
+        "over_budget": over_budget,
+        "tool_cpu_seconds": tool_seconds,
+        "load_cpu_seconds": round(load_cpu, 4),
+        "cpu_seconds": round(time.process_time(), 4),
         "seconds": time.perf_counter() - started,
     }
 
@@ -369,6 +447,7 @@ def main() -> None:
     seen = _confine(request)
     apply_limits(request["limits"])
     signal.signal(signal.SIGALRM, _on_alarm)
+    signal.signal(signal.SIGPROF, _on_alarm)
     job = request["job"]
     runner = JOBS.get(job.get("kind"))
     if runner is None:
