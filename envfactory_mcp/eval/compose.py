@@ -195,8 +195,10 @@ def compose_eval_set(
 def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTask]:
     """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder), each
     one server's task from the task generator with every other server offered beside it.
-    Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims are kept."""
+    Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims whose request names no tool or
+    field (``trajectories.language.names_tool_or_field``) are kept."""
     from envfactory_mcp.tasks.generate import generate_tasks
+    from envfactory_mcp.trajectories.language import names_tool_or_field, spec_vocabulary
 
     if n <= 0:
         return []
@@ -209,7 +211,14 @@ def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTas
         if not wanted[name]:
             continue
         pool, _ = generate_tasks(env, 4 * wanted[name] + 8, seed=seed)
-        picked = [t for t in pool if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS][: wanted[name]]
+        tools, fields = spec_vocabulary(env.spec)
+        picked = [
+            t
+            for t in pool
+            if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS
+            # a request that names a tool or a field ("the pickup time") is not an eval prompt
+            and not names_tool_or_field(t.user_scenario.opening_message, tools, fields)
+        ][: wanted[name]]
         offered = [name] + [other for other in names if other != name]
         for i, task in enumerate(picked):
             tasks.append(_single(task, offered, seeds, f"eval-{name}-single-s{seed}-{i}"))
