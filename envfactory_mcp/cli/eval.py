@@ -185,3 +185,46 @@ def load_envs(names: list[str], servers_dir: Path, allow_unverified: bool, trust
         else:
             loaded.append(load_environment(name, servers_dir, allow_unverified, trust))
     return loaded
+
+
+@app.command("eval-standing")
+def eval_standing_command(
+    output: Annotated[
+        Path, typer.Option("-o", "--output", help="Where to write the eval set (a .jsonl file).")
+    ],
+    groups: Annotated[
+        str | None, typer.Option(help="Only these groups, by index, comma separated (default: all).")
+    ] = None,
+    write_manifest: Annotated[
+        bool, typer.Option("--write-manifest", help="Rewrite the committed manifest instead of checking it.")
+    ] = False,
+    servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+) -> None:
+    """Build the standing eval set (the library's flagships and services in groups of three,
+    versioned), check it against the committed manifest, and write it for `eval --tasks`."""
+    from envfactory_mcp.blueprints import blueprint_names
+    from envfactory_mcp.catalog import load_environment
+    from envfactory_mcp.eval import standing
+    from envfactory_mcp.eval.compose import write_eval_set
+
+    try:
+        only = [int(g) for g in groups.split(",") if g.strip()] if groups else None
+        manifest = None if write_manifest else standing.read_manifest()
+        tasks, made = standing.build_standing(
+            lambda name: load_environment(name, servers_dir).env, blueprint_names(), only, manifest
+        )
+    except ValueError:
+        raise fail(EnvFactoryError(f"--groups: not a list of numbers: {groups}")) from None
+    except EnvFactoryError as exc:
+        raise fail(exc) from None
+    if write_manifest and only is None:
+        standing.write_manifest(made)
+    digest = write_eval_set(tasks, output)
+    servers = sorted({s for t in tasks for s in t.offered})
+    typer.echo(
+        f"standing set v{standing.STANDING_VERSION}: {len(tasks)} tasks ({made['kinds']['single']} single-server"
+        f" with distractors, {made['kinds']['chain']} chains) over {len(servers)} servers, sha256 {digest[:12]}"
+    )
+    typer.echo(
+        f"wrote {output}; run it: envfactory-mcp eval --envs {','.join(servers)} --tasks {output} -o <dir>"
+    )

@@ -176,10 +176,12 @@ def compose_eval_set(
     spread evenly over the servers. Deterministic for ``(envs, n, seed, shared_entities)``."""
     notes: list[str] = []
     chains: list[EvalTask] = []
-    composer = LinkedComposer(envs, seed=seed, shared_entities=shared_entities) if len(envs) > 1 else None
+    shared = list(shared_entities)
+    # No shared entity: no chain can cross (and the composer's oracles are not built).
+    composer = LinkedComposer(envs, seed=seed, shared_entities=shared) if len(envs) > 1 and shared else None
     if composer is not None and composer.linked:
         chains = composer.compose(n // 2 if n > 1 else n, max_steps=max_chain)
-    elif composer is not None:
+    elif len(envs) > 1:
         notes.append(
             "no chain: no value read on one of these servers is needed on another (no shared entity)"
         )
