@@ -42,6 +42,7 @@ class BuildResult:
     env: Environment
     report: VerificationReport
     package_dir: Path
+    reused: bool = False  # the package was already there as this build would write it: not rewritten
 
 
 def emit_verified(
@@ -147,6 +148,38 @@ def build_blueprint(
     """Build blueprint ``name`` into ``settings.server_dir(name)``, verified."""
     env = build_env(load_blueprint(name), seed)
     return emit_verified(env, settings.server_dir(name), options)
+
+
+def ensure_blueprint(
+    settings: Settings, name: str, *, reverify: bool = True, options: VerifyOptions | None = None
+) -> BuildResult:
+    """Blueprint ``name`` as a verified package in ``settings.server_dir(name)``, built only
+    when it is not already there as ``build`` would write it: a package whose every file
+    (its report aside) is this installation's rendering of the blueprint, whose stored
+    verdict passes here, is kept, and with ``reverify`` verified again in the sandbox (the
+    verdict must pass again; nothing is written either way). So the quick start's
+    ``pipeline`` and ``demo`` leave a checkout's committed package as it is. Anything else
+    is built (``build_blueprint``)."""
+    from envfactory_mcp.emit.write import read_package
+    from envfactory_mcp.packages import RUNNABLE, package_status
+    from envfactory_mcp.verify.provenance import read_report
+
+    folder = settings.server_dir(name)
+    if (folder / package_name(name) / "data" / "spec.json").is_file() and package_status(folder) == RUNNABLE:
+        env = build_env(load_blueprint(name))
+        try:
+            present = read_package(folder)
+        except (OSError, UnicodeDecodeError):
+            present = {}
+        present.pop(report_relpath(name), None)
+        if present == render_package(env):
+            stored = read_report(folder)
+            report = verify_package(folder, options) if reverify else stored
+            if report is not None and report.passed:
+                return BuildResult(env, report, folder.resolve(), reused=True)
+            if report is not None:
+                raise VerificationFailed(report)
+    return build_blueprint(settings, name, options=options)
 
 
 @dataclass(frozen=True)

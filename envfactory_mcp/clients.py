@@ -16,7 +16,9 @@ documentation:
 
 Adding a server reads the file (a file that is not a JSON object is refused, never
 overwritten), sets one entry under the client's key, keeps a copy of the previous file
-beside it (``<name>.bak``), and writes the new one atomically.
+beside it (``<name>.bak``: the file as it was before envfactory-mcp first changed it,
+never overwritten by a later run), and writes the new one atomically. An entry already
+there as it would be written leaves the file untouched.
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ class ClientConfig:
 @dataclass(frozen=True)
 class Installed:
     path: Path
-    backup: Path | None  # the previous file, kept; None when there was none
+    backup: Path | None  # the user's file before envfactory-mcp first changed it; None when there was none
     replaced: bool  # an entry of that name was there and differed
+    unchanged: bool = False  # the entry was there exactly as it would be written: nothing written
 
 
 def client_config(client: ClientName, home: Path | None = None, platform: str | None = None) -> ClientConfig:
@@ -109,12 +112,15 @@ def install(config: ClientConfig, name: str, entry: dict[str, Any]) -> Installed
     servers = data.setdefault(config.key, {})
     if not isinstance(servers, dict):
         raise ClientConfigError(f"{config.path}: {config.key!r} is not an object; left as it is")
-    replaced = name in servers and servers[name] != entry
+    backup = config.path.with_name(config.path.name + ".bak")
+    kept = backup if backup.is_file() else None
+    if servers.get(name) == entry:
+        return Installed(config.path, kept, replaced=False, unchanged=True)
+    replaced = name in servers
     servers[name] = entry
     config.path.parent.mkdir(parents=True, exist_ok=True)
-    backup = None
-    if existed:
-        backup = config.path.with_name(config.path.name + ".bak")
+    if existed and kept is None:  # the user's own file, kept once: a later run never overwrites it
         shutil.copy2(config.path, backup)
+        kept = backup
     files.write_json(config.path, data, new_mode=0o600)  # a new configuration is its user's alone
-    return Installed(config.path, backup, replaced)
+    return Installed(config.path, kept, replaced)

@@ -1,4 +1,5 @@
-"""``envfactory-mcp demo``: build an environment, serve it over stdio, drive a scripted session.
+"""``envfactory-mcp demo``: a verified environment (built unless already there), served over
+stdio, driven by a scripted session.
 
 The README's shorter tour beside ``pipeline``: one scripted customer session that walks
 the path a user relies on, blueprint -> spec -> sandbox verification -> emitted package ->
@@ -14,7 +15,7 @@ from typing import Any
 import anyio
 
 from envfactory_mcp.blueprints import load_blueprint
-from envfactory_mcp.build import build_blueprint
+from envfactory_mcp.build import ensure_blueprint
 from envfactory_mcp.env import diff_states
 from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.settings import Settings
@@ -38,6 +39,7 @@ class DemoResult:
     diff: dict[str, Any]
     verified_probes: int
     verify_seconds: float
+    reused: bool = False  # the verified package was already there; not built or verified again
 
 
 async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) -> DemoResult:
@@ -49,9 +51,11 @@ async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) 
     blueprint = load_blueprint(env_name)
     if blueprint.demo_calls is None:
         raise BlueprintError(f"blueprint {env_name!r} has no scripted demo session")
-    # Verified, or VerificationFailed and nothing emitted. In a worker thread: verification
-    # drives its own event loop for the stdio stage.
-    built = await anyio.to_thread.run_sync(build_blueprint, settings, env_name)
+    # A verified package: the one already there when it is this installation's rendering of
+    # the blueprint and its verdict passes (nothing rewritten), else built and verified now
+    # (VerificationFailed and nothing emitted). In a worker thread: verification drives its
+    # own event loop for the stdio stage.
+    built = await anyio.to_thread.run_sync(lambda: ensure_blueprint(settings, env_name, reverify=False))
     env, dest = built.env, built.package_dir
     script = blueprint.demo_calls(env.seed_state)
     calls: list[DemoCall] = []
@@ -74,6 +78,7 @@ async def run_demo(settings: Settings, env_name: str, timeout_s: float = 120.0) 
         diff=diff_states(before["state"], after["state"], env.primary_keys),
         verified_probes=built.report.probes,
         verify_seconds=built.report.timings.get("total", 0.0),
+        reused=built.reused,
     )
 
 

@@ -108,7 +108,7 @@ def run_pipeline(
     """Run the pipeline into ``out`` (see the module doc); ``progress(stage, done, total)``
     names each stage (``total`` None: no count)."""
     from envfactory_mcp.blueprints import blueprint_names
-    from envfactory_mcp.build import build_blueprint
+    from envfactory_mcp.build import ensure_blueprint
     from envfactory_mcp.records.store import check_metadata
     from envfactory_mcp.tasks.generate import generate_tasks
 
@@ -122,10 +122,13 @@ def run_pipeline(
         )
     replace = check_folder(out, env_name, options)  # before anything is written
     stage(f"building and verifying {env_name}")
-    built = build_blueprint(settings, env_name)
+    built = ensure_blueprint(
+        settings, env_name
+    )  # verified again in the sandbox; rewritten only if it differs
     report = built.report
+    kept = " (the package there already; kept as it is)" if built.reused else ""
     say(
-        f"verified {env_name}: {report.probes} probes, every check passed ({report.timings['total']:.1f} s) -> {built.package_dir}"
+        f"verified {env_name}: {report.probes} probes, every check passed ({report.timings['total']:.1f} s) -> {built.package_dir}{kept}"
     )
     label = f"generating {options.n_tasks} tasks"
     stage(label, 0, options.n_tasks)

@@ -483,8 +483,10 @@ def install(
     from envfactory_mcp.host.launch import package_dir
     from envfactory_mcp.packages import ensure_shipped
 
+    from envfactory_mcp.cli.runs import usage
+
     if client not in CLIENTS:
-        raise fail(EnvFactoryError(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}"))
+        raise usage(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
     try:
         ensure_shipped(servers_dir, name, note=lambda text: typer.echo(text, err=True))
         permit(package_dir(servers_dir, name), allow_unverified=False)
@@ -501,8 +503,11 @@ def install(
         done = install_server(config, name, entry)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    kept = f"; the previous file is kept as {done.backup}" if done.backup else ""
-    verb = "replaced" if done.replaced else "added"
+    if done.unchanged:
+        typer.echo(f"{name} is already in {done.path} ({client}) as it would be written; nothing changed.")
+        return
+    kept = f"; your file as it was before is kept as {done.backup}" if done.backup else ""
+    verb = "updated" if done.replaced else "added"
     typer.echo(f"{verb} {name} in {done.path} ({client}){kept}. Restart the client to load it.")
 
 
@@ -523,9 +528,12 @@ def demo(
     except EnvFactoryError as exc:
         raise fail(exc) from None
     console.print(f"[bold]{result.env_name}[/] server package: {result.package_dir}")
-    console.print(
-        f"verified in the sandbox: {result.verified_probes} probes, every check passed ({result.verify_seconds:.1f} s)"
-    )
+    if result.reused:
+        console.print(f"verified package already there: {result.verified_probes} probes passed when it was built")
+    else:
+        console.print(
+            f"verified in the sandbox: {result.verified_probes} probes, every check passed ({result.verify_seconds:.1f} s)"
+        )
     console.print(f"seed state hash: {result.state_hash_before}")
     for i, call in enumerate(result.calls, 1):
         mark = "[red]error[/]" if call.is_error else "[green]ok[/]"

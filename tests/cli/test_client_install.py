@@ -68,6 +68,18 @@ def test_install_merges_keeps_a_backup_and_never_clobbers(tmp_path: Path):
         str(SERVERS_DIR),
     ]
     assert json.loads((cursor.parent / "mcp.json.bak").read_text()) == before
+    assert done.stdout.startswith("added retail in ") and "your file as it was before is kept" in done.stdout
+    # Run again: nothing to write, and the user's original stays the backup.
+    again = install(tmp_path, "--client", "cursor")
+    assert again.returncode == 0 and "already in" in again.stdout and "nothing changed" in again.stdout
+    assert json.loads(cursor.read_text()) == after
+    # A changed entry is updated; the backup is still the user's file from before the first run.
+    edited = {**after, "mcpServers": {**after["mcpServers"], "retail": {"command": "old", "args": []}}}
+    cursor.write_text(json.dumps(edited))
+    updated = install(tmp_path, "--client", "cursor")
+    assert updated.returncode == 0 and updated.stdout.startswith("updated retail in "), updated.stdout
+    assert json.loads(cursor.read_text())["mcpServers"]["retail"] == after["mcpServers"]["retail"]
+    assert json.loads((cursor.parent / "mcp.json.bak").read_text()) == before
     # --print writes nothing; a file that is not JSON is refused and left as it is.
     vscode = tmp_path / ".config" / "Code" / "User" / "mcp.json"
     shown = install(tmp_path, "--client", "vscode", "--print")
@@ -130,3 +142,14 @@ def test_install_writes_each_clients_own_file(client: str, tmp_path: Path, monke
         str(SERVERS_DIR.resolve()),
     ]
     assert (entry.get("type") == "stdio") == typed
+
+
+def test_an_unknown_client_is_a_usage_mistake(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from envfactory_mcp.cli import app
+
+    done = CliRunner().invoke(app, ["install", "retail", "--client", "zed", "--servers-dir", str(SERVERS_DIR)])
+    assert done.exit_code == 2
+    assert "unknown client 'zed': use one of claude-desktop" in done.output
+    assert len(done.output.strip().splitlines()) == 1
