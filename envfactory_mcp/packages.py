@@ -198,9 +198,12 @@ def check_served(
     servers_dir: Path, envs: list[str], *, allow_unverified: bool = False, trust: bool = False
 ) -> list[RunPermission]:
     """The permissions of the packages in ``servers_dir`` that a rollout serves, whatever
-    the transport (stdio, http, memory). A package that is not here is left to the
-    launcher, which says it was never built; over HTTP that is the normal case: the code
-    runs in a ``serve`` process, which asked here itself."""
+    the transport (stdio, http, memory). A shipped blueprint not built yet is built first
+    where that is done on first use (``ensure_shipped``); any other package that is not
+    here is left to the launcher, which says it was never built (over HTTP that is the
+    normal case: the code runs in a ``serve`` process, which asked here itself)."""
+    for env in envs:
+        ensure_shipped(servers_dir, env)
     return [
         check_runnable(servers_dir / env, allow_unverified=allow_unverified, trust=trust)
         for env in envs
@@ -247,26 +250,37 @@ def user_servers_dir() -> Path:
 
 
 def ensure_shipped(servers_dir: Path, env: str, note: Callable[[str], None] | None = None) -> bool:
-    """Build and verify the shipped blueprint ``env`` into ``servers_dir`` when that is the
-    per-user data directory and it has no package of that name yet; True when it built.
-    Anywhere else nothing is written (the caller reports the missing package)."""
+    """Build and verify the shipped blueprint ``env`` into ``servers_dir`` when that is a
+    home of built environments (the checkout's ``generated_servers/``, which commits only
+    a few golden packages and builds the rest on first use, or the per-user data
+    directory) and it has no package of that name yet; True when it built. Anywhere else
+    nothing is written (the caller reports the missing package). Processes that need the
+    same package at once build it once: the others wait on a lock and find it built."""
     from envfactory_mcp.emit.render import package_name
 
-    if (servers_dir / env / package_name(env) / "server.py").is_file():
+    built = servers_dir / env / package_name(env) / "server.py"
+    if built.is_file():
         return False  # built: nothing more is imported (``serve`` asks this at every start)
     from envfactory_mcp.blueprints import blueprint_names
 
     if env not in blueprint_names():
         return False
-    if servers_dir.resolve() != user_servers_dir().resolve():
+    homes = {user_servers_dir().resolve()} | ({c.resolve()} if (c := checkout_servers_dir()) else set())
+    if servers_dir.resolve() not in homes:
         return False
+    import fcntl
+
     from envfactory_mcp.build import build_blueprint
     from envfactory_mcp.settings import Settings
 
-    if note is not None:
-        note(f"building {env} once into {servers_dir} (verified; a few seconds)")
     servers_dir.mkdir(parents=True, exist_ok=True)
-    build_blueprint(Settings(servers_dir=servers_dir), env)
+    with open(servers_dir / f".{env}.build-lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if built.is_file():
+            return False  # another process built it while this one waited
+        if note is not None:
+            note(f"building {env} once into {servers_dir} (verified; a few seconds)")
+        build_blueprint(Settings(servers_dir=servers_dir), env)
     return True
 
 

@@ -1,33 +1,39 @@
-"""The packages committed under generated_servers/ are exactly what the generator produces now,
-and each carries a passing verification report that vouches for exactly those files."""
+"""What the checkout holds under generated_servers/: the golden packages, committed whole,
+exactly what the generator produces now, each with a passing report that vouches for
+exactly its files; and a manifest of digests that every other shipped package, built on
+first use, reproduces byte for byte (issue 29)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
-from paths import SERVERS_DIR
+from paths import ROOT, SERVERS_DIR
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit import package_name, read_package, render_package
+from envfactory_mcp.emit.manifest import GOLDEN, MANIFEST_FILE, differences, read_manifest, rendered
 from envfactory_mcp.env import build_env
 from envfactory_mcp.verify.provenance import read_report, subject_digests
 from envfactory_mcp.verify.verifier import report_relpath
 
+FIX = "run `python -m envfactory_mcp.emit.manifest --write` after a deliberate change to what is rendered"
 
-@pytest.mark.slow  # builds and renders every environment: 18 s of CPU for the 107
-@pytest.mark.parametrize("name", blueprint_names())
-def test_committed_package_matches_a_fresh_render(name: str):
+
+@pytest.mark.parametrize("name", GOLDEN)
+def test_golden_package_matches_a_fresh_render(name: str):
     folder = SERVERS_DIR / name
-    assert folder.is_dir(), f"generated_servers/{name} is missing: run envfactory-mcp build {name}"
     committed = read_package(folder)
-    rendered = render_package(build_env(load_blueprint(name)))
+    fresh = render_package(build_env(load_blueprint(name)))
     hint = f"run `envfactory-mcp build {name}` and commit the result"
-    assert sorted(committed) == sorted([*rendered, report_relpath(name)]), hint
-    drifted = [path for path in rendered if committed[path] != rendered[path]]
+    assert sorted(committed) == sorted([*fresh, report_relpath(name)]), hint
+    drifted = [path for path in fresh if committed[path] != fresh[path]]
     assert not drifted, f"{drifted} differ from the generator: {hint}"
 
 
-@pytest.mark.parametrize("name", blueprint_names())
-def test_committed_report_passed_and_covers_the_committed_files(name: str):
+@pytest.mark.parametrize("name", GOLDEN)
+def test_golden_report_passed_and_covers_the_committed_files(name: str):
     report = read_report(SERVERS_DIR / name)
     assert report is not None and report.passed and report.env == name
     assert report.subject == subject_digests(SERVERS_DIR / name)
@@ -36,3 +42,35 @@ def test_committed_report_passed_and_covers_the_committed_files(name: str):
     assert {f"{package_name(name)}/runtime/toolbox.py", f"{package_name(name)}/server.py"} <= set(
         report.subject
     )
+
+
+def test_the_manifest_names_every_shipped_environment_and_agrees_with_the_goldens():
+    manifest = read_manifest(SERVERS_DIR / MANIFEST_FILE)
+    assert sorted(manifest) == blueprint_names(), FIX
+    assert differences({n: manifest[n] for n in GOLDEN}, rendered(GOLDEN)) == [], FIX
+
+
+@pytest.mark.slow  # renders all 107 environments: about 12 s of CPU
+def test_every_shipped_environment_renders_as_the_manifest_says():
+    assert differences(read_manifest(SERVERS_DIR / MANIFEST_FILE), rendered()) == [], FIX
+
+
+def test_a_manifest_check_names_what_differs():
+    golden = rendered(["retail"])
+    tampered = {"retail": {**golden["retail"], "digest": "sha256:" + "0" * 64}, "gone": golden["retail"]}
+    assert differences(tampered, golden) == [
+        "gone: in the manifest, not produced",
+        f"retail: {golden['retail']['digest']} ({golden['retail']['files']} files), manifest says sha256:{'0' * 64} "
+        f"({golden['retail']['files']} files)",
+    ]
+    assert differences(golden, {**golden, "new": golden["retail"]}) == ["new: produced, not in the manifest"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="not a git checkout")
+def test_the_checkout_commits_only_the_goldens_and_the_manifest():
+    tracked = subprocess.run(
+        ["git", "ls-files", "generated_servers"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert len(tracked) <= 400
+    tops = {path.split("/")[1] for path in tracked}
+    assert tops == {*GOLDEN, MANIFEST_FILE}

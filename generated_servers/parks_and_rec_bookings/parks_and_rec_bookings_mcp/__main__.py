@@ -1,3 +1,0 @@
-from .server import main
-
-main()
