@@ -97,10 +97,9 @@ def verification_budget(
     """The budget for verifying ``tool_names`` over a seed of ``seed_bytes`` bytes."""
     megabytes = seed_bytes / 1_000_000
     count = max(1, math.ceil(len(tool_names) / max(1, chunk_tools)))
-    size = math.ceil(len(tool_names) / count) if tool_names else 0
-    chunks = (
-        tuple(tuple(tool_names[i : i + size]) for i in range(0, len(tool_names), size)) if size else ((),)
-    )
+    size, larger = divmod(len(tool_names), count)  # the first ``larger`` chunks hold one more
+    bounds = [i * size + min(i, larger) for i in range(count + 1)]
+    chunks = tuple(tuple(tool_names[bounds[i] : bounds[i + 1]]) for i in range(count))
     return Budget(
         tools=len(tool_names),
         seed_bytes=seed_bytes,

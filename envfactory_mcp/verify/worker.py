@@ -134,13 +134,18 @@ def _is_write(args: tuple[Any, ...]) -> bool:
 CRASHES_BEFORE_GIVING_UP = 16
 # The wall-clock limit of one call, for calls that wait instead of computing: this many
 # times its CPU limit, and never under the floor.
-WALL_PER_CPU = 15.0
-WALL_PER_CALL_FLOOR = 30.0
+WALL_PER_CPU = 30.0
+WALL_PER_CALL_FLOOR = 60.0
 
 
 class CallTimeout(BaseException):
     """One tool call ran past its time limit (a BaseException, so tool code cannot catch it
-    with ``except Exception``; the static gate refuses broader handlers)."""
+    with ``except Exception``; the static gate refuses broader handlers). ``signum``:
+    SIGPROF for its CPU limit, SIGALRM for its far wall-clock one."""
+
+    def __init__(self, signum: int = signal.SIGPROF) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _digest(value: Any) -> str:
@@ -237,10 +242,10 @@ class ProbeRunner:
         self._limit_cpu(cpu_started + self.call_seconds + 2)
         try:
             outcome = self.toolbox.call(db, probe["tool"], probe["arguments"])
-        except CallTimeout:
+        except CallTimeout as exc:
             self._abandon_call()
             cpu = time.process_time() - cpu_started
-            waited = cpu < self.call_seconds
+            waited = exc.signum == signal.SIGALRM
             return {
                 "ok": False,
                 "timeout": True,
@@ -300,7 +305,7 @@ class ProbeRunner:
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
-    raise CallTimeout()
+    raise CallTimeout(signum)
 
 
 def _load(job: dict[str, Any], workdir: str) -> tuple[dict[str, Any] | None, ProbeRunner | None]:

