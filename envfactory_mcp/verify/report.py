@@ -155,7 +155,13 @@ class VerificationReport(Model):
         return found
 
     def to_json(self) -> str:
-        exclude = None if self.dropped else {"dropped"}
+        """The report as stored in a package: what the verification found, not how long it
+        took (``timings`` and each tool's ``seconds`` stay with the command that verified),
+        so verifying the same package again on the same installation writes the same bytes
+        and a committed report does not change with the machine's load."""
+        exclude: dict[str, Any] = {"timings": True, "tools": {"__all__": {"seconds"}}}
+        if not self.dropped:
+            exclude["dropped"] = True
         return self.model_dump_json(indent=2, exclude=exclude) + "\n"
 
     def dropped_lines(self) -> list[str]:

@@ -67,6 +67,9 @@ def test_verification_is_reproducible(retail_env: Environment):
     first = verify_environment(retail_env, NO_STDIO)
     second = verify_environment(retail_env, NO_STDIO)
     assert first.without_timings() == second.without_timings()
+    # What a package stores holds no timings: the same verdict writes the same bytes.
+    assert first.timings and first.to_json() == second.to_json()
+    assert '"timings"' not in first.to_json() and '"seconds"' not in first.to_json()
 
 
 def test_a_second_domain_gets_each_broken_tool_named(mini_env: Environment):
