@@ -30,14 +30,19 @@ from typing import Any
 
 from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.records.store import METADATA, RunStoreError, read_records
-from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, TrajectoryRecord
+from envfactory_mcp.records.store import METADATA, RunStoreError, read_records, recorded_path
+from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, TrajectoryRecord, Usage
 from envfactory_mcp.scoring.passk import exclusion_reason, is_success, summarize
+from envfactory_mcp.tasks.model import Task, read_tasks
+from envfactory_mcp.trajectories.charts import bar_chart, reward_bins, step_bins
 
 MAX_CHARS = 2000  # tool arguments and outputs longer than this are cut, with a note
 ROWS_PER_PAGE = 100  # episodes table rows shown at once (the page's script pages through them)
 MAX_INLINE_EPISODES = 200  # a larger run's transcripts go on pages of their own
 EPISODES_PER_PAGE = 100  # transcripts per such page
+SHORT_CHARS = 160  # request, gold and failure lines in tables are cut to this (the whole in a tooltip)
+EXAMPLES = 3  # distinct first lines shown per failure reason
+LINKS = 5  # episodes linked per failure reason
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#111827}
@@ -71,6 +76,12 @@ pre.result.error{background:#fef2f2;border-color:#fca5a5;color:#991b1b}
 .lines{white-space:pre-line}
 .note{font-size:11px;color:#6b7280;font-style:italic}
 code{font:12px ui-monospace,Menlo,Consolas,monospace}
+td.text{max-width:340px;font-size:12px}
+.charts{display:flex;flex-wrap:wrap;gap:16px;margin:8px 0}
+svg.chart{border:1px solid #e5e7eb;border-radius:6px}
+table.failures td{font-size:13px}table.failures ul{margin:0;padding-left:18px}
+table.failures a{display:block;white-space:nowrap}
+.warn{background:#fffbeb;border:1px solid #fcd34d;border-radius:6px;padding:6px 10px}
 """
 
 _JS = """
@@ -212,10 +223,327 @@ def _outcome(record: TrajectoryRecord) -> str:
     return "success" if is_success(record.reward) else "failure"
 
 
+def _short(text: str, limit: int = SHORT_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _text_td(text: str, full: str | None = None) -> str:
+    """A cell of prose cut to :data:`SHORT_CHARS`, the whole text in its tooltip."""
+    whole = full if full is not None else text
+    return f'<td class="text" title="{_e(whole)}">{_e(_short(text))}</td>'
+
+
+# ------------------------------------------------------------------------------------ usage
+
+
+def _uses_model(record: TrajectoryRecord, who: str, usage: Usage) -> bool:
+    """Whether ``who`` (agent, user, judge, ...) talked to a model in this episode: the
+    agent and the user when their participant names one (a scripted one never costs
+    anything), anyone else when its usage says it did."""
+    participant = {"agent": record.agent, "user": record.user}.get(who)
+    if participant is not None:
+        return participant.model is not None
+    return bool(usage.prompt_tokens or usage.completion_tokens or usage.cost_usd is not None)
+
+
+def episode_tokens(record: TrajectoryRecord) -> int | None:
+    """Prompt plus completion tokens of every model the episode used; None when it used none."""
+    used = [u for who, u in record.usage.items() if _uses_model(record, who, u)]
+    return sum(u.prompt_tokens + u.completion_tokens for u in used) if used else None
+
+
+def episode_cost(record: TrajectoryRecord) -> tuple[str, float | None]:
+    """``("known", usd)`` when every model the episode used had a price, ``("unknown",
+    None)`` when one did not, ``("no model", None)`` when it used none (scripted agent and
+    user: nothing to pay). Each episode is exactly one of the three, so the counts of a
+    run add up to its episodes."""
+    used = [u for who, u in record.usage.items() if _uses_model(record, who, u)]
+    if not used:
+        return "no model", None
+    if any(u.cost_usd is None for u in used):
+        return "unknown", None
+    return "known", sum(u.cost_usd or 0.0 for u in used)
+
+
+def episode_seconds(record: TrajectoryRecord) -> float | None:
+    """The episode's wall time (``timings.total_s``), None when not recorded."""
+    return record.timings.get("total_s")
+
+
+def _cost_td(status: str, cost: float | None) -> str:
+    if status == "known" and cost is not None:
+        return f'<td class="num" data-v="{cost!r}">{cost:.4f}</td>'
+    return f'<td class="muted" data-v="{-1 if status == "unknown" else 0}">{_e(status)}</td>'
+
+
+def _usage_cells(records: list[TrajectoryRecord]) -> list[str]:
+    """Tokens, cost and time cells of one or more episodes (a task's trials): tokens and
+    time summed, cost summed when known for each, else unknown (one unknown makes the sum
+    unknown) or no model."""
+    tokens = [t for t in (episode_tokens(r) for r in records) if t is not None]
+    costs = [episode_cost(r) for r in records]
+    statuses = {status for status, _ in costs}
+    if "unknown" in statuses:
+        cost_cell = _cost_td("unknown", None)
+    elif statuses == {"no model"}:
+        cost_cell = _cost_td("no model", None)
+    else:
+        cost_cell = _cost_td("known", sum(c or 0.0 for _, c in costs))
+    seconds = [t for t in (episode_seconds(r) for r in records) if t is not None]
+    time_cell = (
+        f'<td class="num" data-v="{sum(seconds)!r}">{sum(seconds):.2f}</td>'
+        if seconds
+        else '<td class="muted" data-v="">not recorded</td>'
+    )
+    tokens_cell = (
+        f'<td class="num" data-v="{sum(tokens)}">{sum(tokens):,}</td>'
+        if tokens
+        else '<td class="muted" data-v="0">no model</td>'
+    )
+    return [tokens_cell, cost_cell, time_cell]
+
+
+def usage_summary(records: list[TrajectoryRecord]) -> dict[str, Any]:
+    """Per participant and for whole episodes: episodes that used a model, tokens, and the
+    episodes whose cost is known, unknown or nil (no model), which add up to the episodes;
+    the cost in USD is over the known ones. Also the episodes' total and mean time."""
+    whos = sorted({who for r in records for who in r.usage} | {"agent", "user"})
+    rows: dict[str, dict[str, Any]] = {}
+    for who in whos:
+        row: dict[str, float] = {"with a model": 0, "prompt tokens": 0, "completion tokens": 0}
+        row |= {"cost known": 0, "cost unknown": 0, "no model": 0, "cost (USD)": 0.0}
+        for record in records:
+            usage = record.usage.get(who)
+            if usage is None or not _uses_model(record, who, usage):
+                row["no model"] += 1
+                continue
+            row["with a model"] += 1
+            row["prompt tokens"] += usage.prompt_tokens
+            row["completion tokens"] += usage.completion_tokens
+            if usage.cost_usd is None:
+                row["cost unknown"] += 1
+            else:
+                row["cost known"] += 1
+                row["cost (USD)"] += usage.cost_usd
+        rows[who] = row
+    episodes: dict[str, float] = {"with a model": 0, "prompt tokens": 0, "completion tokens": 0}
+    episodes |= {"cost known": 0, "cost unknown": 0, "no model": 0, "cost (USD)": 0.0}
+    for record in records:
+        status, cost = episode_cost(record)
+        key = "cost known" if status == "known" else "cost unknown" if status == "unknown" else "no model"
+        episodes[key] += 1
+        if status != "no model":
+            episodes["with a model"] += 1
+            used = [u for who, u in record.usage.items() if _uses_model(record, who, u)]
+            episodes["prompt tokens"] += sum(u.prompt_tokens for u in used)
+            episodes["completion tokens"] += sum(u.completion_tokens for u in used)
+        episodes["cost (USD)"] += cost or 0.0
+    rows["all (episodes)"] = episodes
+    seconds = [t for t in (episode_seconds(r) for r in records) if t is not None]
+    return {
+        "rows": rows,
+        "episodes": len(records),
+        "time_total_s": sum(seconds),
+        "time_mean_s": sum(seconds) / len(seconds) if seconds else None,
+        "time_missing": len(records) - len(seconds),
+    }
+
+
+USAGE_COLUMNS = [
+    "with a model",
+    "prompt tokens",
+    "completion tokens",
+    "cost known",
+    "cost unknown",
+    "no model",
+]
+
+
+def _usage_table(records: list[TrajectoryRecord], ident: str = "usage") -> str:
+    summary = usage_summary(records)
+    rows = []
+    for who, row in summary["rows"].items():
+        cells = [_td(who)] + [_td(row[c], "num") for c in USAGE_COLUMNS]
+        cost = row["cost (USD)"] if row["cost known"] else None
+        cells.append(_td(None if cost is None else round(cost, 6), "num"))
+        rows.append(cells)
+    note = (
+        f'<p class="note">episodes: {summary["episodes"]} = cost known + cost unknown + no model '
+        "(a scripted participant uses no model); the cost is over the episodes whose cost is known</p>"
+    )
+    return _table(["who", *USAGE_COLUMNS, "cost (USD)"], rows, f' id="{ident}"') + note
+
+
+# ------------------------------------------------------------------------------------ failures
+
+
+def failure_reason(record: TrajectoryRecord) -> tuple[str, str, str] | None:
+    """``(reason, kind, first line)`` of an episode that did not score 1, None for a
+    success. ``kind`` is "harness failure" (not scored) or "scored"; the reason is the
+    termination, or for an episode the user ended, the first part that fell short."""
+    reason = exclusion_reason(record)
+    detail = record.termination_detail.strip()
+    if reason is not None:
+        return reason, "harness failure", detail.splitlines()[0] if detail else ""
+    if record.reward is not None and is_success(record.reward):
+        return None
+    parts = record.reward_parts
+    if record.termination != "user_stop":
+        return record.termination, "scored", detail.splitlines()[0] if detail else ""
+    if parts is None:
+        return "not scored", "scored", ""
+    if parts.policy_violations:
+        return "policy violation", "scored", parts.policy_violations[0]
+    if not parts.state_match:
+        first = parts.actions_missing[0] if parts.actions_missing else "final state differs from the gold's"
+        return "wrong final state", "scored", f"missing {first}" if parts.actions_missing else first
+    if parts.claims_missing:
+        return "claims missing", "scored", f"not said: {parts.claims_missing[0]}"
+    if parts.required_calls_missing:
+        return "required calls missing", "scored", parts.required_calls_missing[0]
+    return "reward below 1", "scored", ", ".join(parts.basis)
+
+
+def failures_section(
+    records: list[TrajectoryRecord],
+    href: Callable[[int], str],
+    ident: str = "failures",
+    heading: str = "Failures",
+) -> str:
+    """Counts per failure reason, harness failures first, with the first lines of the
+    reasons (distinct, most frequent first) and links to the first episodes of each."""
+    groups: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for i, record in enumerate(records):
+        found = failure_reason(record)
+        if found is not None:
+            reason, kind, line = found
+            groups.setdefault((kind, reason), []).append((i, line))
+    total = sum(len(g) for g in groups.values())
+    harness = sum(len(g) for (kind, _), g in groups.items() if kind == "harness failure")
+    head = (
+        f"<h2>{_e(heading)}</h2><p>{total} of {len(records)} episodes did not score 1: "
+        f"{harness} harness failures (not scored), {total - harness} scored below 1</p>"
+    )
+    if not groups:
+        return head.replace("<p>", f'<p id="{_e(ident)}">', 1)
+    rows = []
+    order = sorted(groups.items(), key=lambda kv: (kv[0][0] != "harness failure", -len(kv[1]), kv[0][1]))
+    for (kind, reason), items in order:
+        lines: dict[str, int] = {}
+        for _, line in items:
+            lines[line] = lines.get(line, 0) + 1
+        shown = sorted(lines.items(), key=lambda kv: (-kv[1], kv[0]))[:EXAMPLES]
+        examples = "".join(
+            f'<li title="{_e(line)}">{_e(_short(line) or "(no detail)")} <span class="muted">({n})</span></li>'
+            for line, n in shown
+        )
+        if len(lines) > EXAMPLES:
+            examples += f'<li class="muted">{len(lines) - EXAMPLES} other lines</li>'
+        links = " ".join(
+            f'<a href="{_e(href(i))}">{_e(records[i].task_id)}#{records[i].trial}</a>'
+            for i, _ in items[:LINKS]
+        )
+        if len(items) > LINKS:
+            links += f' <span class="muted">and {len(items) - LINKS} more</span>'
+        css = "bad" if kind == "harness failure" else ""
+        rows.append(
+            [
+                f'<td class="{css}">{_e(reason)}</td>',
+                _td(kind),
+                _td(len(items), "num"),
+                f"<td><ul>{examples}</ul></td>",
+                f"<td>{links}</td>",
+            ]
+        )
+    return head + _table(
+        ["reason", "kind", "episodes", "first lines", "episodes"], rows, f' id="{_e(ident)}" class="failures"'
+    )
+
+
+# ------------------------------------------------------------------------------------ tasks
+
+
+def load_tasks(run_dir: Path, metadata: dict[str, Any]) -> tuple[dict[str, Task], str]:
+    """The run's tasks by id, read from the task file its metadata names, and a note when
+    they cannot be read (the request and gold columns then say so)."""
+    value = metadata.get("tasks_path")
+    if not value:
+        return {}, "the run's metadata names no task file: request and gold not shown"
+    path = recorded_path(Path(run_dir), str(value))
+    try:
+        return {t.task_id: t for t in read_tasks(path)}, ""
+    except (EnvFactoryError, OSError, ValueError) as exc:
+        return {}, f"task file {path} not read ({_short(str(exc), 200)}): request and gold not shown"
+
+
+def request_text(task: Task) -> tuple[str, str]:
+    """The task's request, short (the reason for the call) and whole (the opening message)."""
+    scenario = task.user_scenario
+    return scenario.reason_for_call, f"{scenario.reason_for_call}\n\n{scenario.opening_message}"
+
+
+def gold_text(task: Task) -> tuple[str, str]:
+    """A one-line summary of the gold (each goal's kind and tool, then the calls) and the
+    whole of it (every call with its arguments, and the claims the agent must state)."""
+    goals = " · ".join(f"{g.kind} {g.tool}" for g in task.gold.goals)
+    calls = " → ".join(a.name for a in task.gold.actions) or "no call"
+    short = f"{goals}: {calls}" if goals else calls
+    whole = [f"{task.kind} task; goals: {goals or '—'}"]
+    whole += [
+        f"{a.name}({', '.join(f'{k}={json.dumps(v, ensure_ascii=False)}' for k, v in sorted(a.arguments.items()))})"
+        for a in task.gold.actions
+    ]
+    if task.gold.claims:
+        whole.append("claims: " + "; ".join(c.text for c in task.gold.claims))
+    return short, "\n".join(whole)
+
+
+def task_cells(task: Task | None, note: str) -> list[str]:
+    """The request and gold cells of a table row."""
+    if task is None:
+        missing = note or "task not in the run's task file"
+        return [f'<td class="muted">{_e(_short(missing, 60))}</td>'] * 2
+    return [_text_td(*request_text(task)), _text_td(*gold_text(task))]
+
+
+# ------------------------------------------------------------------------------------ charts
+
+
+def charts_section(runs: list[tuple[str, list[TrajectoryRecord]]], prefix: str = "chart") -> str:
+    """Reward and step histograms, one series per run: rewards of the scored episodes,
+    steps of every episode."""
+    excluded = [sum(1 for r in records if r.reward is None or r.excluded) for _, records in runs]
+    series = []
+    labels: list[str] = []
+    for name, records in runs:
+        labels, counts = reward_bins([r.reward for r in records if r.reward is not None and not r.excluded])
+        series.append((name, counts))
+    left_out = ", ".join(f"{name}: {n}" for (name, _), n in zip(runs, excluded, strict=True) if n)
+    rewards = bar_chart(
+        f"{prefix}-reward",
+        "Reward (scored episodes)",
+        labels,
+        series,
+        "reward",
+        f"harness failures not shown ({left_out})" if left_out else "",
+    )
+    step_labels, step_counts = step_bins(*[[r.steps for r in records] for _, records in runs])
+    steps = bar_chart(
+        f"{prefix}-steps",
+        "Steps (agent turns, every episode)",
+        step_labels,
+        [(name, counts) for (name, _), counts in zip(runs, step_counts, strict=True)],
+        "steps",
+    )
+    return f'<div class="charts">{rewards}{steps}</div>'
+
+
 # ------------------------------------------------------------------------------------ header
 
 
-def _summary_section(summary: dict[str, Any]) -> str:
+def _summary_section(summary: dict[str, Any], records: list[TrajectoryRecord]) -> str:
     parts, grounding = summary["reward_parts"], summary["grounding"]
     figures = [
         _figure("episodes", str(summary["episodes"])),
@@ -272,25 +600,16 @@ def _summary_section(summary: dict[str, Any]) -> str:
         ),
         ' id="tools"',
     )
-    usage = _table(
-        ["who", "prompt tokens", "completion tokens", "cost (USD)", "cost unknown"],
-        (
-            [
-                _td(who),
-                _td(u["prompt_tokens"], "num"),
-                _td(u["completion_tokens"], "num"),
-                _td(u["cost_usd"], "num"),
-                _td(u["cost_unknown"], "num"),
-            ]
-            for who, u in summary["usage"].items()
-        ),
-    )
+    usage = _usage_table(records)
+    timing = usage_summary(records)
+    figures.append(_figure("mean time / ep. (s)", _fmt(timing["time_mean_s"]), "mean-time"))
     excluded = ", ".join(f"{k}: {v}" for k, v in summary["excluded"]["by_reason"].items())
     note = f'<p class="note">excluded from scores: {_e(excluded)}</p>' if excluded else ""
     if kinds:
         note += f'<p class="note">policy violations by kind: {_e(kinds)}</p>'
     return (
-        f'<h2>Summary</h2><div class="figures">{"".join(figures)}</div>{note}<div class="cols">'
+        f'<h2>Summary</h2><div class="figures">{"".join(figures)}</div>{note}'
+        f'{charts_section([("run", records)])}<div class="cols">'
         f"<div><h4>pass^k</h4>{passk}</div><div><h4>Terminations</h4>{terminations}</div>"
         f"<div><h4>Tools</h4>{tools}</div><div><h4>Usage</h4>{usage}</div></div>"
     )
@@ -311,7 +630,7 @@ def _data_attrs(record: TrajectoryRecord) -> str:
     )
 
 
-def _episode_row(index: int, record: TrajectoryRecord, href: str) -> str:
+def _episode_row(index: int, record: TrajectoryRecord, href: str, task: Task | None, note: str) -> str:
     parts = record.reward_parts
     calls = sum(s.calls for s in record.tool_stats.values())
     errors = sum(s.errors for s in record.tool_stats.values())
@@ -331,6 +650,8 @@ def _episode_row(index: int, record: TrajectoryRecord, href: str) -> str:
         _td(missing, "bad" if missing else ""),
         _td(ungrounded, "bad num" if ungrounded else "num"),
         _td(violations, "bad num" if violations else "num"),
+        *_usage_cells([record]),
+        *task_cells(task, note),
     ]
     return f"<tr{_data_attrs(record)}>{''.join(cells)}</tr>"
 
@@ -493,7 +814,12 @@ def _episode(index: int, record: TrajectoryRecord) -> str:
     )
 
 
-def _episodes_section(records: list[TrajectoryRecord], chunk_name: Callable[[int], str] | None) -> str:
+def _episodes_section(
+    records: list[TrajectoryRecord],
+    chunk_name: Callable[[int], str] | None,
+    tasks: dict[str, Task],
+    note: str,
+) -> str:
     """The filter bar, the episodes table (paginated by the page's script) and, for a run
     of at most :data:`MAX_INLINE_EPISODES` (``chunk_name`` None), every transcript; a
     larger run links each row to its transcript on a page of its own chunk."""
@@ -513,11 +839,12 @@ def _episodes_section(records: list[TrajectoryRecord], chunk_name: Callable[[int
     )
     header = ["task", "trial", "termination", "reward", "steps", "tool calls", "tool errors"]
     header += ["state match", "claims missing", "ungrounded calls", "policy violations"]
+    header += ["tokens", "cost (USD)", "time (s)", "request", "gold"]
 
     def href(i: int) -> str:
-        return f"#ep-{i}" if chunk_name is None else f"{chunk_name(i // EPISODES_PER_PAGE)}#ep-{i}"
+        return _href(i, chunk_name)
 
-    rows = (_episode_row(i, r, href(i)) for i, r in enumerate(records))
+    rows = (_episode_row(i, r, href(i), tasks.get(r.task_id), note) for i, r in enumerate(records))
     table = _table_of_rows(header, rows, f' id="episodes" data-page="{ROWS_PER_PAGE}"')
     if chunk_name is None:
         transcripts = "".join(_episode(i, r) for i, r in enumerate(records))
@@ -531,10 +858,17 @@ def _episodes_section(records: list[TrajectoryRecord], chunk_name: Callable[[int
         transcripts = (
             f'<p class="note">{len(records)} episodes: transcripts on pages of their own</p><ul>{links}</ul>'
         )
+    warn = f'<p class="note warn">{_e(note)}</p>' if note else ""
     return (
-        f'<h2>Episodes</h2><p class="note">click a column to sort; click a task to open it</p>'
-        f"{filters}{table}<h2>Transcripts</h2>{transcripts}"
+        f'<h2>Episodes</h2><p class="note">click a column to sort; click a task to open it; '
+        "hover a request or gold for the whole of it</p>"
+        f"{warn}{filters}{table}<h2>Transcripts</h2>{transcripts}"
     )
+
+
+def _href(i: int, chunk_name: Callable[[int], str] | None) -> str:
+    """Where episode ``i``'s transcript is: on the page, or on its chunk's page."""
+    return f"#ep-{i}" if chunk_name is None else f"{chunk_name(i // EPISODES_PER_PAGE)}#ep-{i}"
 
 
 # ------------------------------------------------------------------------------------ API
@@ -558,8 +892,9 @@ def render_pages(run_dir: Path, stem: str, failures_only: bool = False) -> dict[
     ``failures_only`` only the episodes of :func:`is_failure` are listed (the summary
     still describes the whole run)."""
     metadata, records = load_run(run_dir)
+    tasks, note = load_tasks(run_dir, metadata)
     title = f"Run {metadata.get('run_id', Path(run_dir).name)}"
-    summary = summarize(records)
+    summary = _summary_section(summarize(records), records)
     if failures_only:
         records = [r for r in records if is_failure(r)]
         title += f": {len(records)} failures"
@@ -568,10 +903,11 @@ def render_pages(run_dir: Path, stem: str, failures_only: bool = False) -> dict[
         return f"{stem}-episodes-{k + 1}.html"
 
     large = len(records) > MAX_INLINE_EPISODES
+    failures = failures_section(records, lambda i: _href(i, chunk if large else None))
     main = _page(
         title,
-        f"<h1>{_e(title)}</h1>{_summary_section(summary)}{_config_section(metadata)}"
-        f"{_episodes_section(records, chunk if large else None)}<script>{_JS}</script>",
+        f"<h1>{_e(title)}</h1>{failures}{summary}{_config_section(metadata)}"
+        f"{_episodes_section(records, chunk if large else None, tasks, note)}<script>{_JS}</script>",
     )
     pages = {f"{stem}.html": main}
     if large:
@@ -596,16 +932,25 @@ def _page(title: str, body: str) -> str:
 
 def write_view(run_dir: Path | Sequence[Path], out: Path, failures_only: bool = False) -> Path:
     """Write the pages of ``run_dir`` next to ``out`` (``render_pages`` with ``out``'s
-    stem) atomically, or for several run directories their comparison; returns ``out``,
-    the main page."""
+    stem) atomically, or for several run directories their comparison
+    (:func:`~envfactory_mcp.trajectories.compare.render_comparison`, each run's own pages
+    beside it); returns ``out``, the main page."""
     out = Path(out)
     if not isinstance(run_dir, str | Path):
         dirs = [Path(d) for d in run_dir]
+        if not dirs:
+            raise EnvFactoryError("no run directory to view")
         if len(dirs) > 1:
-            raise EnvFactoryError("comparing runs is not available yet: view one run at a time")
+            from envfactory_mcp.trajectories.compare import render_comparison
+
+            return _write_pages(render_comparison(dirs, out.stem, failures_only), out)
         run_dir = dirs[0]
+    return _write_pages(render_pages(run_dir, out.stem, failures_only), out)
+
+
+def _write_pages(pages: dict[str, str], out: Path) -> Path:
+    """Each page beside ``out``, then ``out`` itself, each written atomically."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    pages = render_pages(run_dir, out.stem, failures_only)
     for name, text in pages.items():
         if name != f"{out.stem}.html":
             files.write_text(out.parent / name, text)
