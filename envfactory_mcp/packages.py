@@ -280,8 +280,36 @@ def ensure_shipped(servers_dir: Path, env: str, note: Callable[[str], None] | No
             return False  # another process built it while this one waited
         if note is not None:
             note(f"building {env} once into {servers_dir} (verified; a few seconds)")
-        build_blueprint(Settings(servers_dir=servers_dir), env)
+        _off_the_event_loop(lambda: build_blueprint(Settings(servers_dir=servers_dir), env))
     return True
+
+
+def _off_the_event_loop(work: Callable[[], object]) -> None:
+    """Run ``work`` here, or, when this thread runs an event loop (a rollout checking its
+    servers), in a thread of its own and wait for it: verification drives an event loop of
+    its own for its stdio stage, which cannot start inside a running one."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        work()
+        return
+    import threading
+
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread, raised there
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="envfactory-build", daemon=True)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
 
 
 def is_shipped_code(root: Path, pkg: str) -> bool:

@@ -83,3 +83,37 @@ def test_a_shipped_blueprint_is_built_once_into_the_per_user_directory(
     assert packages.ensure_shipped(tmp_path / "elsewhere", "retail") is False
     assert packages.ensure_shipped(user_dir, "no_such_env") is False
     assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.slow
+def test_a_checkout_builds_a_shipped_blueprint_on_first_use_once_also_from_inside_a_rollout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The checkout commits only golden packages (issue 29): a rollout over any other shipped
+    environment builds it there first (``check_served`` runs inside the rollout's event
+    loop, verification drives its own), and two processes that need it at once build it once."""
+    import subprocess
+
+    checkout = tmp_path / "checkout" / "generated_servers"
+    checkout.mkdir(parents=True)
+    monkeypatch.setattr(packages, "checkout_servers_dir", lambda: checkout)
+
+    async def from_a_rollout() -> list[bool]:
+        return [p.verified for p in packages.check_served(checkout, ["hair_salon"])]
+
+    assert anyio.run(from_a_rollout) == [True]
+    assert packages.package_status(checkout / "hair_salon") == "passed"
+
+    # Two processes at once, each asked for the same unbuilt environment: one builds, one waits.
+    code = (
+        "import sys; from pathlib import Path; from envfactory_mcp import packages; "
+        "packages.checkout_servers_dir = lambda: Path(sys.argv[1]); "
+        "print(packages.ensure_shipped(Path(sys.argv[1]), 'retail'))"
+    )
+    both = [
+        subprocess.Popen([sys.executable, "-c", code, str(checkout)], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    answers = sorted(p.communicate(timeout=600)[0].strip() for p in both)
+    assert answers == ["False", "True"]
+    assert packages.check_runnable(checkout / "retail").verified
