@@ -41,11 +41,14 @@ class LiteLLMClient:
 
     ``model`` is a litellm model string (``openai/<name>`` for any OpenAI-compatible
     server at ``api_base``). Each attempt is bounded by ``timeout_s``; timeouts, rate
-    limits, connection failures and 5xx answers are retried up to ``max_retries`` times
+    limits, dropped connections and 5xx answers are retried up to ``max_retries`` times
     with exponential backoff from ``backoff_s`` and jitter drawn from
-    ``random.Random(seed)``; other failures are not retried. ``completion_args`` are
-    further keyword arguments of every request (``top_p``, ``seed``, ``temperature``...:
-    ``rollout --agent-args``); the per-call ``temperature`` and ``max_tokens`` win.
+    ``random.Random(seed)``; other failures are not retried, nor is a refused connection
+    (nothing listens at ``api_base``: waiting will not start it, so the caller hears at
+    once). ``completion_args`` are further keyword arguments of every request (``top_p``,
+    ``seed``, ``temperature``...: ``rollout --agent-args``); the per-call ``temperature``
+    and ``max_tokens`` win, and a ``timeout`` there is ``timeout_s`` (the whole attempt's
+    deadline too, so a slow model can be waited for).
     """
 
     def __init__(
@@ -61,6 +64,8 @@ class LiteLLMClient:
     ) -> None:
         self.model = model
         self.completion_args = dict(completion_args or {})
+        if "timeout" in self.completion_args:  # --agent-args '{"timeout": 240}': the deadline too
+            timeout_s = float(self.completion_args.pop("timeout"))
         self.api_base = api_base
         # OpenAI-compatible local servers ignore the key but the SDK insists on one.
         self.api_key = api_key if api_key is not None or api_base is None else "not-needed"
@@ -104,7 +109,7 @@ class LiteLLMClient:
                     raw = await litellm.acompletion(**request)
             except Exception as exc:
                 kind = classify_error(exc)
-                if kind not in RETRYABLE or attempt > self.max_retries:
+                if kind not in RETRYABLE or attempt > self.max_retries or refused(exc):
                     raise LLMError(self.model, kind, attempt, describe_error(exc)) from exc
                 await anyio.sleep(self._backoff(attempt))
                 continue
@@ -144,6 +149,11 @@ def classify_error(exc: BaseException) -> LLMErrorKind:
     if isinstance(status, int) and 400 <= status < 500:
         return "bad_request"
     return "other"
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is, underneath, a refused connection (nobody listens there)."""
+    return any(isinstance(link, ConnectionRefusedError) for link in _chain(exc))
 
 
 def describe_error(exc: BaseException) -> str:

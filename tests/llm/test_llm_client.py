@@ -219,13 +219,23 @@ async def test_context_window_error_has_its_own_kind() -> None:
     assert server.remaining == 1
 
 
-async def test_refused_connection_is_retried_then_reported() -> None:
+async def test_a_refused_connection_is_reported_at_once_not_retried() -> None:
     with socket.socket() as probe:  # a port that was free a moment ago, with nobody listening
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with pytest.raises(LLMError) as caught:
-        await client(f"http://127.0.0.1:{port}/v1", max_retries=1).complete(HELLO)
-    assert (caught.value.kind, caught.value.attempts) == ("connection", 2)
+        await client(f"http://127.0.0.1:{port}/v1", max_retries=3).complete(HELLO)
+    assert (caught.value.kind, caught.value.attempts) == ("connection", 1)
+
+
+async def test_a_timeout_in_the_completion_args_is_the_attempts_deadline() -> None:
+    """``--agent-args '{"timeout": ...}'`` lets a slow model be waited for: it is the
+    client's own deadline, not only litellm's, and it is not sent twice."""
+    with openai_server([{"delay": 1.5, "content": "slow but fine"}]) as server:
+        slow = LiteLLMClient(MODEL, api_base=server.base_url, timeout_s=0.2, completion_args={"timeout": 30})
+        assert slow.timeout_s == 30.0 and "timeout" not in slow.completion_args
+        reply = await slow.complete(HELLO)
+    assert reply.content == "slow but fine"
 
 
 async def test_exhausted_server_script_answers_500() -> None:
