@@ -69,6 +69,44 @@ def _norm(text: str) -> str:
     return re.sub(r"[_\s]+", " ", text.casefold())
 
 
+_FILLER = frozenset(
+    [
+        "me",
+        "it",
+        "is",
+        "be",
+        "just",
+        "tell",
+        "where",
+        "what",
+        "how",
+        "let",
+        "know",
+        "please",
+        "can",
+        "could",
+        "would",
+        "you",
+        "your",
+        "i",
+        "my",
+        "stands",
+        "stand",
+        "there",
+        "this",
+        "that",
+        "and",
+        "or",
+        "if",
+        "its",
+        "on",
+        "in",
+        "at",
+        "with",
+    ]
+)
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", _norm(text))) - {"my", "a", "the", "an", "of", "i", "to", "for"}
 
@@ -117,7 +155,18 @@ def _scalars(node: Any) -> list[Any]:
 
 
 def _stated(fact: Fact, said: str) -> bool:
-    return all(m.casefold() in said for m in fact.must)
+    """Whether the user said every one of the fact's ``must`` strings; a number only as a
+    whole number (the "2" inside a phone number is not two gigabytes), words as written
+    ("another reason" says the reason "other")."""
+    return all(_said(m.casefold(), said) for m in fact.must)
+
+
+def _said(must: str, said: str) -> bool:
+    if not must:
+        return True
+    left = r"(?<![\d.])" if must[0].isdigit() else ""
+    right = r"(?!\d|\.\d)" if must[-1].isdigit() else ""
+    return re.search(left + re.escape(must) + right, said) is not None
 
 
 def _is_list_param(tool: Any, name: str) -> bool:
@@ -135,19 +184,33 @@ class BlindDemonstrator:
             raise ValueError("the blind demonstrator needs the environment's spec")
         self.seed, self.voice, self.spec = seed, voice, spec
         self._tools = {t.name: t for t in spec.tools}
+        self._key_entities: dict[str, str | None] = {}
         self._labels: dict[tuple[str, str], str] = {
             (column.name, str(value)): " ".join(f"«{w}»" for w in [label.display, *label.words])
             for table in spec.tables
             for column in table.columns
             for value, label in (column.enum_labels or {}).items()
         }
+        # an enum value without display words is said as itself, and means only itself
+        # ("card" is not "gift_card")
+        plain_enums = {
+            (column.name, str(value))
+            for table in spec.tables
+            for column in table.columns
+            for value in column.enum or []
+            if isinstance(value, str)
+            and re.search(r"[a-z]", value)
+            and (column.enum_labels or {}).get(value) is None
+        }
+        for key in plain_enums:
+            self._labels.setdefault(key, f"«{_norm(key[1])}»")
         self._shown = frozenset(
             _norm(w)
             for table in spec.tables
             for column in table.columns
             for label in (column.enum_labels or {}).values()
             for w in [label.display, *label.words]
-        )
+        ) | {_norm(value) for _, value in plain_enums}
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self.view = agent_view(task)
@@ -242,6 +305,10 @@ class BlindDemonstrator:
                 summary = {"summary": self._said_request(goal)}
                 return self._call(tool, summary, done=True)
             return self._finish(self._speech.transfer(goal.request or "this"))
+        if goal.kind == "ask" and _words(goal.intent) & _TOTAL_WORDS:
+            plan = self._total_plan(gi)
+            if plan is not None:
+                return self._total_step(gi, plan, said, messages)
         tool_name = self._match_tool(goal.intent, reads_only=goal.kind == "ask")  # a question changes nothing
         if tool_name is None:
             return self._finish("")
@@ -259,7 +326,7 @@ class BlindDemonstrator:
             part, explore = self._arguments(gi, tool, said, only={param})
             if part is None or param not in part:
                 if explore is not None:
-                    return self._call(*explore)
+                    return self._move(explore, gi, said, messages)
                 continue
             shown = self._tools[rule.shown_by]
             sp = next((p for p, s in shown.params.items() if s.entity == rule.entity), param)
@@ -286,7 +353,7 @@ class BlindDemonstrator:
                     return self._goal_step(gi, said, messages)
                 facts = self._result(gi, (rule.shown_by, read[0], read[1]), lead=False)
                 if goal.kind == "contingent" and goal.otherwise:
-                    other = self._match_tool(goal.otherwise)
+                    other = self._match_tool(goal.otherwise, strict=True)  # "just tell me" is no tool
                     if other is not None and other != tool_name and other in self.spec.policy_rules.confirm:
                         self.view = _replace_goal(
                             self.view, gi, GoalAsked("act", goal.otherwise, None, None, None, None)
@@ -299,7 +366,11 @@ class BlindDemonstrator:
         # details the user held back, before the write
         if write:
             held = [
-                f for f in self.view.facts if f.goal == gi and f.kind == "detail" and not _stated(f, said)
+                f
+                for f in self.view.facts
+                if f.goal == gi
+                and (f.kind == "detail" or (f.kind == "reference" and id(f) not in self._resolved))
+                and not _stated(f, said)
             ]
             if held:
                 group = _group(held)[0]
@@ -309,13 +380,141 @@ class BlindDemonstrator:
         args, explore = self._arguments(gi, tool, said)
         if args is None:
             if explore is not None:
-                return self._call(*explore)
+                return self._move(explore, gi, said, messages)
             return self._finish("")
         if write and self._confirmed != (tool_name, args):
             self._awaiting = (tool_name, args)
             action = GoldAction(server="", name=tool_name, arguments=args, output={}, confirm=True)
             return self._say([self._speech.confirm(action, messages, goal.intent)])
         return self._call(tool_name, args, done=True)
+
+    # ------------------------------------------------------------------ a total
+
+    def _me(self) -> tuple[str, str] | None:
+        """The signed-in user: (entity, id) from the authentication call's declared output."""
+        auth = self.spec.policy_rules.authentication
+        for name, _, output in self._ok_outputs():
+            if auth is None or name not in auth.tools:
+                continue
+            for path, entity in self._tools[name].outputs.items():
+                if "." not in path and "[]" not in path and output.get(path) is not None:
+                    return entity, str(output[path])
+        return None
+
+    def _someone_elses(self, node: dict[str, Any], me: tuple[str, str]) -> bool:
+        """Whether an object names, as its owner, a user other than the signed-in one."""
+        return any(
+            not isinstance(v, (dict, list))
+            and v is not None
+            and str(v) != me[1]
+            and self._key_entity(k) == me[0]
+            for k, v in node.items()
+        )
+
+    def _key_entity(self, key: str) -> str | None:
+        """The entity a fact's key names: a parameter of that name, an output of that name,
+        else the key without its ``_id`` (``flight_id`` -> ``flight``)."""
+        last = key.rsplit(".", 1)[-1]
+        if last not in self._key_entities:
+            self._key_entities[last] = self._find_key_entity(last)
+        return self._key_entities[last]
+
+    def _find_key_entity(self, last: str) -> str | None:
+        entities = {e for t in self.spec.tools for e in t.outputs.values()}
+        for tool in self.spec.tools:
+            param = tool.params.get(last)
+            if param is not None and param.entity:
+                return str(param.entity)
+            for path, entity in tool.outputs.items():
+                if path.rsplit(".", 1)[-1].removesuffix("[]") == last:
+                    return str(entity)
+        bare = re.sub(r"_ids?$", "", last)
+        return bare if bare in entities else None
+
+    def _total_plan(self, gi: int) -> tuple[Any, str, str, dict[str, list[Fact]], list[Fact]] | None:
+        """For "how much would they cost together": the lookup whose output lists the
+        objects the user named with an amount each (a claim through a list), the user's
+        facts for each of its parameters, and the facts naming the listed objects."""
+        calculator = self.spec.policy_rules.calculator
+        if calculator is None or calculator not in self._tools:
+            return None
+        refs = [f for f in self.view.facts if f.goal == gi and f.kind == "reference"]
+        best: tuple[int, Any] | None = None
+        for tool in self.spec.tools:
+            if tool.effect != "read":
+                continue
+            for claim in tool.claims:
+                if "[]." not in claim:
+                    continue
+                prefix, rest = claim.split("[].", 1)
+                listed = {e for p, e in tool.outputs.items() if p.startswith(prefix + "[].")}
+                elements = [f for f in refs if self._key_entity(f.key) in listed]
+                if not elements:
+                    continue
+                params = {
+                    p: [
+                        f
+                        for f in self.view.facts
+                        if f.goal == gi and f.key.rsplit(".", 1)[-1] == p and f not in elements
+                    ]
+                    for p in tool.input_schema.get("properties", {})
+                }
+                required = tool.input_schema.get("required", [])
+                if any(not params.get(r) for r in required):
+                    continue
+                plan = (tool, prefix, rest, {p: fs for p, fs in params.items() if fs}, elements)
+                if best is None or len(elements) > best[0]:
+                    best = (len(elements), plan)
+        return best[1] if best else None
+
+    def _total_step(
+        self,
+        gi: int,
+        plan: tuple[Any, str, str, dict[str, list[Fact]], list[Fact]],
+        said: str,
+        messages: list[Message],
+    ) -> AgentTurn | str | None:
+        """Look each object up, read its amount, add them with the calculator, say the sum.
+        The user's values pair up in the order said (the first date with the first route)."""
+        if self._done_call is not None:
+            return self._finish(self._result(gi, self._done_call))
+        tool, prefix, rest, params, elements = plan
+        amounts: list[float] = []
+        for k, element in enumerate(elements):
+            args: dict[str, Any] = {}
+            for p, facts in params.items():
+                fact = facts[min(k, len(facts) - 1)]
+                entity = tool.params[p].entity if p in tool.params else None
+                value = self._fact_value(fact, entity, said, list(args.values()))
+                if value is _UNSAID:
+                    return self._move(_Ask(fact), gi, said, messages)
+                if value is _UNREAD:
+                    explore = self._explore(entity, fact)
+                    return self._call(*explore) if explore is not None else self._finish("")
+                args[p] = value
+            if not _stated(element, said):
+                return self._move(_Ask(element), gi, said, messages)
+            read = next((o for n, a, o in reversed(self._ok_outputs()) if n == tool.name and a == args), None)
+            if read is None:
+                return self._call(tool.name, args)
+            parent = " ".join(str(v) for v in read.values() if not isinstance(v, (dict, list)))
+            found = next(
+                (
+                    e
+                    for e in values_at_list(read, prefix)
+                    if _matches(
+                        element.must, _norm(f"{parent} {_subtree_text(e, self._labels)}"), self._shown
+                    )
+                ),
+                None,
+            )
+            values = values_at(found, rest) if found is not None else []
+            if not values or not isinstance(values[0], (int, float)):
+                return self._finish("")
+            amounts.append(float(values[0]))
+        calculator = self._tools[str(self.spec.policy_rules.calculator)]
+        param = (calculator.input_schema.get("required") or list(calculator.params) or ["expression"])[0]
+        return self._call(calculator.name, {param: " + ".join(_number_text(a) for a in amounts)}, done=True)
 
     def _finish(self, text: str) -> str | None:
         self._goal += 1
@@ -366,10 +565,22 @@ class BlindDemonstrator:
 
     # ------------------------------------------------------------------ choosing
 
-    def _match_tool(self, phrase: str, reads_only: bool = False) -> str | None:
+    def _match_tool(self, phrase: str, reads_only: bool = False, strict: bool = False) -> str | None:
         """The offered tool whose declared intent (then name and description) best matches
-        the user's phrase."""
+        the user's phrase; ``strict``: only a tool whose intent shares most of the phrase's
+        content words (a fallback such as "just tell me where it stands" names no tool)."""
         want = _words(phrase)
+        if strict:
+            content = want - _FILLER
+            best_strict, share = None, 0.0
+            for tool in self.spec.tools:
+                if _norm(tool.intent) == _norm(phrase):
+                    return str(tool.name)
+                have = (_words(tool.intent) | _words(tool.name)) - _FILLER
+                s = len(content & have) / (len(content | (_words(tool.intent) - _FILLER)) or 1)
+                if s > share:
+                    best_strict, share = tool.name, s
+            return best_strict if share >= 0.5 else None
         best, score = None, 0.0
         for tool in self.spec.tools:
             if tool.name in (
@@ -401,8 +612,8 @@ class BlindDemonstrator:
 
     def _arguments(
         self, gi: int, tool: Any, said: str, only: set[str] | None = None
-    ) -> tuple[dict[str, Any] | None, tuple[str, dict[str, Any]] | None]:
-        """The call's arguments, or None and a lookup to read next."""
+    ) -> tuple[dict[str, Any] | None, tuple[str, dict[str, Any]] | _Ask | None]:
+        """The call's arguments, or None and a lookup to read next (or a value to ask for)."""
         args: dict[str, Any] = {}
         props = tool.input_schema.get("properties", {})
         required = set(tool.input_schema.get("required", []))
@@ -424,6 +635,8 @@ class BlindDemonstrator:
                 values = []
                 for fact in mine:
                     value = self._fact_value(fact, entity, said, list(args.values()))
+                    if value is _UNSAID:
+                        return None, _Ask(fact)
                     if value is _UNREAD:
                         # after a rejection, only lookups that list this kind of object directly
                         explore = self._explore(entity, fact, direct=bool(self._rejected.get(id(fact))))
@@ -463,13 +676,17 @@ class BlindDemonstrator:
             return fact.value
         if id(fact) in self._resolved:
             return self._resolved[id(fact)]
+        if not _stated(fact, said):
+            return _UNSAID  # the user has not said it yet: asked for, never guessed
         if fact.kind == "reference" and entity is not None:
+            created = self._created()
             same_goal = {id(f) for f in self.view.facts if f.goal == fact.goal}
             used = {str(v) for k, v in self._resolved.items() if k in same_goal}
             found = [
                 (value, whole)
                 for value, text, whole in self._candidates(entity, with_output=True)
                 if str(value) not in used
+                and str(value) not in created  # the user spoke of what existed before the call
                 and value not in self._rejected.get(id(fact), [])
                 and _matches(fact.must, text, self._shown)
             ]
@@ -503,8 +720,12 @@ class BlindDemonstrator:
         scalar, listed = self._id_fields(entity)
         out: list[tuple[Any, str, str]] = []
 
+        me = self._me()
+
         def walk(node: Any, context: str, whole: str) -> None:
             if isinstance(node, dict):
+                if me is not None and self._someone_elses(node, me):
+                    return  # another customer's: never what the signed-in user means
                 plain = " ".join(str(v) for v in node.values() if not isinstance(v, (dict, list)))
                 for key, value in node.items():
                     if key in scalar and not isinstance(value, (dict, list)) and value is not None:
@@ -534,8 +755,24 @@ class BlindDemonstrator:
             for v in args.values():
                 if isinstance(v, (str, int)):
                     about[str(v)] = about.get(str(v), "") + " " + plain
-        for _, _, output in self._ok_outputs():
+        # what a write returned replaces what was read of that object before it
+        changed: dict[str, int] = {}
+        spans: list[tuple[int, int]] = []
+        for index, (name, _, output) in enumerate(self._ok_outputs()):
+            start = len(out)
             walk(output, "", _norm(_subtree_text(output, self._labels)))
+            spans.append((start, len(out)))
+            tool = self._tools.get(name)
+            if tool is not None and tool.effect == "write":  # the object it returned, as it now is
+                for path in tool.outputs:
+                    if "[]" not in path and "." not in path and output.get(path) is not None:
+                        changed[str(output[path])] = index
+        out = [
+            entry
+            for index, (start, end) in enumerate(spans)
+            for entry in out[start:end]
+            if changed.get(str(entry[0]), -1) <= index
+        ]
         return out if with_output else [(v, t) for v, t, _ in out]
 
     def _ids_of(self, entity: str) -> list[Any]:
@@ -580,7 +817,8 @@ class BlindDemonstrator:
             r = required[0]
             ent = tool.params[r].entity
             assert ent is not None
-            cands = self._candidates(ent)
+            created = self._created()
+            cands = [c for c in self._candidates(ent) if str(c[0]) not in created]
             for index, (value, text) in enumerate(cands):
                 args = {r: value}
                 if self._called(tool.name, args):
@@ -591,6 +829,37 @@ class BlindDemonstrator:
             return None
         options.sort(key=lambda o: (o[0], o[1]))
         return options[0][2], options[0][3]
+
+    def _move(
+        self, move: tuple[str, dict[str, Any]] | _Ask, gi: int, said: str, messages: list[Message]
+    ) -> AgentTurn | str | None:
+        """A lookup to make, or a question for what only the user knows (asked at most
+        ``ASK_LIMIT`` times; unanswered, the goal is given up rather than guessed)."""
+        if isinstance(move, _Ask):
+            group = [f for f in self.view.facts if f.goal == move.fact.goal and f.key == move.fact.key]
+            group = [f for f in group if not _stated(f, said)] or [move.fact]
+            if self._ask_ok("|".join(f.key for f in group) + f"@{move.fact.goal}"):
+                return self._say([self._speech.ask_for(group[:1])])
+            return self._finish("")
+        return self._call(*move)
+
+    def _created(self) -> set[str]:
+        """Ids the calls of this conversation created: an id a write returned at one of
+        its declared top-level outputs that no earlier output or argument showed (a new
+        reservation). The user's words describe what existed when they spoke."""
+        seen: set[str] = set()
+        made: set[str] = set()
+        for name, args, output in self._ok_outputs():
+            tool = self._tools.get(name)
+            given = {str(v) for v in _scalars(args)}
+            if tool is not None and tool.effect == "write":
+                for path in tool.outputs:
+                    if "[]" not in path and "." not in path and output.get(path) is not None:
+                        value = str(output[path])
+                        if value not in seen and value not in given:
+                            made.add(value)
+            seen |= given | {str(v) for v in _scalars(output)}
+        return made
 
     def _read_of(self, tool: str, value: Any) -> tuple[dict[str, Any], Any] | None:
         """The latest output of ``tool`` called with ``value``, and its arguments."""
@@ -651,6 +920,21 @@ class _Unread:
 
 
 _UNREAD: Any = _Unread()
+_UNSAID: Any = _Unread()
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """A value only the user can give: ask for it."""
+
+    fact: Fact
+
+
+_TOTAL_WORDS = frozenset({"together", "total", "altogether", "combined", "sum"})
+
+
+def _number_text(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else str(int(value))
 
 
 def _replace_goal(view: AgentView, index: int, goal: GoalAsked) -> AgentView:
