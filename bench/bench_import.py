@@ -1,10 +1,11 @@
 """Import benchmark on the public corpus (issue 12): how much of real documents becomes verified servers.
 
-    python bench/bench_import.py [--only NAME ...] [--jobs 2] [--no-verify] [--rounds 1] [--json FILE]
+    python bench/bench_import.py [--only NAME ...] [--jobs 2] [--no-verify] [--rounds 1] [--strict]
+                                 [--corpus DIR] [--json FILE]
 
 For each document of the corpus's ``sources.json`` that is here (``--corpus``: by default
-``../shared/corpus/`` beside the checkout, else ``tests/corpus/``; the committed ones, and
-those ``fetch.py`` brought into ``fetched/``): import it
+``../shared/corpus/`` beside the checkout; the kept ones, and those
+``tests/corpus/fetch.py`` brought into its ``fetched/``): import it
 (``import_resource``; a multi-file document through its root file), assemble it and
 verify it as ``synthesize --resource`` does (``emit_verified`` into a temporary folder),
 and print one row: operations in the document, served as tools, ignored (entries),
