@@ -113,6 +113,10 @@ class Field:
     # Per enum value, how people say it (``ColumnSpec.enum_labels``); None: a state's values in words
     # (:func:`column_labels`).
     labels: dict[str, EnumLabel] | None = field(default=None, hash=False)
+    # Where an importer found it in the document: property names from the top
+    # (``("detail", "invoice_number")`` for a column ``detail_invoice_number``). A column nested
+    # deeper than the top is taken inside its object argument, as the document writes it.
+    path: tuple[str, ...] = ()
 
     def schema(self, *, for_input: bool = False) -> Schema:
         """The JSON Schema of this column's value, as output (nullable) or input (never null:
@@ -240,6 +244,9 @@ class Operation:
     array_filters: tuple[str, ...] = ()  # list: filters given as arrays (any of the values)
     guard: Guard | None = None  # update / action / delete: the state the target row must be in
     intent: str | None = None  # what a user would call it ("cancel an appointment"); derived if None
+    # create: the argument holding an array of new rows (a batch create); each element takes
+    # what a create of one row takes, and the call returns ``{"items": [...], "total": n}``.
+    batch: str | None = None
 
 
 NOW = "$now"  # ``Operation.sets`` value: the environment's clock
@@ -688,10 +695,14 @@ def _ref_inputs(op: Operation, resource: Resource, by_name: dict[str, Resource])
     return inputs
 
 
-def _field_input(f: Field, by_name: dict[str, Resource], required: bool) -> tuple[Schema, ParamSpec, bool]:
+def _field_input(
+    f: Field, by_name: dict[str, Resource], required: bool, *, changes: bool = False
+) -> tuple[Schema, ParamSpec, bool]:
+    """A column as an argument. ``changes``: of an update or action, where an optional field
+    left out stays as it is (so it has no default: that would overwrite the stored value)."""
     entity = f.entity or (by_name[f.references].entity if f.references else None)
     schema = f.schema(for_input=True)
-    if f.default is not None:
+    if f.default is not None and not (changes and not required):
         schema["default"] = f.default
     return schema, ParamSpec(entity=entity, user_provided=entity is None), required
 
@@ -777,8 +788,108 @@ def _inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
                 inputs[name] = (schema, ParamSpec(user_provided=True), _required(op, name, None))
             else:
                 f = resource.field(name)
-                inputs[name] = _field_input(f, by_name, _required(op, name, f))
+                inputs[name] = _field_input(f, by_name, _required(op, name, f), changes=op.kind != "create")
     return inputs
+
+
+def _interface(
+    op: Operation, resource: Resource, by_name: dict[str, Resource], inputs: Inputs
+) -> tuple[Inputs, list[str]]:
+    """The arguments as the document writes them, and the lines that take the columns out
+    of them: a column found inside an object (``Field.path``) is a property of that object's
+    argument (``detail: {"invoice_number": ...}``, not ``detail_invoice_number``); a batch
+    create takes its rows as one array. Without either, ``inputs`` as they are."""
+    if op.kind not in ("create", "update", "action", "record") or not inputs:
+        return inputs, []
+    taken = set(key_args(op, resource).values()) | set(scope_of(op, resource))
+    columns = {f.name: f for f in op.params} if op.kind == "record" else {f.name: f for f in resource.fields}
+    nested: dict[str, dict[str, Any]] = {}  # group argument -> tree of {property: column | subtree}
+    for name in inputs:
+        f = columns.get(name) if name not in taken else None
+        if f is None or len(f.path) < 2 or f.references:
+            continue
+        group = snake(f.path[0])
+        if group in inputs or group in taken:
+            continue  # a column of that name already: keep the flat form
+        tree = nested.setdefault(group, {})
+        for part in f.path[1:-1]:
+            tree = tree.setdefault(part, {})
+            if not isinstance(tree, dict):
+                break
+        else:
+            if f.path[-1] not in tree:
+                tree[f.path[-1]] = name
+    grouped = {c for tree in nested.values() for c in _leaves(tree)}
+    shown: Inputs = {}
+    lines: list[str] = []
+    for name, entry in inputs.items():
+        f = columns.get(name)
+        if name not in grouped:
+            shown[name] = entry
+            continue
+        group = snake(f.path[0]) if f is not None else name
+        if group in shown:
+            continue
+        schema, required = _group_schema(nested[group], inputs)
+        text = f"The {group.replace('_', ' ')}, as the document writes it."
+        shown[group] = ({**schema, "description": text}, ParamSpec(user_provided=True), required)
+        source = f"_item.get({group!r})" if op.batch else group
+        lines += _unpack(source, nested[group], inputs)
+    if not op.batch:
+        return shown, lines
+    rows = {k: v for k, v in shown.items() if k not in taken}
+    item: Schema = {
+        "type": "object",
+        "properties": {k: schema for k, (schema, _, _) in rows.items()},
+        "required": [k for k, (_, _, req) in rows.items() if req],
+        "additionalProperties": False,
+    }
+    batch: Schema = {
+        "type": "array",
+        "items": item,
+        "minItems": 1,
+        "maxItems": 100,
+        "description": f"The {resource.name.replace('_', ' ')} to create, one object each.",
+    }
+    out: Inputs = {k: v for k, v in shown.items() if k in taken}
+    out[op.batch] = (batch, ParamSpec(user_provided=True), True)
+    flat = [f"{n} = _item.get({n!r}, {inputs[n][0].get('default')!r})" for n in rows if n in inputs]
+    return out, flat + lines
+
+
+def _leaves(tree: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for value in tree.values():
+        out += _leaves(value) if isinstance(value, dict) else [value]
+    return out
+
+
+def _group_schema(tree: dict[str, Any], inputs: Inputs) -> tuple[Schema, bool]:
+    props: dict[str, Schema] = {}
+    required: list[str] = []
+    for prop, value in tree.items():
+        if isinstance(value, dict):
+            props[prop], needed = _group_schema(value, inputs)
+        else:
+            schema, _, needed = inputs[value]
+            props[prop] = {k: v for k, v in schema.items() if k != "default"}
+        if needed:
+            required.append(prop)
+    return {"type": "object", "properties": props, "required": required, "additionalProperties": False}, bool(
+        required
+    )
+
+
+def _unpack(source: str, tree: dict[str, Any], inputs: Inputs) -> list[str]:
+    """``column = (group or {}).get('prop', default)`` for each column inside an object argument."""
+    lines: list[str] = []
+    holder = f"({source} or {{}})"
+    for prop, value in tree.items():
+        if isinstance(value, dict):
+            lines += _unpack(f"{holder}.get({prop!r})", value, inputs)
+        else:
+            lines.append(f"{value} = {holder}.get({prop!r}, {inputs[value][0].get('default')!r})")
+    return lines
 
 
 def _row_schema(resource: Resource, by_name: dict[str, Resource]) -> Schema:
@@ -815,7 +926,7 @@ def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
             "additionalProperties": False,
         }
         return schema, {k: v for k, v in entities.items() if k in resource.keys}
-    if op.kind != "list":
+    if op.kind != "list" and not op.batch:
         return _row_schema(resource, by_name), entities
     props: dict[str, Schema] = {
         "items": {"type": "array", "items": _row_schema(resource, by_name)},
@@ -842,7 +953,7 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
     """The declaration of one operation: schemas, entities, tables read and written, claims."""
     by_name = tables(by_name)
     resource = by_name[op.resource]
-    inputs = _inputs(op, resource, by_name)
+    inputs, _ = _interface(op, resource, by_name, _inputs(op, resource, by_name))
     output, outputs = _output(op, resource, by_name)
     parents = {by_name[f.references].name for f in resource.fields if f.references}
     children = by_name.children.get(resource.name, set())
@@ -859,7 +970,7 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
         writes = {op.log or ""}
     status = [f.name for f in resource.fields if f.enum is not None and f.name in ("status", "state")]
     claims = {
-        "create": [*resource.keys, *status],
+        "create": [] if op.batch else [*resource.keys, *status],
         "update": status,
         "delete": ["deleted"],
         "action": [c for c, _ in op.sets if c in output["properties"]],
@@ -946,6 +1057,7 @@ def _annotation(schema: Schema, required: bool) -> str:
 def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     resource = by_name[op.resource]
     inputs = _inputs(op, resource, by_name)
+    shown, unpack = _interface(op, resource, by_name, inputs)
     table, label = repr(resource.name), repr(resource.label)
     args = key_args(op, resource)
     scope = scope_of(op, resource)
@@ -954,10 +1066,10 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     else:
         keys = "{" + ", ".join(f"{k!r}: {args.get(k, k)}" for k in resource.keys) + "}"
     where = "{" + ", ".join(f"{c!r}: {c}" for c in scope if c not in resource.keys) + "}" if scope else "None"
-    required = [n for n, (_, _, req) in inputs.items() if req]
-    optional = [n for n, (_, _, req) in inputs.items() if not req]
-    params = [f"{n}: {_annotation(inputs[n][0], True)}" for n in required]
-    params += [f"{n}: {_annotation(inputs[n][0], False)} = {inputs[n][0].get('default')!r}" for n in optional]
+    required = [n for n, (_, _, req) in shown.items() if req]
+    optional = [n for n, (_, _, req) in shown.items() if not req]
+    params = [f"{n}: {_annotation(shown[n][0], True)}" for n in required]
+    params += [f"{n}: {_annotation(shown[n][0], False)} = {shown[n][0].get('default')!r}" for n in optional]
     body: list[str]
     if op.kind == "get":
         body = [f"return _show(ctx, {table}, _one(ctx, {table}, {label}, {keys}, {where}))"]
@@ -973,6 +1085,14 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
         ]
     elif op.kind == "list":
         body = _list_body(op, resource, by_name)
+    elif op.kind == "create" and op.batch:
+        one = _create_body(op, resource, by_name, inputs)
+        body = ["_made = []", f"for _item in {op.batch}:"]
+        body += [f"    {line}" for line in unpack]
+        body += [f"    {line}" for line in one[:-1]]
+        body += [f"    _made.append({one[-1].removeprefix('return ')})"]
+        body += ['return {"items": _made, "total": len(_made)}']
+        unpack = []
     elif op.kind == "create":
         body = _create_body(op, resource, by_name, inputs)
     elif op.kind == "record":
@@ -982,7 +1102,7 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     doc = op.description.replace("\\", "\\\\").replace('"""', "'''").strip()
     lines = [f"def {op.name}(ctx: ToolContext, {', '.join(params)}) -> dict[str, Any]:".replace(", )", ")")]
     lines.append(f'    """{doc}"""' if "\n" not in doc else f'    """{doc}\n    """')
-    lines += [f"    {line}" for line in body]
+    lines += [f"    {line}" for line in [*unpack, *body]]
     return "\n\n" + "\n".join(lines) + "\n"
 
 
@@ -1094,6 +1214,9 @@ def _change_body(
     if op.upsert:
         scoped = [c for c in scope_of(op, resource) if c not in resource.keys]
         fixed = "".join(f"{v}, " for v in _server_values(resource, inputs))
+        fixed += "".join(  # a new row takes the defaults of what was left out
+            f"{n!r}: {resource.field(n).default!r}, " for n in maybe if resource.field(n).default is not None
+        )
         row = "{" + fixed + "**_keys, " + "".join(f"{c!r}: {c}, " for c in scoped) + "**_changes}"
         body += [
             f"if ctx.one('SELECT 1 FROM \"{resource.name}\" WHERE ' + _where(_keys), tuple(_keys.values())) is None:",

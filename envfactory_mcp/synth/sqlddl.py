@@ -33,6 +33,7 @@ from envfactory_mcp.crud.core import (
     singular,
 )
 from envfactory_mcp.crud.seed_rows import extra_rows, generate_rows
+from envfactory_mcp.synth.policy import document_policy
 from envfactory_mcp.synth.sql.data import _parents_first, data_tables, enum_references, read_data
 from envfactory_mcp.synth.sql.schema import Schema, TableDraft, apply_checks, read_statement
 from envfactory_mcp.synth.sql.script import DIALECTS, Dialect, Statement, detect_dialect, split_statements
@@ -164,7 +165,8 @@ def _imported(schema: Schema, name: str, seed: int, use_inserts: bool, max_rows:
     rows, notes = enum_references(resources, imported.rows, set(given), lines)
     if notes or rows != imported.rows:
         imported = replace(imported, rows=rows, ignored=sorted(set(imported.ignored + notes)))
-    return imported
+    text, rules = document_policy(imported.spec, source="SQL schema")
+    return replace(imported, spec=imported.spec.model_copy(update={"policy": text, "policy_rules": rules}))
 
 
 # --------------------------------------------------------------------------- tables -> resources

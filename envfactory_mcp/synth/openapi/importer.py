@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, cast
 
 from envfactory_mcp.crud.core import (
@@ -51,10 +52,12 @@ from envfactory_mcp.crud.core import (
     singular,
     snake,
 )
+from envfactory_mcp.spec import EnvSpec
 from envfactory_mcp.synth.openapi import words
 from envfactory_mcp.synth.openapi.documents import Loc, RefError, Refs, pointer
 from envfactory_mcp.synth.openapi.paths import Masked, Token, masked, tokenize
 from envfactory_mcp.synth.openapi.shapes import SCALARS, Shape, Shapes
+from envfactory_mcp.synth.policy import document_policy
 
 Node = dict[str, Any]
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
@@ -65,6 +68,9 @@ MAX_KEY_PARTS = 8  # path parameters in a row (a composite key); more is not a r
 LOG_TABLE = "action_log"
 KEY_NAMES = ("id", "uid", "uuid", "sid", "key", "slug", "name", "code", "number")
 OWNED = "\x00owned"  # the description of an array of objects while it waits to become a child table
+CLOCK_SECONDS = int(
+    datetime.fromisoformat(str(EnvSpec.model_fields["clock"].default).replace("Z", "+00:00")).timestamp()
+)  # the environment's clock as a Unix time (``archived_at: integer``)
 STAMP = re.compile(
     r"^(date_|time_)?(created|updated|modified|added|inserted|last_modified|last_updated)(_at|_on|_date|_time)?$"
 )
@@ -99,6 +105,7 @@ class Op:
     sets: tuple[tuple[str, Any], ...] = ()
     upsert: bool = False
     consumed: set[str] = field(default_factory=set)  # query parameters taken as columns
+    batch: str = ""  # a batch create: the argument holding its rows
 
     @property
     def node(self) -> Node:
@@ -310,6 +317,21 @@ class Importer:
             return None
         return media.at("schema")
 
+    def batch_rows(self, body: Shape | None) -> tuple[str, Shape] | None:
+        """A request body of several new rows: an array of objects (argument ``items``), or
+        an object whose only property is one (``{"users": [...]}``): its name and row shape."""
+        if body is None:
+            return None
+        if body.kind == "object" and len(body.props) == 1 and not body.mapping:
+            name, loc = next(iter(body.props.items()))
+            inner = self.shapes.of(loc)
+            found = self.batch_rows(inner) if inner.kind == "array" else None
+            return (snake(name), found[1]) if found is not None else None
+        if body.kind != "array" or body.items is None:
+            return None
+        item = self.unwrap(self.shapes.of(body.items))
+        return ("items", item) if item.kind == "object" and item.props else None
+
     def unwrap(self, shape: Shape) -> Shape:
         """``{"pet": {...}}`` -> the inner object."""
         if shape.kind == "object" and len(shape.props) == 1 and not shape.mapping:
@@ -430,12 +452,16 @@ class Importer:
                 ranked.append((2, self.unwrap(shape)))
             elif op.kind == "update" and shape is not None:
                 ranked.append((3, self.unwrap(shape)))
-            if op.kind in ("create", "update"):
+            if op.kind in ("create", "update", "batch"):
                 body = self.body(op)
+                rows = self.batch_rows(body) if op.kind != "update" else None
+                if rows is not None and op.kind != "update":  # several new rows in one call
+                    op.kind, op.batch = "batch", rows[0]
+                    body = rows[1]
                 if body is not None:
                     body = self.unwrap(body)
                     draft.bodies.append((op, body))
-                    ranked.append((4 if op.kind == "create" else 5, body))
+                    ranked.append((4 if op.kind in ("create", "batch") else 5, body))
         ranked = [(rank, shape) for rank, shape in ranked if shape.kind == "object" or rank <= 1]
         if ranked:
             draft.shape = min(ranked, key=lambda pair: pair[0])[1]
@@ -480,7 +506,9 @@ class Importer:
             elif op.method == "post":
                 self._sub_post(op, mask, tokens, verb, owner, place, listed, methods)
             elif op.method in ("put", "patch"):
-                if listed is not None or (owner is None and place != "top"):
+                if place == "item" and owner is not None and get is None and self._lifecycle(owner, verb):
+                    op.kind, op.draft = "action", owner  # ``PUT /incidents/{id}/resolve``: a transition
+                elif listed is not None or (owner is None and place != "top"):
                     op.kind = "record"
                     op.draft = owner
                 else:
@@ -494,6 +522,19 @@ class Importer:
                     existing.ops.append(op)
                 else:
                     op.kind, op.draft = "record", owner
+
+    def _lifecycle(self, owner: Draft, word: str) -> bool:
+        """Whether ``word`` (a path's last word) moves ``owner``'s rows to a state: a verb we
+        know, or one whose past form is among the values of the rows' state."""
+        verb = words.verb_of(word)
+        if verb in words.IRREGULAR:
+            return True
+        forms = set(words.past_forms(verb))
+        for loc in self._props(owner.shape).values():
+            shape = self.shapes.of(loc)
+            if shape.enum and any(words.normal(v) in forms for v in shape.enum):
+                return True
+        return False
 
     def _singleton(self, mask: Masked, tokens: list[Token], place: str) -> Draft:
         draft = self._draft(mask, tokens, "singleton")
@@ -587,6 +628,12 @@ class Importer:
             draft = self._draft(mask, tokens, "list")
             op.kind, op.draft = "create", draft
             draft.ops.append(op)
+            return
+        rows = self.batch_rows(self.body(op)) if place == "collection" and owner is not None else None
+        if rows is not None and owner is not None and _creates_several(op, verb):
+            op.kind, op.draft, op.batch = "batch", owner, rows[0]  # rows of the collection, in one call
+            owner.bodies.append((op, rows[1]))
+            owner.ops.append(op)
             return
         if words.is_batch(verb):
             op.kind = "unserved"
@@ -749,7 +796,7 @@ class Importer:
                         draft.columns[name] = replace(column, nullable=True)
             # query parameters of a create or update are inputs too (``POST /streams?callbackUrl=``)
             for op in draft.ops:
-                if op.kind not in ("create", "update") or op.draft is not draft:
+                if op.kind not in ("create", "update", "batch") or op.draft is not draft:
                     continue
                 for param in op.params:
                     name = snake(param.name)
@@ -785,73 +832,89 @@ class Importer:
         writing: bool = False,
     ) -> None:
         for prop, loc in shape.props.items():
-            column = snake(prefix + prop)
-            sub = self.shapes.of(loc)
-            where = sub.where if sub.where != loc.where else loc.where
-            if sub.error and sub.error != "recursive schema":
-                self.note(loc.where, "field", sub.error)
-            needed = required and prop in shape.required and not sub.nullable
-            if writing and sub.default is not None:
-                needed = False  # a request may leave out what has a default
-            if column in out:
-                if not writing:
-                    self.note(
-                        loc.where, "field", f"its column name {column!r} is already another field's; not kept"
-                    )
-                continue
-            if len(out) >= MAX_COLUMNS:
-                self.note(loc.where, "field", f"{draft.name} has more than {MAX_COLUMNS} columns; not kept")
-                continue
-            if sub.read_only and writing:
-                continue  # readOnly: never sent in a request, whatever ``required`` says
-            target = self.by_schema.get(sub.where) if sub.name else None
-            if target is not None and target is not draft and len(target.keys) == 1 and not writing:
-                out[_fk_name(column, target)] = Field(
-                    name=_fk_name(column, target),
-                    kind=target.key_kinds.get(target.keys[0], "string"),  # type: ignore[arg-type]
-                    nullable=not needed,
-                    references=target.name,
-                    description=sub.description or f"The {target.entity.replace('_', ' ')} it refers to.",
+            before = len(out)
+            try:
+                self._flatten_one(draft, shape, prop, loc, prefix, required, depth, out, top, writing)
+            finally:  # where each new column sits in the document (crud ``Field.path``)
+                for name in list(out)[before:]:
+                    f = out[name]
+                    nested = f.references is None or not prefix
+                    out[name] = replace(f, path=(prop, *f.path) if nested else ())
+
+    def _flatten_one(
+        self,
+        draft: Draft,
+        shape: Shape,
+        prop: str,
+        loc: Loc,
+        prefix: str,
+        required: bool,
+        depth: int,
+        out: dict[str, Field],
+        top: bool,
+        writing: bool,
+    ) -> None:
+        column = snake(prefix + prop)
+        sub = self.shapes.of(loc)
+        where = sub.where if sub.where != loc.where else loc.where
+        if sub.error and sub.error != "recursive schema":
+            self.note(loc.where, "field", sub.error)
+        needed = required and prop in shape.required and not sub.nullable
+        if writing and sub.default is not None:
+            needed = False  # a request may leave out what has a default
+        if column in out:
+            if not writing:
+                self.note(
+                    loc.where, "field", f"its column name {column!r} is already another field's; not kept"
                 )
-                continue
-            known = _fk_name(column, target) if target is not None and target is not draft else None
-            if writing and known is not None and len(target.keys) == 1 and known in draft.columns:  # type: ignore[union-attr]
-                out[known] = replace(draft.columns[known], nullable=not needed)
-                continue
-            if sub.kind == "object" and sub.props and depth < MAX_DEPTH and not sub.mapping:
-                self._flatten(draft, sub, column + "_", needed, depth + 1, out, writing=writing)
-                continue
-            if sub.kind == "object":
-                out[column] = Field(
-                    name=column, kind="object", nullable=not needed, description=sub.description
-                )
-                continue
-            if sub.kind == "array":
-                items = (
-                    self.shapes.of(sub.items) if sub.items is not None else Shape(where=where, kind="json")
-                )
-                other = self.by_schema.get(items.where) if items.name else None
-                if other is not None and other is not draft and not top:
-                    self.note(
-                        where, "field", "array of another resource; served by that resource's own paths"
-                    )
-                    continue
-                if items.kind == "object" and items.props and top and depth == 0 and other is None:
-                    out[column] = Field(name=column, kind="array", item_kind="object", nullable=not needed)
-                    out[column] = replace(out[column], description=OWNED)  # child table, made later
-                    continue
-                item_kind = (
-                    items.kind if items.kind in SCALARS else "object" if items.kind == "object" else "json"
-                )
-                out[column] = Field(
-                    name=column,
-                    kind="array",
-                    item_kind=item_kind,  # type: ignore[arg-type]
-                    nullable=not needed,
-                    description=sub.description,
-                )
-                continue
-            out[column] = self._column(column, sub, nullable=not needed)
+            return
+        if len(out) >= MAX_COLUMNS:
+            self.note(loc.where, "field", f"{draft.name} has more than {MAX_COLUMNS} columns; not kept")
+            return
+        if sub.read_only and writing:
+            return  # readOnly: never sent in a request, whatever ``required`` says
+        target = self.by_schema.get(sub.where) if sub.name else None
+        if target is not None and target is not draft and len(target.keys) == 1 and not writing:
+            out[_fk_name(column, target)] = Field(
+                name=_fk_name(column, target),
+                kind=target.key_kinds.get(target.keys[0], "string"),  # type: ignore[arg-type]
+                nullable=not needed,
+                references=target.name,
+                description=sub.description or f"The {target.entity.replace('_', ' ')} it refers to.",
+            )
+            return
+        known = _fk_name(column, target) if target is not None and target is not draft else None
+        if writing and known is not None and len(target.keys) == 1 and known in draft.columns:  # type: ignore[union-attr]
+            out[known] = replace(draft.columns[known], nullable=not needed)
+            return
+        if sub.kind == "object" and sub.props and depth < MAX_DEPTH and not sub.mapping:
+            self._flatten(draft, sub, column + "_", needed, depth + 1, out, writing=writing)
+            return
+        if sub.kind == "object":
+            out[column] = Field(name=column, kind="object", nullable=not needed, description=sub.description)
+            return
+        if sub.kind == "array":
+            items = self.shapes.of(sub.items) if sub.items is not None else Shape(where=where, kind="json")
+            other = self.by_schema.get(items.where) if items.name else None
+            if other is not None and other is not draft and not top:
+                self.note(where, "field", "array of another resource; served by that resource's own paths")
+                return
+            if items.kind == "object" and items.props and top and depth == 0 and other is None:
+                out[column] = Field(name=column, kind="array", item_kind="object", nullable=not needed)
+                out[column] = replace(out[column], description=OWNED)  # child table, made later
+                return
+            item_kind = (
+                items.kind if items.kind in SCALARS else "object" if items.kind == "object" else "json"
+            )
+            out[column] = Field(
+                name=column,
+                kind="array",
+                item_kind=item_kind,  # type: ignore[arg-type]
+                nullable=not needed,
+                description=sub.description,
+            )
+            return
+        out[column] = self._column(column, sub, nullable=not needed)
 
     def item_kind(self, shape: Shape) -> Kind:
         """The kind of an array's elements: a scalar, or any JSON value."""
@@ -983,7 +1046,7 @@ class Importer:
 
     def _finish(self, draft: Draft) -> None:
         """Nullability and who sets each column: request bodies, the server, or the clock."""
-        creates = [op for op in draft.ops if op.kind == "create" or op.upsert]
+        creates = [op for op in draft.ops if op.kind in ("create", "batch") or op.upsert]
         written: set[str] = set()
         for cols, _ in draft.body_columns.values():
             written |= cols
@@ -1204,7 +1267,18 @@ class Importer:
                 sets=op.sets,
             )
         fields, required = self._body_fields(op, draft, resource)
-        kind = "create" if op.kind == "create" else "update"
+        if op.kind == "batch" and not resource.singleton:
+            return Operation(
+                kind="create",
+                resource=resource.name,
+                name=name,
+                description=text,
+                scope=scope,
+                fields=fields,
+                required=required,
+                batch=op.batch if op.batch not in fields and op.batch not in scope else "rows",
+            )
+        kind = "create" if op.kind in ("create", "batch") else "update"
         if kind == "create" and resource.singleton:
             kind = "update"
         upsert = op.upsert and kind == "update" and not (resource.singleton and resource.keys == ("id",))
@@ -1274,9 +1348,18 @@ class Importer:
         return tuple(kept)
 
     def _transition(self, op: Op, draft: Draft) -> bool:
-        """``POST /orders/{id}/cancel``: set the state the verb names, if the table has one."""
+        """``POST /orders/{id}/cancel``: set the state the verb names, if the table has one. The
+        verb is the path's last word, else the first word of the operation's id or summary
+        (``resolveIncident``)."""
+        said = [
+            words.verb_of(op.tokens[-1].name or ""),
+            words.verb_of(snake(str(op.node.get("operationId") or ""))),
+            words.verb_of(snake(str(op.node.get("summary") or ""))),
+        ]
+        return any(bool(verb) and self._sets(op, draft, verb) for verb in dict.fromkeys(said))
+
+    def _sets(self, op: Op, draft: Draft, verb: str) -> bool:
         resource = self.resources[draft.name]
-        verb = words.verb_of(op.tokens[-1].name or "")
         undo = verb.startswith("un") and len(verb) > 4
         forms = words.past_forms(verb)
         sets: list[tuple[str, Any]] = []
@@ -1289,14 +1372,23 @@ class Importer:
                 value = next((v for form in forms for v in f.enum if words.normal(v) == form), None)
                 if value is not None and not any(c == f.name for c, _ in sets):
                     sets.append((f.name, value))
+            elif (
+                f.kind == "string"
+                and f.enum is None
+                and (f.name in ("status", "state") or f.name.endswith(("_status", "_state")))
+                and verb in words.IRREGULAR
+                and not any(c == f.name for c, _ in sets)
+            ):  # a free-text state: the form its description names, else the verb's first
+                named = set(re.findall(r"[a-z_]+", f.description.lower()))
+                sets.append((f.name, next((w for w in forms if w in named), forms[0])))
             elif f.kind == "boolean":
                 base = verb[2:] if undo else verb
                 if f.name in (*words.past_forms(base), *(f"is_{w}" for w in words.past_forms(base))):
                     sets.append((f.name, not undo))
-            elif f.kind == "string" and f.name in tuple(f"{w}_at" for w in forms) + tuple(
+            elif f.kind in ("string", "integer") and f.name in tuple(f"{w}_at" for w in forms) + tuple(
                 f"{w}_on" for w in forms
-            ):
-                sets.append((f.name, NOW))
+            ):  # a time stamp: the clock (as Unix seconds in an integer column)
+                sets.append((f.name, NOW if f.kind == "string" else CLOCK_SECONDS))
         if not sets:
             return False
         op.sets = tuple(sets)
@@ -1571,7 +1663,7 @@ class Importer:
             fields=kept + dropped,
             fields_kept=kept,
         )
-        return build_imported(
+        imported = build_imported(
             name=name,
             title=title,
             description=description,
@@ -1583,6 +1675,27 @@ class Importer:
             ignored=self.ignored,
             coverage=coverage,
         )
+        text, rules = document_policy(imported.spec, security=self.security(), source="OpenAPI document")
+        return replace(
+            imported, spec=imported.spec.model_copy(update={"policy": text, "policy_rules": rules})
+        )
+
+    def security(self) -> list[str]:
+        """The document's security schemes in words (``bearerAuth (HTTP bearer)``), when any
+        operation requires one."""
+        schemes = _dict(_dict(self.doc.get("components")).get("securitySchemes"))
+        required = bool(self.doc.get("security")) or any(op.node.get("security") for op in self.ops)
+        if not required:
+            return []
+        out = []
+        for name, node in list(schemes.items())[:6]:
+            node = node if isinstance(node, dict) else {}
+            kind = str(node.get("type") or "?")
+            detail = {"http": str(node.get("scheme") or ""), "apiKey": f"key in {node.get('in', '?')}"}.get(
+                kind, ""
+            )
+            out.append(f"{name} ({kind}{' ' + detail if detail else ''})")
+        return out or ["a credential"]
 
 
 class _Skip(Exception):
@@ -1667,6 +1780,28 @@ def _fits(kind: str, value: Any, enum: tuple[Any, ...] | None) -> bool:
     return False
 
 
+BATCH_NOT_CREATE = re.compile(
+    r"(delet|remov|updat|modif|patch|edit|get|retriev|read|fetch|query|lookup|search|find|cancel|move|"
+    r"archiv|statistic|validat|check|send|export)"
+)
+
+
+def _creates_several(op: Op, verb: str) -> bool:
+    """``POST /users/createWithList``, ``POST /contacts/batch`` ("Bulk create contacts"): a
+    call that adds several rows, as its path word, id or summary say (a batch delete does not)."""
+    said = " ".join(
+        [verb, snake(str(op.node.get("operationId") or "")), snake(str(op.node.get("summary") or ""))]
+    )
+    if BATCH_NOT_CREATE.search(said):
+        return False
+    first = verb.split("_", 1)[0]
+    return (
+        words.is_batch(verb)
+        or first in ("create", "add", "insert", "import", "upload", "post")
+        or bool(re.search(r"\b(batch|bulk)\b|_(batch|bulk)_|^(batch|bulk)_|_(batch|bulk)$", said))
+    )
+
+
 def _verbish(word: str) -> bool:
     first = word.split("_", 1)[0]
     return first in words.IRREGULAR or first in (
@@ -1722,6 +1857,7 @@ def _tool_name(op: Op, draft: Draft | None) -> str:
         "create": f"create_{entity}",
         "update": f"update_{entity}",
         "delete": f"delete_{entity}",
+        "batch": f"create_{draft.name if draft else 'items'}",
     }.get(op.kind)
     if base is None:
         base = f"{literal or op.method}_{entity}"

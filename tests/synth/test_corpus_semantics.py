@@ -1,0 +1,175 @@
+"""Imported environments mean what their documents say, over a real MCP client (issue 27,
+faithful semantics and policies): a partial update touches only the fields given, a batch
+create adds its rows to the resource's own table, requests take nested objects as the
+document writes them, a lifecycle operation moves the item's status, and the policy is
+written from the document (destructive operations need the user's yes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from envfactory_mcp.env import assemble_env
+from envfactory_mcp.runtime import ServerOptions, create_server
+from envfactory_mcp.spec.models import EnvSpec
+from envfactory_mcp.synth.resource import import_resource
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"  # beside the checkout (issue 27)
+INCIDENTS = Path(__file__).parent / "openapi" / "incidents.yaml"
+corpus = pytest.mark.skipif(
+    not (CORPUS / "sources.json").is_file(),
+    reason=f"no public corpus at {CORPUS} (../shared/corpus beside the checkout)",
+)
+
+
+def served(document: Path) -> Any:
+    imported = import_resource(document)
+    env = assemble_env(imported.spec, imported.tools_source, imported.rows, load_code=True)
+    return create_server(env.bundle(), ServerOptions())
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    result = await client.call_tool(tool, arguments)
+    text = " ".join(getattr(b, "text", "") for b in result.content)
+    return result.is_error, result.structured_content if not result.is_error else text
+
+
+@corpus
+async def test_a_partial_sql_update_leaves_columns_with_defaults_as_they_were():
+    with anyio.fail_after(90):
+        async with Client(served(CORPUS / "sql" / "sakila_sqlite.sql")) as client:
+            failed, before = await call(client, "get_customer", {"customer_id": 1})
+            assert not failed
+            failed, after = await call(client, "update_customer", {"customer_id": 1, "last_name": "NEWNAME"})
+            assert not failed and after["last_name"] == "NEWNAME"
+            assert {k: v for k, v in after.items() if k != "last_name"} == {
+                k: v for k, v in before.items() if k != "last_name"
+            }  # first name, email, active (DEFAULT 'Y') untouched
+
+
+async def test_a_patch_leaves_fields_with_defaults_and_nested_fields_alone():
+    with anyio.fail_after(60):
+        async with Client(served(INCIDENTS)) as client:
+            made = {"title": "Disk full", "urgency": "low", "reporter": {"name": "Ann", "email": "ann@x.org"}}
+            failed, row = await call(client, "create_incident", made)
+            assert not failed, row
+            failed, after = await call(
+                client, "update_incident", {"incident_id": row["id"], "title": "Disk 99%"}
+            )
+            assert not failed and after["title"] == "Disk 99%"
+            assert after["urgency"] == "low" and after["reporter_email"] == "ann@x.org"
+            failed, after = await call(
+                client, "update_incident", {"incident_id": row["id"], "reporter": {"name": "Bo"}}
+            )
+            assert not failed and (after["reporter_name"], after["reporter_email"]) == ("Bo", "ann@x.org")
+
+
+@corpus
+async def test_a_batch_create_adds_its_items_to_the_resources_own_table():
+    with anyio.fail_after(60):
+        async with Client(served(CORPUS / "openapi" / "swagger_petstore3.yaml")) as client:
+            users = [
+                {"first_name": "Ada", "email": "ada@x.org"},
+                {"first_name": "Alan", "email": "alan@x.org"},
+            ]
+            failed, made = await call(client, "create_users_with_list_input", {"items": users})
+            assert not failed and made["total"] == 2, made
+            for item, user in zip(made["items"], users, strict=True):
+                failed, read = await call(client, "get_user_by_name", {"username": item["username"]})
+                assert not failed and read["email"] == user["email"]
+    imported = import_resource(CORPUS / "openapi" / "swagger_petstore3.yaml")
+    assert imported.spec.tool("create_users_with_list_input").writes == ["user"]  # not action_log
+
+
+async def test_a_bulk_create_with_its_rows_in_a_property_creates_them():
+    with anyio.fail_after(60):
+        async with Client(served(INCIDENTS)) as client:
+            rows = [{"title": f"Outage {i}", "reporter": {"name": "Cy"}} for i in range(3)]
+            failed, made = await call(client, "bulk_create_incidents", {"incidents": rows})
+            assert not failed and [r["title"] for r in made["items"]] == ["Outage 0", "Outage 1", "Outage 2"]
+            failed, listed = await call(client, "list_incidents", {})
+            assert not failed and {"Outage 0", "Outage 2"} <= {r["title"] for r in listed["items"]}
+
+
+@corpus
+async def test_nested_request_objects_are_taken_as_the_document_writes_them():
+    document = CORPUS / "openapi" / "paypal_invoicing_v2.json"
+    schema = import_resource(document).spec.tool("invoices_create").input_schema
+    detail = schema["properties"]["detail"]
+    assert detail["type"] == "object" and "currency_code" in detail["properties"]
+    assert detail["properties"]["payment_term"]["type"] == "object"
+    assert not any(name.startswith("detail_") for name in schema["properties"])
+    with anyio.fail_after(120):
+        async with Client(served(document)) as client:
+            failed, made = await call(
+                client,
+                "invoices_create",
+                {
+                    "detail": {"currency_code": "USD", "invoice_number": "INV-27", "note": "Thanks"},
+                    "invoicer": {"email_address": "shop@x.org"},
+                    "amount": {"currency_code": "USD", "value": "10.00"},
+                },
+            )
+            assert not failed, made
+            assert (made["detail_invoice_number"], made["invoicer_email_address"]) == ("INV-27", "shop@x.org")
+            failed, _ = await call(client, "invoices_create", {"detail_currency_code": "USD"})
+            assert failed  # the flat form is not the document's
+
+
+async def test_lifecycle_operations_move_the_status_instead_of_adding_rows():
+    imported = import_resource(INCIDENTS)
+    assert "action_log" not in {t.name for t in imported.spec.tables}
+    assert "acknowledge" not in {t.name for t in imported.spec.tables}
+    with anyio.fail_after(60):
+        async with Client(served(INCIDENTS)) as client:
+            failed, row = await call(client, "create_incident", {"title": "CPU", "reporter": {"name": "Di"}})
+            assert not failed
+            failed, acked = await call(client, "acknowledge_incident", {"incident_id": row["id"]})
+            assert not failed and acked["status"] == "acknowledged"
+            failed, done = await call(client, "resolve_incident", {"incident_id": row["id"]})
+            assert not failed and done["status"] == "resolved"
+            failed, again = await call(client, "resolve_incident", {"incident_id": row["id"]})
+            assert failed and "already resolved" in again
+
+
+@corpus
+@pytest.mark.slow  # OpenAI's document: 182 paths
+async def test_archiving_a_project_sets_its_free_text_status_and_time():
+    document = CORPUS / "openapi" / "openai.yaml"
+    imported = import_resource(document)
+    assert imported.spec.tool("archive_project").writes == ["projects"]
+    with anyio.fail_after(240):
+        async with Client(served(document)) as client:
+            project = imported.rows["projects"][0]["id"]
+            failed, done = await call(client, "archive_project", {"project_id": project})
+            assert not failed and done["status"] == "archived" and isinstance(done["archived_at"], int)
+
+
+def _rules(spec: EnvSpec) -> tuple[str, list[str]]:
+    return spec.policy, list(spec.policy_rules.confirm)
+
+
+def test_the_policy_is_written_from_the_document():
+    spec = import_resource(INCIDENTS).spec
+    text, confirm = _rules(spec)
+    assert text.startswith("# Incidents: agent policy") and "on-call service" in text
+    assert "bearerAuth (http bearer)" in text and "## Authentication" in text
+    assert confirm == ["delete_incident"] and "`delete_incident`" in text
+    assert "Change only the fields the user asks to change" in text
+
+
+@corpus
+def test_corpus_policies_differ_and_confirm_their_destructive_operations():
+    paypal = import_resource(CORPUS / "openapi" / "paypal_invoicing_v2.json").spec
+    chinook = import_resource(CORPUS / "sql" / "chinook_sqlite.sql").spec
+    assert paypal.policy != chinook.policy
+    assert {"invoices_cancel", "invoices_delete"} <= set(paypal.policy_rules.confirm)
+    assert "invoices_send" not in paypal.policy_rules.confirm
+    assert "## Authentication" in paypal.policy and "## Authentication" not in chinook.policy
+    assert {t.name for t in chinook.tools if t.name.startswith("delete_")} == set(
+        chinook.policy_rules.confirm
+    )
