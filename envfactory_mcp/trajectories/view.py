@@ -9,7 +9,13 @@ every episode, sortable by clicking a column and filterable by termination, outc
 task id; and per episode a collapsed ``<details>`` with the transcript (tool calls with
 pretty-printed arguments next to their results, errors highlighted, long outputs cut
 to :data:`MAX_CHARS`), the reward parts (ungrounded tool-call values and policy
-violations listed one per line), the final state diff and collateral changes.
+violations listed one per line), the final state diff and collateral changes. The failure
+reasons come first (:func:`failures_section`: counts per reason with the first lines of
+their details and links to the episodes), the summary draws reward and step histograms
+(inline SVG, :mod:`~envfactory_mcp.trajectories.charts`), and each episode row has its
+tokens, cost (known, unknown or no model: :func:`episode_cost`) and time and its task's
+request and gold (:func:`load_tasks`). Several runs compare on one page:
+:mod:`~envfactory_mcp.trajectories.compare`.
 
 The page has no external resources (inline CSS and a few lines of inline JS), escapes
 every value with :func:`html.escape`, and is deterministic: the same run always gives

@@ -107,3 +107,90 @@ def test_sorting_filtering_and_pages_work_in_chromium(big_run: Path, tmp_path: P
         browser.close()
     assert errors == []
     assert out.stat().st_size < 1_000_000  # the main page does not grow with the transcripts
+
+
+# JS: decode a PNG (base64) in a canvas and describe its pixels: how many distinct
+# colours, the share of white, and whether each given colour (hex) occurs.
+_PIXELS = """async ([b64, wanted]) => {
+  const img = new Image();
+  img.src = 'data:image/png;base64,' + b64;
+  await img.decode();
+  const c = document.createElement('canvas');
+  c.width = img.width; c.height = img.height;
+  const g = c.getContext('2d'); g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, c.width, c.height).data;
+  const seen = new Set(); let white = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    const hex = '#' + [d[i], d[i + 1], d[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+    seen.add(hex); if (hex === '#ffffff') white += 1;
+  }
+  return {width: c.width, height: c.height, colours: seen.size, white: white / (d.length / 4),
+          found: wanted.map((w) => seen.has(w))};
+}"""
+
+
+def test_a_two_run_comparison_in_chromium_has_its_columns_and_charts(scripted_runs, tmp_path: Path):
+    import base64
+
+    from typer.testing import CliRunner
+
+    from envfactory_mcp.cli import app
+    from envfactory_mcp.trajectories.charts import COLOURS
+
+    out = tmp_path / "cmp.html"
+    result = CliRunner().invoke(app, ["view", str(scripted_runs.demonstrator), str(scripted_runs.random),
+                                      "-o", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(out.as_uri())
+        headers = page.locator("#compare thead th").all_inner_texts()
+        for letter in "AB":
+            for column in ("outcome", "reward", "steps", "tokens", "cost (USD)", "time (s)"):
+                assert f"{letter} {column}" in headers
+        assert headers[:3] == ["task", "request", "gold"]
+        rows = "#compare tbody tr:not([hidden])"
+        assert page.locator(rows).count() == 6 and page.inner_text("#c-count") == "6"
+        first = page.locator(rows).first
+        request = first.locator("td:nth-child(2)")
+        assert request.inner_text().strip() and request.get_attribute("title")
+        assert "→" in first.locator("td:nth-child(3)").inner_text()
+        # Sort by B's time: the rows follow the recorded times.
+        page.click(f"#compare thead th:nth-child({headers.index('B time (s)') + 1})")
+        times = page.locator(f"{rows} td:nth-child({headers.index('B time (s)') + 1})").all_inner_texts()
+        assert [float(t) for t in times] == sorted(float(t) for t in times)
+        page.check("#c-differ")
+        assert page.inner_text("#c-count") == "6"  # the demonstrator passes every task, random none
+        # The charts: one bar per bin and run; the failure reasons above them.
+        assert page.locator("#compare-reward rect.bar").count() == 22
+        counts = page.locator('#compare-reward rect.bar[data-series="B: random"]').evaluate_all(
+            "rs => rs.map(r => Number(r.dataset.count))"
+        )
+        assert sum(counts) == 6
+        assert page.locator("#compare-steps rect.bar").count() > 2
+        failures_y = page.locator("#failures-B").bounding_box()
+        chart_y = page.locator("#compare-reward").bounding_box()
+        assert failures_y is not None and chart_y is not None and failures_y["y"] < chart_y["y"]
+        # Screenshots: the page is not blank; each chart draws both runs' colours.
+        shot = page.screenshot(path=str(tmp_path / "cmp.png"), full_page=True)
+        assert (tmp_path / "cmp.png").stat().st_size > 20_000
+        checker = browser.new_page()
+        whole = checker.evaluate(_PIXELS, [base64.b64encode(shot).decode(), []])
+        assert whole["height"] > 1000 and whole["colours"] > 50 and 0.3 < whole["white"] < 0.99
+        for chart in ("#compare-reward", "#compare-steps"):
+            png = page.locator(chart).screenshot(path=str(tmp_path / f"{chart[1:]}.png"))
+            pixels = checker.evaluate(_PIXELS, [base64.b64encode(png).decode(), list(COLOURS[:2])])
+            assert pixels["width"] >= 500 and pixels["found"] == [True, True], pixels
+            assert pixels["colours"] > 10 and pixels["white"] < 0.95, pixels
+        # An outcome opens the episode on the run's own page.
+        link = page.locator(f"{rows} td a").first
+        target = link.get_attribute("href")
+        assert target is not None and target.startswith("cmp-")
+        link.click()
+        page.wait_for_load_state()
+        assert page.locator(f"details#{target.split('#')[1]}").get_attribute("open") is not None
+        browser.close()
+    assert errors == []
