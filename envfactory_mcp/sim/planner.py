@@ -758,14 +758,17 @@ class BlindDemonstrator:
         # what a write returned replaces what was read of that object before it
         changed: dict[str, int] = {}
         spans: list[tuple[int, int]] = []
-        for index, (name, _, output) in enumerate(self._ok_outputs()):
+        for index, (name, args, output) in enumerate(self._ok_outputs()):
             start = len(out)
             walk(output, "", _norm(_subtree_text(output, self._labels)))
             spans.append((start, len(out)))
             tool = self._tools.get(name)
-            if tool is not None and tool.effect == "write":  # the object it returned, as it now is
+            if tool is not None and tool.effect == "write":
+                # the object it acted on, as it now is: named in the call and returned whole
+                # (not the account a card points at, nor the card a payment used)
+                given = {str(v) for v in _scalars(args)}
                 for path in tool.outputs:
-                    if "[]" not in path and "." not in path and output.get(path) is not None:
+                    if "[]" not in path and "." not in path and str(output.get(path)) in given:
                         changed[str(output[path])] = index
         out = [
             entry
