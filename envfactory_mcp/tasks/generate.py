@@ -95,7 +95,11 @@ def generate_tasks(
         except Rejected as exc:
             report.rejected[exc.code] += 1
             continue
-        scenario = build_scenario(run, gold, goals, env, describer, rng)
+        try:
+            scenario = build_scenario(run, gold, goals, env, describer, rng)
+        except Rejected as exc:  # an object of the task is another customer's
+            report.rejected[exc.code] += 1
+            continue
         writes = any(env.spec.tool(a.tool).effect == "write" for a in gold.actions)  # type: ignore[union-attr]
         required = _required_calls(goals)
         if not writes and not scenario.claims and not required:

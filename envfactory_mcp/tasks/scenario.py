@@ -22,7 +22,7 @@ from envfactory_mcp.seeddata import SeedData
 from envfactory_mcp.spec import ToolSpec
 from envfactory_mcp.tasks.compose import TELL_STATE, TOTAL_INTENT, ComposedGold, GoalDraw
 from envfactory_mcp.tasks.model import Claim, Fact, FactKind, GoalOutcome
-from envfactory_mcp.tasks.oracle import OracleRun, persona_entity_of, values_at
+from envfactory_mcp.tasks.oracle import OracleRun, Rejected, persona_entity_of, values_at
 from envfactory_mcp.tasks.realise import GoalPlan
 from envfactory_mcp.tasks.values import display_of, in_words, spoken_value
 
@@ -52,6 +52,7 @@ class Describer:
         # A row's attributes depend on the seed alone: worked out once per row.
         self._attribute_lists: dict[int, list[tuple[str, str, str]]] = {}
         self._attribute_sets: dict[int, set[tuple[str, str]]] = {}
+        self._owners: dict[int, Any] = {}  # row -> the persona id it belongs to (None: no one's)
 
     def describe(
         self, entity: str, value: Any, persona_row: int | None, variant: bool = False
@@ -63,6 +64,10 @@ class Describer:
         words = entity.replace("_", " ")
         if row is None:
             return Description(f"the {words} {value}", [str(value)])
+        me = self._persona_id(persona_row)
+        if me is not None and self._owner_of(row) not in (None, me):
+            # the signed-in user can only mean their own: a task about another's is no task
+            raise Rejected("other_persona", f"{entity} {value} belongs to another {self.persona_entity}")
         attributes = self._attributes(row)
         siblings = self._variants(row) if variant else self._siblings(entity, value, persona_row)
         chosen: list[tuple[str, str, str]] = []
@@ -72,6 +77,10 @@ class Describer:
                 break
         if not chosen:
             return Description(f"the {words} {value}", [str(value)])
+        if any(self._matches(s, chosen) for s in siblings):  # alike in every word: its number
+            return Description(
+                f"{_phrase(words, chosen)}, number {value}", [a[2] for a in chosen] + [str(value)]
+            )
         return Description(_phrase(words, chosen), [a[2] for a in chosen])
 
     def _attributes(self, row: int) -> list[tuple[str, str, str]]:
@@ -133,9 +142,73 @@ class Describer:
                 found.append(("date", column.name, _date_text(text)))
             elif 0 < len(text.strip()) <= 12:  # an empty second address line says nothing
                 found.append(("label", column.name, in_words(text)))
+        # last, what tells apart two objects alike in every word: a longer name, a number
+        for column in table.columns:
+            text = values.get(column.name)
+            if column.name in pk or column.entity or column.references or not isinstance(text, str):
+                continue
+            if column.name in NAME_COLUMNS or text.startswith("{") or column.enum or _parse_date(text):
+                continue
+            if len(text.strip()) > 12:
+                found.append(("label", column.name, text))
+        for column in table.columns:
+            number = values.get(column.name)
+            if column.name in pk or column.entity or column.references:
+                continue
+            flag = re.search(r"\bIN\s*\(\s*0\s*,\s*1\s*\)", column.check or "", re.IGNORECASE)
+            if isinstance(number, (int, float)) and not isinstance(number, bool) and not flag:
+                found.append(("number", column.name, str(number)))  # a 0/1 flag is no number
         return found
 
     def _siblings(self, entity: str, value: Any, persona_row: int | None) -> list[int]:
+        """The other objects of this kind the agent may find for this user: the persona's
+        own, and those that are no one's (a catalog: groomers, services, products); never
+        another customer's (the agent reads only the signed-in user's)."""
+        others = self._related_siblings(entity, value, persona_row)
+        owner = self.data.owner.get(entity)
+        if owner is None:
+            return others
+        me = self._persona_id(persona_row)
+        for index in self.data.by_table.get(owner[0], []):
+            if self.data.rows[index][1].get(owner[1]) == value or index in others:
+                continue
+            belongs = self._owner_of(index)
+            if belongs is None or (me is not None and belongs == me) or persona_row is None:
+                others.append(index)
+        return others
+
+    def _persona_id(self, persona_row: int | None) -> Any:
+        if persona_row is None or self.persona_entity not in self.data.owner:
+            return None
+        return self.data.rows[persona_row][1].get(self.data.owner[self.persona_entity][1])
+
+    def _owner_of(self, row: int, depth: int = 3) -> Any:
+        """The persona id a row belongs to: its own column of the persona's entity, else
+        that of a row it references (an order line belongs to its order's customer)."""
+        if row in self._owners:
+            return self._owners[row]
+        table_name, values = self.data.rows[row]
+        table = self.tables.get(table_name)
+        found: Any = None
+        if table is not None and self.persona_entity is not None:
+            for column in table.columns:
+                if column.entity == self.persona_entity and column.name not in table.primary_key:
+                    found = values.get(column.name)
+                    break
+            else:
+                if depth > 0:
+                    for column in table.columns:
+                        if column.references and column.entity and values.get(column.name) is not None:
+                            target = self.data.owner_row(column.entity, values[column.name])
+                            if target is not None and target != row:
+                                found = self._owner_of(target, depth - 1)
+                                if found is not None:
+                                    break
+        if depth == 3:
+            self._owners[row] = found
+        return found
+
+    def _related_siblings(self, entity: str, value: Any, persona_row: int | None) -> list[int]:
         if persona_row is None:
             return []
         others: list[int] = []
@@ -197,6 +270,9 @@ def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
         text += f" ({', '.join(picked['label'])})"
     if picked.get("date"):
         text += f" from {picked['date'][0]}"
+    numbers = [f"{column.replace('_', ' ')} {said}" for kind, column, said in chosen if kind == "number"]
+    if numbers:
+        text += f" ({', '.join(numbers)})"
     return text
 
 
