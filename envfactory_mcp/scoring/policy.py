@@ -12,13 +12,15 @@ over an OpenAI chat-format conversation and returns one short string per violati
   A call in the same assistant turn as the authentication is before it: its result was
   not known yet.
 * ``no confirmation``: a write listed in ``confirm`` was called without, since the
-  previous write (or the start), an assistant message asking for confirmation ("confirm",
-  "proceed", "go ahead", "shall I" ...; a bare question such as "what is your email?" is
-  not one) answered by the next user message affirming it (it starts
-  with yes / yeah / yep / sure / ok / correct ..., or says "go ahead", "please do",
-  "that's right" ...; a message that also says no / don't / wait is not a yes). A write
-  whose result is a tool error changed nothing, so the confirmation still holds for the
-  retry.
+  previous write (or the start), an assistant message asking for consent
+  (``asks_confirmation``: a question asking permission or agreement, "shall I go ahead?",
+  "does that sound right?", "OK to proceed?", "can I cancel it for you?", or a request for a
+  yes, "let me know if I should go ahead"; a question for information such as "what is
+  your email?" or an offer of more help is not one) answered by the next user message
+  affirming it (it starts with yes / yeah / yep / sure / ok / correct ..., or says "go
+  ahead", "please do", "that's right" ...; a message that also says no / don't / wait is not
+  a yes). A write whose result is a tool error changed nothing, so the confirmation still
+  holds for the retry.
 
 Tools are resolved as grounding does (``<spec name>__<tool>`` included); tools the
 spec does not know are not governed by its policy. "One tool call at a time" is not
@@ -37,20 +39,70 @@ from envfactory_mcp.spec.models import EnvSpec
 NOT_AUTHENTICATED = "not authenticated"
 NO_CONFIRMATION = "no confirmation"
 
-# Asking for a yes: a bare question ("what is your email?") is not one.
-_ASKS = re.compile(
-    r"\b(confirm|proceed|go ahead|shall i|should i|do you want me to|would you like me to|want me to|"
-    r"are you sure|is (that|this) (right|correct|ok|okay|alright|all right|fine)|yes or no|yes/no|"
-    r"ok to|okay to|good to go|sound good|sounds good)\b"
+# Asking for consent: a question (or a request for a reply) that asks the user to agree to
+# something the agent proposes, in any of the ways people ask: "shall I go ahead?", "does that
+# sound right?", "OK to proceed?", "happy for me to do that?", "can I cancel it for you?",
+# "would you like the refund on your card?", "do I have your go-ahead?". A question for
+# information ("what is your email?", "could you confirm your email address?", "which card
+# would you like to use?") and an offer of more help ("anything else I can do?") are not.
+_CONSENT_WORDS = re.compile(
+    r"\b(?:proceed|go ahead|go on|carry on|continue|move forward|confirm|approve|agree|authori[sz]e|"
+    r"permission|consent|go-ahead|green light|your ok|your okay|yes or no|yes/no|say the word)\b"
 )
-# A yes/no question proposing something ("Can I cancel order #W1 for you?", "Would you like
-# the refund on your card?"), not a question for information ("What is your email?",
-# "Could you share your zip code?").
-_YES_NO_START = re.compile(
-    r"^(?:so|and|great|ok|okay|alright|perfect|thanks)?[,!.]?\s*(?:shall|should|can|may|do|does|would|will|want|ready|ok|okay)\b"
+# "is that right / okay / alright ...", "does that sound good", "does this look right", "how
+# does that sound", "does that work for you", "are you happy with that", "okay with you".
+_AGREEMENT = re.compile(
+    r"\b(?:(?:is|was|would|will) (?:that|this|it|everything|all (?:of )?that) (?:be |all )?"
+    r"(?:right|correct|accurate|ok|okay|alright|all right|fine|acceptable|agreeable|good|what you(?: want| wanted| need| meant| had in mind| asked for|'d like| would like))"
+    r"|(?:does|do|would|will) (?:that|this|it|everything|the plan|these|those) (?:all )?(?:sound|look|seem|work)"
+    r"|(?:sound|sounds|look|looks|seem|seems) (?:right|good|okay|ok|fine|correct|alright|all right)"
+    r"|how does (?:that|this|it) sound"
+    r"|(?:ok|okay|alright|all right|fine|good) (?:with|by|for) you"
+    r"|(?:ok|okay|alright|all right|fine|good|happy) with (?:that|this|it|the plan)"
+    r"|(?:are|r) (?:you|we) (?:happy|okay|ok|fine|alright|all right|comfortable|good|sure|set)\b"
+    r"|(?:happy|ok|okay|alright|all right|fine|good|clear|cleared|ready) (?:for me )?to (?:go|proceed|do|make|finalise|finalize|submit|continue|carry|place|book|cancel|send|process|apply|change|update)"
+    r"|(?:ok|okay|alright|all right|fine|good)(?: then)?,? (?:if|for) (?:i|me|we)\b"
+    r"|(?:mind|object) if i\b|any objections?"
+    r"|good to go|shall we\b(?! (?:look|talk|check|see|move on to|go over) (?:at )?(?:something|anything)))"
 )
-_INFO_REQUEST = re.compile(
-    r"^\W*(?:can|could|would|will) you (?:please )?(?:provide|share|tell|give|send|let me know|spell)\b"
+_BARE_OK = re.compile(
+    r"^\W*(?:so |and )?(?:ok|okay|alright|all right|fine|good|right)\W*$"
+)  # "OK?", "Alright?"
+# The agent offering to act: "shall I ...", "can I cancel it?", "do you want me to ...",
+# "would you like the refund on your card?", "want me to ...".
+_OFFER = re.compile(
+    r"^(?:\W*(?:so|and|then|now|great|ok|okay|alright|all right|right|perfect|thanks|good)\b[,!.]?\s*)*"
+    r"(?:(?:shall|should|can|could|may|might) (?:i|we)\b(?! ask\b)"
+    r"(?! (?:have|get|know|see|take|confirm|verify|check|double-check|trouble you for) (?:your|you|a few|some|"
+    r"the (?:email|name|zip|date|phone|number|address|reason|details?)))"
+    r"|(?:do|would) you (?:want|like|prefer|wish)\b(?! to (?:tell|share|give|provide|send|let|spell|use|pick|choose|add|try))"
+    r"|(?:you )?want me to\b|(?:is|would) it (?:be )?(?:ok|okay|alright|all right|fine)\b"
+    r"|(?:ready|alright|all right|ok|okay) (?:for me )?to\b)"
+)
+# Questions that ask for information, or offer more help, whatever else they say.
+_INFO_QUESTION = re.compile(
+    r"^\W*(?:(?:what|which|where|when|who|whom|whose|why)\b"
+    r"|how (?!does (?:that|this|it) sound)"
+    r"|(?:can|could|would|will) you (?:please )?(?:provide|share|tell|give|send|let me know|spell|remind|describe|list)\b"
+    r"|(?:can|could|would|will) you (?:please )?(?:confirm|verify|double-check) (?:your|the (?:email|name|zip|address|phone|date))\b"
+    r"|(?:do|did) you (?:have|know|remember|recall|still have|receive|get)\b)"
+)
+_MORE_HELP = re.compile(
+    r"\b(?:anything|something|nothing|what) (?:else|more|further)\b|\bany(?:thing)? other\b|\bfurther (?:help|questions?)\b"
+    r"|\bother questions?\b|\bis that everything\b|\bcover what you needed\b|\bhelp with (?:today|anything)\b"
+)
+# Asking for a reply without a question mark: "please confirm and I'll proceed", "let me know
+# if I should go ahead", "reply yes to continue", "I'll need your OK first".
+_REQUEST_FOR_CONSENT = re.compile(
+    r"\b(?:please (?:confirm|approve|reply|answer|say|let me know)|let me know (?:if|whether|when|once)|"
+    r"(?:reply|answer|say|type|respond with) (?:\"|')?yes\b|(?:need|have|get|want) your (?:ok|okay|go-ahead|confirmation|"
+    r"permission|consent|approval|agreement|green light)|once you (?:confirm|agree|say|approve|give)|"
+    r"(?:if|when) you (?:confirm|agree|approve|give me the go-ahead|say (?:so|yes|the word))|"
+    r"\(yes/no\)|\(yes or no\)|yes or no\b)"
+)
+_STATEMENT_CONSENT_CUE = re.compile(
+    r"\b(?:proceed|go ahead|go on|carry on|continue|confirm|approve|agree|permission|consent|go-ahead|ok|okay|"
+    r"yes|green light|do (?:it|that|this)|make the change|finali[sz]e|i should)\b"
 )
 _YES_START = re.compile(
     r"^\W*(yes|yeah|yep|yup|yes please|sure|ok|okay|correct|confirm(ed)?|right|absolutely|definitely|"
@@ -81,17 +133,43 @@ def _normal(text: str) -> str:
 
 
 def asks_confirmation(text: str) -> bool:
-    """The assistant's text asks the user to confirm: it says confirm, proceed, go ahead,
-    shall I ..., or asks a yes/no question proposing something ("Can I cancel order #W1 for
-    you?"), not one asking for information ("Could you share your email?")."""
-    lowered = text.casefold()
-    if _ASKS.search(lowered):
-        return True
-    for question in re.findall(r"[^.!?\n]*\?", lowered):
-        question = question.strip()
-        if _YES_NO_START.match(question) and not _INFO_REQUEST.match(question):
+    """The assistant's text asks the user for consent to something: a question asking
+    permission or agreement ("shall I go ahead?", "does that sound right?", "OK to proceed?",
+    "happy for me to do that?", "can I cancel order #W1 for you?", "would you like the refund
+    on your card?", "is that what you want?", "how does that sound?", "do I have your
+    go-ahead?", "(yes/no)"), or a sentence asking for a yes ("please confirm and I'll
+    proceed", "let me know if I should go ahead", "I'll need your OK first"). Not one: a
+    question for information ("what is your email?", "could you confirm your email
+    address?", "which card would you like to use?", "do you have the order number?"), an
+    offer of more help ("is there anything else I can do?", "shall we look at something
+    else?") and a statement ("I'll go ahead and cancel it", "your order is confirmed")."""
+    for sentence in _sentences(_normal(text)):
+        if sentence.endswith("?"):
+            if _consent_question(sentence.rstrip("?").strip()):
+                return True
+        elif _REQUEST_FOR_CONSENT.search(sentence) and _STATEMENT_CONSENT_CUE.search(sentence):
             return True
     return False
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences with their end mark (an end is a ".", "!" or "?" before white space, so
+    "$20.00" and "1.7L" stay inside theirs); a question runs to its "?"."""
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+
+
+def _consent_question(question: str) -> bool:
+    """Whether one question (lower case, no "?") asks for consent (see ``asks_confirmation``)."""
+    if _MORE_HELP.search(question):
+        return False
+    # Its clauses: a lead-in may ask ("what do you think, shall I go ahead") or only frame
+    # a question for information ("before I go ahead, what is the new address").
+    parts = [p.strip() for p in re.split(r"[:;,\u2014\u2013]\s+|\s+-\s+", question) if p.strip()]
+    if _BARE_OK.match(question) or any(_AGREEMENT.search(p) or _OFFER.match(p) for p in parts):
+        return True
+    if any(_INFO_QUESTION.match(p) for p in parts):
+        return False  # "what is your email, so I can proceed"
+    return bool(_CONSENT_WORDS.search(question))
 
 
 def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str]:

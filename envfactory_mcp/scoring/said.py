@@ -90,7 +90,7 @@ def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
     stating = [frames[i] for i, n in enumerate(counts) if n]
     label = {s for s in value.label if s not in _STOP_STEMS}
     for i, clause in enumerate(parts):
-        if counts[i] or not _says_rival(value, clause):
+        if counts[i] or not _says_rival(value, clause) or _exclamation(value, clause):
             continue
         if value.kind in ("money", "count") and label and label <= {t.stem for t in words.tokens(clause)}:
             return True  # "the late fee is $25.00": the asked amount, said otherwise
@@ -99,6 +99,30 @@ def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
             if not frames[i] or (shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame))):
                 return True  # "It is active." beside "it is not active": nothing else said
     return False
+
+
+# Words an exclamation about the request may carry beside its rival word ("All done!",
+# "Okay, that's complete now": it says how the request went, not what state a thing is in).
+_EXCLAMATION = "all now ok okay right great good so perfect thanks thank you and well alright there we go everything just s is"
+_EXCLAMATION_WORDS = frozenset(words.stem(w) for w in _EXCLAMATION.split())
+_REFERRING = frozenset({"it", "its", "this", "these", "they", "them", "he", "she", "which"})
+
+
+def _exclamation(value: Value, clause: str) -> bool:
+    """Whether ``clause`` is an exclamation about the request as a whole ("All done:",
+    "Complete!", "Everything's finished."): nothing but a rival enum word and filler, with no
+    subject it could be about. Such a lead states no state of the thing, so it contradicts
+    nothing ("All done: the appointment is cancelled." says cancelled; "It is completed."
+    beside it still contradicts)."""
+    if value.kind != "enum":
+        return False
+    toks = words.tokens(clause)
+    rival = {s.split(words.PARTICIPLE)[0] for phrase in value.rivals for s in phrase}
+    return bool(toks) and all(
+        t.word not in _REFERRING
+        and (t.stem in _EXCLAMATION_WORDS or t.stem.split(words.PARTICIPLE)[0] in rival)
+        for t in toks
+    )
 
 
 def _says_rival(value: Value, clause: str) -> bool:

@@ -9,9 +9,40 @@ import random
 import re
 from typing import Any
 
+from envfactory_mcp.sim.speech_forms import (
+    ADDRESS_ASK,
+    AGENT_NOUNS,
+    AGENT_VERBS,
+    CLOSE_CORE,
+    CLOSE_LEAD,
+    CONFIRM_BODY,
+    CONFIRM_LEAD,
+    CONFIRM_QUESTION,
+    CONFIRM_QUESTION_SHARE,
+    DETAIL_ASK,
+    DETAIL_LEAD,
+    DONE_LEAD,
+    FOUND_LEAD,
+    GREET_HELP,
+    GREET_HI,
+    IDENTITY_ASK,
+    IDENTITY_LEAD,
+    IDENTITY_WHY,
+    INSTEAD,
+    MET,
+    REASON_ASK,
+    REFUSE,
+    TRANSFER,
+    UNMET,
+    UPDATED,
+    VALUE_ASK,
+    YES_ASK,
+    YES_LEAD,
+)
 from envfactory_mcp.sim.types import Message
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS, format_us_address
 from envfactory_mcp.tasks.model import Claim, Fact, GoldAction
+from envfactory_mcp.tasks.values import words_in
 
 OPENERS = [
     "I can help with that.",
@@ -450,112 +481,17 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _caps(form: str) -> str:
+    """A composed form with a capital at its start and after each sentence end inside it
+    ("Got it. the plan is ..." -> "Got it. The plan is ...")."""
+    return (
+        _cap(re.sub(r"([.?!;:] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), form)) if form else form
+    )
+
+
 def _end(text: str, mark: str = ".") -> str:
     text = text.rstrip()
     return text if text.endswith((".", "?", "!")) else text + mark
-
-
-GREET_HI = ["Hi", "Hello", "Hi there", "Thanks for reaching out", "Thanks for getting in touch", "Good to hear from you",
-            "Thanks for contacting us", "Hello and thanks for writing in", "Welcome", "Good day",
-            "Thanks for your message", "Nice to hear from you"]  # fmt: skip
-GREET_HELP = ["I can help with that", "I'd be glad to help", "I'll be happy to look into this",
-              "let's get this sorted out", "I can take care of that for you", "I'm glad to assist",
-              "I'll look into it right away", "we can sort this out together", "you've come to the right place",
-              "this is something I can handle", "let's see what we can do", "I'm on it",
-              "happy to take a look", "let me see to it"]  # fmt: skip
-
-IDENTITY_LEAD = ["First", "Before I look into this", "To get started", "Before I pull anything up",
-                 "So I can find your records", "Before we go any further", "To begin",
-                 "Just so I'm looking at the right profile", "For security", "As a first step",
-                 "Before anything else", "To bring up your details"]  # fmt: skip
-IDENTITY_ASK = ["could you give me {what}", "may I have {what}", "could you share {what}", "can you tell me {what}",
-                "would you mind sharing {what}", "what is {what}", "please send me {what}",
-                "I'll need {what}"]  # fmt: skip
-IDENTITY_WHY = ["", " so I can verify who I'm speaking with", " to verify your identity", " so I can look you up",
-                " to confirm it's you", " to pull up your file"]  # fmt: skip
-
-DETAIL_LEAD = ["", "Before I go ahead, ", "One thing first: ", "So I get this right, ", "Just to be sure, ",
-               "To set this up, ", "Quick question: ", "One more detail: ", "Before I continue, ",
-               "To finish this off, "]  # fmt: skip
-DETAIL_ASK = ["which {label} would you like to use?", "which {label} should I use?", "which {label} do you mean?",
-              "could you tell me which {label} you'd like?", "which {label} did you have in mind?",
-              "which {label} are we talking about?", "which {label} works best for you?"]  # fmt: skip
-VALUE_ASK = ["what should the {label} be?", "could you tell me the {label}?", "what {label} would you like?",
-             "what's the {label} you'd like me to use?", "can you let me know the {label}?",
-             "what {label} should I put down?", "which {label} would suit you?"]  # fmt: skip
-REASON_ASK = ["may I ask the reason?", "what's the reason for this?", "could you tell me the reason?",
-              "can I ask the reason behind it?", "what is the reason, if you don't mind me asking?",
-              "could you let me know the reason for it?"]  # fmt: skip
-ADDRESS_ASK = ["what is the new address, with street, city, state, zip code and country?",
-               "could you give me the full new address (street, city, state, zip code and country)?",
-               "where should it go (street, city, state, zip code and country)?"]  # fmt: skip
-
-CONFIRM_LEAD = ["To confirm, ", "Just to be sure, ", "Before I make the change, ", "So we're on the same page, ",
-                "Let me check with you first: ", "Okay, ", "Alright, ", "Here's the plan: ", "Right, ",
-                "Let me run this by you: ", "Before I touch anything, ", "If I've understood correctly, "]  # fmt: skip
-CONFIRM_BODY = ["I'll {action}", "I'm going to {action}", "I will {action}", "the plan is to {action}",
-                "I'm about to {action}", "the next step would be to {action}", "I'd {action}",
-                "I can {action} now"]  # fmt: skip
-YES_LEAD = ["", "So, ", "Then ", "Now, ", "If that's right, "]
-YES_ASK = ["shall I go ahead?", "is that okay with you?", "should I proceed?", "do you want me to go ahead?",
-           "okay to proceed?", "would you like me to proceed?", "is that correct?", "shall I do that?",
-           "should I go ahead with it?", "can you confirm?", "are you happy for me to go ahead?",
-           "is it okay to go ahead?", "shall I make it happen?", "do you want me to confirm it?",
-           "is that fine by you?", "should I finalise it?", "shall I carry on?", "would you like me to do that?"]  # fmt: skip
-CONFIRM_QUESTION = ["Shall I {action}?", "Would you like me to {action}?", "Do you want me to {action} now?",
-                    "Should I go ahead and {action}?", "Shall I go ahead and {action}?",
-                    "Can you confirm you'd like me to {action}?", "Just to confirm: should I {action}?",
-                    "Are you sure you'd like me to {action}?", "Okay to {action}?"]  # fmt: skip
-
-DONE_LEAD = ["", "Done: ", "There we go: ", "That's taken care of: ", "Thanks for confirming; ", "All set: ",
-             "Thanks, that went through: ", "It's done, and ", "Okay, that's through: ", "Good news: ",
-             "Right, ", "That worked: ", "I've processed it: ", "Perfect, ", "Success: "]  # fmt: skip
-FOUND_LEAD = ["", "I've checked, and ", "I looked it up: ", "Here's what I found: ", "According to our records, ",
-              "I can see that ", "Our records show that ", "From what I can see, ", "On my screen, ",
-              "Having checked, ", "I've pulled it up: ", "The system shows that "]  # fmt: skip
-UPDATED = ["{subject} has been updated", "{subject} is updated", "the change to {subject} went through",
-           "{subject} now has the change", "I've made the change to {subject}", "the update to {subject} is in",
-           "I've updated {subject}", "{subject} reflects the change now", "your request for {subject} is processed",
-           "{subject} is sorted"]  # fmt: skip
-
-REFUSE = ["I'm sorry, but I can't {act}: {reason}.", "Unfortunately I'm not able to {act}, because {reason}.",
-          "I'm afraid I can't {act}, since {reason}.", "I can't {act} here, I'm sorry: {reason}.",
-          "That's one thing I can't do: I'm unable to {act} because {reason}.",
-          "I'm sorry, I'm not able to {act}; {reason}.", "Regrettably, I can't {act}, as {reason}.",
-          "I have to say no to that: I can't {act}, because {reason}."]  # fmt: skip
-UNMET = ["Since it is not {cond}, I can't {act}; that's where it stands.",
-         "Because it isn't {cond}, I'm not able to {act}, so that's where things are.",
-         "It isn't {cond}, so I can't {act}; that's the current state.",
-         "As it's not {cond}, I'm unable to {act}, and that's where it stands.",
-         "I can't {act} because it is not {cond}, so it stays as it is.",
-         "It's no longer {cond}, which rules out being able to {act}; that's the situation."]  # fmt: skip
-MET = ["{subject} is {cond}, so I can go ahead with that.", "{subject} is {cond}, which means I can do that.",
-       "Good news: {subject} is {cond}, so that's possible.", "{subject} is {cond}, so there's no problem there.",
-       "I checked: {subject} is {cond}, so we can do it.", "{subject} is still {cond}, so this is doable."]  # fmt: skip
-INSTEAD = ["{subject} does not qualify for that, so as you asked I'll {act} instead.",
-           "{subject} isn't eligible for that; as you asked, I'll {act} instead.",
-           "That isn't possible for {subject}, so, as you said, I'll {act} instead.",
-           "{subject} doesn't qualify, so I'll {act} instead, as you asked.",
-           "As {subject} can't have that, I'll follow your fallback and {act}."]  # fmt: skip
-TRANSFER = ["I'm not able to arrange {request} myself, so I've transferred you to a human agent; they will follow up "
-            "with you.",
-            "{Request} is outside what I can do here, so I've handed your case to a human agent, who will get in "
-            "touch.",
-            "I can't handle {request} from here, so I've passed your case to a human agent who can; they'll "
-            "contact you.",
-            "For {request} you'll need one of my colleagues: I've transferred you to a human agent, and they'll "
-            "reach out shortly.",
-            "That one needs a person: I've escalated {request} to a human agent, who will be in touch with you."]  # fmt: skip
-CLOSE_LEAD = ["", "Before you go, ", "Now, ", "Alright, ", "Okay, ", "And ", "Lastly, ", "So, "]
-CLOSE_CORE = ["is there anything else I can help you with?", "anything else I can do for you today?",
-              "is there something else you'd like me to look at?", "can I help with anything else?",
-              "what else can I do for you?", "do you need help with anything else?",
-              "is there anything more I can look into for you?", "anything else on your list?",
-              "is there anything else you need from me?", "can I do anything else for you today?",
-              "is there any other matter I can help with?", "was there something further you needed?",
-              "can I assist with something more?", "is that everything for today?",
-              "does that cover what you needed?", "shall we look at something else too?",
-              "do you have any other questions?", "is there more you'd like to sort out?"]  # fmt: skip
 
 
 def identity_words(facts: list[Fact], rng: random.Random) -> str:
@@ -587,6 +523,7 @@ class Speaker:
         self.used: set[tuple[str, str]] = set()
         self.said: list[str] = []
         self.last_subject = ""  # the thing last named, which may then be "it" or "the order"
+        self._canon: dict[str, str] = {}  # a subject as said -> as first named (subject_of)
 
     # -------------------------------------------------------------- drawing
 
@@ -596,15 +533,38 @@ class Speaker:
         self.used.add((act, form))
         return form
 
-    def refer(self, subject: str) -> str:
-        """``subject`` again, as a person refers back to what was just named: the name
-        or "the <kind>" ("order #W1" -> "the order", "this order"); a new subject by its name."""
-        again = subject == self.last_subject
-        self.last_subject = subject
-        head = re.sub(r"\s+\S*\d\S*$", "", subject)
-        if not again or head == subject or not re.fullmatch(r"[a-z]+(?: [a-z]+)?", head):
+    def refer(self, subject: str, pronoun: bool = False) -> str:
+        """``subject`` again, as a person refers back to what was just named: "it" (where
+        ``pronoun``), or "the <kind>" ("order #W1" -> "the order", "this order", "that
+        order"), or the name; a new subject by its name."""
+        canon = self._canon.get(subject, subject)
+        again = canon == self.last_subject
+        self.last_subject = canon
+        head = re.sub(r"^(?:your|the) ", "", re.sub(r"\s+(?:ending in )?\S*\d\S*$", "", canon))
+        if not again:
             return subject
-        return self.rng.choice([subject, f"the {head}", f"this {head}"])
+        forms = [subject]
+        if head != canon and re.fullmatch(r"[a-z]+(?: [a-z]+)?", head):
+            forms += [f"the {head}", f"this {head}", f"that {head}"]
+        if pronoun:
+            forms += ["it", "it"]
+        return self.rng.choice(forms)
+
+    def words(self, phrase: str) -> str:
+        """A phrase of the task's (an intent, a request, a condition) in the agent's words:
+        generator words said in words (``tasks.values.words_in``), the customer's first
+        person turned to the second (``agent_voice``)."""
+        return agent_voice(words_in(phrase, self.spec))
+
+    def verb(self, phrase: str) -> str:
+        """``phrase`` with its first verb said another way where ``AGENT_VERBS`` lists one
+        ("change the cabin" -> "update the cabin"), drawn from the episode's stream."""
+        for size in (2, 1):
+            head = " ".join(phrase.split()[:size])
+            if head.lower() in AGENT_VERBS and len(phrase.split()) > size:
+                other = self.rng.choice(AGENT_VERBS[head.lower()])
+                return other + phrase[len(head) :]
+        return phrase
 
     def value(self, value: Any, key: str = "") -> str:
         said = say_value(value, key, self.spec)
@@ -624,7 +584,9 @@ class Speaker:
         form = self.pick(
             "identity", _forms([lead + ", " for lead in IDENTITY_LEAD], IDENTITY_ASK, IDENTITY_WHY)
         )
-        return _cap(form.format(what=identity_words(facts, self.rng))) + "?"
+        text = _cap(form.format(what=identity_words(facts, self.rng)))
+        asks = re.search(r"\b(?:could|may|can|would|what|what's|might)\b", text, re.IGNORECASE)
+        return text + ("?" if asks else ".")
 
     def ask_for(self, group: list[Fact]) -> str:
         fact = group[0]
@@ -636,41 +598,47 @@ class Speaker:
             asks = DETAIL_ASK
         else:
             asks = VALUE_ASK
-        return _cap(self.pick("ask", _forms(DETAIL_LEAD, asks)).format(label=humanise(fact.key)))
+        return _caps(self.pick("ask", _forms(DETAIL_LEAD, asks))).format(label=humanise(fact.key))
 
     def confirm(self, action: GoldAction, messages: list[Message], intent: str | None) -> str:
-        """The action in words, then a question asking for a yes that names nothing (the
-        user reads only the last question: a detail or a word such as "account" in it
-        would read as a request for that)."""
+        """The action in words and a request for consent: one question holding the action
+        ("Shall I cancel order #W1?"), or a statement of it and a question that names nothing
+        ("I'll cancel order #W1. Does that sound right?"). Either is read as a request for
+        consent by scoring (``asks_confirmation``) and by the scripted user."""
         what = self.describe(action, messages, intent)
         self.last_subject = subject_of(action)
-        statement = _cap(self.pick("propose", _forms(CONFIRM_LEAD, CONFIRM_BODY)).format(action=what)) + "."
-        return statement + " " + _cap(self.pick("yes?", _forms(YES_LEAD, YES_ASK)))
+        if self.rng.random() < CONFIRM_QUESTION_SHARE:
+            return self.pick("propose?", CONFIRM_QUESTION).format(action=what)
+        statement = _caps(self.pick("propose", _forms(CONFIRM_LEAD, CONFIRM_BODY))).format(action=what) + "."
+        return statement + " " + _caps(self.pick("yes?", _forms(YES_LEAD, YES_ASK)))
 
     def updated(self, subject: str, lead: bool) -> str:
         form = self.pick("updated", _forms(DONE_LEAD if lead else [""], UPDATED))
-        return _cap(form.format(subject=subject)) + "."
+        return _caps(form.format(subject=subject)) + "."
 
     def lead(self, write: bool) -> str:
         return self.pick("lead", DONE_LEAD if write else FOUND_LEAD)
 
     def refusal(self, requested: str, reason: str) -> str:
-        return self.pick("refuse", REFUSE).format(act=agent_voice(_as_action(requested)), reason=reason)
+        """Why the request cannot be done, the policy's reason in words ("an out on slopes
+        ski rental cannot be released", never ``out_on_slopes``)."""
+        act = self.verb(self.words(_as_action(requested)))
+        return self.pick("refuse", REFUSE).format(act=act, reason=words_in(reason, self.spec))
 
     def unmet(self, condition: str, requested: str) -> str:
         return self.pick("unmet", UNMET).format(
-            cond=agent_voice(condition), act=agent_voice(_as_action(requested))
+            cond=self.words(condition), act=self.verb(self.words(_as_action(requested)))
         )
 
     def met(self, subject: str, condition: str) -> str:
-        return _cap(self.pick("met", MET).format(subject=subject, cond=agent_voice(condition)))
+        return _cap(self.pick("met", MET).format(subject=subject, cond=self.words(condition)))
 
     def instead(self, subject: str, otherwise: str) -> str:
-        text = self.pick("instead", INSTEAD).format(subject=subject, act=agent_voice(_as_action(otherwise)))
-        return _cap(text)
+        act = self.verb(self.words(_as_action(otherwise)))
+        return _cap(self.pick("instead", INSTEAD).format(subject=subject, act=act))
 
     def transfer(self, request: str) -> str:
-        request = agent_voice(request or "this")
+        request = self.words(request or "this")
         form = self.pick("transfer", TRANSFER)
         return _cap(form.replace("{Request}", _cap(request)).format(request=request))
 
@@ -678,7 +646,21 @@ class Speaker:
         return _cap(self.pick("close", _forms(CLOSE_LEAD, CLOSE_CORE)))
 
     def subject(self, action: GoldAction | None) -> str:
-        return subject_of(action)
+        """What the action is about (``subject_of``), named one of the ways a person names
+        it: "order #W1", "your order #W1"; a long number also by its last four digits ("the
+        phone number ending in 2018")."""
+        named = subject_of(action)
+        m = re.fullmatch(r"([a-z]+(?: [a-z]+)?) (\S*\d\S*)", named)
+        if m is None:
+            return named
+        label, value = m.groups()
+        noun = self.rng.choice(AGENT_NOUNS.get(label, (label,)))
+        forms = [named, f"{noun} {value}", f"your {noun} {value}"]
+        if value.isdigit() and len(value) >= 7:
+            forms.append(f"the {noun} ending in {value[-4:]}")
+        said = self.rng.choice(forms)
+        self._canon[said] = named
+        return said
 
     # -------------------------------------------------------------- results
 
@@ -692,14 +674,14 @@ class Speaker:
     ) -> str:
         """The claims of one goal in one sentence, every value spoken as a person would."""
         write = action is not None and action.confirm
-        named, subject = subject, self.refer(subject)
+        named, subject = subject, self.refer(subject, pronoun=True)
         if not claims:
             return "" if action is None else self.updated(subject, lead)
         for _ in range(12):  # a form that states every claim (scoring's reading) or the plain one
             bits = [self._claim(claim, subject, write, element) for claim in claims]
             sentence = bits[0] if len(bits) == 1 else ", ".join(bits[:-1]) + " and " + bits[-1]
             opener = self.lead(write) if lead and action is not None else ""
-            text = _cap(opener + sentence) + "."
+            text = _cap(opener + (_cap(sentence) if opener.endswith(". ") else sentence)) + "."
             if self.states(claims, text):
                 return text
         return _claim_sentence(claims, named, action, self.rng, lead=False)
@@ -717,11 +699,16 @@ class Speaker:
         if claim.path == "status" or claim.path.endswith(".status"):
             said = self.value(value, claim.path)
             now = "now " if write else ""
-            return self.pick(
-                "status",
-                [f"{subject} is {now}{said}", f"the status of {subject} is {now}{said}",
-                 f"{subject} {now}shows as {said}", f"{subject} is {now}marked {said}"],
-            )  # fmt: skip
+            forms = [
+                f"{subject} is {now}{said}",
+                f"{subject} {now}shows as {said}",
+                f"{subject} is {now}marked {said}",
+                f"{subject} is {now}listed as {said}",
+                f"{subject} {'has now' if write else 'has'} the status {said}",
+            ]
+            if subject != "it":
+                forms += [f"the status of {subject} is {now}{said}", f"{subject}'s status is {now}{said}"]
+            return self.pick("status", forms)  # fmt: skip
         if isinstance(value, bool):
             return f"{subject} is {'' if value else 'not '}{label}"
         if isinstance(value, int | float):
@@ -743,6 +730,10 @@ class Speaker:
                     forms += [f"{said} has been {label}", f"{said} was {label}"]
                 if label == "refunded" and not of:
                     forms += [f"your refund is {said}", f"you'll get {said} back"]
+                if label in ("paid", "net paid") and not of:  # what the payments on it add up to
+                    forms += [f"your payments on it come to {said}", f"you've paid {said} on it in total"]
+                    if label == "net paid":
+                        forms += [f"your payments net out to {said}", f"after any refunds you've paid {said}"]
                 return self.pick("money", forms)
             if isinstance(value, int) and label.endswith("s"):
                 if label.startswith("total "):
@@ -756,32 +747,51 @@ class Speaker:
             label += " number"
         return self.pick(
             "field",
-            [f"the {label} is {said}", f"the {label} is {said} now" if write else f"the {label} is {said}"],
-        )
+            [f"the {label} is {said}", f"the {label} is {said} now" if write else f"the {label} is {said}",
+             f"your {label} is {said}", f"the {label} for it is {said}"],
+        )  # fmt: skip
 
     # -------------------------------------------------------------- the action in words
 
     def describe(self, action: GoldAction, messages: list[Message], intent: str | None = None) -> str:
         """The call in words, every argument included, in the agent's voice: 'change the
         shipping address of order #W0012345 to 1 Main St, Austin, TX 78701, USA'; ids named by
-        what the conversation showed about them ('visa credit card ending in 6651')."""
+        what the conversation showed about them ('visa credit card ending in 6651'); the
+        intent's verb said one of the ways ``AGENT_VERBS`` lists; the thing acted on named in
+        the intent where it says "your <thing>" ('change the cabin of reservation KK2BKS');
+        details as a person lists them ('with insurance', '2 bags in total', 'on June 5,
+        2026', 'economy as the cabin')."""
         outputs = _outputs(messages)
         args = action.arguments
-        subject_key = next((k for k, v in args.items() if k.endswith("_id") and isinstance(v, str)), None)
-        verb = agent_voice(intent or humanise(action.name))
-        if subject_key == "order_id":
-            verb, hits = re.subn(r"\b(your|an?|the)\s+order\b", f"order {args['order_id']}", verb)
-            if not hits:
-                verb += f" for order {args['order_id']}"
-            self.said.append(str(args["order_id"]))
-        parts: list[str] = []
+        verb = self.verb(self.words(intent or humanise(action.name)))
+        ids = [k for k, v in args.items() if k.endswith("_id") and isinstance(v, str)]
+        # The thing acted on: the id whose kind the intent names ("your reservation"), else the first.
+        subject_key = next(
+            (k for k in ids if re.search(rf"\b(?:your|an?|the)\s+{re.escape(humanise(k))}\b", verb)),
+            ids[0] if ids else None,
+        )
+        named_key = None
+        if subject_key is not None and subject_key not in _SELF_KEYS:
+            value = str(args[subject_key])
+            label = humanise(subject_key)
+            if "_" not in value and re.fullmatch(r"[a-z]+", label):
+                noun = self.rng.choice(AGENT_NOUNS.get(label, (label,)))
+                verb, hits = re.subn(rf"\b(your|an?|the)\s+{label}\b", f"{noun} {value}", verb, count=1)
+                if not hits and subject_key == "order_id":
+                    verb += f" for order {value}"
+                    hits = 1
+                if hits:
+                    named_key = subject_key
+                    self.said.append(value)
+        nouns: list[str] = []
+        extras: list[str] = []
         address = {k: str(v) for k, v in args.items() if k in ADDRESS_PARTS and v not in ("", None)}
         head = ""
         if len(address) > 1:
             head = "to " + format_us_address(**address)
             self.said.append(head[3:])
         for key, value in args.items():
-            if key == subject_key or key in address or value in ("", None, []) or key in _SELF_KEYS:
+            if key == named_key or key in address or value in ("", None, []) or key in _SELF_KEYS:
                 continue
             label = humanise(key)
             if isinstance(value, list):
@@ -790,43 +800,85 @@ class Speaker:
                     for v in value
                 ]
                 self.said.extend(names)
-                parts.append(f"the {label} " + _and(names))
+                nouns.append(f"the {label} " + _and(names))
             elif key.endswith("_id"):
                 name = _spoken_options(_name_of(value, outputs))
                 self.said.append(name)
                 if name == str(value):
-                    parts.append(f"{label} {value}")
+                    nouns.append(f"{label} {value}")
+                elif " " in name:
+                    if "ending in" in name:
+                        name = self.rng.choice(
+                            [
+                                name,
+                                name.replace(" credit card", " card"),
+                                name.replace("ending in", "that ends in"),
+                                name.replace("ending in", "with the last four digits"),
+                            ]
+                        )
+                    nouns.append(f"the {name}")
                 else:
-                    parts.append(
-                        f"the {name}" if " " in name else f"the {display_words(name, self.spec)} {label}"
-                    )
+                    shown = display_words(name, self.spec)
+                    if shown.lower() in label.split():  # a kind that is the label's own word ("payment")
+                        nouns.append(f"the {label} {value}")
+                    else:
+                        nouns.append(
+                            self.rng.choice([f"the {shown} {label}", f"your {shown} {label}", shown])
+                        )
             elif key.endswith("reason") and isinstance(value, str):
                 said = self.value(value, key)
-                parts.append(
-                    self.rng.choice(
-                        [f"the reason being {said}", f"{said} as the reason", f"giving {said} as the reason"]
-                    )
-                )
+                extras.append(self.rng.choice([f"the reason being {said}", f"giving {said} as the reason",
+                                               f"with {said} as the reason", f"for the reason '{said}'"]))  # fmt: skip
             elif isinstance(value, str) and len(value.split()) > 3:
                 self.said.append(value)
-                parts.append(self.rng.choice([f'the {label} "{value}"', f'"{value}" as the {label}']))
-            else:
-                said = self.value(value, key)
-                parts.append(
-                    self.rng.choice([f"the {label} {said}", f"{said} as the {label}", f"{label} {said}"])
+                nouns.append(self.rng.choice([f'the {label} "{value}"', f'"{value}" as the {label}']))
+            elif isinstance(value, bool) or (isinstance(value, str) and value.lower() in ("yes", "no")):
+                yes = value if isinstance(value, bool) else value.lower() == "yes"
+                extras.append(
+                    self.rng.choice([f"with {label}", f"including {label}", f"with {label} included"])
+                    if yes
+                    else self.rng.choice([f"without {label}", f"with no {label}", f"and no {label}"])
                 )
+            else:
+                nouns.append(self._detail(key, label, value))
         text = f"{verb} {head}".rstrip()
-        if parts:
+        if nouns:
             joins = [
                 ", with ",
                 " using ",
                 " — ",
                 ", with these details: ",
                 ", and that's with ",
-                ", setting ",
             ]
-            text += self.pick("with", joins) + _and(parts)
+            text += self.pick("with", joins) + _and(nouns)
+        if extras:
+            clause = nouns or head or not extras[0].startswith(("with", "without", "including", "and no"))
+            text += (", " if clause else " ") + _and(extras)
         return text
+
+    def _detail(self, key: str, label: str, value: Any) -> str:
+        """One detail of an action as a noun phrase: '2 bags in total', '3 gigabytes',
+        'economy as the cabin', 'the date June 5, 2026', 'billing category'."""
+        said = self.value(value, key)
+        words = label.split()
+        if isinstance(value, int) and not isinstance(value, bool) and not is_money(key, value):
+            if words[0] == "total" and len(words) > 1 and words[-1].endswith("s"):
+                return self.rng.choice(
+                    [f"{said} {' '.join(words[1:])} in total", f"a total of {said} {' '.join(words[1:])}"]
+                )
+            if len(words) == 1 and label.endswith("s"):
+                return f"{said} {label}"
+        if key.endswith(("_number", "_code")) and isinstance(value, str | int):
+            return self.rng.choice([f"{label} {said}", f"the {label} {said}", f"{words[-1]} {said}"])
+        forms = [f"the {label} {said}", f"{said} as the {label}", f"{label} {said}"]
+        if (
+            isinstance(value, str)
+            and len(words) == 1
+            and len(said.split()) <= 2
+            and not any(c.isdigit() for c in said)
+        ):
+            forms += [f"{said} {label}", f"the {said} {label}"]
+        return self.rng.choice(forms)
 
 
 def _spoken_options(name: str) -> str:

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from envfactory_mcp.llm import LLMClient
+from envfactory_mcp.scoring.policy import asks_confirmation
 from envfactory_mcp.sim.types import STOP, TRANSFER, EpisodeView, Message, UserTurn
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
 from envfactory_mcp.tasks.model import Fact, Task
@@ -190,34 +191,40 @@ def _words(text: str) -> set[str]:
     return found
 
 
-def _focus(text: str) -> str:
-    """The part of the agent's message that asks something: its last question, if any."""
-    questions = re.findall(r"[^.!?\n]*\?", text)
-    return questions[-1] if questions else text
+def questions_of(text: str) -> list[str]:
+    """Every question of the agent's message, in order ("...?"); a message that asks
+    something without a question mark ("Please share your email.") is one question; none
+    when it asks nothing."""
+    found = [q.strip() for q in re.findall(r"[^.!?\n]*\?", text) if q.strip(" ?")]
+    if found:
+        return found
+    return [text] if any(cue in text.lower() for cue in REQUEST_CUES) else []
 
 
 class ScriptedUser:
-    """A deterministic rule-based user, checked in this order on the agent's last text:
+    """A deterministic rule-based user. ``view.goal_met()`` -> thanks and ``###STOP###``; a
+    hand-off to a person announced (``HANDOFF``) -> ``###TRANSFER###``; a message that asks
+    nothing -> identity if a statement asks for it, else "Okay, thank you.". Otherwise every
+    question of the agent's message (``questions_of``) is answered, in order, in one reply;
+    each question by the first rule that applies:
 
-    1. ``view.goal_met()`` -> thanks and ``###STOP###``;
-    2. a hand-off to a person announced (``HANDOFF``) -> ``###TRANSFER###``;
-    3. identity asked (email, name, zip, account, verify, ... in the agent's question,
-       or anywhere in a text that asks nothing) -> the identity facts asked for and not
-       yet given (email, or name and zip; all of them when the request does not say
-       which); asked again as a question -> restated;
-    4. a question about a detail the user held back (``in_opening`` false: a payment
-       method, a new address, a reason) -> that detail, with the rest of its call's
-       details (a whole address);
-    5. no question or request at all -> "Okay, thank you.";
-    6. an open question (which/what/...) about known facts -> those facts restated;
-    7. a yes/no or confirmation question -> "Yes, please go ahead.";
-    8. a question or request about known facts -> those facts restated;
-    9. otherwise -> a nudge repeating the goal.
+    1. identity asked (email, name, zip, account, verify, ... in the question, which is not
+       a request for consent) -> the identity facts asked for and not yet given (email, or
+       name and zip; all of them when the request does not say which);
+    2. a detail the user held back (``in_opening`` false: a payment method, a new address, a
+       reason) named in a question that is no request for consent -> that detail, with the
+       rest of its call's details (a whole address);
+    3. identity asked again -> restated;
+    4. a request for consent (``scoring.policy.asks_confirmation``: "shall I go ahead?",
+       "does that sound right?"), or a yes/no question -> "Yes, please go ahead.";
+    5. an open question (which/what/...) or a request about known facts -> those facts
+       restated.
 
-    A reply it already gave since the last progress becomes a nudge instead, so an agent
-    cannot keep it confirming forever. Progress is a write done since the previous reply
-    or identity newly revealed; after ``max_nudges`` nudges without progress the user
-    says ``###STOP###``.
+    A yes is dropped when other answers go with it (a detail such as "no insurance" beside
+    it would read as a no). A reply it already gave since the last progress becomes a
+    nudge instead, so an agent cannot keep it confirming forever. Progress is a write done
+    since the previous reply or identity newly revealed; after ``max_nudges`` nudges without
+    progress the user says ``###STOP###``.
     """
 
     name = "scripted"
@@ -260,39 +267,65 @@ class ScriptedUser:
             self._writes = writes
             self._progress()
         facts = task.user_scenario.known_info
-        asks = "?" in text or any(cue in lowered for cue in REQUEST_CUES)
-        focus = _focus(text)
-        # Identity is asked in the question itself; an agent restating an action that
+        questions = questions_of(text)
+        if not questions:
+            # Nothing asked: identity may still be requested in a statement.
+            identity = self._identity_asked(facts, lowered)
+            new = [i for i in identity if i not in self._revealed]
+            if new:
+                return self._say(self._reveal(facts, new)) or self._nudge(task)
+            return self._say(ACKNOWLEDGE) or self._nudge(task)
+        answers: list[str] = []
+        for question in questions:
+            answer = self._answer(question, facts, messages)
+            if answer and answer not in answers:
+                answers.append(answer)
+        # A yes stands alone: beside a detail ("no insurance") it would read as a no, so
+        # with other answers it is left for the agent to ask again.
+        if CONFIRM_REPLY in answers and len(answers) > 1:
+            answers.remove(CONFIRM_REPLY)
+        reply = " ".join(answers)
+        return (self._say(reply) if reply else None) or self._nudge(task)
+
+    def _answer(self, question: str, facts: list[Fact], messages: list[Message]) -> str | None:
+        """The user's answer to one question of the agent's (None: nothing to say to it)."""
+        lowered = question.lower()
+        # Identity is asked in the question itself; a proposal restating an action that
         # mentions a zip code or a name is not asking who the user is.
-        identity = self._identity_asked(facts, focus.lower() if asks else lowered)
+        consent = asks_confirmation(question if question.rstrip().endswith("?") else question + "?")
+        identity = [] if consent else self._identity_asked(facts, lowered)
         new = [i for i in identity if i not in self._revealed]
         if new:
-            self._revealed.update(new)
-            self._progress()
-            return UserTurn(identity_sentence([facts[i] for i in new]))
+            return self._reveal(facts, new)
         others = [f for f in facts if f.kind != "identity"]
-        hits = [f for f in others if _words(f"{fact_label(f)} {f.text}") & _words(focus)] if asks else []
+        hits = [f for f in others if _words(f"{fact_label(f)} {f.text}") & _words(question)]
         held = [f for f in hits if not f.in_opening and (f.goal, f.key) not in self._told]
-        if held:  # a detail the user kept back, now asked for: the current goal's first
+        if held and not consent:  # a detail the user kept back, now asked for: the current goal's first
             current = min(f.goal for f in held)
             given = _with_group([f for f in held if f.goal == current], others)
             self._told.update((f.goal, f.key) for f in given)
             self._progress()
-            return UserTurn(facts_sentence(given, self._rng(messages)))
-        if identity and asks:
-            answer: str | None = identity_sentence([facts[i] for i in identity])
-        elif not asks:
-            answer = ACKNOWLEDGE
-        elif OPEN_QUESTION.search(focus.lower()):
-            answer = facts_sentence(hits, self._rng(messages)) if hits else None
-        elif focus.rstrip().endswith("?") or any(cue in focus.lower() for cue in CONFIRM_CUES):
-            answer = CONFIRM_REPLY
-        else:
-            answer = facts_sentence(hits, self._rng(messages)) if hits else None
-        if answer is not None and answer not in self._given:
-            self._given.add(answer)
-            return UserTurn(answer)
-        return self._nudge(task)
+            return facts_sentence(given, self._rng(messages))
+        if identity:
+            return identity_sentence([facts[i] for i in identity])
+        if consent or (
+            not OPEN_QUESTION.search(lowered)
+            and (question.rstrip().endswith("?") or any(cue in lowered for cue in CONFIRM_CUES))
+        ):
+            return CONFIRM_REPLY
+        return facts_sentence(hits, self._rng(messages)) if hits else None
+
+    def _reveal(self, facts: list[Fact], new: list[int]) -> str:
+        self._revealed.update(new)
+        self._progress()
+        return identity_sentence([facts[i] for i in new])
+
+    def _say(self, answer: str) -> UserTurn | None:
+        """``answer``, unless it was already given since the last progress (then None)."""
+        if answer in self._given:
+            return None
+        self._given.add(answer)
+        return UserTurn(answer)
 
     def _rng(self, messages: list[Message]) -> random.Random:
         """The wording's randomness: the same task at the same turn says the same thing."""

@@ -143,6 +143,39 @@ def test_a_status_is_said_in_any_spelling_or_accepted_word(value: str, said: str
     assert mentions(status(value), said) == count
 
 
+def appointment_status(value: str) -> Value:
+    """A status of a column with scheduled / completed / cancelled, with the common words
+    for each ("all done" and "complete" are words for completed)."""
+    from envfactory_mcp.spec.state_words import STATE_WORDS
+
+    phrases = {v: (v, *STATE_WORDS.get(v, ())) for v in ("scheduled", "completed", "cancelled")}
+
+    def stems(v: str) -> tuple[tuple[str, ...], ...]:
+        return tuple(words.stems_of(p) for p in phrases[v])
+
+    rivals = tuple(p for v in phrases if v != value for p in stems(v))
+    return Value(value, "enum", phrases=stems(value), rivals=rivals, label=words.stems_of("status"))
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        # A lead saying how the request went states no state of the thing: no contradiction.
+        ("All done: the appointment is now cancelled.", 1),
+        ("Complete! Your appointment is cancelled.", 1),
+        ("Okay, all done: the appointment is cancelled.", 1),
+        ("Everything's finished: your appointment is cancelled.", 1),
+        ("Your appointment is cancelled. All done!", 1),
+        # A clause about the thing with a rival still contradicts, and a hedge still hedges.
+        ("It is completed. The appointment is cancelled.", 0),
+        ("The appointment is cancelled. It is complete.", 0),
+        ("The appointment is complete, or maybe cancelled.", 0),
+    ],
+)
+def test_a_leading_all_done_does_not_void_a_status(said: str, count: int):
+    assert mentions(appointment_status("cancelled"), said) == count
+
+
 @pytest.mark.parametrize(
     ("value", "said", "count"),
     [

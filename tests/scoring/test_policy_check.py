@@ -142,20 +142,115 @@ def test_affirms(text: str, yes: bool):
     assert affirms(text) is yes
 
 
-@pytest.mark.parametrize(
-    ("text", "asks"),
-    [
-        ("Can I cancel order #W0012345 for you?", True),
-        ("Would you like the refund on your original card?", True),
-        ("I'll cancel it. Is that alright?", True),
-        ("Cancel #W0012345 now (yes or no)?", True),
-        ("Shall I go ahead?", True),
-        ("What is the email on your account?", False),
-        ("Could you share your zip code?", False),
-        ("Can you provide your order number?", False),
-    ],
-)
-def test_a_yes_no_question_proposing_an_action_asks_for_confirmation(text: str, asks: bool):
+# Asking for consent, in the many ways people ask for it.
+CONSENT_REQUESTS = [
+    "Does that sound right?",
+    "Shall I go ahead?",
+    "OK to proceed?",
+    "Can I cancel order #W0012345 for you?",
+    "Would you like the refund on your original card?",
+    "I'll cancel it. Is that alright?",
+    "Cancel #W0012345 now (yes or no)?",
+    "Is that okay with you?",
+    "Sound good?",
+    "Does this look right to you?",
+    "How does that sound?",
+    "Happy for me to go ahead?",
+    "Are you happy for me to go ahead?",
+    "Do I have your go-ahead?",
+    "Is it okay if I go ahead?",
+    "Okay if I cancel it?",
+    "Mind if I cancel it now?",
+    "Shall I make it happen?",
+    "Would that work for you?",
+    "Is that what you want?",
+    "Is this what you'd like?",
+    "Do you agree?",
+    "Can you confirm?",
+    "Do you want me to confirm it?",
+    "Should I finalise it?",
+    "Please confirm and I'll proceed.",
+    "Let me know if I should go ahead.",
+    "I'll need your OK before I make the change.",
+    "Reply yes to continue.",
+    "What do you think, shall I go ahead?",
+    "Want me to go ahead?",
+    "Are we good to go?",
+    "Ready for me to submit it?",
+    "Alright?",
+    "So, shall I carry on?",
+    "Is everything correct?",
+    "Is that right?",
+    "May I go ahead and book it?",
+    "Shall I go ahead and cancel order #W1?",
+    "Would you like me to proceed?",
+    "Is it alright to go ahead?",
+    "Any objection to me going ahead?",
+    "Can I go ahead with that?",
+    "Is that correct?",
+    "Do you want me to go ahead?",
+    "OK?",
+    "Everything look good?",
+    "Does that work?",
+    "Good to go?",
+    "Okay with that?",
+    "Shall I pay bill B26050011 with the amount $20.00 and the card ending in 6638?",
+    "Do you want me to swap the Electric Kettle (capacity 1.7L, stainless steel) for the one with 1.5L?",
+]
+# Questions for information, offers of more help, and statements: none asks for consent.
+NOT_CONSENT_REQUESTS = [
+    "What is the email on your account?",
+    "Could you share your zip code?",
+    "Can you provide your order number?",
+    "Could you confirm your email address?",
+    "Which card would you like to use?",
+    "Is there anything else I can help you with?",
+    "Can I help with anything else?",
+    "Do you have any other questions?",
+    "Shall we look at something else too?",
+    "Do you have the order number?",
+    "I'll go ahead and cancel it.",
+    "I've gone ahead and cancelled it.",
+    "Your order is confirmed.",
+    "What is your email, so I can proceed?",
+    "Where should it go?",
+    "Did you receive the item?",
+    "Is the order still pending?",
+    "Anything else I can do for you today?",
+    "Would you like to tell me your zip code?",
+    "How would you like to pay?",
+    "When would you like to fly?",
+    "Could you tell me the reason?",
+    "Do you remember the order number?",
+    "Can I ask the reason?",
+    "What should the cabin be?",
+    "Is there something else you'd like me to look at?",
+    "Could you please verify your date of birth?",
+    "Can you let me know the reason for it?",
+    "The plan is confirmed.",
+    "Thanks for confirming; it is cancelled.",
+    "Which payment method should I use?",
+    "Was there something further you needed?",
+    "Does that cover what you needed?",
+    "Is that everything for today?",
+    "Who am I speaking with?",
+    "Why was it returned?",
+    "Before I go ahead, what is the new address, with street, city, state, zip code and country?",
+    "To confirm the change, which card should I use?",
+]
+
+
+@pytest.mark.parametrize("text", CONSENT_REQUESTS)
+def test_a_request_for_consent_asks_for_confirmation(text: str):
     from envfactory_mcp.scoring.policy import asks_confirmation
 
-    assert asks_confirmation(text) is asks
+    assert asks_confirmation(text), text
+    assert asks_confirmation(f"To confirm, I'll cancel order #W0012345. {text}"), text
+
+
+@pytest.mark.parametrize("text", NOT_CONSENT_REQUESTS)
+def test_a_question_for_information_or_more_help_is_no_request_for_consent(text: str):
+    from envfactory_mcp.scoring.policy import asks_confirmation
+
+    assert not asks_confirmation(text), text
+    assert not asks_confirmation(f"Order #W0012345 is now cancelled. {text}"), text

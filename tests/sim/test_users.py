@@ -129,6 +129,50 @@ async def test_scripted_user_confirms_a_yes_no_question_once_then_nudges(tasks):
     assert (await user.reply(question, view)).content == CONFIRM_REPLY
 
 
+async def test_scripted_user_answers_every_question_of_a_turn(tasks):
+    """Two questions in one message, the one that matters first: both are answered (the
+    user used to read only the last question)."""
+    task = with_email_and_name_zip(tasks[0])
+    user = ScriptedUser()
+    user.start(task)
+    reply = await user.reply(
+        said("Could you give me your email address? And is there anything I should know first?"), FakeView()
+    )
+    assert reply.content.startswith("My email is q@x.example.")
+    held = next(
+        (t, f)
+        for t in tasks
+        for f in t.user_scenario.known_info
+        if f.kind == "detail" and not f.in_opening and "reason" in f.key
+    )
+    task, reason = held
+    user = ScriptedUser()
+    user.start(task)
+    both = await user.reply(said("What is your email? Also, may I ask the reason for it?"), FakeView())
+    email = next(f for f in task.user_scenario.known_info if f.kind == "identity")
+    assert email.text in both.content and all(m.lower() in both.content.lower() for m in reason.must)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Shall I change the address on your account to 1 Main St, Austin, TX 78701?",
+        "Does that sound right?",
+        "Happy for me to go ahead with the zip code change?",
+        "How does that sound?",
+    ],
+)
+async def test_a_request_for_consent_is_answered_yes_whatever_it_names(tasks, question: str):
+    task = next(t for t in tasks if t.kind == "write")
+    user = ScriptedUser()
+    user.start(task)
+    for i, f in enumerate(task.user_scenario.known_info):  # identity already given
+        if f.kind == "identity":
+            user._revealed.add(i)
+    reply = await user.reply(said(f"I'll update it for you. {question}"), FakeView())
+    assert reply.content == CONFIRM_REPLY
+
+
 async def test_scripted_user_restates_known_facts_by_their_text_not_internal_ids(tasks):
     task, ref = next(
         (t, f)
