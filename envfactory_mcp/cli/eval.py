@@ -27,7 +27,7 @@ def eval_command(
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Results folder.")] = Path("eval_results"),
     agent: Annotated[
-        str, typer.Option(help="oracle, demonstrator, noop, random, coinflip or llm.")
+        str, typer.Option(help="oracle, demonstrator, gold-replay, noop, random, coinflip or llm.")
     ] = "oracle",
     agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL of the agent's endpoint.")] = None,

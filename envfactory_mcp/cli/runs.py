@@ -109,8 +109,9 @@ def rollout(
     agent: Annotated[
         str,
         typer.Option(
-            help="demonstrator (policy-following, grounded: the SFT source), oracle (replays the gold: a "
-            "consistency check), noop, random or llm."
+            help="demonstrator (policy-following, decides from the user's words and tool outputs only: "
+            "the SFT source), gold-replay (the same procedure following the gold's calls: a reference), "
+            "oracle (replays the gold: a consistency check), noop, random or llm."
         ),
     ] = "demonstrator",
     agent_model: Annotated[

@@ -25,7 +25,7 @@ from envfactory_mcp.eval.compose import ComposedSet, EvalTask, compose_eval_set,
 from envfactory_mcp.eval.report import EvalResult, eval_result, summarize, write_results
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 
-AGENTS = ("oracle", "demonstrator", "noop", "random", "coinflip", "llm")
+AGENTS = ("oracle", "demonstrator", "gold-replay", "noop", "random", "coinflip", "llm")
 EVAL_SET = "eval_set.jsonl"
 TASKS = "tasks.jsonl"
 DEMO_SERVERS = "servers"  # <out>/servers: the demo packages, and links to the others

@@ -48,7 +48,7 @@ from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
 T = TypeVar("T")
-AGENTS = ("demonstrator", "oracle", "noop", "random", "llm")
+AGENTS = ("demonstrator", "gold-replay", "oracle", "noop", "random", "llm")
 # Keys a run may change when it resumes: how it runs, not what it records. The task file
 # may move (its content is checked by hash), and a run may be grown by task subsets.
 RESUMABLE_KEYS = ("concurrency", "backend", "ray_address", "tasks_path", "task_ids", "max_tasks")
@@ -136,10 +136,19 @@ def make_agent(config: RolloutConfig, task: Task) -> Agent:
 
     if config.agent == "oracle":
         return agents.OracleAgent()
-    if config.agent == "demonstrator":
+    if config.agent in ("demonstrator", "gold-replay"):
+        # The SFT source decides from the user's side and the tools' outputs only
+        # (sim/planner.py); "gold-replay" follows the gold's calls, a reference that is
+        # correct by construction, for tests and consistency checks.
         from envfactory_mcp.sim.demonstrator import DemonstratorAgent
+        from envfactory_mcp.sim.planner import BlindDemonstrator
 
-        demonstrator = DemonstratorAgent(seed=config.seed, spec=_package_spec(config.servers_dir, task.env))
+        spec = _package_spec(config.servers_dir, task.env)
+        demonstrator: Agent = (
+            BlindDemonstrator(seed=config.seed, spec=spec)
+            if config.agent == "demonstrator"
+            else DemonstratorAgent(seed=config.seed, spec=spec)
+        )
         if not config.agent_model:
             return demonstrator
         # With a model named, its text is rewritten by it, every grounded value kept (sim/rewrite.py).

@@ -14,8 +14,12 @@ and not the privilege:
   handed to a human;
 * one tool call per turn, and never text in the same turn as a call.
 
-The gold-replaying ``OracleAgent`` stays as a test instrument; this agent is the default
-source of demonstrations. Its phrasing varies with a per-task seed.
+It follows the gold's calls, so it is correct by construction but privileged: it opens a
+described object directly. The default source of demonstrations is
+``sim.planner.BlindDemonstrator``, which decides from the user's side and the tools'
+outputs only; this one stays under the agent name ``gold-replay`` (``--agent gold-replay``)
+as a guaranteed-correct reference for tests and consistency checks, and under the
+metamorphic agents. Its phrasing varies with a per-task seed.
 """
 
 from __future__ import annotations

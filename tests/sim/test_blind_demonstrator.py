@@ -66,7 +66,8 @@ def envs() -> dict[str, Any]:
     return {name: load_environment(name, SERVERS_DIR).env for name in ENVS}
 
 
-ENVS = ["retail", "airline", "telecom", "banking", "clinic"]
+# dog_walking lists every customer's objects: only the signed-in one's are candidates
+ENVS = ["retail", "airline", "telecom", "banking", "clinic", "dog_walking"]
 
 
 def play(env: Any, tasks: list[Task], tmp: Path, seal: bool) -> dict[str, TrajectoryRecord]:
@@ -120,22 +121,7 @@ def test_it_never_reads_the_gold(envs: dict[str, Any], played: dict[str, Any], t
             assert record.messages == sealed_run[task_id].messages, task_id
 
 
-FAILING = {  # what the blind demonstrator does not do yet (issue 26); strict: a fix shows
-    "retail": "an ask goal answered by a computation: the sum of the prices of variants the "
-    "user describes (list_all_product_types, get_product_details, calculate)",
-    "airline": "an ask goal answered by searching flights and summing their prices "
-    "(search_direct_flights, calculate); a booking with several passengers and a return flight",
-    "clinic": "an ask goal answered by summing bills (get_bill_details, calculate)",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(reason=FAILING[n], strict=True)) if n in FAILING else n
-        for n in ENVS
-    ],
-)
+@pytest.mark.parametrize("name", ENVS)
 def test_blind_it_finishes_every_task(name: str, envs: dict[str, Any], played: dict[str, Any]):
     """Reward 1.0 on every task, scored against the real task; every call grounded and no
     policy violation."""
@@ -146,3 +132,29 @@ def test_blind_it_finishes_every_task(name: str, envs: dict[str, Any], played: d
         assert ungrounded_calls(records[task.task_id].messages, spec) == [], task.task_id
         assert policy_violations(records[task.task_id].messages, spec) == [], task.task_id
     assert failed == []
+
+
+def test_a_total_is_added_up_with_the_calculator(envs: dict[str, Any], played: dict[str, Any]):
+    """ "How much would they cost together": the blind demonstrator looks each object up,
+    adds the amounts with the environment's calculator, and says the sum (the gold's)."""
+    import json
+
+    from envfactory_mcp.tasks.compose import TOTAL_INTENT
+
+    seen = 0
+    for name in ("retail", "airline", "clinic"):
+        tasks, records = played[name]
+        calculator = envs[name].spec.policy_rules.calculator
+        for task in tasks:
+            if not any(g.intent == TOTAL_INTENT for g in task.gold.goals):
+                continue
+            seen += 1
+            messages = records[task.task_id].messages
+            calls = [c for m in messages if m.get("role") == "assistant" for c in (m.get("tool_calls") or [])]
+            sums = [c for c in calls if c["function"]["name"].endswith(str(calculator))]
+            assert len(sums) == 1, task.task_id
+            expression = json.loads(sums[0]["function"]["arguments"])
+            gold = next(a for a in task.gold.actions if a.name == calculator)
+            assert expression == gold.arguments, task.task_id  # the same amounts, in the order named
+            assert records[task.task_id].reward == 1.0, task.task_id
+    assert seen >= 3
