@@ -161,11 +161,12 @@ def ensure_blueprint(
     ``pipeline`` and ``demo`` leave a checkout's committed package as it is. Anything else
     is built (``build_blueprint``)."""
     from envfactory_mcp.emit.write import read_package
-    from envfactory_mcp.packages import RUNNABLE, package_status
-    from envfactory_mcp.verify.provenance import read_report
+    from envfactory_mcp.verify.provenance import UNSIGNED, read_report, verification_status
 
     folder = settings.server_dir(name)
-    if (folder / package_name(name) / "data" / "spec.json").is_file() and package_status(folder) == RUNNABLE:
+    # "unsigned" too: the comparison below is what makes it shipped code, needing no signature
+    spec = folder / package_name(name) / "data" / "spec.json"
+    if spec.is_file() and verification_status(folder) in ("passed", UNSIGNED):
         env = build_env(load_blueprint(name))
         try:
             present = read_package(folder)

@@ -56,11 +56,7 @@ class _App(typer.Typer):
         first argument names a command, only that one is built, in a group of one, so
         ``serve`` starts sooner. Anything else (``--help``, a typo) builds them all."""
         argv = sys.argv[1:] if not args and "args" not in kwargs else None
-        if (
-            argv
-            and not argv[0].startswith("-")
-            and not self.registered_groups
-        ):
+        if argv and not argv[0].startswith("-") and not self.registered_groups:
             import copy
 
             from typer.main import get_command_name, get_group

@@ -471,6 +471,7 @@ def install(
 ) -> None:
     """Add an environment to an MCP client's configuration (merged into what is there, the
     previous file kept as .bak), or print it. The client then starts `envfactory-mcp serve`."""
+    from envfactory_mcp.cli.runs import usage
     from envfactory_mcp.clients import (
         CLIENTS,
         client_config,
@@ -482,8 +483,6 @@ def install(
     )
     from envfactory_mcp.host.launch import package_dir
     from envfactory_mcp.packages import ensure_shipped
-
-    from envfactory_mcp.cli.runs import usage
 
     if client not in CLIENTS:
         raise usage(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
@@ -529,7 +528,9 @@ def demo(
         raise fail(exc) from None
     console.print(f"[bold]{result.env_name}[/] server package: {result.package_dir}")
     if result.reused:
-        console.print(f"verified package already there: {result.verified_probes} probes passed when it was built")
+        console.print(
+            f"verified package already there: {result.verified_probes} probes passed when it was built"
+        )
     else:
         console.print(
             f"verified in the sandbox: {result.verified_probes} probes, every check passed ({result.verify_seconds:.1f} s)"

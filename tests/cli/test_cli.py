@@ -58,7 +58,16 @@ def test_list_piped_keeps_every_name_whole():
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["name", "domain", "tools", "tables", "source", "emitted", "verification", "runtime"]
+    assert lines[0].split() == [
+        "name",
+        "domain",
+        "tools",
+        "tables",
+        "source",
+        "emitted",
+        "verification",
+        "runtime",
+    ]
     names = [line.split()[0] for line in lines[1:]]
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(SERVERS_DIR)]).stdout)
     assert names == [e["name"] for e in listed]

@@ -149,7 +149,9 @@ def test_an_unknown_client_is_a_usage_mistake(tmp_path: Path):
 
     from envfactory_mcp.cli import app
 
-    done = CliRunner().invoke(app, ["install", "retail", "--client", "zed", "--servers-dir", str(SERVERS_DIR)])
+    done = CliRunner().invoke(
+        app, ["install", "retail", "--client", "zed", "--servers-dir", str(SERVERS_DIR)]
+    )
     assert done.exit_code == 2
     assert "unknown client 'zed': use one of claude-desktop" in done.output
     assert len(done.output.strip().splitlines()) == 1

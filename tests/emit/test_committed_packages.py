@@ -13,12 +13,12 @@ from paths import ROOT, SERVERS_DIR
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit import package_name, read_package, render_package
-from envfactory_mcp.emit.manifest import GOLDEN, MANIFEST_FILE, differences, read_manifest, rendered
 from envfactory_mcp.env import build_env
+from envfactory_mcp.manifest import GOLDEN, MANIFEST_FILE, differences, read_manifest, rendered
 from envfactory_mcp.verify.provenance import read_report, subject_digests
 from envfactory_mcp.verify.verifier import report_relpath
 
-FIX = "run `python -m envfactory_mcp.emit.manifest --write` after a deliberate change to what is rendered"
+FIX = "run `python -m envfactory_mcp.manifest --write` after a deliberate change to what is rendered"
 
 
 @pytest.mark.parametrize("name", GOLDEN)

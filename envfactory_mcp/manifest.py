@@ -8,9 +8,9 @@ writes but the verification report (whose timings and signature belong to the ma
 that verified). Rendering is deterministic, so the same source gives the same digests on
 any machine.
 
-    python -m envfactory_mcp.emit.manifest --check      # render each blueprint, compare
-    python -m envfactory_mcp.emit.manifest --check --build DIR   # build + verify into DIR, compare
-    python -m envfactory_mcp.emit.manifest --write      # after a deliberate change
+    python -m envfactory_mcp.manifest --check      # render each blueprint, compare
+    python -m envfactory_mcp.manifest --check --build DIR   # build + verify into DIR, compare
+    python -m envfactory_mcp.manifest --write      # after a deliberate change
 
 Exit 0 when every digest matches, 1 with one line per environment that differs.
 """
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     from envfactory_mcp.packages import checkout_servers_dir
 
     parser = argparse.ArgumentParser(
-        prog="python -m envfactory_mcp.emit.manifest", description=__doc__.split("\n\n")[0]
+        prog="python -m envfactory_mcp.manifest", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument(
         "--manifest", type=Path, default=None, help="default: the checkout's generated_servers/MANIFEST.json"
