@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     if path is None:
         parser.error("not a checkout: name the manifest with --manifest")
     if args.write:
-        path.write_text(manifest_text(rendered()), encoding="utf-8")
+        from envfactory_mcp import files
+
+        files.write_text(path, manifest_text(rendered()))
         print(f"wrote {path}")
         return 0
     expected = read_manifest(path)
