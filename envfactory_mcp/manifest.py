@@ -33,19 +33,20 @@ GOLDEN = ("retail", "hair_salon")
 
 
 def package_digest(files: Mapping[str, str]) -> str:
-    """``sha256:<hex>`` over a package's files (path and text, in path order), its
-    verification report left out."""
+    """``sha256:<hex>`` over a package's files: path and text, in path order."""
     digest = hashlib.sha256()
     for path, text in sorted(files.items()):
-        if path == f"{path.split('/', 1)[0]}/data/verification.json":
-            continue
         digest.update(path.encode() + b"\0" + text.encode() + b"\0")
     return f"sha256:{digest.hexdigest()}"
 
 
 def _entry(files: Mapping[str, str], env: str) -> dict[str, object]:
-    report = f"{package_name(env)}/data/verification.json"
-    return {"files": len([p for p in files if p != report]), "digest": package_digest(files)}
+    """The manifest's entry for a package's files, its verification report left out."""
+    from envfactory_mcp.verify.provenance import REPORT_FILE
+
+    report = f"{package_name(env)}/data/{REPORT_FILE}"
+    kept = {path: text for path, text in files.items() if path != report}
+    return {"files": len(kept), "digest": package_digest(kept)}
 
 
 def rendered(names: Iterable[str] | None = None) -> dict[str, dict[str, object]]:

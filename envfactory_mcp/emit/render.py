@@ -7,6 +7,7 @@ touches the disk.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -126,20 +127,33 @@ def render_frame(spec: EnvSpec) -> dict[str, str]:
 
 
 def vendored_runtime() -> dict[str, str]:
-    """The files of ``<package>/runtime/`` as this version of envfactory-mcp writes them."""
-    return {
-        path.name: _VENDORED_HEADER + path.read_text(encoding="utf-8")
+    """The files of ``<package>/runtime/`` as this version of envfactory-mcp writes them
+    (read once per process: ``list`` asks for every package's runtime)."""
+    return dict(_vendored_runtime_files())
+
+
+@functools.cache
+def _vendored_runtime_files() -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (path.name, _VENDORED_HEADER + path.read_text(encoding="utf-8"))
         for path in sorted(_RUNTIME_DIR.glob("*.py"))
-    }
+    )
 
 
 def runtime_digest(files: dict[str, str] | None = None) -> str:
     """``sha256:<hex>`` of a vendored runtime (by default this installation's,
     ``vendored_runtime()``): its file names and texts in name order."""
+    if files is None:
+        return _installed_runtime_digest()
     digest = hashlib.sha256()
-    for name, text in sorted((vendored_runtime() if files is None else files).items()):
+    for name, text in sorted(files.items()):
         digest.update(name.encode() + b"\0" + text.encode() + b"\0")
     return f"sha256:{digest.hexdigest()}"
+
+
+@functools.cache
+def _installed_runtime_digest() -> str:
+    return runtime_digest(vendored_runtime())
 
 
 def runtime_stamp() -> str:
