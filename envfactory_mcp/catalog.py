@@ -11,6 +11,8 @@
     for shipped code or ``trust``, else in jailed workers).
 ``package_spec``
     The spec a package ships, read without running anything.
+``environment_spec``
+    The spec served for a name: the package's, else a shipped blueprint's.
 
 It stands above ``env``, ``emit``, ``verify`` and ``packages`` (which it combines) and
 below the command line, the host and scoring, which ask it.
@@ -108,6 +110,17 @@ def package_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
         return EnvSpec.model_validate_json(path.read_bytes())
     except (OSError, ValidationError):
         return None
+
+
+def environment_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
+    """The spec served for ``env_name``: its package's (``package_spec``), else, for a
+    shipped blueprint not built there yet, the blueprint's own (the same spec its build
+    writes: the checkout commits only golden packages), else None. Runs nothing."""
+    spec = package_spec(servers_dir, env_name)
+    if spec is None and env_name in blueprint_names():
+        blueprint = load_blueprint(env_name)
+        spec = blueprint.build_spec(blueprint.default_seed)
+    return spec
 
 
 def load_package_env(

@@ -52,11 +52,7 @@ def stdio_params(
     ``JailUnavailableError`` when it must run jailed and cannot."""
     from mcp import StdioServerParameters
 
-    from envfactory_mcp.packages import check_runnable
-
-    permission = check_runnable(
-        package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust
-    )
+    permission = _runnable(servers_dir, env_name, allow_unverified=allow_unverified, trust=trust)
     args = ["-I", "-m", "envfactory_mcp.runtime", str(permission.package_dir)]
     args += (["--control"] if control else []) + permission.server_args() + (extra_args or [])
     # The SDK merges this over its safe default environment; nothing of ours is added.
@@ -75,15 +71,23 @@ def build_server(
     runtime: in this process for shipped code or with ``trust``, else its front here and
     the package whole in jailed session processes (``runtime/front.py``); the same
     refusals as ``stdio_params``."""
-    from envfactory_mcp.packages import check_runnable
     from envfactory_mcp.runtime import Bundle, ServerOptions, create_server
 
-    permission = check_runnable(
-        package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust
-    )
+    permission = _runnable(servers_dir, env_name, allow_unverified=allow_unverified, trust=trust)
     if permission.jailed:
         from envfactory_mcp.runtime.front import create_jailed_server
 
         return create_jailed_server(permission.package_dir, options or ServerOptions())
     bundle = Bundle.from_package(permission.package_dir, jailed=False)
     return create_server(bundle, options or ServerOptions())
+
+
+def _runnable(servers_dir: Path, env_name: str, *, allow_unverified: bool, trust: bool) -> Any:
+    """What both launchers ask first: the package, built on first use when it is a shipped
+    blueprint in a home of built environments (``packages.ensure_shipped``: the checkout's
+    ``generated_servers/`` commits only golden packages), and whether and how it may run
+    (``packages.check_runnable``)."""
+    from envfactory_mcp.packages import check_runnable, ensure_shipped
+
+    ensure_shipped(servers_dir, env_name)
+    return check_runnable(package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust)

@@ -127,15 +127,9 @@ class RolloutConfig:
 def _package_spec(servers_dir: str, env: str) -> Any:
     """The spec a package ships (for the demonstrator's tools and words for enum values),
     else, for a shipped blueprint not built there (yet), the blueprint's own."""
-    from envfactory_mcp.catalog import package_spec
+    from envfactory_mcp.catalog import environment_spec
 
-    spec = package_spec(Path(servers_dir), env)
-    if spec is None:
-        from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-
-        if env in blueprint_names():
-            spec = load_blueprint(env).build_spec(0)
-    return spec
+    return environment_spec(Path(servers_dir), env)
 
 
 def make_agent(config: RolloutConfig, task: Task) -> Agent:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from envfactory_mcp.catalog import package_spec
+from envfactory_mcp.catalog import environment_spec
 from envfactory_mcp.cli import app
 from envfactory_mcp.eval.compose import MAX_CLAIMS, MIN_CLAIMS, read_eval_set
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
@@ -43,7 +43,7 @@ def test_three_library_servers_build_and_run(tmp_path: Path) -> None:
     for task in tasks:
         assert task.offered[0] == task.task.env and set(task.offered) == set(ENVS.split(","))
         assert MIN_CLAIMS <= len(task.claims) <= MAX_CLAIMS
-        spec = package_spec(DEFAULT_SERVERS_DIR, task.task.env)
+        spec = environment_spec(DEFAULT_SERVERS_DIR, task.task.env)
         assert spec is not None
         tools, fields = spec_vocabulary(spec)
         assert not names_tool_or_field(task.task.user_scenario.opening_message, tools, fields)

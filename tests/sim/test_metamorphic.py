@@ -15,7 +15,7 @@ import pytest
 from paths import ROOT, SERVERS_DIR
 
 from envfactory_mcp.blueprints import load_blueprint
-from envfactory_mcp.catalog import package_spec
+from envfactory_mcp.catalog import environment_spec
 from envfactory_mcp.env import build_env
 from envfactory_mcp.host.connection import ServerConnection
 from envfactory_mcp.host.episode import EpisodeConfig, run_episode
@@ -66,7 +66,7 @@ def whole(text: str, value: str) -> bool:
 
 @pytest.fixture(scope="module")
 def retail(retail_tasks: Callable[..., list[Task]]) -> tuple[list[Task], EnvSpec]:
-    return retail_tasks(40, seed=0), package_spec(SERVERS_DIR, "retail")
+    return retail_tasks(40, seed=0), environment_spec(SERVERS_DIR, "retail")
 
 
 def run_mode(retail: tuple[list[Task], EnvSpec], mode: str, n: int = 4) -> Played:
@@ -244,7 +244,7 @@ def test_a_paraphrase_rewords_but_keeps_the_facts(text: str) -> None:
 def test_paraphrase_and_dates_on_telecom() -> None:
     """Ticket descriptions reworded in the call and in the confirmation; dates written out."""
     tasks, _ = generate_tasks(build_env(load_blueprint("telecom")), 60, seed=0)
-    spec = package_spec(SERVERS_DIR, "telecom")
+    spec = environment_spec(SERVERS_DIR, "telecom")
     tickets = [t for t in tasks if applicable("paraphrase", t, spec)][:3]
     for task, record, _ in play("telecom", "paraphrase", tickets, spec):
         gold = next(a for a in task.gold.actions if a.name == "create_ticket")
