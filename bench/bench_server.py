@@ -1,7 +1,24 @@
-"""Server benchmark: call latency vs a bare no-op tool, session reset time, memory of many sessions.
+"""Server benchmark: CPU per call against the true floors, reset CPU, call latency vs a
+bare no-op tool, memory of many sessions.
 
     python bench/bench_server.py [--env retail] [--calls 400] [--rounds 5]
         [--sessions 10000] [--written 1000] [--scale 100 --scaled-sessions 1000] [--skip ...]
+
+Floors (issue 32; ``--skip floors`` leaves it out; ``--skip latency,memory,scaled,writing``
+keeps only it and the reset figures): stdio servers in one run, driven by a raw
+JSON-RPC client with no SDK (one request line, one answer line, as the host's SDK client
+writes them: the 2026-07-28 envelope on every request), in interleaved rounds: a raw
+JSON-RPC echo with no SDK on the runtime's lean stdio transport and event loop
+(``noop_server.py --floor raw``; also printed, the same echo as a blocking loop,
+``--floor bare``), the SDK's no-op server on the
+runtime's own lean stdio transport (``--floor sdk``), and retail served by this
+checkout's runtime for a write (``modify_user_address``) and a read
+(``get_user_details``). The figure is the server's CPU per call (every thread of the
+process, from ``/proc/<pid>/task/*/schedstat``), the median over rounds, and each ratio
+is the median of the per-round ratios to the raw echo. Targets: a write <= 8x the raw
+echo, a read <= 6x. Also: ``SessionDatabase.reset()`` and the hash a host reads next,
+in CPU, after a one-row write, at 1x and ``--scale`` (target at 100x: <= 0.5 ms). The
+load average is printed before and after.
 
 Every figure is a median over several rounds, measured against a baseline in the same
 run (the machine is shared and noisy). Targets (issue 2): write/no-op latency ratio over
@@ -109,6 +126,139 @@ def reset_time(env: Any, rounds: int) -> None:
     assert session.hash() == env.seed_hash
     print(
         f"session reset (deserialize seed image, {len(env.seed_image) // 1024} KiB): {statistics.median(medians):.3f} ms  (target <= 1)"
+    )
+
+
+# --- floors (issue 32) -------------------------------------------------------------------
+
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds of every thread of ``pid`` so far (ns resolution, unlike ``stat``'s ticks)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError):
+            pass
+    return total / 1e9
+
+
+class RawClient:
+    """A JSON-RPC client with no SDK over a server's stdin and stdout."""
+
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
+        self.next_id = 0
+        self.request("server/discover", {})
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        line = {
+            "jsonrpc": "2.0",
+            "id": self.next_id,
+            "method": method,
+            "params": {**params, "_meta": ENVELOPE},
+        }
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(line).encode() + b"\n")
+        self.proc.stdin.flush()
+        answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        return answer
+
+    def cpu_per_call_ms(self, tool: str, args: dict[str, Any], n: int) -> float:
+        before = server_cpu_s(self.proc.pid)
+        for _ in range(n):
+            answer = self.request("tools/call", {"name": tool, "arguments": args})
+            assert "result" in answer and not answer["result"].get("isError"), answer
+        return (server_cpu_s(self.proc.pid) - before) / n * 1000
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+def floors(env_name: str, env: Any, calls: int, rounds: int) -> None:
+    user = env.seed_state["users"][0]
+    write_tool, write_args = write_call(env)
+    read_tool, read_args = "get_user_details", {"user_id": user["user_id"]}
+    retail = stdio_params(ROOT / "generated_servers", env_name)
+    noop = [sys.executable, str(ROOT / "bench" / "noop_server.py")]
+    clients = {
+        "raw echo": (RawClient([*noop, "--floor", "raw"]), "noop", {}),
+        "bare echo": (RawClient([*noop, "--floor", "bare"]), "noop", {}),
+        "SDK no-op": (RawClient([*noop, "--floor", "sdk"]), "noop", {}),
+        "write": (
+            RawClient([retail.command, *retail.args], {**os.environ, **retail.env}),
+            write_tool,
+            write_args,
+        ),
+        "read": (None, read_tool, read_args),
+    }
+    clients["read"] = (clients["write"][0], read_tool, read_args)
+    figures: dict[str, list[float]] = {label: [] for label in clients}
+    print(f"floors: server CPU per stdio call, {rounds} interleaved rounds x {calls} calls; load {load()}")
+    try:
+        for client, tool, args in clients.values():
+            client.cpu_per_call_ms(tool, args, 50)  # warm up
+        for _ in range(rounds):
+            for label, (client, tool, args) in clients.items():
+                figures[label].append(client.cpu_per_call_ms(tool, args, calls))
+    finally:
+        for label in ("raw echo", "bare echo", "SDK no-op", "write"):
+            clients[label][0].close()
+    raw = figures["raw echo"]
+    for label, target in (
+        ("raw echo", None),
+        ("bare echo", None),
+        ("SDK no-op", None),
+        ("write", 8.0),
+        ("read", 6.0),
+    ):
+        ratios = [ours / base for ours, base in zip(figures[label], raw, strict=True)]
+        name = {
+            "raw echo": "raw JSON-RPC echo, lean transport",
+            "bare echo": "bare echo, blocking loop",
+            "SDK no-op": "SDK no-op, lean transport",
+        }.get(label, f"retail {label} ({clients[label][1]})")
+        goal = f" (target <= {target:g}x)" if target else ""
+        print(
+            f"  {name:<40} {statistics.median(figures[label]):.4f} ms  "
+            f"{statistics.median(ratios):6.2f}x raw{goal}"
+        )
+    print(f"  load after: {load()}")
+
+
+def reset_cpu(env: Any, label: str, rounds: int, n: int) -> None:
+    """CPU of a reset (and the hash ``control.reset`` answers with) after a one-row write."""
+    session = env.new_session()
+    toolbox = env.toolbox()
+    medians = []
+    for _ in range(rounds):
+        spent = 0.0
+        for i in range(n):
+            assert toolbox.call(session.db, "modify_user_address", address_change(env, i)).ok
+            t0 = time.process_time()
+            session.reset()
+            session.hash()
+            spent += time.process_time() - t0
+        medians.append(spent / n * 1000)
+    assert session.hash() == env.seed_hash
+    print(
+        f"  reset after a one-row write at {label} ({len(env.seed_image) // 1024} KiB image): "
+        f"{statistics.median(medians):.3f} ms CPU (target at 100x <= 0.5 ms); load {load()}"
     )
 
 
@@ -349,7 +499,9 @@ def main() -> None:
         "--before-scaled-sessions", type=int, default=40, help="writing sessions at --scale, unbounded"
     )
     parser.add_argument("--memory-rounds", type=int, default=3, help="rounds of the writing-session figures")
-    parser.add_argument("--skip", default="", help="comma-separated: latency,reset,memory,scaled,writing")
+    parser.add_argument(
+        "--skip", default="", help="comma-separated: floors,latency,reset,memory,scaled,writing"
+    )
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -360,7 +512,11 @@ def main() -> None:
     tool, tool_args = write_call(env)
     servers_dir = ROOT / "generated_servers"
     noop_stdio = StdioServerParameters(command=sys.executable, args=[str(ROOT / "bench" / "noop_server.py")])
-    print(f"median of {args.rounds} rounds x {args.calls} calls; python {sys.version.split()[0]}")
+    print(
+        f"median of {args.rounds} rounds x {args.calls} calls; python {sys.version.split()[0]}; load {load()}"
+    )
+    if "floors" not in skip:
+        floors(args.env, env, args.calls, args.rounds)
     if "latency" not in skip:
         anyio.run(
             latency,
@@ -382,11 +538,14 @@ def main() -> None:
             args.calls,
             args.rounds,
         )
+    scaled = None
     if "reset" not in skip:
         reset_time(env, args.rounds)
+        reset_cpu(env, "1x", args.rounds, 200)
+        scaled = build_env(load_blueprint(args.env), scale=args.scale)
+        reset_cpu(scaled, f"{args.scale}x", args.rounds, 50)
     if "memory" not in skip:
         anyio.run(memory, args.env, env, tool, tool_args, args.sessions, args.written)
-    scaled = None
     if "scaled" not in skip:
         scaled = build_env(load_blueprint(args.env), scale=args.scale)
         anyio.run(memory_in_process, scaled, tool, tool_args, args.scaled_sessions, 20, args.scale)
