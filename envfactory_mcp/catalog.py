@@ -10,12 +10,13 @@
     An emitted package's environment with its tool code ready to call (in this process
     for shipped code or ``trust``, else in jailed workers).
 ``package_spec``
-    The spec a package ships, read without running anything.
+    The spec a package ships, read without running anything (``layout.package_spec``,
+    below scoring and the host, which read it from there).
 ``environment_spec``
     The spec served for a name: the package's, else a shipped blueprint's.
 
 It stands above ``env``, ``emit``, ``verify`` and ``packages`` (which it combines) and
-below the command line, the host and scoring, which ask it.
+below the command line and the host, which ask it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-from envfactory_mcp.emit.render import package_name, unvendor_tools_source
+from envfactory_mcp.emit.render import unvendor_tools_source
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.layout import package_name, package_spec
 from envfactory_mcp.packages import (
     JailUnavailableError,
     RunPermission,
@@ -39,6 +41,16 @@ from envfactory_mcp.packages import (
 )
 from envfactory_mcp.settings import Settings
 from envfactory_mcp.spec import EnvSpec, parse_spec, validate_spec
+
+__all__ = [
+    "EnvEntry",
+    "Resolved",
+    "environment_spec",
+    "list_environments",
+    "load_environment",
+    "load_package_env",
+    "package_spec",
+]
 from envfactory_mcp.verify.provenance import locate_package
 
 if TYPE_CHECKING:
@@ -96,20 +108,6 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
                 verification="not built",
             )
     return [entries[k] for k in sorted(entries)]
-
-
-def package_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
-    """The spec an emitted package ships (``<pkg>/data/spec.json``), or None when there is
-    no such package here or its spec does not parse (scoring then skips what needs it).
-    Parsed without the cross-reference checks: a package verified under older rules
-    still describes its own tools."""
-    from pydantic import ValidationError
-
-    path = Path(servers_dir) / env_name / package_name(env_name) / "data" / "spec.json"
-    try:
-        return EnvSpec.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError):
-        return None
 
 
 def environment_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from string import Template
 
 from envfactory_mcp.errors import EmitError
+from envfactory_mcp.layout import package_name as package_name  # re-exported: where emit callers look
 from envfactory_mcp.runtime.version import RUNTIME_VERSION, STAMP_FILE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -32,10 +33,6 @@ _VENDORED_HEADER = (
     "# A vendored copy of envfactory_mcp.runtime, identical in every generated server.\n"
     "# Do not edit: regenerate the package with `envfactory-mcp build <env>`.\n"
 )
-
-
-def package_name(env_name: str) -> str:
-    return f"{env_name}_mcp"
 
 
 def script_name(env_name: str) -> str:

@@ -251,7 +251,7 @@ async def read_results(
 ) -> list[EvalResult]:
     """Every (task, trial)'s last record in ``run_dir`` read as the eval reads it, in the
     set's order."""
-    from envfactory_mcp.catalog import package_spec
+    from envfactory_mcp.layout import package_spec
     from envfactory_mcp.records.store import read_records
 
     by_id = {t.task_id: t for t in tasks}

@@ -150,7 +150,7 @@ class ServerConnection:
         self.opened += 1
         self.primary_keys = self._local_primary_keys()
         if self.transport != "http":
-            from envfactory_mcp.catalog import package_spec
+            from envfactory_mcp.layout import package_spec
 
             self.spec = package_spec(self.servers_dir, self.server)
 

@@ -357,7 +357,7 @@ def _tasks(tasks_path: str) -> dict[str, Task]:
 
 @cache
 def _spec(servers_dir: str, env: str) -> Any:
-    from envfactory_mcp.catalog import package_spec
+    from envfactory_mcp.layout import package_spec
 
     return package_spec(Path(servers_dir), env)
 

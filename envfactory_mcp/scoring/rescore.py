@@ -83,7 +83,7 @@ def rescore(run_dir: Path, tasks_path: str | Path | None = None) -> dict[str, An
     """Re-score the saved trajectories of a run (after a scoring change), in place; returns
     the new summary (also written to ``summary.json``). ``tasks_path`` defaults to the task
     file the run recorded."""
-    from envfactory_mcp.catalog import package_spec
+    from envfactory_mcp.layout import package_spec
 
     metadata_path = run_dir / METADATA
     if not metadata_path.is_file():
