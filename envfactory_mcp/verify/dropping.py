@@ -8,7 +8,8 @@ seed, load), an attempt to get out of the sandbox, a reset that does not restore
 seed, or a tool the policy cannot do without (an authentication tool, the read tool a
 refusal rule shows its state with, the hand-off, the calculator). ``without_tools``
 makes the environment without those tools: their spec entries, their mentions in the
-policy rules (``confirm``, ``exempt``, ``utilities``, their own refusal rules) and their
+policy rules (``confirm``, ``exempt``, ``utilities``, their own refusal rules), the
+policy text (``policy_without``: never a word about a tool that is not served) and their
 top-level functions in the tool code (when nothing else names them).
 
 The package is then rendered and verified again from scratch (``build.emit_verified``),
@@ -20,6 +21,7 @@ keeps the old all-or-nothing verdict.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -118,8 +120,11 @@ def without_tools(env: Environment, names: Iterable[str]) -> Environment:
         }
     )
     kept = [t for t in spec.tools if t.name not in gone]
+    policy = policy_without(spec.policy, gone)
     try:
-        reduced = validate_spec(spec.model_copy(update={"tools": kept, "policy_rules": rules}))
+        reduced = validate_spec(
+            spec.model_copy(update={"tools": kept, "policy_rules": rules, "policy": policy})
+        )
     except SpecError as exc:
         raise EnvFactoryError(
             f"{spec.name}: without {', '.join(sorted(gone))} the spec is inconsistent: {exc}"
@@ -132,6 +137,79 @@ def without_tools(env: Environment, names: Iterable[str]) -> Environment:
         env.seed_sql,
         check_tools=False,
     )
+
+
+_NAME_LIST = re.compile(r"`[^`\n]+`(?:(?:,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)`[^`\n]+`)*(?:,\s*\.\.\.)?")
+
+
+def policy_without(text: str, gone: Iterable[str]) -> str:
+    """The policy ``text`` without a word about the tools ``gone``: each is taken out of
+    the lists of quoted names it is in (```a`, `b` and `c```); a sentence whose list is
+    left empty, and any other sentence that still names one of them, goes; a line left
+    with nothing goes, and a heading left with nothing under it. The agent is never told
+    about a tool the server does not serve."""
+    names = {n for n in gone if n}
+    if not names:
+        return text
+    word = re.compile(
+        r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?!\w)"
+    )
+
+    def shorten(match: re.Match[str]) -> str:
+        listed = re.findall(r"`([^`\n]+)`", match.group(0))
+        kept = [n for n in listed if n not in names]
+        if len(kept) == len(listed):
+            return match.group(0)
+        if not kept:
+            return "\x00"  # the sentence holding it goes
+        more = ", ..." if match.group(0).rstrip().endswith("...") else ""
+        quoted = [f"`{n}`" for n in kept]
+        joiner = " and " if " and `" in match.group(0) else " or " if " or `" in match.group(0) else ", "
+        if len(quoted) > 1 and joiner != ", ":
+            return ", ".join(quoted[:-1]) + joiner + quoted[-1] + more
+        return ", ".join(quoted) + more
+
+    out: list[str] = []
+    for line in text.split("\n"):
+        changed = _NAME_LIST.sub(shorten, line)
+        if changed == line and not word.search(line):
+            out.append(line)
+            continue
+        body = changed.lstrip()
+        indent = changed[: len(changed) - len(body)]
+        bullet = re.match(r"(?:[-*+]|\d+[.)])\s+", body)
+        lead = bullet.group(0) if bullet else ""
+        sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z`(])", body[len(lead) :])
+        kept = [s for s in sentences if "\x00" not in s and not word.search(s)]
+        if kept:
+            out.append(indent + lead + " ".join(kept))
+    return _without_empty_sections("\n".join(out))
+
+
+def _without_empty_sections(text: str) -> str:
+    """Headings with nothing under them (up to the next heading of the same or a higher
+    level) taken out, and runs of blank lines made one."""
+    lines = text.split("\n")
+    keep = [True] * len(lines)
+    for i, line in enumerate(lines):
+        heading = re.match(r"(#+)\s", line)
+        if not heading:
+            continue
+        level = len(heading.group(1))
+        j = i + 1
+        while j < len(lines):
+            other = re.match(r"(#+)\s", lines[j])
+            if other and len(other.group(1)) <= level:
+                break
+            if lines[j].strip() and not other:
+                break
+            j += 1
+        else:
+            j = len(lines)
+        if j == len(lines) or re.match(r"(#+)\s", lines[j]):
+            keep[i] = False
+    kept = [line for line, k in zip(lines, keep, strict=True) if k]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
 
 
 def remove_functions(source: str, names: set[str]) -> str:

@@ -4,6 +4,7 @@ of the document is verified again, signed and served; --strict keeps all or noth
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -185,3 +186,58 @@ def test_a_dropped_tools_function_leaves_the_code_unless_something_else_uses_it(
     assert "def used" in out  # ALIASES names it
     assert "def kept" in out and "def helper" in out
     compile(out, "tools.py", "exec")
+
+
+# --------------------------------------------------------------------------- the policy after drops
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"  # beside the checkout (issue 27)
+
+
+@pytest.mark.skipif(
+    not (CORPUS / "sources.json").is_file(),
+    reason=f"no public corpus at {CORPUS} (../shared/corpus beside the checkout)",
+)
+@pytest.mark.parametrize("document", ["openapi/paypal_invoicing_v2.json", "openapi/swagger_petstore3.yaml"])
+def test_the_policy_never_names_a_dropped_tool(document: str):
+    from envfactory_mcp.env import assemble_env
+    from envfactory_mcp.synth.resource import import_resource
+    from envfactory_mcp.verify.dropping import without_tools
+
+    imported = import_resource(CORPUS / document)
+    env = assemble_env(imported.spec, imported.tools_source, imported.rows)
+    rules = env.spec.policy_rules
+    names = [t.name for t in env.spec.tools]
+    named = [n for n in names if f"`{n}`" in env.spec.policy]
+    assert rules.confirm and set(rules.confirm) <= set(named)  # the document's destructive operations
+    # drop every confirmed tool but one, and a tool the text does not name
+    gone = set(rules.confirm[1:]) | {next(n for n in names if n not in named)}
+    reduced = without_tools(env, gone)
+    served = {t.name for t in reduced.spec.tools}
+    assert served == set(names) - gone
+    for name in gone:
+        assert re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", reduced.spec.policy) is None, name
+    assert reduced.spec.policy_rules.confirm == rules.confirm[:1]
+    assert f"`{rules.confirm[0]}`" in reduced.spec.policy  # the one left is still confirmed in words
+    # dropping every confirmed tool takes the whole confirmation sentence away, nothing else
+    bare = without_tools(env, set(rules.confirm)).spec.policy
+    assert "explicit yes" not in bare and not bare_mentions(bare, set(rules.confirm))
+    assert "## Changes" in bare and "Change only the fields the user asks to change" in bare
+    assert re.search(r"\(\s*\)|,\s*,|\(\s*,", bare) is None  # no empty or broken list left
+
+
+def bare_mentions(text: str, names: set[str]) -> list[str]:
+    return [n for n in names if re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", text)]
+
+
+def test_policy_without_takes_a_tool_out_of_lists_and_sentences():
+    from envfactory_mcp.verify.dropping import policy_without
+
+    text = (
+        "# Shop\n\n## Reads\n\nThese need no authentication: `list_a` and `list_b`.\n\n## Changes\n\n"
+        "- Confirm first (`delete_a`, `cancel_b`, `void_c`), then act.\n- Use get_x to look. Then change it.\n"
+    )
+    out = policy_without(text, {"list_a", "list_b", "cancel_b", "get_x"})
+    assert "## Reads" not in out and "list_" not in out  # its only sentence went, then the heading
+    assert "- Confirm first (`delete_a`, `void_c`), then act." in out
+    assert "- Then change it." in out and "get_x" not in out
+    assert policy_without(text, set()) == text
