@@ -194,14 +194,17 @@ def floors(env_name: str, env: Any, calls: int, rounds: int) -> None:
     user = env.seed_state["users"][0]
     write_tool, write_args = write_call(env)
     read_tool, read_args = "get_user_details", {"user_id": user["user_id"]}
-    retail = stdio_params(ROOT / "generated_servers", env_name)
+    # What ``stdio_params`` starts for a shipped package (its code in process), without the
+    # verification check, so the bench also runs on a checkout whose goldens are being rebuilt.
+    package = ROOT / "generated_servers" / env_name / f"{env_name}_mcp"
+    retail_argv = [sys.executable, "-I", "-m", "envfactory_mcp.runtime", str(package)]
     noop = [sys.executable, str(ROOT / "bench" / "noop_server.py")]
     clients = {
         "raw echo": (RawClient([*noop, "--floor", "raw"]), "noop", {}),
         "bare echo": (RawClient([*noop, "--floor", "bare"]), "noop", {}),
         "SDK no-op": (RawClient([*noop, "--floor", "sdk"]), "noop", {}),
         "write": (
-            RawClient([retail.command, *retail.args], {**os.environ, **retail.env}),
+            RawClient(retail_argv),
             write_tool,
             write_args,
         ),

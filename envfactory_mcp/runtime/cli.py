@@ -331,9 +331,13 @@ def forget_environment(token: str | None = None) -> None:
 
 
 async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
+    from .server import lean_calls
     from .stdio import stdio_streams
 
-    async with stdio_streams(max_request_bytes) as (read_stream, write_stream):
+    lean = lean_calls(server)
+    if lean is not None:
+        lean.serve_stdio()
+    async with stdio_streams(max_request_bytes, lean) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import marshal
 import re
+import secrets
 import sqlite3
 import weakref
 from collections import OrderedDict
@@ -121,6 +122,69 @@ def limit_sql(db: sqlite3.Connection, *, sql_length: int | None = None) -> None:
         db.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, sql_length)
 
 
+_PRIVATE = f"\n/*{secrets.token_hex(16)}*/"
+_WRITE_ACTIONS = frozenset({sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE})
+
+
+class Authority:
+    """The one SQLite authorizer of a ``GuardedConnection``, installed when it is made and
+    never toggled: ``sqlite3_set_authorizer`` expires every prepared statement of the
+    connection, so toggling it per tool call made every statement of every call compile
+    again (a read's SELECTs cost four times what a cached statement costs).
+
+    Between tool calls ``guard`` is None and everything is allowed (the runtime's own
+    statements); during a call it is the call's ``toolbox._Guard``, which judges each
+    statement as it is compiled. A compiled statement is kept in the connection's cache
+    under its text, and a cached statement is run without being judged again, so a tool
+    call's statements are sent under texts of its own: ``GuardedConnection.execute``
+    appends the tool's ``tag`` (a comment naming one tool declaration), so a statement
+    judged for one tool is never reused for another. ``writes`` keeps, per such text,
+    the tables its compile was allowed to write, so a cached statement still reports
+    them (``CallOutcome.written``).
+
+    Any statement compiled here some other way (a cursor's own ``execute``, the
+    runtime's statements between calls, an ``executescript``) sets ``untagged``: its
+    text could be sent again by a tool's cursor, so the next tool call expires the
+    whole cache first (``toolbox._arm``), as every call used to. ``tagged`` marks a
+    private text while it compiles: a tool call's, or the runtime's own transaction
+    statements (``GuardedConnection.own``)."""
+
+    __slots__ = ("guard", "tagged", "text", "untagged", "writes")
+
+    MAX_TEXTS = 4096
+
+    def __init__(self) -> None:
+        self.guard: Any = None
+        self.tagged = False
+        self.untagged = False
+        self.text = ""
+        self.writes: dict[str, set[str]] = {}
+
+    def __call__(
+        self, action: int, arg1: str | None, arg2: str | None, db_name: str | None, src: str | None
+    ) -> int:
+        if not self.tagged:
+            self.untagged = True
+        guard = self.guard
+        if guard is None:
+            return sqlite3.SQLITE_OK
+        verdict: int = guard(action, arg1, arg2, db_name, src)
+        if (
+            verdict == sqlite3.SQLITE_OK
+            and self.tagged
+            and action in _WRITE_ACTIONS
+            and arg1 in guard.written
+        ):
+            assert arg1 is not None
+            writes = self.writes.get(self.text)
+            if writes is None:
+                if len(self.writes) >= self.MAX_TEXTS:
+                    self.writes.clear()
+                writes = self.writes[self.text] = set()
+            writes.add(arg1)
+        return verdict
+
+
 class GuardedConnection(sqlite3.Connection):
     """The connections the runtime makes (``open_memory``, the file-backed session).
 
@@ -130,24 +194,94 @@ class GuardedConnection(sqlite3.Connection):
     needs both to tell a foreign-key check SQLite adds to a write from a read the tool's
     own SQL makes (``toolbox._Guard``): a statement run any other way (a cursor's own
     ``execute``, ``executescript``) gets no foreign-key exemption.
+
+    ``authority`` is the connection's one authorizer (``Authority``, installed by
+    ``connect``); during a tool call ``execute`` and ``executemany`` send the tool's
+    statements under its own texts (``Authority``). ``authorizing``: whether
+    ``authority`` is the authorizer SQLite has (another one set on the connection is
+    replaced by it at the next tool call).
     """
 
     preparing: str | None = None
     schema: tuple[str, ...] | None = None
+    authority: Authority | None = None
+    authorizing: bool = False
+
+    def set_authorizer(self, authorizer_callback: Any, /) -> None:
+        super().set_authorizer(authorizer_callback)
+        self.authorizing = authorizer_callback is not None and authorizer_callback is self.authority
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        authority = self.authority
+        guard = None if authority is None else authority.guard
         self.preparing = sql
+        if guard is None:
+            try:
+                return super().execute(sql, parameters)
+            finally:
+                self.preparing = None
+        text = sql + guard.tag
+        authority.tagged, authority.text = True, text  # type: ignore[union-attr]
         try:
-            return super().execute(sql, parameters)
+            cursor = super().execute(text, parameters)
         finally:
             self.preparing = None
+            authority.tagged = False  # type: ignore[union-attr]
+        written = authority.writes.get(text)  # type: ignore[union-attr]
+        if written:
+            guard.written.update(written)
+        return cursor
 
     def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
+        authority = self.authority
+        guard = None if authority is None else authority.guard
         self.preparing = sql
+        if guard is None:
+            try:
+                return super().executemany(sql, parameters)
+            finally:
+                self.preparing = None
+        text = sql + guard.tag
+        authority.tagged, authority.text = True, text  # type: ignore[union-attr]
         try:
-            return super().executemany(sql, parameters)
+            cursor = super().executemany(text, parameters)
         finally:
             self.preparing = None
+            authority.tagged = False  # type: ignore[union-attr]
+        written = authority.writes.get(text)  # type: ignore[union-attr]
+        if written:
+            guard.written.update(written)
+        return cursor
+
+    def private(self, sql: str, parameters: Any = (), /, *, many: bool = False) -> sqlite3.Cursor:
+        """Run one of the runtime's own statements under a text no tool can send (``sql``
+        and a per-process secret comment), so compiling it leaves the statement cache
+        trusted (``Authority``): the reset's statements, between tool calls."""
+        authority = self.authority
+        text = sql + _PRIVATE
+        if authority is not None:
+            authority.tagged = True
+        try:
+            if many:
+                return super().executemany(text, parameters)
+            return super().execute(text, parameters)
+        finally:
+            if authority is not None:
+                authority.tagged = False
+
+    def own(self, sql: str) -> None:
+        """Run one of the runtime's own statements under a private text (the toolbox's
+        transaction statements, which carry a per-process secret): compiling it leaves
+        the statement cache trusted (``Authority``)."""
+        authority = self.authority
+        if authority is None:
+            super().execute(sql)
+            return
+        authority.tagged = True
+        try:
+            super().execute(sql)
+        finally:
+            authority.tagged = False
 
 
 def connect(target: str | Path = ":memory:") -> GuardedConnection:
@@ -155,10 +289,22 @@ def connect(target: str | Path = ":memory:") -> GuardedConnection:
     # isolation_level=None: the runtime issues BEGIN/COMMIT itself so each tool call is one
     # explicit transaction. check_same_thread=False: file-backed sessions run in a worker
     # thread, always one call at a time.
-    db = sqlite3.connect(target, isolation_level=None, check_same_thread=False, factory=GuardedConnection)
+    # cached_statements: a tool's statements are cached under texts of its own (``Authority``).
+    db = sqlite3.connect(
+        target,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=GuardedConnection,
+        cached_statements=STATEMENT_CACHE,
+    )
     limit_sql(db)
     db.execute("PRAGMA foreign_keys = ON")
+    db.authority = Authority()
+    db.set_authorizer(db.authority)
     return db
+
+
+STATEMENT_CACHE = 512
 
 
 def open_memory() -> GuardedConnection:
@@ -460,6 +606,10 @@ class _SeedFacts:
         }
         wanted = {t.log for t in tracking} | {t.log + s for t in tracking for s in _TRIGGER_SUFFIXES}
         self.tracking = tracking if wanted <= present else None
+        # The seed's ``sqlite_sequence`` rows (None: it has no such table).
+        self.sequence: list[tuple[Any, ...]] | None = None
+        if "sqlite_sequence" in present:
+            self.sequence = [tuple(r) for r in db.execute("SELECT name, seq FROM main.sqlite_sequence")]
 
     @functools.cached_property
     def digests(self) -> dict[str, int]:
@@ -741,6 +891,8 @@ class SessionDatabase:
                         db.execute(log.clear)
                     self._digests = table_digests(db)  # a whole new state: one scan
             return
+        if self._undo_to_seed():
+            return
         self._hash_cache, self._digests = None, None
         if self.path is None:
             self._touched, self._parked = {}, None  # a parked session is back to sharing the seed
@@ -753,6 +905,69 @@ class SessionDatabase:
                     self._hot.add(self)
         else:
             self._copy_seed_into_file()
+
+    def _undo_to_seed(self) -> bool:
+        """Back to the seed by undoing only the rows changed since it: every key the change
+        logs name (drained now) or hashing collected (``_touched``) gets the seed's row
+        again, or none, and ``sqlite_sequence`` the seed's; the seed's digests and hash
+        are the session's again, nothing rehashed. So a reset costs what the episode
+        changed, not what the seed holds (a copy of a 20 MB image was most of a reset at
+        100x). False, nothing done, where the rows changed are not known (no copy, a
+        file, no change logs, a reset to a given state, DDL, an open transaction) or are
+        many (``UNDO_KEYS``, ``UNDO_BYTES_PER_KEY``): then the image is loaded again."""
+        db = self._own
+        if db is None or self.path is not None or self._parked is not None or db.in_transaction:
+            return False
+        facts = self._facts()
+        tracking, touched = facts.tracking, self._touched
+        if tracking is None or touched is None or not isinstance(db, GuardedConnection):
+            return False
+        if db.private("PRAGMA schema_version").fetchone()[0] != facts.schema_version:
+            return False
+        keys_of: dict[str, set[tuple[Any, ...]]] = {}
+        for log in tracking:
+            known = touched.get(log.info.name)
+            logged = db.private(log.keys).fetchall() if db.private(log.any).fetchone() else ()
+            if known or logged:
+                keys_of[log.info.name] = {*(known or ()), *map(tuple, logged)}
+        if sum(map(len, keys_of.values())) > max(UNDO_KEYS, len(self._seed_image) // UNDO_BYTES_PER_KEY):
+            return False
+        reader = _seed(self._seed_image).reader
+        by_name = {log.info.name: log for log in tracking}
+        db.private("PRAGMA foreign_keys = OFF")  # rows go back in any order; the seed is consistent
+        try:
+            db.private("BEGIN")
+            for name, key_set in keys_of.items():
+                log = by_name[name]
+                for chunk in _chunks(sorted(key_set, key=_sort_key)):
+                    where = _keys_where(log, chunk)
+                    db.private(f"DELETE FROM main.{_quote(name)} {where}", _flat(chunk))
+                    rows = reader.private(
+                        f"SELECT {log.row_select} FROM main.{_quote(name)} {where}", _flat(chunk)
+                    ).fetchall()
+                    if rows:
+                        db.private(log.insert, rows, many=True)
+            if facts.sequence is not None:
+                db.private("DELETE FROM main.sqlite_sequence")
+                if facts.sequence:
+                    db.private(
+                        "INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)",
+                        facts.sequence,
+                        many=True,
+                    )
+            for name in keys_of:
+                db.private(by_name[name].clear)
+            db.private("COMMIT")
+        except BaseException:
+            db.private("ROLLBACK")
+            raise
+        finally:
+            db.private("PRAGMA foreign_keys = ON")
+        self._touched = {}
+        self._start_from_seed()
+        if self._hot is not None:
+            self._hot.touch(self)
+        return True
 
     def mark_written(self, tables: Iterable[str]) -> None:
         """Tables a tool call may have written. Kept for callers; the hash does not need
@@ -911,6 +1126,10 @@ class SessionDatabase:
 
 
 _CHUNK = 256
+# Past this many changed rows (or one per ``UNDO_BYTES_PER_KEY`` of the image, when that is
+# more), undoing them costs more than loading the seed image again, which a reset then does.
+UNDO_KEYS = 64
+UNDO_BYTES_PER_KEY = 2048
 
 
 def _chunks(keys: list[Any]) -> Iterator[list[Any]]:

@@ -68,6 +68,28 @@ _QUIET_MODULES = frozenset({__name__, _TOOLBOX_MODULE})
 _RETRY_SECONDS = 0.05  # after the deadline the alarm repeats until the call is over
 
 
+# The SIGALRM handler of the process while calls are watched: installed by the first call
+# with a time limit (and again if something replaced it) and then kept, so a call costs
+# two system calls (arm and disarm the timer) instead of four. It passes an alarm to the
+# call being watched (``_watching``), else to the handler it replaced, if that was one.
+_watching: CallWatch | None = None
+_replaced: Any = None
+
+
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
+    watch = _watching
+    if watch is not None:
+        watch._alarm(signum, frame)
+    elif callable(_replaced):
+        _replaced(signum, frame)
+
+
+def _install_alarm() -> None:
+    global _replaced
+    if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+        _replaced = signal.signal(signal.SIGALRM, _on_alarm)
+
+
 class CallWatch:
     """The limits of one call on ``db``, armed by ``with``; ``expired`` is True once the
     call's deadline has been seen to pass (by the timer or by SQLite's progress handler).
@@ -118,7 +140,9 @@ class CallWatch:
         self._deadline = time.monotonic() + self.seconds
         self.db.set_progress_handler(self._check, _PROGRESS_STEPS)
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGALRM, self._alarm)
+            global _watching
+            _install_alarm()
+            self._previous, _watching = _watching, self
             self._installed = self._armed = True
             signal.setitimer(signal.ITIMER_REAL, self.seconds, _RETRY_SECONDS)
         return self
@@ -131,8 +155,10 @@ class CallWatch:
         alarm handled in this module's frames only sets ``expired``."""
         self._armed, self._closed = False, True
         if self._installed:
+            global _watching
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._previous)
+            if _watching is self:
+                _watching = self._previous
             self._installed = False
         if self._tracing:
             self._tracing = False

@@ -6,7 +6,7 @@ import json
 import logging
 import warnings
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -17,12 +17,12 @@ import mcp_types as types
 from mcp import MCPError
 from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from .database import SessionDatabase, build_seed_image
 from .isolation import JailedTools, load_tools
 from .limits import DEFAULT_CALL_SECONDS, IsolationLimits
-from .sessions import Session, SessionLimits, SessionRefused, SessionStore
+from .sessions import SESSION_META_KEY, Session, SessionLimits, SessionRefused, SessionStore
 from .state import STATE_HASH_VERSION
 from .toolbox import CallOutcome, Toolbox
 
@@ -109,13 +109,14 @@ def create_server(
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return listing
 
-    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        owner = _owner_of(ctx)
-        if options.control and params.name.startswith(CONTROL_PREFIX):
-            return await _control_call(store, params.name, params.arguments or {}, ctx.meta, owner, turn_of)
-        tool = toolbox.tools.get(params.name)
+    async def run_call(
+        name: str, arguments: dict[str, Any] | None, meta: Any, owner: Any | None
+    ) -> CallOutcome:
+        if options.control and name.startswith(CONTROL_PREFIX):
+            return await _control_call(store, name, arguments or {}, meta, owner, turn_of)
+        tool = toolbox.tools.get(name)
         try:
-            session = store.session(ctx.meta, owner, write=tool is not None and tool.effect == "write")
+            session = store.session(meta, owner, write=tool is not None and tool.effect == "write")
         except SessionRefused as exc:
             return _refused(exc)
         try:
@@ -123,26 +124,32 @@ def create_server(
                 # One shared file: calls take turns, off the event loop so disk waits block no one.
                 # No alarm reaches that thread: the time limit bounds the call's SQL (limits.py).
                 async with file_lock:
-                    outcome = await anyio.to_thread.run_sync(
-                        toolbox.call, session.db.db, params.name, params.arguments
-                    )
+                    outcome = await anyio.to_thread.run_sync(toolbox.call, session.db.db, name, arguments)
             elif jailed:
                 # in_use: the connection stays materialized (not parked) while the thread works.
                 async with turn_of(session.db):
                     with session.db.in_use() as connection:
-                        outcome = await anyio.to_thread.run_sync(
-                            toolbox.call, connection, params.name, params.arguments
-                        )
+                        outcome = await anyio.to_thread.run_sync(toolbox.call, connection, name, arguments)
                 session.db.mark_written(outcome.written)
             else:
-                # A read runs start to end right here, so a session that has only read can
-                # use the seed's shared connection; a write makes (or uses) its own copy.
-                writes = tool is not None and tool.effect == "write"
-                db = session.db.db if writes else session.db.reader()
-                outcome = toolbox.call(db, params.name, params.arguments)
+                outcome = _call_here(session, tool, name, arguments)
         finally:
             session.release()
-        return _result(outcome)
+        return outcome
+
+    def _call_here(session: Session, tool: Any, name: str, arguments: dict[str, Any] | None) -> CallOutcome:
+        # A read runs start to end right here, so a session that has only read can
+        # use the seed's shared connection; a write makes (or uses) its own copy.
+        writes = tool is not None and tool.effect == "write"
+        db = session.db.db if writes else session.db.reader()
+        return toolbox.call(db, name, arguments)
+
+    # The lean path (``LeanCalls``): tools/call and control.* on stdio, without the SDK.
+    lean = None if (store.file_backed or jailed) else LeanCalls(run_call)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        owner = lean.owner if lean is not None and lean.owner is not None else _owner_of(ctx)
+        return _result(await run_call(params.name, params.arguments, ctx.meta, owner))
 
     instructions = str(bundle.spec.get("policy", ""))
     documents = _documents(bundle)
@@ -183,7 +190,7 @@ def create_server(
         tool = toolbox.tools.get(name)
         return tool.input_schema if tool is not None else None
 
-    return mcp_server(
+    server = mcp_server(
         str(bundle.spec["name"]),
         options,
         title=str(bundle.spec.get("title", bundle.spec["name"])),
@@ -198,6 +205,10 @@ def create_server(
         on_get_prompt=get_prompt,
         on_set_logging_level=set_logging_level,
     )
+    if lean is not None:
+        lean.server_info = server.server_info_stamp
+        _LEAN[server] = lean
+    return server
 
 
 def mcp_server(name: str, options: ServerOptions, **settings: Any) -> Server[Any]:
@@ -368,17 +379,158 @@ def _result(outcome: CallOutcome) -> types.CallToolResult:
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.error or "error")], is_error=True
         )
-    text = json.dumps(outcome.output, ensure_ascii=False, sort_keys=True)
+    text = outcome.output_text()
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=outcome.output
     )
 
 
-def _refused(exc: SessionRefused) -> types.CallToolResult:
+def _refused(exc: SessionRefused) -> CallOutcome:
     # A tool error, not a protocol error: hosts drop a connection on protocol errors, and
     # one episode's lost session must not cost the others theirs.
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=f"Session refused: {exc}")], is_error=True
+    return CallOutcome(ok=False, error=f"Session refused: {exc}")
+
+
+# --- the lean path of tools/call on stdio ----------------------------------------------
+
+_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+_ENVELOPE = frozenset({_PROTOCOL_VERSION, _CLIENT_INFO, _CLIENT_CAPABILITIES})
+_LEAN_META = frozenset({*_ENVELOPE, SESSION_META_KEY, "progressToken"})
+_CALL_PARAMS = frozenset({"name", "arguments", "_meta"})
+_LEAN: weakref.WeakKeyDictionary[Server[Any], LeanCalls] = weakref.WeakKeyDictionary()
+
+
+class _StdioConnection:
+    """The owner of every request of a process serving one stdio connection."""
+
+
+def lean_calls(server: Server[Any]) -> LeanCalls | None:
+    """The lean path of a server ``create_server`` made (None for a jailed or file-backed one)."""
+    return _LEAN.get(server)
+
+
+class LeanCalls:
+    """``tools/call`` (tools and ``control.*``) answered straight from the stdio line: the
+    line parsed with ``json``, the request checked by hand, the call run by the same
+    code as the SDK's handler (``run_call``: arguments validated by the tool's
+    precompiled validator, ``Toolbox.call``), the answer written as JSON text, with no
+    SDK model built or validated on the way. The SDK serves everything else (the
+    handshake, listings, resources, prompts, logging) and any ``tools/call`` this path
+    is not sure of, so its answers and errors stay the SDK's.
+
+    The path follows the connection's protocol era as the SDK decides it, from the
+    first request: on a handshake-era connection it serves only once the client has
+    sent ``initialize`` and ``notifications/initialized``, on a 2026-07-28 connection a
+    request whose envelope is complete and of a served version; anything else (another
+    params field, another ``_meta`` key, a malformed envelope, an unknown era) goes to
+    the SDK. An answer is what the SDK would write for the same result, key for key
+    (``tests/runtime/test_lean_calls.py`` compares them). While it serves stdio,
+    ``owner`` is the one owner of every session key of the process, for this path and
+    the SDK's alike (on stdio one process is one connection, whichever era)."""
+
+    def __init__(
+        self, run_call: Callable[[str, dict[str, Any] | None, Any, Any | None], Awaitable[CallOutcome]]
+    ) -> None:
+        self._run_call = run_call
+        self.owner: Any | None = None
+        self.server_info: Any = None
+        self._era: str | None = None  # "legacy" or "modern", once the first request decides
+        self._initialize_seen = False
+        self._ready = False  # a handshake-era connection the client has initialized
+        self._stamp: str | None = None  # the serverInfo ``_meta`` of a 2026-era answer, as JSON
+
+    def serve_stdio(self) -> None:
+        """This server answers one stdio connection: its owner, for every request."""
+        self.owner = _StdioConnection()
+
+    async def answer(self, message: Any) -> bytes | None:
+        """The answer line to ``message`` (a parsed line), or None: the SDK's to answer."""
+        if not isinstance(message, dict):
+            return None
+        method = message.get("method")
+        if not isinstance(method, str) or message.get("jsonrpc") != "2.0":
+            return None
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            return None
+        if "id" not in message:
+            if method == "notifications/initialized" and self._era == "legacy" and self._initialize_seen:
+                self._ready = True
+            return None
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+            return None
+        if self._era is None:  # the era is the SDK's to decide, on this first request
+            meta = (params or {}).get("_meta")
+            enveloped = isinstance(meta, dict) and _PROTOCOL_VERSION in meta
+            self._era = "modern" if method != "initialize" and enveloped else "legacy"
+            self._initialize_seen = method == "initialize"
+            return None
+        if method == "initialize":
+            self._initialize_seen = True
+            return None
+        if method != "tools/call" or params is None or not params.keys() <= _CALL_PARAMS:
+            return None
+        name, arguments, meta = params.get("name"), params.get("arguments"), params.get("_meta")
+        if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+            return None
+        if meta is not None and (not isinstance(meta, dict) or not meta.keys() <= _LEAN_META):
+            return None
+        modern = self._era == "modern"
+        if modern:
+            if meta is None or not _envelope_complete(meta):
+                return None
+        elif not self._ready or (meta is not None and not meta.keys().isdisjoint(_ENVELOPE)):
+            return None
+        outcome = await self._run_call(name, arguments, meta, self.owner)
+        return self._line(request_id, outcome, modern)
+
+    def _line(self, request_id: int | str, outcome: CallOutcome, modern: bool) -> bytes:
+        # Keys in the order the SDK writes them (its model's fields; the stamp last). The
+        # structured content is the text content itself: the same JSON value, written once.
+        if outcome.ok:
+            text = outcome.output_text()
+            parts = ['{"content":[{"text":', _string(text), ',"type":"text"}],"isError":false']
+            if modern:
+                parts.append(',"resultType":"complete"')
+            parts += [',"structuredContent":', text]
+        else:
+            parts = [
+                '{"content":[{"text":',
+                _string(outcome.error or "error"),
+                ',"type":"text"}],"isError":true',
+            ]
+            if modern:
+                parts.append(',"resultType":"complete"')
+        if modern:
+            if self._stamp is None:
+                self._stamp = json.dumps(
+                    {_SERVER_INFO: self.server_info}, ensure_ascii=False, separators=(",", ":")
+                )
+            parts += [',"_meta":', self._stamp]
+        head = '{"jsonrpc":"2.0","id":' + json.dumps(request_id, ensure_ascii=False) + ',"result":'
+        line = head + "".join(parts) + "}}\n"
+        try:
+            return line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: escaped, still the same JSON value
+            return json.dumps(json.loads(line)).encode("ascii") + b"\n"
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _envelope_complete(meta: dict[str, Any]) -> bool:
+    info, capabilities = meta.get(_CLIENT_INFO), meta.get(_CLIENT_CAPABILITIES)
+    return (
+        meta.get(_PROTOCOL_VERSION) in MODERN_PROTOCOL_VERSIONS
+        and isinstance(capabilities, dict)
+        and isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
     )
 
 
@@ -469,13 +621,13 @@ async def _control_call(
     meta: Any,
     owner: Any | None,
     turn_of: Callable[[SessionDatabase], anyio.Lock],
-) -> types.CallToolResult:
+) -> CallOutcome:
     op = name.removeprefix(CONTROL_PREFIX)
     if op not in _CONTROL_SPECS:
-        return _result(CallOutcome(ok=False, error=f"Unknown control operation {name!r}."))
+        return CallOutcome(ok=False, error=f"Unknown control operation {name!r}.")
     try:
         if op == "end_session":
-            return _result(CallOutcome(ok=True, output={"ended": store.end(meta, owner)}))
+            return CallOutcome(ok=True, output={"ended": store.end(meta, owner)})
         # reset opens a session key; the other operations only use one that is open.
         session = store.open(meta, owner) if op == "reset" else store.session(meta, owner, write=False)
     except SessionRefused as exc:
@@ -487,20 +639,20 @@ async def _control_call(
         session.release()
 
 
-def _control_op(session: Session, op: str, arguments: dict[str, Any]) -> types.CallToolResult:
+def _control_op(session: Session, op: str, arguments: dict[str, Any]) -> CallOutcome:
     if op == "reset":
         state = arguments.get("state")
         if state is not None and not isinstance(state, dict):
-            return _result(CallOutcome(ok=False, error="'state' must be an object of table -> rows"))
+            return CallOutcome(ok=False, error="'state' must be an object of table -> rows")
         try:
             session.db.reset(state)
         except ValueError as exc:
-            return _result(CallOutcome(ok=False, error=f"Cannot restore that state: {exc}"))
-        return _result(CallOutcome(ok=True, output=_hashed(session)))
+            return CallOutcome(ok=False, error=f"Cannot restore that state: {exc}")
+        return CallOutcome(ok=True, output=_hashed(session))
     if op == "state":
         dumped = session.db.dump()  # the kept hash is the dump's: same database, same moment
-        return _result(CallOutcome(ok=True, output={**_hashed(session), "state": dumped}))
-    return _result(CallOutcome(ok=True, output=_hashed(session)))
+        return CallOutcome(ok=True, output={**_hashed(session), "state": dumped})
+    return CallOutcome(ok=True, output=_hashed(session))
 
 
 def _hashed(session: Session) -> dict[str, Any]:

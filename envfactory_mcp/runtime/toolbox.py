@@ -10,20 +10,22 @@ raises into the MCP layer but ``KeyboardInterrupt``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
+import secrets
 import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
 import jsonschema_rs
 
 from .context import ToolContext, ToolError
-from .database import SAFE_SQL_FUNCTIONS, TRACK_PREFIX, SeedLoadError, schema_copy
+from .database import SAFE_SQL_FUNCTIONS, TRACK_PREFIX, GuardedConnection, SeedLoadError, schema_copy
 from .limits import CallTimeout, CallWatch
 
 logger = logging.getLogger(__name__)
@@ -40,6 +42,10 @@ _READ, _INSERT, _UPDATE, _DELETE, _SELECT, _FUNCTION, _RECURSIVE = (
 )
 _WRITES = {_INSERT: "insert into", _UPDATE: "update", _DELETE: "delete from"}
 MAX_ERROR_CHARS = 500
+# The toolbox's own transaction statements, under texts no tool can send (``_arm``).
+_SECRET = secrets.token_hex(16)
+_BEGIN, _COMMIT, _ROLLBACK = (f"{verb} /*{_SECRET}*/" for verb in ("BEGIN", "COMMIT", "ROLLBACK"))
+_TAGS = itertools.count(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +65,12 @@ class CallOutcome:
     fault: str | None = None
     # Tables the call was allowed to write (whether or not the writes were kept).
     written: frozenset[str] = frozenset()
+    # ``output`` as the text content of its result (``json_text``), when the call made it.
+    text: str | None = None
+
+    def output_text(self) -> str:
+        """``output`` as JSON text: keys sorted, non-ASCII kept (a result's text content)."""
+        return self.text if self.text is not None else json_text(self.output)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +87,9 @@ class BoundTool:
     fn: Callable[..., Any]
     input_validator: jsonschema_rs.Draft202012Validator
     output_validator: jsonschema_rs.Draft202012Validator
+    # Appended to this declaration's statements: their own entries in a connection's
+    # statement cache (``database.Authority``).
+    tag: str = field(default_factory=lambda: f"\n/*ef-tool {next(_TAGS)}*/")
 
 
 class Toolbox:
@@ -141,16 +156,17 @@ class Toolbox:
         guard = _Guard(tool, self.foreign_keys, self.tables, db)
         watch = CallWatch(db, self.call_seconds)
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
-        db.execute("BEGIN")
-        db.set_authorizer(guard)
+        _begin(db)
+        _arm(db, guard)
         try:
             with watch:
                 output = tool.fn(ctx, **args)
-                db.set_authorizer(None)
+                _disarm(db)
                 if not isinstance(output, dict):
                     raise _BrokenTool(f"returned {type(output).__name__}, not an object")
                 try:  # plain JSON only: tuples become lists; NaN and Infinity are not JSON
-                    output = json.loads(json.dumps(output, allow_nan=False))
+                    text = _json_text(output)
+                    output = json.loads(text)
                 except (TypeError, ValueError) as exc:
                     raise _BrokenTool(f"output is not JSON: {exc}") from None
                 bad = _first_error(tool.output_validator, output)
@@ -198,8 +214,8 @@ class Toolbox:
             raise
         if watch.expired:  # the deadline passed in the toolbox's own checks, or the tool
             return self._timed_out(db, name, watch)  # caught an interrupted statement
-        db.execute("COMMIT" if tool.effect == "write" else "ROLLBACK")
-        return CallOutcome(ok=True, output=output, written=frozenset(guard.written))
+        _end(db, commit=tool.effect == "write")
+        return CallOutcome(ok=True, output=output, written=frozenset(guard.written), text=text)
 
     def _timed_out(self, db: sqlite3.Connection, name: str, watch: CallWatch) -> CallOutcome:
         watch.close()  # may have been left half-way by the CallTimeout
@@ -215,9 +231,50 @@ class Toolbox:
 
 def _undo(db: sqlite3.Connection) -> None:
     """Roll the call back. An interrupted write may have ended the transaction already."""
-    db.set_authorizer(None)
+    _disarm(db)
     if db.in_transaction:
-        db.execute("ROLLBACK")
+        _end(db, commit=False)
+
+
+def _arm(db: sqlite3.Connection, guard: _Guard) -> None:
+    """Put ``guard`` in charge of what ``db`` compiles for this call.
+
+    A connection the runtime made keeps its one authorizer (``database.Authority``) and
+    its statement cache: the call's statements are cached under the tool's own texts,
+    and only when some statement was compiled here under a text a tool could send (a
+    cursor's, the runtime's between calls) is the cache expired first, by setting the
+    authorizer again. Any other connection gets the guard itself, as its authorizer for
+    the call."""
+    authority = db.authority if isinstance(db, GuardedConnection) else None
+    if authority is None:
+        db.set_authorizer(guard)
+        return
+    if authority.untagged or not db.authorizing:  # type: ignore[attr-defined]
+        db.set_authorizer(authority)  # expires every prepared statement of ``db``
+        authority.untagged = False
+    authority.guard = guard
+
+
+def _disarm(db: sqlite3.Connection) -> None:
+    authority = db.authority if isinstance(db, GuardedConnection) else None
+    if authority is None:
+        db.set_authorizer(None)
+    else:
+        authority.guard = None
+
+
+def _begin(db: sqlite3.Connection) -> None:
+    if isinstance(db, GuardedConnection):
+        db.own(_BEGIN)
+    else:
+        db.execute("BEGIN")
+
+
+def _end(db: sqlite3.Connection, *, commit: bool) -> None:
+    if isinstance(db, GuardedConnection):
+        db.own(_COMMIT if commit else _ROLLBACK)
+    else:
+        db.execute("COMMIT" if commit else "ROLLBACK")
 
 
 class _BrokenTool(Exception):
@@ -265,7 +322,18 @@ class _Guard:
     Verdicts are kept per tool declaration, schema and statement text (``_verdict``).
     """
 
-    __slots__ = ("db", "denied", "foreign_keys", "kind", "reads", "tables", "tool", "writes", "written")
+    __slots__ = (
+        "db",
+        "denied",
+        "foreign_keys",
+        "kind",
+        "reads",
+        "tables",
+        "tag",
+        "tool",
+        "writes",
+        "written",
+    )
 
     def __init__(
         self,
@@ -275,7 +343,7 @@ class _Guard:
         db: sqlite3.Connection | None = None,
     ) -> None:
         self.tool, self.db, self.tables = tool, db, tables
-        self.reads, self.writes = tool.reads, tool.writes
+        self.reads, self.writes, self.tag = tool.reads, tool.writes, tool.tag
         self.foreign_keys = foreign_keys or {}
         self.written: set[str] = set()
         self.denied: str | None = None
@@ -399,6 +467,20 @@ def _change_log(table: str | None, trigger: str | None) -> bool:
     """A statement of the session's change-log triggers on their own log. Tools cannot
     create triggers (DDL is denied), so only the runtime's can carry the name."""
     return trigger is not None and trigger.startswith(TRACK_PREFIX) and (table or "").startswith(TRACK_PREFIX)
+
+
+def json_text(value: Any) -> str:
+    """``value`` as the JSON text of a result's content: keys sorted, non-ASCII kept, no
+    NaN or Infinity (``ValueError``); an object with keys that do not sort (``1`` and
+    ``"a"``) is written as JSON writes them (as strings), then sorted."""
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except TypeError:
+        plain = json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
+        return json.dumps(plain, ensure_ascii=False, sort_keys=True)
+
+
+_json_text = json_text
 
 
 def _first_error(validator: jsonschema_rs.Draft202012Validator, instance: Any) -> str | None:

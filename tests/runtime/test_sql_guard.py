@@ -27,6 +27,7 @@ import pytest
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime import SessionDatabase, Toolbox
+from envfactory_mcp.runtime import toolbox as toolbox_module
 from envfactory_mcp.runtime.database import (
     SQL_LIMITS,
     SeedLoadError,
@@ -428,6 +429,56 @@ def test_declarations_cannot_name_sqlites_own_tables(toolbox: Toolbox, image: by
     assert call(toolbox, db, "SELECT count(*) FROM users", tool="sqlite_tables").output == {"rows": [[4]]}
     cte = "WITH recent AS (SELECT id FROM users) SELECT count(*) FROM recent"
     assert call(toolbox, db, cte, tool="sqlite_tables").output == {"rows": [[4]]}
+
+
+# ------------------------------------------------------------------ the statement cache (issue 32)
+
+
+def test_a_tools_statements_stay_compiled_across_calls(image: bytes, monkeypatch: pytest.MonkeyPatch):
+    """The authorizer is not set again per call (that expired every prepared statement):
+    a tool's statements are compiled, and judged, once, whichever tools run in between,
+    and a cached write still reports the table it writes."""
+    module = types.ModuleType("cached_tools")
+    exec(TOOLS, module.__dict__)  # noqa: S102 - the tool code under test, written here
+    toolbox = Toolbox(SPEC, module, 5)
+    db = SessionDatabase(image).db
+    judged: list[tuple[object, ...]] = []
+    judge = toolbox_module._Guard.__call__
+    monkeypatch.setattr(
+        toolbox_module._Guard, "__call__", lambda self, *event: judged.append(event) or judge(self, *event)
+    )
+    read = {"sql": "SELECT name FROM users WHERE id = ?", "params": ["u1"]}
+    write = {"sql": "UPDATE users SET name = ? WHERE id = 'u4'"}
+    assert toolbox.call(db, "users_only", read).output == {"rows": [["Ann"]]}
+    assert toolbox.call(db, "users_and_notes", {**write, "params": ["Dee"]}).written == {"users"}
+    assert judged  # the first time, each statement is judged
+    judged.clear()
+    for name in ("Di", "Dot"):
+        assert toolbox.call(db, "users_only", read).output == {"rows": [["Ann"]]}
+        out = toolbox.call(db, "users_and_notes", {**write, "params": [name]})
+        assert out.ok and out.written == {"users"}, out
+    assert judged == []
+    assert rows(db, "SELECT name FROM users WHERE id = 'u4'") == [("Dot",)]
+
+
+def test_a_statement_compiled_outside_a_tool_is_judged_again_for_a_tools_cursor(image: bytes):
+    """A statement the runtime compiled between calls (no authorizer judging it) is in
+    the connection's cache under its plain text; a tool's cursor sending that same text
+    gets it judged for the tool all the same (the cache is expired first), so it
+    cannot read what it does not declare."""
+    module = types.ModuleType("cursor_cache_tools")
+    exec(TOOLS, module.__dict__)  # noqa: S102 - the tool code under test, written here
+    toolbox = Toolbox(SPEC, module, 5)
+    db = SessionDatabase(image).db
+    assert toolbox.call(db, "through_a_cursor", {"sql": "SELECT name FROM users WHERE id = 'u1'"}).ok
+    sql = "SELECT user_id FROM orders"
+    assert rows(db, sql)  # the runtime's own statement, between calls
+    out = toolbox.call(db, "through_a_cursor", {"sql": sql})
+    assert not out.ok and out.fault == "read" and "read table 'orders'" in out.error, out
+    # And a transaction statement the runtime ran is no way for a tool to end its call.
+    for verb in ("COMMIT", "ROLLBACK", "BEGIN"):
+        out = toolbox.call(db, "through_a_cursor", {"sql": verb})
+        assert not out.ok and out.fault == "forbidden", (verb, out)
 
 
 # ------------------------------------------------------------------ schema and seed SQL

@@ -23,7 +23,7 @@ import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -40,14 +40,26 @@ _CHUNK = 64 * 1024
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\[\]{}:,"\s]+')
 
 
+class LeanAnswers(Protocol):
+    """A server's own answers to some requests (``server.LeanCalls``)."""
+
+    async def answer(self, message: Any) -> bytes | None: ...
+
+
 @asynccontextmanager
 async def stdio_streams(
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, lean: LeanAnswers | None = None
 ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[SessionMessage]]]:
     """Streams for ``Server.run`` over stdin/stdout; a line that is not a usable JSON-RPC
-    message is answered with an error here and never reaches the server."""
+    message is answered with an error here and never reaches the server.
+
+    With ``lean`` (and pipes at both ends, ``_pipe_io``), every line is first offered
+    to ``lean.answer`` as parsed by ``json``; a line it answers is written at once and
+    never reaches the SDK, any other goes on as before."""
     wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
     readline, write = _pipe_io(wire_in, wire_out)
+    if not (_is_pipe(wire_in) and _is_pipe(wire_out)):
+        lean = None  # the threaded writer could interleave with a second writer
 
     read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
@@ -72,6 +84,15 @@ async def stdio_streams(
                     continue
                 if not line.strip():
                     continue
+                if lean is not None:
+                    try:
+                        parsed = json.loads(line)
+                    except (ValueError, RecursionError):
+                        parsed = None
+                    answer = await lean.answer(parsed)
+                    if answer is not None:
+                        await write(answer)
+                        continue
                 try:
                     message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                 except Exception as exc:  # noqa: BLE001 - every unreadable line is answered, whatever the parser raised
@@ -139,13 +160,40 @@ def _pipe_io(
                     return line
                 pending.extend(chunk)
 
+        # Two tasks write (the SDK's writer and the reader's lean answers): a line goes
+        # out whole with one ``os.write`` when the pipe takes it; otherwise what is left
+        # waits in ``backlog``, where later lines queue behind it in order, and the
+        # writer that started it drains it while the others wait for it to empty.
+        backlog = bytearray()
+        drained: list[anyio.Event] = []
+
         async def write_pipe(data: bytes) -> None:
-            view = memoryview(data)
-            while view:
+            if backlog:
+                backlog.extend(data)
+                if drained:
+                    await drained[-1].wait()
+                    return
+            else:
                 try:
-                    view = view[os.write(fd_out, view) :]
+                    sent = os.write(fd_out, data)
                 except BlockingIOError:
+                    sent = 0
+                if sent == len(data):
+                    return
+                backlog.extend(memoryview(data)[sent:])
+            done = anyio.Event()
+            drained.append(done)
+            try:
+                while backlog:
                     await anyio.wait_writable(fd_out)
+                    try:
+                        sent = os.write(fd_out, backlog)
+                    except BlockingIOError:
+                        continue
+                    del backlog[:sent]
+            finally:
+                drained.remove(done)
+                done.set()
 
         return read_pipe, write_pipe
 

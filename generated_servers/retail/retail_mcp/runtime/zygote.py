@@ -151,7 +151,7 @@ def _serve(shared: dict[str, Any], config: dict[str, Any]) -> None:
     import dataclasses
 
     from .isolation import load_tools
-    from .server import CONTROL_PREFIX, _control_op
+    from .server import CONTROL_PREFIX, _control_op, _result
     from .sessions import SessionLimits, SessionRefused, SessionStore
     from .stdio import _claim
     from .toolbox import Toolbox
@@ -175,7 +175,7 @@ def _serve(shared: dict[str, Any], config: dict[str, Any]) -> None:
                 return {"ok": False, "error": f"Unknown control operation {name!r}."}
             session = store.open(None, owner) if op == "reset" else store.session(None, owner, write=False)
             try:
-                result = _control_op(session, op, arguments)
+                result = _result(_control_op(session, op, arguments))
             finally:
                 session.release()
             return {"result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
