@@ -248,14 +248,20 @@ class ServerConnection:
 
     def _target(self) -> Any:
         if self.transport == "stdio":
+            from mcp.client.stdio import stdio_client
+
             from envfactory_mcp.host.launch import stdio_params
 
-            return stdio_params(
-                self.servers_dir,
-                self.server,
-                control=True,
-                allow_unverified=self.allow_unverified,
-                trust=self.trust,
+            # A transport, not the parameters: mcp 2.0's Client (a trainer's venv) takes no
+            # StdioServerParameters; 2.3's wraps them in stdio_client itself.
+            return stdio_client(
+                stdio_params(
+                    self.servers_dir,
+                    self.server,
+                    control=True,
+                    allow_unverified=self.allow_unverified,
+                    trust=self.trust,
+                )
             )
         if self.transport == "http":
             if not self.url:

@@ -12,6 +12,7 @@ in for a module of envfactory-mcp or of the standard library.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,10 @@ from envfactory_mcp.errors import EnvFactoryError
 
 # The working directory of a started server: nothing of a package's, nothing writable.
 NEUTRAL_CWD = "/"
+# The interpreter that serves packages over stdio: this one, unless this variable names
+# another with envfactory-mcp and mcp>=2.3 installed (a trainer's venv whose mcp is older:
+# the host and adapters run on mcp 2.0, the runtime needs 2.3).
+SERVER_PYTHON_VAR = "ENVFACTORY_SERVER_PYTHON"
 
 
 class ServerNotBuiltError(EnvFactoryError):
@@ -56,7 +61,8 @@ def stdio_params(
     args = ["-I", "-m", "envfactory_mcp.runtime", str(permission.package_dir)]
     args += (["--control"] if control else []) + permission.server_args() + (extra_args or [])
     # The SDK merges this over its safe default environment; nothing of ours is added.
-    return StdioServerParameters(command=sys.executable, args=args, env={}, cwd=NEUTRAL_CWD)
+    python = os.environ.get(SERVER_PYTHON_VAR) or sys.executable
+    return StdioServerParameters(command=python, args=args, env={}, cwd=NEUTRAL_CWD)
 
 
 def build_server(

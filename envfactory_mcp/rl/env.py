@@ -48,10 +48,34 @@ Observation = dict[str, Any]
 StepResult = tuple[Observation, float | None, bool, dict[str, Any]]
 
 
+RUNTIME_MCP = (2, 3)  # the servers' runtime needs mcp>=2.3; the host and adapters run on 2.0
+
+
+def runtime_in_process() -> bool:
+    """Whether this interpreter's mcp can serve environments in-process (``memory``
+    transport). A trainer's venv may pin an older mcp (verifiers 0.4: mcp==2.0.0); there
+    the servers run over ``stdio`` from an interpreter that has mcp>=2.3, named by
+    ``ENVFACTORY_SERVER_PYTHON`` (``host.launch``)."""
+    from importlib.metadata import version
+
+    parts = version("mcp").split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) >= RUNTIME_MCP
+    except (ValueError, IndexError):
+        return True
+
+
+def default_transport() -> Transport:
+    """``memory`` where this interpreter can serve the environments, else ``stdio``."""
+    return "memory" if runtime_in_process() else "stdio"
+
+
 class EnvFactoryServers:
     """Connections to environment servers, shared by many ``EnvFactoryEnv`` (each episode
     has its own session on them). Opened lazily on first use in the running event loop;
-    ``close()`` (or ``async with``) shuts them down."""
+    ``close()`` (or ``async with``) shuts them down. ``memory`` needs this interpreter to
+    have mcp>=2.3 (``runtime_in_process``); with an older mcp use ``stdio`` and
+    ``ENVFACTORY_SERVER_PYTHON``."""
 
     def __init__(
         self,
@@ -63,6 +87,12 @@ class EnvFactoryServers:
         trust: bool = False,
         http_token: str | None = None,
     ) -> None:
+        if transport == "memory" and not runtime_in_process():
+            raise EnvFactoryError(
+                "this interpreter's mcp is older than 2.3 and cannot serve environments in-process:"
+                " use transport='stdio' with ENVFACTORY_SERVER_PYTHON naming an interpreter that has"
+                " envfactory-mcp and mcp>=2.3"
+            )
         self.conns = {
             env: ServerConnection(
                 env,

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 from paths import SERVERS_DIR
+from rl_episodes import TRANSPORT, needs_servers
 
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.store import read_records
@@ -17,7 +18,10 @@ from envfactory_mcp.rl import EnvFactoryEnv, EnvFactoryServers
 from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message, confirmation_request
 from envfactory_mcp.tasks.model import Task, read_tasks, write_tasks
 
-pytestmark = pytest.mark.slow  # builds retail and its tasks (~40 s on first use in a session)
+pytestmark = [
+    pytest.mark.slow,
+    needs_servers,
+]  # builds retail and its tasks (~40 s on first use in a session)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +72,7 @@ def test_the_oracle_through_step_scores_one_with_the_rollouts_record(
     tasks: list[Task], tasks_file: Path, tmp_path: Path
 ):
     async def main() -> list[tuple]:
-        async with EnvFactoryServers(["retail"], transport="memory", servers_dir=SERVERS_DIR) as servers:
+        async with EnvFactoryServers(["retail"], transport=TRANSPORT, servers_dir=SERVERS_DIR) as servers:
             return [await play(servers, task, oracle_messages(task)) for task in tasks]
 
     played = anyio.run(main)
@@ -76,7 +80,7 @@ def test_the_oracle_through_step_scores_one_with_the_rollouts_record(
         envs=["retail"],
         tasks_path=str(tasks_file),
         servers_dir=str(SERVERS_DIR),
-        transport="memory",
+        transport=TRANSPORT,
         agent="oracle",
     )
     anyio.run(rollout, config, tmp_path / "run")
@@ -99,7 +103,7 @@ def test_the_oracle_through_step_scores_one_with_the_rollouts_record(
 
 def test_talking_only_scores_zero_and_step_after_the_end_is_refused(tasks: list[Task]):
     async def main() -> None:
-        async with EnvFactoryServers(["retail"], transport="memory", servers_dir=SERVERS_DIR) as servers:
+        async with EnvFactoryServers(["retail"], transport=TRANSPORT, servers_dir=SERVERS_DIR) as servers:
             env = EnvFactoryEnv(servers, tasks[0])
             await env.reset()
             reward, done = None, False
