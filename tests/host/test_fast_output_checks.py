@@ -51,3 +51,27 @@ async def test_valid_results_pass_and_invalid_ones_are_still_refused():
     assert isinstance(checked, _CheckedFirst)  # the fast path is the one in use
     assert list(checked.iter_errors({"total": 3})) == []
     assert [e.message for e in checked.iter_errors({"total": -1})]
+
+
+async def test_a_schema_is_compiled_once_for_every_connection():
+    """A second connection (another episode, another worker) uses the checks the first
+    one compiled for the same schema: the SDK's compile runs once per schema value."""
+    compiled: list[str] = []
+    checks = []
+    for _ in range(3):
+        async with Client(server()) as client:
+            original = client.session._output_schema_validator
+
+            def counting(name: str, schema: Any, original: Any = original) -> Any:
+                compiled.append(name)
+                return original(name, schema)
+
+            client.session._output_schema_validator = counting
+            _fast_output_checks(client.session)
+            await client.list_tools()
+            assert (await client.call_tool("good", {})).structured_content == {"total": 3}
+            with pytest.raises(RuntimeError, match="Invalid structured content returned by tool bad"):
+                await client.call_tool("bad", {})
+            checks.append(client.session._output_schema_validator("good", SCHEMA))
+    assert len(compiled) <= 1  # good and bad share one schema value; none if an earlier test compiled it
+    assert checks[0] is checks[1] is checks[2]
