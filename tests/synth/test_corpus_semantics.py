@@ -173,3 +173,31 @@ def test_corpus_policies_differ_and_confirm_their_destructive_operations():
     assert {t.name for t in chinook.tools if t.name.startswith("delete_")} == set(
         chinook.policy_rules.confirm
     )
+
+
+@corpus
+async def test_a_whole_object_put_with_the_id_in_its_body_updates_that_item():
+    """Swagger petstore's ``PUT /pet``: the pet, id and all, in the body; it replaces that
+    pet (no new row, no request log), and the other pets stay as they were."""
+    document = CORPUS / "openapi" / "swagger_petstore3.yaml"
+    tool = import_resource(document).spec.tool("update_pet")
+    assert (
+        "id" in tool.input_schema["properties"] and "pet" in tool.writes and "action_log" not in tool.writes
+    )
+    with anyio.fail_after(90):
+        async with Client(served(document)) as client:
+            failed, listed = await call(client, "find_pets_by_status", {"status": "available"})
+            assert not failed and len(listed["items"]) >= 2, listed
+            pet, other = listed["items"][:2]
+            whole = {"id": pet["id"], "name": "Rex", "photo_urls": ["rex.png"], "status": "sold"}
+            failed, after = await call(client, "update_pet", whole)
+            assert not failed, after
+            failed, read = await call(client, "get_pet_by_id", {"pet_id": pet["id"]})
+            assert not failed and (read["id"], read["name"], read["status"]) == (pet["id"], "Rex", "sold")
+            assert read["photo_urls"] == ["rex.png"]
+            failed, untouched = await call(client, "get_pet_by_id", {"pet_id": other["id"]})
+            assert not failed and untouched == other
+            failed, now = await call(client, "find_pets_by_status", {"status": "available"})
+            assert not failed and pet["id"] not in {p["id"] for p in now["items"]}
+            failed, _ = await call(client, "update_pet", whole | {"id": 987654})
+            assert failed  # no such pet: refused, not created

@@ -106,6 +106,7 @@ class Op:
     upsert: bool = False
     consumed: set[str] = field(default_factory=set)  # query parameters taken as columns
     batch: str = ""  # a batch create: the argument holding its rows
+    body_key: bool = False  # an update of the collection path whose body holds the item's key (``PUT /pet``)
 
     @property
     def node(self) -> Node:
@@ -387,6 +388,8 @@ class Importer:
                 op.role = "collection"
                 op.draft = self._draft(op.mask, op.tokens, "collection")
                 op.kind = {"get": "list", "post": "create"}.get(op.method, "record")
+                if op.method in ("put", "patch"):  # ``PUT /pet`` with the pet, id and all, in its body
+                    op.kind, op.body_key = "update", True
                 if op.kind == "create" and words.is_security(
                     [t.name or "" for t in op.tokens], bool(op.slots)
                 ):
@@ -1267,6 +1270,8 @@ class Importer:
                 sets=op.sets,
             )
         fields, required = self._body_fields(op, draft, resource)
+        if op.body_key and not self._keyed_body(op, draft, resource):
+            return self._record(op, draft)  # no key in the body: which item it changes is not said
         if op.kind == "batch" and not resource.singleton:
             return Operation(
                 kind="create",
@@ -1297,8 +1302,17 @@ class Importer:
             upsert=upsert,
         )
 
+    def _keyed_body(self, op: Op, draft: Draft, resource: Resource) -> bool:
+        """Whether ``op``'s request body holds every key of ``draft``'s rows (``PUT /pet``
+        with the pet's ``id``): then it updates the item that key names."""
+        cols, _ = draft.body_columns.get(op.where, (set(), set()))
+        return bool(resource.keys) and not resource.singleton and all(k in cols for k in resource.keys)
+
     def _scope(self, op: Op, draft: Draft) -> tuple[str, ...]:
-        """The columns the path's parameter runs bind (the last run of an item path is its key)."""
+        """The columns the path's parameter runs bind (the last run of an item path is its
+        key; an update of the collection whose body holds the key is bound by it too)."""
+        if op.body_key:
+            return (*draft.links, *(k for k in draft.keys if k not in draft.links))
         if op.bound:
             return tuple(c for c in op.bound.values() if c)
         if op.role == "root" or len(op.slots) < len(draft.ancestors):
