@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -213,18 +214,24 @@ def warn_unverified(permissions: list[RunPermission]) -> None:
 
 
 def load_environment(
-    name: str, servers_dir: Path, allow_unverified: bool = False, trust: bool = False
+    name: str,
+    servers_dir: Path,
+    allow_unverified: bool = False,
+    trust: bool = False,
+    say: Callable[[str], None] | None = None,
 ) -> Environment:
     """The environment a command will serve (``catalog.load_environment``: the package
-    ``<servers_dir>/<name>/`` when there is one, else the blueprint), saying which on
-    stderr, with the warning of a package allowed to run unverified."""
+    ``<servers_dir>/<name>/`` when there is one, else the blueprint), saying which with
+    ``say`` (default: a line on stderr), with the warning of a package allowed to run
+    unverified (always printed)."""
     from envfactory_mcp.catalog import load_environment as resolve
 
+    tell = say if say is not None else (lambda text: typer.echo(text, err=True))
     found = resolve(name, servers_dir, allow_unverified=allow_unverified, trust=trust)
     if found.permission is not None:
         warn_unverified([found.permission])
         how = "jailed" if found.permission.jailed else "in this process"
-        typer.echo(f"using the package {name} in {found.where} (its tools run {how})", err=True)
+        tell(f"using the package {name} in {found.where} (its tools run {how})")
     else:
-        typer.echo(f"using the blueprint {name} (there is no package in {servers_dir})", err=True)
+        tell(f"using the blueprint {name} (there is no package in {servers_dir})")
     return found.env

@@ -20,6 +20,7 @@ from envfactory_mcp.cli.app import (
     permit,
     settings,
 )
+from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import Backend, is_backend
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
@@ -96,6 +97,7 @@ def build(
         int | None, typer.Option(help="Seed for the seed data (default: the environment's).")
     ] = None,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+    quiet: Quiet = False,
 ) -> None:
     """Build an environment, verify it, and emit it as a standalone MCP server package under <servers-dir>/<name>/.
 
@@ -105,6 +107,7 @@ def build(
     """
     from envfactory_mcp.build import VerificationFailed, build_blueprint
     from envfactory_mcp.cli.runs import usage
+    from envfactory_mcp.verify.verifier import VerifyOptions
 
     if all_ == (name is not None):
         raise usage("give an environment name or --all (not both)")
@@ -113,13 +116,15 @@ def build(
             raise usage("--seed applies to one environment, not to --all")
         if not is_backend(backend) or (address is not None and backend != "ray"):
             raise usage("choose --backend local|ray (--address goes with --backend ray)")
-        _build_all(settings(servers_dir), jobs, backend, address)
+        _build_all(settings(servers_dir), jobs, backend, address, Reporter(quiet))
         return
     if backend != "local" or address is not None:
         raise usage("--backend and --address apply to --all")
     assert name is not None
+    reporter = Reporter(quiet)
+    reporter.say(f"[build {name}] building, then verifying in the sandbox")
     try:
-        result = build_blueprint(settings(servers_dir), name, seed)
+        result = build_blueprint(settings(servers_dir), name, seed, VerifyOptions(progress=reporter.say))
     except VerificationFailed as exc:
         _print_report(exc.report)
         raise fail(exc) from None
@@ -127,18 +132,28 @@ def build(
         raise fail(exc) from None
     env, report = result.env, result.report
     rows = sum(len(r) for r in env.seed_state.values())
-    typer.echo(
+    emit_json(
+        {
+            "env": name,
+            "package": str(result.package_dir),
+            "tools": len(env.spec.tools),
+            "tables": len(env.spec.tables),
+            "seed_rows": rows,
+            "seed_hash": env.seed_hash,
+            "verified": report.passed,
+            "probes": report.probes,
+            "seconds": round(report.timings["total"], 1),
+        }
+    )
+    reporter.say(
         f"built {name}: {len(env.spec.tools)} tools, {len(env.spec.tables)} tables, {rows} seed rows, "
         f"seed hash {env.seed_hash[:12]}; verified ({report.probes} probes, {report.timings['total']:.1f} s) "
         f"-> {result.package_dir}"
     )
 
 
-def _build_all(config: object, jobs: int, backend: Backend, address: str | None) -> None:
+def _build_all(config: object, jobs: int, backend: Backend, address: str | None, reporter: Reporter) -> None:
     import time
-
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from envfactory_mcp.blueprints import blueprint_names
     from envfactory_mcp.build import BuildOutcome, build_all
@@ -146,25 +161,17 @@ def _build_all(config: object, jobs: int, backend: Backend, address: str | None)
 
     assert isinstance(config, Settings)
     names = blueprint_names()
-    console = Console(stderr=True)
     started = time.perf_counter()
-    with Progress(
-        TextColumn("building and verifying"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("", total=len(names))
+    finished = 0
+    with reporter.stages() as stage:
+        advance = stage(f"building and verifying {len(names)} environments")
 
         def step(outcome: BuildOutcome) -> None:
-            bar.update(task, advance=1, description=outcome.name)
+            nonlocal finished
+            finished += 1
+            advance(finished, len(names))
             if not outcome.ok:
-                console.print(
-                    f"[red]failed[/red] {outcome.name}: {outcome.error}", markup=True, highlight=False
-                )
+                typer.echo(f"failed {outcome.name}: {outcome.error}", err=True)
 
         try:
             outcomes = build_all(config, names, jobs, step, backend=backend, address=address)
@@ -172,7 +179,15 @@ def _build_all(config: object, jobs: int, backend: Backend, address: str | None)
             raise fail(exc) from None
     failed = [o for o in outcomes if not o.ok]
     tools = sum(o.tools for o in outcomes)
-    typer.echo(
+    emit_json(
+        {
+            "servers_dir": str(config.servers_dir),
+            "built": sorted(o.name for o in outcomes if o.ok),
+            "failed": {o.name: o.error for o in failed},
+            "tools": tools,
+        }
+    )
+    reporter.say(
         f"built {len(outcomes) - len(failed)} of {len(outcomes)} environments ({tools} tools), each verified, "
         f"in {time.perf_counter() - started:.0f} s "
         + ("on Ray" if backend == "ray" else f"with {jobs} at a time")
@@ -187,7 +202,12 @@ def verify(
     target: Annotated[
         str, typer.Argument(help="An environment name (its package, else its blueprint) or a package folder.")
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Only the JSON report (on stdout, as always), without the table on stderr."
+        ),
+    ] = False,
     stdio: Annotated[
         bool, typer.Option("--stdio/--no-stdio", help="Also start the package over stdio.")
     ] = True,
@@ -204,6 +224,7 @@ def verify(
         ),
     ] = True,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+    quiet: Quiet = False,
 ) -> None:
     """Verify an environment in the sandbox; exit 0 only if every check passes (see --no-strict).
 
@@ -214,12 +235,13 @@ def verify(
     from envfactory_mcp.verify.provenance import REPORT_FILE, locate_package
     from envfactory_mcp.verify.verifier import VerifyOptions, verify_environment, verify_package
 
-    options = VerifyOptions(stdio=stdio, progress=lambda line: typer.echo(line, err=True))
+    reporter = Reporter(quiet)
+    options = VerifyOptions(stdio=stdio, progress=reporter.say)
     where = settings(servers_dir)
     folder = Path(target) if Path(target).is_dir() else where.server_dir(target)
     try:
         if folder.is_dir():
-            typer.echo(f"verifying the package in {folder.resolve()}", err=True)
+            reporter.say(f"[verify] the package in {folder.resolve()}")
             report = verify_package(folder, options)
             from envfactory_mcp.packages import runtime_status
 
@@ -233,9 +255,7 @@ def verify(
                 raise EnvFactoryError(
                     f"{target} has no package to save a report in (run: envfactory-mcp build {target})"
                 )
-            typer.echo(
-                f"verifying the blueprint {target} (there is no package in {where.servers_dir})", err=True
-            )
+            reporter.say(f"[verify] the blueprint {target} (there is no package in {where.servers_dir})")
             report = verify_environment(build_env(load_blueprint(target)), options)
         else:
             raise EnvFactoryError(
@@ -244,9 +264,8 @@ def verify(
             )
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    if as_json:
-        typer.echo(report.to_json(), nl=False)
-    else:
+    typer.echo(report.to_json(), nl=False)
+    if not as_json:
         _print_report(report)
     if report.passed or strict:
         raise typer.Exit(code=0 if report.passed else 1)
@@ -351,7 +370,7 @@ def _print_report(report: object) -> None:
     from envfactory_mcp.verify.report import TOOL_CHECKS, VerificationReport
 
     assert isinstance(report, VerificationReport)
-    console = Console(stderr=False)
+    console = Console(stderr=True)
     marks = {"passed": "[green]ok[/]", "failed": "[bold red]FAIL[/]", "not run": "[dim]-[/]"}
     env_table = Table("environment check", "status", "reason", title=f"verification of {report.env}")
     for check in report.environment:

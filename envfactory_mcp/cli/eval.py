@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail
+from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 
@@ -71,6 +73,7 @@ def eval_command(
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+    quiet: Quiet = False,
 ) -> None:
     """Build (or re-run) an eval set over any servers, play it with an agent through the host
     (the -o folder is a run directory: rerun the same command to resume, view it with
@@ -109,21 +112,23 @@ def eval_command(
         servers_dir=str(servers_dir),
         retry_failed=retry_failed,
     )
+    reporter = Reporter(quiet)
     try:
         if not names:
             raise EnvFactoryError("--envs names no server")
-        loaded = load_envs(names, servers_dir, allow_unverified, trust)
-        summary, _ = run_interruptibly(
-            evaluate,
-            config,
-            loaded,
-            output,
-            None,
-            allow_unverified,
-            trust,
-            _agent_factory(),
-            lambda text: typer.echo(text, err=True),
-        )
+        loaded = load_envs(names, servers_dir, allow_unverified, trust, reporter.say)
+        with reporter.stages() as stage:
+            summary, _ = run_interruptibly(
+                evaluate,
+                config,
+                loaded,
+                output,
+                stage(f"eval {agent}"),
+                allow_unverified,
+                trust,
+                _agent_factory(),
+                reporter.say,
+            )
     except KeyboardInterrupt:
         raise interrupted() from None
     except MetadataMismatch as exc:
@@ -132,8 +137,9 @@ def eval_command(
         ) from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    typer.echo(table(summary))
-    typer.echo(
+    typer.echo(table(summary), err=True)
+    emit_json(summary)
+    reporter.say(
         f"wrote {output}/results.json, {output}/report.html, the eval set {output}/eval_set.jsonl and"
         f" the run {output}/trajectories.jsonl (view it: envfactory-mcp view {output})"
     )
@@ -168,7 +174,13 @@ def _agent_factory() -> object:
     return agent_factory
 
 
-def load_envs(names: list[str], servers_dir: Path, allow_unverified: bool, trust: bool) -> list[Environment]:
+def load_envs(
+    names: list[str],
+    servers_dir: Path,
+    allow_unverified: bool,
+    trust: bool,
+    say: Callable[[str], None] | None = None,
+) -> list[Environment]:
     """Each server: a package or blueprint (``cli.app.load_environment``), else a demo server
     (served from ``<output>/servers``, see ``eval.main.served_dir``)."""
     from envfactory_mcp.blueprints import blueprint_names
@@ -180,10 +192,10 @@ def load_envs(names: list[str], servers_dir: Path, allow_unverified: bool, trust
     loaded = []
     for name in names:
         if not (servers_dir / name).is_dir() and name not in blueprint_names() and name in demo:
-            typer.echo(f"using the demo server {name}", err=True)
+            (say or (lambda text: typer.echo(text, err=True)))(f"using the demo server {name}")
             loaded.append(demo[name])
         else:
-            loaded.append(load_environment(name, servers_dir, allow_unverified, trust))
+            loaded.append(load_environment(name, servers_dir, allow_unverified, trust, say=say))
     return loaded
 
 

@@ -29,6 +29,7 @@ from envfactory_mcp.cli.app import (
     settings,
     warn_unverified,
 )
+from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import is_backend
 from envfactory_mcp.settings import (
@@ -221,6 +222,7 @@ def rollout(
             "host:port; default: a private local cluster for the run."
         ),
     ] = None,
+    quiet: Quiet = False,
 ) -> None:
     """Run agent / simulated-user episodes over MCP, score them, and log trajectories (resumable).
 
@@ -327,6 +329,7 @@ def rollout(
         backend=backend,
         ray_address=address,
     )
+    reporter = Reporter(quiet)
     try:
         from envfactory_mcp.packages import check_served, ensure_shipped
         from envfactory_mcp.tasks.model import read_tasks
@@ -334,13 +337,13 @@ def rollout(
         read_tasks(tasks_file)  # a missing or malformed file is refused before any run directory exists
         if TRANSPORTS[transport] != "http":
             for env in config.envs:
-                ensure_shipped(servers_dir, env, note=lambda text: typer.echo(text, err=True))
+                ensure_shipped(servers_dir, env, note=reporter.say)
         warn_unverified(
             check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust)
         )
         if force_new and output.exists():
             typer.echo(f"--force-new: moved the old run to {move_aside(output)}", err=True)
-        with _stages() as stage:
+        with reporter.stages() as stage:
             summary = run_interruptibly(run_rollout, config, output, stage(f"rollout {agent}"))
     except KeyboardInterrupt:
         raise interrupted() from None
@@ -353,9 +356,9 @@ def rollout(
         ) from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    _print_summary(summary)
+    emit_json(_shown(summary))
     over = _judge_harness_failures({"rollout": summary}, max_harness_failures)
-    _outputs(f"run: {output}/ (trajectories.jsonl, summary.json; {summary.get('episodes', 0)} episodes)")
+    reporter.say(f"run: {output}/ (trajectories.jsonl, summary.json; {summary.get('episodes', 0)} episodes)")
     if over:
         raise typer.Exit(code=1)
 
@@ -374,7 +377,7 @@ def rescore(
         summary = run_rescore(run_dir, str(tasks_file) if tasks_file else None)
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    _print_summary(summary)
+    emit_json(_shown(summary))
     _outputs(f"rescored: {run_dir}/ (trajectories.jsonl, summary.json)")
 
 
@@ -404,15 +407,14 @@ def pipeline(
     ] = False,
     max_harness_failures: MaxHarnessFailures = 0.1,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+    quiet: Quiet = False,
 ) -> None:
     """Build + verify, synthesise tasks, roll out the scripted agents (demonstrator, oracle, noop), summarise.
 
     Rerun the same command to resume; -o holding another configuration is refused unless --overwrite."""
-    from rich.console import Console
-
     from envfactory_mcp.pipeline import PipelineOptions, run_pipeline
 
-    console = Console(stderr=True)
+    reporter = Reporter(quiet)
     options = PipelineOptions(
         n_tasks=n,
         seed=seed,
@@ -423,7 +425,7 @@ def pipeline(
         overwrite=overwrite,
     )
     try:
-        with _stages() as stage:
+        with reporter.stages() as stage:
             advance: dict[str, Callable[[int, int | None], None]] = {}
 
             def progress(label: str, done: int, total: int | None) -> None:
@@ -436,18 +438,23 @@ def pipeline(
                 name,
                 output,
                 options,
-                say=lambda text: console.print(text, highlight=False, soft_wrap=True),
+                say=reporter.say,
                 progress=progress,
             )
     except KeyboardInterrupt:
         raise interrupted() from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    for agent, run in summary["runs"].items():
-        console.print(f"[bold]{agent}[/]")
-        _print_summary(run)
+    emit_json(
+        {
+            "env": summary["env"],
+            "output": str(output),
+            "verification": summary["verification"],
+            "runs": {agent: _shown(run) for agent, run in summary["runs"].items()},
+        }
+    )
     over = _judge_harness_failures(summary["runs"], max_harness_failures)
-    _outputs(f"outputs: {output}/ (summary.json, tasks.jsonl, runs/{{{','.join(summary['runs'])}}}/)")
+    reporter.say(f"outputs: {output}/ (summary.json, tasks.jsonl, runs/{{{','.join(summary['runs'])}}}/)")
     if over:
         raise typer.Exit(code=1)
 
@@ -460,59 +467,17 @@ def _outputs(line: str) -> None:
 
 
 @contextlib.contextmanager
-def _stages() -> Iterator[Callable[[str], Callable[[int, int | None], None]]]:
-    """A rich progress display on stderr, one line per stage. ``stage(label)`` starts a
-    stage (the previous one is hidden) and returns its ``advance(done, total)``; a stage
-    without a total shows a spinner and the elapsed time."""
-    from rich.markup import escape
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=(console := _stderr()),
-        transient=True,
-        disable=not console.is_terminal,  # a log or a pipe gets the commands' own lines only
-    ) as bar:
-        current: list[Any] = []
-
-        def stage(label: str) -> Callable[[int, int | None], None]:
-            for task_id in current:
-                bar.stop_task(task_id)
-                bar.update(task_id, visible=False)
-            task_id = bar.add_task(escape(label), total=None)
-            current[:] = [task_id]
-
-            def advance(done: int, total: int | None = None) -> None:
-                bar.update(task_id, completed=done, total=total)
-
-            return advance
-
+def _stages(quiet: bool = False) -> Iterator[Callable[[str], Callable[[int, int | None], None]]]:
+    """``Reporter(quiet).stages()`` (``cli/progress.py``): a progress bar on a terminal,
+    plain stage and count lines otherwise."""
+    with Reporter(quiet).stages() as stage:
         yield stage
 
 
-def _stderr() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True)
-
-
-def _print_summary(summary: dict[str, Any]) -> None:
-    from rich.console import Console
-
+def _shown(summary: dict[str, Any]) -> dict[str, Any]:
+    """The part of a run's summary a command prints (the whole is in summary.json)."""
     keys = ("episodes", "scored", "harness_failures", "mean_reward", "pass_k", "grounding", "terminations")
-    shown = {k: summary[k] for k in keys if k in summary}
-    Console().print_json(json.dumps(shown, default=str))
+    return {k: summary[k] for k in keys if k in summary}
 
 
 def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> bool:

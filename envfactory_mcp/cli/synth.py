@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from envfactory_mcp.cli.app import app, fail
+from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import Backend, is_backend
 
@@ -83,6 +84,7 @@ def synthesize(
             "host:port; default: a private local cluster for the run."
         ),
     ] = None,
+    quiet: Quiet = False,
 ) -> None:
     """Synthesise verified environments: import resources, or have a model propose, implement and repair them.
 
@@ -109,7 +111,9 @@ def synthesize(
     results: list[dict[str, Any]] = []
     try:
         for path in resources:
-            results.append(_resource(path, name, seed, output, model, api_base, strict, inserts, overwrite))
+            results.append(
+                _resource(path, name, seed, output, model, api_base, strict, inserts, overwrite, quiet)
+            )
         if descriptions or descriptions_from_file:
             pairs = [(name or _name_for(text), text) for text in descriptions] + descriptions_from_file
             results += anyio.run(
@@ -117,12 +121,11 @@ def synthesize(
             )
     except EnvFactoryError as exc:
         raise fail(exc) from None
-    typer.echo(json.dumps(results, indent=2))
+    emit_json(results)
     made = [r["package"] for r in results if r["status"] == "emitted"]
-    typer.echo(
+    Reporter(quiet).say(
         f"{len(made)} of {len(results)} packages written to {output}"
-        + (f": {', '.join(made)}" if made else ""),
-        err=True,
+        + (f": {', '.join(made)}" if made else "")
     )
     if any(r["status"] != "emitted" for r in results):
         raise typer.Exit(code=1)
@@ -144,6 +147,7 @@ def _resource(
     strict: bool = False,
     inserts: bool = True,
     overwrite: bool = True,
+    quiet: bool = False,
 ) -> dict[str, Any]:
     import time
     from dataclasses import replace
@@ -160,7 +164,7 @@ def _resource(
     from envfactory_mcp.verify.dropping import keep_what_verifies
     from envfactory_mcp.verify.verifier import VerifyOptions
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, quiet=quiet, soft_wrap=True)  # --quiet: the result JSON only
     console.print(f"importing {escape(str(path))} ...", highlight=False)
     started = time.perf_counter()
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +17,7 @@ from envfactory_mcp.cli.app import (
     load_environment,
     refuse_existing,
 )
+from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
@@ -48,15 +48,18 @@ def tasks(
         "tasks.jsonl"
     ),
     overwrite: Overwrite = False,
-    stats: Annotated[bool, typer.Option("--stats", help="Print quality figures (JSON) to stderr.")] = False,
+    stats: Annotated[
+        bool, typer.Option("--stats", help="Add the quality figures to the JSON printed on stdout.")
+    ] = False,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+    quiet: Quiet = False,
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio
 
-    from envfactory_mcp.cli.runs import _outputs, _stages, interrupted, usage
+    from envfactory_mcp.cli.runs import interrupted, usage
     from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
@@ -67,13 +70,14 @@ def tasks(
         raise usage(f"--sampler {sampler!r}: use topology or random-walk")
     calibrate = model if model and model != "offline" else None
     refuse_existing(output, overwrite)
+    reporter = Reporter(quiet)
     try:
-        env = load_environment(name, servers_dir, allow_unverified, trust)
+        env = load_environment(name, servers_dir, allow_unverified, trust, say=reporter.say)
     except EnvFactoryError as exc:
         raise fail(exc) from None
     endpoint_errors = None
     try:
-        with _stages() as stage:
+        with reporter.stages() as stage:
             advance = stage(f"generating {n} tasks for {name}")
             made_so_far = 0
 
@@ -106,9 +110,11 @@ def tasks(
                 f"model endpoint failed: {'; '.join(outcome.errors[:3])}"
             )
     write_tasks(made, output)
+    result: dict[str, object] = {"env": name, "output": str(output), "tasks": len(made), "requested": n}
     if stats:
-        typer.echo(json.dumps(task_stats(made, report, env.spec), indent=2), err=True)
-    _outputs(f"wrote {len(made)} tasks to {output}")
+        result["stats"] = task_stats(made, report, env.spec)
+    emit_json(result)
+    reporter.say(f"wrote {len(made)} tasks to {output}")
     if endpoint_errors is not None:  # the file is written (nothing lost), but it is not what was asked
         raise fail(endpoint_errors)
     if len(made) < n:

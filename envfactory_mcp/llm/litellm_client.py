@@ -25,6 +25,9 @@ RETRYABLE: frozenset[LLMErrorKind] = frozenset({"timeout", "rate_limit", "server
 # hold an attempt far past ``timeout_s``; this outer deadline bounds the whole attempt
 # and sits a little later so that litellm normally reports the timeout itself.
 DEADLINE_SLACK_S = 1.0
+# Seconds one attempt may take when the caller does not say (``--agent-timeout``,
+# ``--user-timeout``, ``--judge-timeout``, ``--model-timeout`` say).
+MODEL_TIMEOUT_S = 60.0
 
 
 def load_litellm() -> ModuleType:
@@ -40,7 +43,8 @@ class LiteLLMClient:
     """Chat completions through ``litellm.acompletion``, with retries and error kinds.
 
     ``model`` is a litellm model string (``openai/<name>`` for any OpenAI-compatible
-    server at ``api_base``). Each attempt is bounded by ``timeout_s``; timeouts, rate
+    server at ``api_base``). Each attempt is bounded by ``timeout_s`` (default
+    ``MODEL_TIMEOUT_S``); timeouts, rate
     limits, dropped connections and 5xx answers are retried up to ``max_retries`` times
     with exponential backoff from ``backoff_s`` and jitter drawn from
     ``random.Random(seed)``; other failures are not retried, nor is a refused connection
@@ -56,7 +60,7 @@ class LiteLLMClient:
         model: str,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 60.0,
+        timeout_s: float | None = None,
         max_retries: int = 3,
         backoff_s: float = 0.5,
         seed: int = 0,
@@ -69,7 +73,7 @@ class LiteLLMClient:
         self.api_base = api_base
         # OpenAI-compatible local servers ignore the key but the SDK insists on one.
         self.api_key = api_key if api_key is not None or api_base is None else "not-needed"
-        self.timeout_s = timeout_s
+        self.timeout_s = MODEL_TIMEOUT_S if timeout_s is None else float(timeout_s)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self._rng = random.Random(seed)

@@ -69,7 +69,8 @@ class RewardParts(Model):
 
 class Usage(Model):
     """Tokens and cost of one participant (agent, user, judge), summed over its model calls;
-    ``cost_usd`` stays None while no call had a known price."""
+    ``cost_usd`` stays None while no call had a known price, and is 0.0 (known) for a
+    scripted agent or user, which calls no model (``TrajectoryRecord``)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -148,6 +149,21 @@ class TrajectoryRecord(Model):
         if isinstance(data, dict) and "schema_version" in data and "state_hash_version" not in data:
             return {**data, "state_hash_version": 1}
         return data
+
+    @model_validator(mode="after")
+    def _scripted_costs_nothing(self) -> TrajectoryRecord:
+        """A scripted agent or user (its participant names no model) made no model call:
+        its cost is known, zero, not unknown (records written before this said None)."""
+        for who, participant in (("agent", self.agent), ("user", self.user)):
+            usage = self.usage.get(who)
+            if (
+                usage is not None
+                and participant.model is None
+                and usage.cost_usd is None
+                and not (usage.prompt_tokens or usage.completion_tokens)
+            ):
+                usage.cost_usd = 0.0
+        return self
 
     @property
     def excluded(self) -> bool:

@@ -189,7 +189,8 @@ def _tool_rates(records: list[TrajectoryRecord]) -> dict[str, dict[str, Any]]:
 
 def _usage(records: list[TrajectoryRecord]) -> dict[str, dict[str, Any]]:
     """Token and cost totals per participant; ``cost_usd`` sums the known costs (None if
-    none is known) and ``cost_unknown`` counts the episodes whose cost was not known."""
+    none is known) and ``cost_unknown`` counts the episodes whose cost was not known. A
+    scripted agent or user costs a known zero (``TrajectoryRecord`` records it so)."""
     totals: dict[str, dict[str, Any]] = {}
     for record in records:
         for who, usage in record.usage.items():
