@@ -188,7 +188,9 @@ def export_run(
     specs: Sequence[EnvSpec] = (),
     system_prompt: str | None = None,
 ) -> ExportStats:
-    """Export ``run_dir/trajectories.jsonl`` to ``out`` (JSONL, written atomically).
+    """Export ``run_dir/trajectories.jsonl`` to ``out``, written atomically: JSONL, or
+    Parquet when ``out`` ends in ``.parquet`` (what verl's ``data.train_files`` reads;
+    needs pandas and pyarrow, in the ``rl`` and ``verl`` extras).
 
     The run is read without taking its lock or repairing it, so a run still in progress
     can be exported (a partial last line is ignored). Records are ordered by
@@ -206,11 +208,27 @@ def export_run(
         system_prompt=system_prompt,
         stats=stats,
     )
-    data = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in examples)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix == ".parquet":
+        files.write_bytes(out, parquet_bytes(list(examples)))
+        return stats
+    data = "".join(json.dumps(e, ensure_ascii=False, separators=(",", ":")) + "\n" for e in examples)
     files.write_text(out, data)
     return stats
+
+
+def parquet_bytes(rows: list[dict[str, Any]]) -> bytes:
+    """``rows`` as one Parquet file (nested objects as structs, lists as lists: the column
+    types verl's ``RLHFDataset`` reads through ``datasets``)."""
+    try:
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise EnvFactoryError(
+            "writing Parquet needs pandas and pyarrow: pip install 'envfactory-mcp[rl]'"
+        ) from exc
+    data: bytes = pd.DataFrame(rows).to_parquet()  # no path: the bytes
+    return data
 
 
 def llamafactory_dataset_info(file_name: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ __all__ = [
     "TRANSPORT",
     "needs_servers",
     "oracle_messages",
+    "oracle_script",
     "oracle_texts",
     "rollout_records",
 ]
@@ -57,6 +58,18 @@ def oracle_messages(task: Task) -> list[dict[str, Any]]:
         }
         moves.append({"role": "assistant", "content": None, "tool_calls": [call]})
     return [*moves, {"role": "assistant", "content": closing_message(task)}]
+
+
+def oracle_script(task: Task) -> list[dict[str, Any]]:
+    """The same moves as replies of the scripted OpenAI-protocol server (tests/llm_server)."""
+    script: list[dict[str, Any]] = []
+    for move in oracle_messages(task):
+        calls = move.get("tool_calls") or []
+        if calls:
+            script.append({"tool_calls": [dict(c["function"]) for c in calls]})
+        else:
+            script.append({"content": move["content"]})
+    return script
 
 
 def oracle_texts(task: Task) -> list[str]:
