@@ -130,11 +130,23 @@ def rollout(
             help="Keyword arguments of the agent model's requests, e.g. '{\"temperature\": 0}'.",
         ),
     ] = None,
+    agent_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            help="Seconds one request to the agent's model may take (default 60; each of its retries "
+            "gets as long). A slow local model needs more.",
+        ),
+    ] = None,
     user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
     user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
     user_api_base: Annotated[str | None, typer.Option(help="Base URL for the user's model.")] = None,
     user_args: Annotated[
         str | None, typer.Option(metavar="JSON", help="Keyword arguments of the user model's requests.")
+    ] = None,
+    user_timeout: Annotated[
+        float | None,
+        typer.Option(min=0.001, help="Seconds one request to the user's model may take (default 60)."),
     ] = None,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (for pass^k).")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = CONCURRENCY,
@@ -248,6 +260,19 @@ def rollout(
         if kind == "llm" and not model:
             raise usage(f"--{side} llm needs --{side}-model (a litellm model string)")
     agent_kwargs, user_kwargs = model_args("--agent-args", agent_args), model_args("--user-args", user_args)
+    # A model's timeout is its requests' ``timeout`` (llm/litellm_client.py: each attempt's
+    # deadline), so it is recorded with the run's model arguments.
+    for side, model, timeout, kwargs in (
+        ("agent", agent_model, agent_timeout, agent_kwargs),
+        ("user", user_model, user_timeout, user_kwargs),
+    ):
+        if timeout is None:
+            continue
+        if not model:
+            raise usage(f"--{side}-timeout applies to a {side} with a model (--{side}-model)")
+        if "timeout" in kwargs:
+            raise usage(f"--{side}-timeout and timeout in --{side}-args: give one")
+        kwargs["timeout"] = timeout
     # Sampling options of a participant without a model would be recorded as if they applied.
     for side, kind, options in (
         (

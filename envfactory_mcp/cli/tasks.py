@@ -44,6 +44,10 @@ def tasks(
     concurrency: Annotated[
         int, typer.Option(min=1, help="Parallel model calls when calibrating with a model.")
     ] = 4,
+    model_timeout: Annotated[
+        float | None,
+        typer.Option(min=0.001, help="Seconds one request to the calibrating model may take (default 60)."),
+    ] = None,
     output: Annotated[Path, typer.Option("-o", "--output", help="tasks.jsonl to write.")] = Path(
         "tasks.jsonl"
     ),
@@ -91,7 +95,7 @@ def tasks(
                 from envfactory_mcp.llm import LiteLLMClient
 
                 stage(f"calibrating {len(made)} messages with {calibrate}")
-                client = LiteLLMClient(calibrate, api_base=api_base)
+                client = LiteLLMClient(calibrate, api_base=api_base, timeout_s=model_timeout)
                 outcome = anyio.run(recalibrate_with_llm, made, env.spec, client, concurrency)
     except KeyboardInterrupt:
         raise interrupted() from None
