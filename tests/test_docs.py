@@ -108,3 +108,70 @@ def test_the_error_tree_in_errors_py_is_the_real_one() -> None:
         f"names classes that do not exist {sorted(documented.keys() - real.keys())}, "
         f"or draws the wrong parent for {sorted(k for k in real.keys() & documented.keys() if real[k] != documented[k])}"
     )
+
+
+# ------------------------------------------------------------------------------ CI
+
+
+def _readme_test_command() -> str:
+    block = re.search(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    assert block, "README.md has a quick start"
+    commands = [line for line in block.group(1).splitlines() if "pytest" in line]
+    assert len(commands) == 1, commands
+    return commands[0].strip()
+
+
+def test_ci_runs_the_readme_test_command_and_it_names_failures() -> None:
+    command = _readme_test_command()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith(f"{command} ||") for line in ci), command
+    assert "-rfE" in command.split()  # the failures and errors are named at the end of the run
+    assert "export ENVFACTORY_REQUIRE_SYSTEM_DEPS=1" in ci
+    assert ". .ci/system-deps" in ci
+
+
+def _system_deps(tmp_path: Path, tools: tuple[str, ...], node_packages: bool) -> tuple[int, str]:
+    """Run .ci/system-deps (checking only) in an empty folder on a PATH holding just
+    ``tools`` (stub executables) and ``uname``; its status and what it said."""
+    import os
+    import shutil
+    import subprocess
+
+    bin_dir, work = tmp_path / "bin", tmp_path / "work"
+    bin_dir.mkdir(parents=True)
+    work.mkdir()
+    for tool in tools:
+        (bin_dir / tool).write_text("#!/bin/sh\nexit 0\n")
+        (bin_dir / tool).chmod(0o755)
+    (bin_dir / "uname").symlink_to(shutil.which("uname") or "/bin/uname")
+    if node_packages:
+        for stub in (".ci/node/node_modules/.bin/conformance", ".ci/node22/node_modules/.bin/mcp-inspector"):
+            (work / stub).parent.mkdir(parents=True)
+            (work / stub).write_text("#!/bin/sh\n")
+            (work / stub).chmod(0o755)
+    script = f'status=0; . "{ROOT / ".ci" / "system-deps"}"; echo "status=$status"'
+    done = subprocess.run(
+        [shutil.which("bash") or "/bin/bash", "-c", script],
+        cwd=work,
+        env={"PATH": str(bin_dir), "ENVFACTORY_CI_NO_INSTALL": "1", "HOME": os.environ.get("HOME", "/")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.strip().rpartition("status=")[2]), done.stderr
+
+
+def test_ci_fails_when_bubblewrap_chromium_or_node_is_missing(tmp_path: Path) -> None:
+    status, said = _system_deps(tmp_path / "none", (), node_packages=False)
+    assert status == 1
+    for what in ("bubblewrap", "Chromium", "Node and npm", "MCP conformance suite", "MCP Inspector"):
+        assert f"ERROR: {what}" in said or f"ERROR: the {what}" in said, (what, said)
+    everything = ("bwrap", "chromium", "node", "npm")
+    for absent in everything:
+        status, said = _system_deps(
+            tmp_path / absent, tuple(t for t in everything if t != absent), node_packages=True
+        )
+        assert status == 1 and said.count("ERROR") == 1, (absent, said)
+    status, said = _system_deps(tmp_path / "all", everything, node_packages=True)
+    assert (status, said) == (0, "")

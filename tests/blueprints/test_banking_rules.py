@@ -477,8 +477,9 @@ def test_held_deposits_are_not_available(desk, seed):
     )
     checking = seed.accounts[held["account_id"]]
     savings = seed.own(checking["customer_id"], "savings") or seed.own(checking["customer_id"], "credit")
-    if savings is None:
-        pytest.skip("the customer with a held deposit has no second open account")
+    assert savings is not None, (
+        "the seed changed: the customer with a held deposit has no second open account"
+    )
     desk.set("accounts", "account_id", checking["account_id"], overdraft_protection=0)
     # More than is available but less than the balance: the held deposit does not count.
     amount = (seed.available(checking["account_id"]) + held["amount_cents"] // 2) / 100
@@ -536,8 +537,7 @@ def test_overdraft_protection_cannot_cover_more_than_savings_holds(desk, seed):
         ),
         None,
     )
-    if payee is None:
-        pytest.skip("no payee")
+    assert payee is not None, "the seed changed: that customer has no active payee"
     desk.set("accounts", "account_id", checking["account_id"], overdraft_protection=1, balance_cents=0)
     desk.set("accounts", "account_id", savings["account_id"], balance_cents=100)
     desk.refused(
