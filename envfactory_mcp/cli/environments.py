@@ -67,6 +67,14 @@ def list_cmd(
         for row in rows:
             table.add_row(*row)
         Console().print(table)
+    from envfactory_mcp.host.launch import lookup_rule
+
+    built = sum(1 for e in entries if e.emitted)
+    typer.echo(
+        f"{built} package(s) in {servers_dir}/, the other shipped environments 'not built' there "
+        f"({lookup_rule(servers_dir)}; --servers-dir chooses another folder)",
+        err=True,
+    )
     older = [e.name for e in entries if e.emitted and e.runtime != "current"]
     if older:
         typer.echo(

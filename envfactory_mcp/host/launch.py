@@ -35,10 +35,54 @@ class ServerNotBuiltError(EnvFactoryError):
 def package_dir(servers_dir: Path, env_name: str) -> Path:
     folder = servers_dir / env_name
     if not (folder / package_name(env_name) / "server.py").is_file():
-        raise ServerNotBuiltError(
-            f"no generated server for {env_name!r} in {servers_dir}/ (run: envfactory-mcp build {env_name})"
-        )
+        raise ServerNotBuiltError(not_built_message(servers_dir, env_name))
     return folder.resolve()
+
+
+def lookup_rule(servers_dir: Path | None = None) -> str:
+    """Where every command looks for environments, in order, as ``packages.default_servers_dir``
+    and ``--servers-dir`` decide, each with what it is on this machine now."""
+    import os
+
+    from envfactory_mcp.packages import checkout_servers_dir, user_servers_dir
+    from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
+
+    env = os.environ.get("ENVFACTORY_SERVERS_DIR")
+    here = Path.cwd() / DEFAULT_SERVERS_DIR
+    checkout = checkout_servers_dir()
+    parts = [
+        "--servers-dir when given",
+        f"else $ENVFACTORY_SERVERS_DIR ({env if env else 'not set'})",
+        f"else ./{DEFAULT_SERVERS_DIR} when the current directory has one ({'yes' if here.is_dir() else 'no'})",
+        f"else the checkout's {checkout}"
+        if checkout is not None
+        else "else a checkout's generated_servers/ (not running from one)",
+        f"else the per-user folder {user_servers_dir()}",
+    ]
+    chosen = f"; this command used {servers_dir}" if servers_dir is not None else ""
+    return "environments are looked up in " + ", ".join(parts) + chosen
+
+
+def not_built_message(servers_dir: Path, env_name: str) -> str:
+    """Why ``env_name`` has no package to serve in ``servers_dir``: the lookup rule, and what
+    to do, without suggesting to build a shipped environment into a folder that merely
+    lacks it (a folder of synthesised packages, say)."""
+    from envfactory_mcp.blueprints import blueprint_names
+    from envfactory_mcp.packages import checkout_servers_dir, user_servers_dir
+
+    homes = [h for h in (checkout_servers_dir(), user_servers_dir()) if h is not None]
+    if env_name in blueprint_names():
+        home = homes[0]
+        fix = (
+            f"{env_name!r} is shipped with envfactory-mcp and is built on first use in {home} "
+            f"(add --servers-dir {home}), or pass --servers-dir the folder that holds its package"
+        )
+    else:
+        fix = (
+            f"pass --servers-dir the folder that holds {env_name!r} (its synthesize -o), or make it "
+            f"there with envfactory-mcp synthesize"
+        )
+    return f"no package {env_name!r} in {servers_dir}/ ({lookup_rule(servers_dir)}): {fix}"
 
 
 def stdio_params(

@@ -149,9 +149,8 @@ def test_unknown_blueprint_and_unbuilt_server_are_clear_errors(tmp_path: Path):
     assert "unknown blueprint 'bakery'" in result.output and "retail" in result.output
     result = runner.invoke(app, ["serve", "retail", "--servers-dir", str(tmp_path)])
     assert result.exit_code == 1
-    assert (
-        "no generated server for 'retail'" in result.output and "envfactory-mcp build retail" in result.output
-    )
+    assert f"no package 'retail' in {tmp_path}/" in result.output and "--servers-dir" in result.output
+    assert "envfactory-mcp build retail" not in result.output  # not into a folder that merely lacks it
 
 
 @pytest.mark.slow  # verifies, emits and serves over stdio
