@@ -39,12 +39,11 @@ from pydantic_core import PydanticSerializationError
 from envfactory_mcp.ray_cluster import import_ray
 
 if TYPE_CHECKING:
-    from envfactory_mcp.host.rollout import RolloutConfig
     from envfactory_mcp.sim.types import Agent, UserSimulator
     from envfactory_mcp.tasks.model import Task
 
-AgentFactory = Callable[["RolloutConfig", "Task"], "Agent"]
-UserFactory = Callable[["RolloutConfig", "Task"], "UserSimulator"]
+AgentFactory = Callable[[Any, "Task"], "Agent"]
+UserFactory = Callable[[Any, "Task"], "UserSimulator"]
 
 
 class EpisodeWorker:
@@ -52,7 +51,7 @@ class EpisodeWorker:
 
     def __init__(
         self,
-        config: RolloutConfig,
+        config: Any,  # a rollout.RolloutConfig (not imported: rollout imports this module)
         run_id: str,
         tasks: list[Task],
         agent_factory: AgentFactory,
@@ -77,7 +76,7 @@ class EpisodeWorker:
         self.owners: list[asyncio.Task[None]] = []
 
     async def _get(self, env: str) -> Any:
-        from envfactory_mcp.host.rollout import _Servers
+        from envfactory_mcp.host.servers import Servers as _Servers
 
         if self.servers is None:
             self.servers = _Servers(self.config)
@@ -89,7 +88,7 @@ class EpisodeWorker:
         """One episode; its record as JSON (what the driver appends)."""
         from envfactory_mcp.errors import InfrastructureError
         from envfactory_mcp.host.episode import offered_envs, run_episode
-        from envfactory_mcp.host.rollout import _failed
+        from envfactory_mcp.host.servers import failed_record as _failed
 
         config, task = self.config, self.tasks[task_id]
         agent, user = self.agent_factory(config, task), self.user_factory(config, task)
@@ -122,7 +121,7 @@ class EpisodeWorker:
 
 
 async def run_ray(
-    config: RolloutConfig,
+    config: Any,  # a rollout.RolloutConfig (not imported: rollout imports this module)
     run_id: str,
     tasks: list[Task],
     todo: list[tuple[Task, int]],
@@ -132,7 +131,7 @@ async def run_ray(
     user_factory: UserFactory,
 ) -> None:
     """Run ``todo`` on a Ray cluster, appending each record to ``store`` as it returns."""
-    from envfactory_mcp.host.rollout import _failed
+    from envfactory_mcp.host.servers import failed_record as _failed
     from envfactory_mcp.records.trajectory import TrajectoryRecord
 
     ray = import_ray()

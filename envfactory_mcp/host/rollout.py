@@ -30,11 +30,12 @@ from pydantic_core import PydanticSerializationError
 
 from envfactory_mcp.errors import EnvFactoryError, InfrastructureError
 from envfactory_mcp.host.backends import run_ray
-from envfactory_mcp.host.connection import ServerConnection, Transport
+from envfactory_mcp.host.connection import Transport
 from envfactory_mcp.host.episode import EpisodeConfig, offered_envs, run_episode
+from envfactory_mcp.host.servers import Servers as _Servers
+from envfactory_mcp.host.servers import failed_record as _failed
 from envfactory_mcp.packages import check_served
 from envfactory_mcp.ray_cluster import BACKENDS, Backend, import_ray
-from envfactory_mcp.records.trajectory import Participant, TrajectoryRecord
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.settings import (
     CONCURRENCY,
@@ -233,29 +234,6 @@ def load_tasks(config: RolloutConfig) -> list[Task]:
     return tasks[: config.max_tasks] if config.max_tasks else tasks
 
 
-class _Servers:
-    """One connection per environment, each owned by its own task (see ``ServerConnection``)."""
-
-    def __init__(self, config: RolloutConfig) -> None:
-        self.conns = {
-            env: ServerConnection(
-                env,
-                config.transport,
-                Path(config.servers_dir),
-                url=config.urls.get(env),
-                allow_unverified=config.allow_unverified,
-                trust=config.trust,
-                http_token=config.http_token,
-            )
-            for env in config.envs
-        }
-
-    async def get(self, env: str) -> ServerConnection:
-        conn = self.conns[env]
-        await conn.ensure()
-        return conn
-
-
 async def rollout(
     config: RolloutConfig,
     run_dir: Path,
@@ -420,24 +398,3 @@ def _summarize(store: Any, run_id: str) -> dict[str, Any]:
     summary = run_summary(store.records(), run_id)
     store.write_summary(summary)
     return summary
-
-
-def _failed(
-    task: Task, trial: int, run_id: str, config: RolloutConfig, agent: Agent, user: UserSimulator, detail: str
-) -> TrajectoryRecord:
-    return TrajectoryRecord(
-        run_id=run_id,
-        env=task.env,
-        servers=task.servers,
-        task_id=task.task_id,
-        trial=trial,
-        seed=config.seed,
-        agent=Participant(kind=agent.name, model=config.agent_model),
-        user=Participant(kind=user.name, model=config.user_model),
-        messages=[],
-        tools=[],
-        termination="infrastructure_error",
-        termination_detail=detail[:1000],
-        reward=None,
-        gold_state_hash=task.gold.final_state_hash,
-    )

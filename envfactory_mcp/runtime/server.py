@@ -9,7 +9,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import anyio
@@ -19,9 +18,10 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from .bundle import Bundle as Bundle  # re-exported: where callers of create_server look
 from .database import SessionDatabase, build_seed_image
-from .isolation import JailedTools, load_tools
-from .limits import DEFAULT_CALL_SECONDS, IsolationLimits
+from .isolation import JailedTools
+from .limits import DEFAULT_CALL_SECONDS
 from .sessions import SESSION_META_KEY, Session, SessionLimits, SessionRefused, SessionStore
 from .state import STATE_HASH_VERSION
 from .toolbox import CallOutcome, Toolbox
@@ -30,38 +30,6 @@ logger = logging.getLogger(__name__)
 
 CONTROL_META_KEY = "envfactory/control"
 CONTROL_PREFIX = "control."
-
-
-@dataclass(frozen=True)
-class Bundle:
-    """Everything a server needs: the spec (as plain JSON data), tool code, schema and seed."""
-
-    spec: Mapping[str, Any]
-    tools_module: ModuleType | JailedTools  # JailedTools: the functions run in jailed workers
-    schema_sql: str
-    seed_sql: str
-
-    @classmethod
-    def from_directory(cls, data_dir: Path, tools_module: ModuleType | JailedTools) -> Bundle:
-        return cls(
-            spec=json.loads((data_dir / "spec.json").read_text(encoding="utf-8")),
-            tools_module=tools_module,
-            schema_sql=(data_dir / "schema.sql").read_text(encoding="utf-8"),
-            seed_sql=(data_dir / "seed.sql").read_text(encoding="utf-8"),
-        )
-
-    @classmethod
-    def from_package(
-        cls, package_dir: Path, *, jailed: bool, limits: IsolationLimits | None = None
-    ) -> Bundle:
-        """The bundle of the package folder ``<root>/<name>_mcp``: its data files, and its
-        ``tools.py`` in jailed workers (or, ``jailed=False``, for trusted code only, in
-        this process). Nothing else of the package runs: this runtime serves it."""
-        data = package_dir / "data"
-        spec = json.loads((data / "spec.json").read_text(encoding="utf-8"))
-        names = [str(t.get("name")) for t in spec.get("tools", []) if isinstance(t, dict)]
-        tools = load_tools(package_dir / "tools.py", names, jailed=jailed, limits=limits or IsolationLimits())
-        return cls.from_directory(data, tools)
 
 
 @dataclass(frozen=True)

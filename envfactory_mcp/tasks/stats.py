@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from envfactory_mcp.spec import EnvSpec, RefusalRule
 from envfactory_mcp.tasks.addresses import is_possible_address
@@ -21,8 +21,23 @@ from envfactory_mcp.tasks.model import GoalOutcome, Task
 from envfactory_mcp.tasks.oracle import leaves, objects, values_at
 from envfactory_mcp.tasks.policy_text import asks_for_person, read_policy
 
-if TYPE_CHECKING:
-    from envfactory_mcp.tasks.generate import GenerationReport
+
+class GenerationReport(Protocol):
+    """What the statistics read of ``generate.GenerationReport`` (described here, not
+    imported: ``generate`` imports this module)."""
+
+    @property
+    def sampled(self) -> int: ...
+
+    @property
+    def sampler_misses(self) -> int: ...
+
+    @property
+    def rejected(self) -> Counter[str]: ...
+
+    @property
+    def duplicates(self) -> int: ...
+
 
 DISTINCT_BUDGET = 2000  # words of opening messages distinct-2 is measured over (tau2's 114 tasks: 0.608)
 

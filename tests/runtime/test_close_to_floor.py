@@ -123,23 +123,23 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 def serve(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every answer the retail package served by this runtime over stdio gives ``lines``
     (stdin stays open until each request is answered)."""
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "envfactory_mcp.runtime", str(PACKAGE), "--control"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    answers = []
-    try:
-        for line in lines:
-            proc.stdin.write(json.dumps(line).encode() + b"\n")
-            proc.stdin.flush()
-            if "id" in line:
-                answers.append(json.loads(proc.stdout.readline()))
-    finally:
-        proc.stdin.close()
-        proc.wait(60)
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        answers = []
+        try:
+            for line in lines:
+                proc.stdin.write(json.dumps(line).encode() + b"\n")
+                proc.stdin.flush()
+                if "id" in line:
+                    answers.append(json.loads(proc.stdout.readline()))
+        finally:
+            proc.stdin.close()
+            proc.wait(60)
     return answers
 
 

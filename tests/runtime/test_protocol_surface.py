@@ -223,6 +223,8 @@ def test_http_serving_prints_one_ready_line_and_a_bad_port_is_one_error():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        if proc.stderr is not None:
+            proc.stderr.close()
     assert line == f"retail-mcp: ready at http://127.0.0.1:{port}/mcp\n"
     bad = subprocess.run(
         [*argv[:-1], "99999"], env=env, capture_output=True, text=True, timeout=60, check=False

@@ -32,13 +32,14 @@ from .state import (
 from .toolbox import CallOutcome, Toolbox
 
 if TYPE_CHECKING:
-    from .server import CONTROL_META_KEY, CONTROL_PREFIX, Bundle, ServerOptions, create_server
+    from .bundle import Bundle
+    from .server import CONTROL_META_KEY, CONTROL_PREFIX, ServerOptions, create_server
     from .sessions import SESSION_META_KEY, SessionLimits
 
 _LAZY = {
     "CONTROL_META_KEY": ".server",
     "CONTROL_PREFIX": ".server",
-    "Bundle": ".server",
+    "Bundle": ".bundle",
     "ServerOptions": ".server",
     "create_server": ".server",
     "SESSION_META_KEY": ".sessions",
