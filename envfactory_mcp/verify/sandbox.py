@@ -217,6 +217,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 def _limit_hint(signum: int) -> str:
     if signum == signal.SIGXCPU:
         return " (CPU time limit)"
+    if signum == signal.SIGVTALRM:  # the worker's per-call backstop (ITIMER_VIRTUAL)
+        return " (CPU time limit of one call: stuck where the call's timer could not stop it)"
     if signum == signal.SIGKILL:  # past RLIMIT_CPU's hard limit when a C-level call ignored SIGXCPU
         return " (the hard CPU time limit, unless the kernel ran out of memory)"
     if signum == signal.SIGXFSZ:

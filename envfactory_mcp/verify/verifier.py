@@ -314,15 +314,17 @@ class _ChunkedRun:
 
 # A chunk that dies of these is stopped by a limit of its own while a tool ran (named by
 # the worker's ``envfactory-probe`` line): that tool fails, the others are probed again.
-_RESOURCE_DEATHS = ("(CPU time limit)", "of wall-clock time")
-MAX_RETRIES = 8  # chunks started again after one of their tools killed them
+_RESOURCE_DEATHS = ("(CPU time limit", "of wall-clock time")
+MAX_RETRIES = 16  # chunks started again after one of their tools killed them
 
 
 def _probe_in_chunks(job: dict[str, Any], budget: Budget, options: VerifyOptions, name: str) -> _ChunkedRun:
     """Probe the tools chunk by chunk, ``budget.jobs`` sandboxed workers at once; merge
     their answers. A chunk killed by its CPU or wall-clock limit while one tool ran
-    reports that tool as failed and runs again without it; any other failure (the seed or
-    the code does not load, a forged answer, the jail's filter) stops the whole run."""
+    runs again without it, and that tool alone in a worker of its own: it fails only when
+    it is killed there too, so no tool fails for the chunk it landed in or for what the
+    tools before it used. Any other failure (the seed or the code does not load, a forged
+    answer, the jail's filter) stops the whole run."""
     answers: list[dict[str, Any]] = []
     killed: dict[str, str] = {}
     total = len(budget.chunks)
@@ -362,16 +364,24 @@ def _probe_in_chunks(job: dict[str, Any], budget: Budget, options: VerifyOptions
                     _stop(running)
                     return _ChunkedRun(None, result, _cpu(answers))
                 assert culprit is not None
-                killed[culprit] = f"{result.failure} during probe {probe_id}"
-                if options.progress:
-                    options.progress(
-                        f"{name}: chunk {number}/{total}: {result.failure} during probe {probe_id}; "
-                        f"{culprit} fails, the chunk's other tools are probed again"
-                    )
                 rest = tuple(t for t in chunk if t != culprit)
+                alone = not rest
+                if alone:
+                    killed[culprit] = f"{result.failure} during probe {probe_id}"
+                if options.progress:
+                    then = (
+                        f"{culprit} fails (it was probed alone)"
+                        if alone
+                        else f"{culprit} is probed again alone, in a worker of its own, and the chunk's "
+                        "other tools are probed again"
+                    )
+                    options.progress(
+                        f"{name}: chunk {number}/{total}: {result.failure} during probe {probe_id}; {then}"
+                    )
                 retries += 1
                 if rest:
                     start(number, rest)
+                    start(number, (culprit,))
     assert last is not None
     if not answers:  # every tool of every chunk was killed
         return _ChunkedRun(

@@ -13,8 +13,11 @@ parent's wall-clock kill bound time and memory.
 
 Time is counted in CPU seconds, so a busy machine slows verification down without failing
 it: each call has ``call_seconds`` of this process's CPU time (``ITIMER_PROF``; SQLite's
-progress handler reads the same clock), and a far wall-clock limit only for a call that
-waits instead of computing (``call_wall_seconds``); each tool has ``tool_cpu_seconds``
+progress handler reads the same clock), a backstop for a call stuck in C code where that
+signal cannot reach it (``ITIMER_VIRTUAL``, whose SIGVTALRM ends the process), and a far
+wall-clock limit only for a call that waits instead of computing (``call_wall_seconds``);
+every per-call limit is relative to the call's start, so what the calls before it used
+never counts against it; each tool has ``tool_cpu_seconds``
 for all its probes, past which it stops being probed and is reported over budget; the
 process has ``RLIMIT_CPU`` for the whole job (``verify.budget``).
 """
@@ -23,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import resource
 import signal
@@ -132,6 +134,14 @@ def _is_write(args: tuple[Any, ...]) -> bool:
 
 
 CRASHES_BEFORE_GIVING_UP = 16
+# The backstop of one call stuck in C code: ITIMER_VIRTUAL, a timer relative to the call's
+# start on the kernel's own clock. Never an absolute RLIMIT_CPU computed from
+# ``time.process_time()``: the kernel checks that limit against its tick-sampled
+# user+system time, which runs ahead of ``process_time`` on a busy machine (by 10% and
+# more, growing over the worker's life), so a call late in a long chunk was killed by
+# SIGXCPU at no fault of its own, a different call each run (issue 27).
+CALL_BACKSTOP = 2.0  # times the call's CPU limit ...
+CALL_BACKSTOP_EXTRA = 2.0  # ... plus this many seconds
 # The wall-clock limit of one call, for calls that wait instead of computing: this many
 # times its CPU limit, and never under the floor.
 WALL_PER_CPU = 30.0
@@ -197,7 +207,11 @@ class ProbeRunner:
         }
         self.seed_tables = _table_digests(self.session.db, self.order_by)
         self.seed_hash = _state_digest(self.seed_tables)
-        self.cpu_hard_limit = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        # A call stuck in C code, which the call timer's signal cannot interrupt, is ended
+        # by SIGVTALRM (its default action ends the process, naming its probe on stderr)
+        # after this much CPU time of its own (``CALL_BACKSTOP``).
+        self.call_backstop = CALL_BACKSTOP * call_seconds + CALL_BACKSTOP_EXTRA
+        signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
         self.reset_checked: set[str] = set()
         self.shown: set[str] = set()
         self.deadline = float("inf")  # on the CPU clock (time.process_time)
@@ -239,7 +253,7 @@ class ProbeRunner:
         self.wall_deadline = time.monotonic() + self.call_wall_seconds
         signal.setitimer(signal.ITIMER_PROF, self.call_seconds)
         signal.setitimer(signal.ITIMER_REAL, self.call_wall_seconds)
-        self._limit_cpu(cpu_started + self.call_seconds + 2)
+        signal.setitimer(signal.ITIMER_VIRTUAL, self.call_backstop)
         try:
             outcome = self.toolbox.call(db, probe["tool"], probe["arguments"])
         except CallTimeout as exc:
@@ -257,10 +271,10 @@ class ProbeRunner:
                 "refused": self.refused[refused_before:],
             }
         finally:
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.setitimer(signal.ITIMER_REAL, 0)
             self.deadline = self.wall_deadline = float("inf")
-            self._limit_cpu(None)
         elapsed = time.perf_counter() - started
         if db.total_changes == changes:
             after_hash, changed = self.seed_hash, []
@@ -280,20 +294,6 @@ class ProbeRunner:
             "refused": self.refused[refused_before:],
             "seconds": elapsed,
         }
-
-    def _limit_cpu(self, until: float | None) -> None:
-        """During a call, the soft ``RLIMIT_CPU`` sits just past its CPU limit: a call stuck
-        in C code, which the timer's signal cannot interrupt, gets SIGXCPU there (naming
-        its probe on stderr) instead of using up the whole job's budget; between calls, the
-        job's limit."""
-        hard = self.cpu_hard_limit
-        soft = hard if until is None else math.ceil(until)
-        if hard != resource.RLIM_INFINITY:
-            soft = min(soft, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-        except (ValueError, OSError):
-            pass  # the code under test raised its own soft limit; the hard one still holds
 
     def _abandon_call(self) -> None:
         """After a timeout the call's transaction may still be open: undo it in place (a new
