@@ -63,8 +63,8 @@ MIN_TOOLS, MAX_TOOLS = 6, 80  # a chain's servers offer at most MAX_TOOLS tools
 MIN_STEPS, MAX_STEPS = 2, 8
 MIN_CLAIMS, MAX_CLAIMS = 2, 6
 SEP = "__"
-KINDS = ("single", "chain")
-EvalKind = Literal["single", "chain"]
+KINDS = ("single", "chain", "flow")
+EvalKind = Literal["single", "chain", "flow"]
 
 
 class EvalTask(BaseModel):
@@ -84,6 +84,9 @@ class EvalTask(BaseModel):
     links: list[str] = Field(
         default_factory=list
     )  # "crm__find_customer_by_email.customer_id -> billing__list_invoices.customer_id"
+    # Values (not ids) read on one server and needed on another, in the same form:
+    # "citycab__get_ride.pickup_date -> coastline__reserve_car.pickup_on".
+    flows: list[str] = Field(default_factory=list)
 
     @property
     def task_id(self) -> str:
@@ -158,8 +161,9 @@ class ComposedSet:
         servers = list(dict.fromkeys(s for t in self.tasks for s in t.offered))
         text = (
             f"built {len(self.tasks)} tasks over {len(servers)} servers: {counts['single']} on one server"
-            f" with the others offered as distractors, {counts['chain']} chains across servers where"
-            " a value read on one server is needed on another"
+            f" with the others offered as distractors, {counts['chain']} shared-entity chains (an id"
+            f" read on one server used on another), {counts['flow']} value-flow chains (a value that is"
+            " not an id, read on one server, needed by a tool of another)"
         )
         return text + "".join(f"; {note}" for note in self.notes)
 
@@ -171,36 +175,51 @@ def compose_eval_set(
     shared_entities: Iterable[str] = (),
     max_chain: int = 4,
 ) -> ComposedSet:
-    """``n`` tasks over ``envs``: chains across servers where values flow between them (up
-    to half the set), the rest single-server tasks with the other servers as distractors,
-    spread evenly over the servers. Deterministic for ``(envs, n, seed, shared_entities)``."""
+    """``n`` tasks over ``envs``: shared-entity chains where the servers share an entity
+    (up to a third of the set, half without value flows), value-flow chains where a value
+    read on one server fills a parameter of another's tool (``eval.valueflow``, up to a
+    third, half without shared entities), the rest single-server tasks with the other
+    servers as distractors, spread evenly over the servers. Deterministic for ``(envs, n,
+    seed, shared_entities)``."""
+    from envfactory_mcp.eval.valueflow import ValueFlowComposer
+
     notes: list[str] = []
     chains: list[EvalTask] = []
+    flows: list[EvalTask] = []
     shared = list(shared_entities)
-    # No shared entity: no chain can cross (and the composer's oracles are not built).
+    # No shared entity: no id can cross (and the composer's oracles are not built).
     composer = LinkedComposer(envs, seed=seed, shared_entities=shared) if len(envs) > 1 and shared else None
-    if composer is not None and composer.linked:
-        chains = composer.compose(n // 2 if n > 1 else n, max_steps=max_chain)
+    linked = composer is not None and composer.linked
+    flow = ValueFlowComposer(envs, seed=seed) if len(envs) > 1 else None
+    flowing = flow is not None and bool(flow.pairs)
+    share = 3 if linked and flowing else 2
+    if flow is not None and flowing:
+        flows = flow.compose(n // share if n > 1 else n, max_steps=max_chain)
     elif len(envs) > 1:
-        notes.append(
-            "no chain: no value read on one of these servers is needed on another (no shared entity)"
-        )
-    singles = single_tasks(envs, n - len(chains), seed)
-    if composer is not None and composer.linked and len(chains) + len(singles) < n:
+        notes.append("no value-flow chain: no value read on one of these servers fits a tool of another")
+    if composer is not None and linked:
+        chains = composer.compose(n // share if n > 1 else n, max_steps=max_chain)
+    elif len(envs) > 1:
+        notes.append("no shared-entity chain: these servers share no entity")
+    singles = single_tasks(envs, n - len(chains) - len(flows), seed)
+    if len(chains) + len(flows) + len(singles) < n and flow is not None and flowing:
         # Fewer single-server tasks than asked for (few claims to check): more chains.
-        chains = composer.compose(n - len(singles), max_steps=max_chain)
-    if len(chains) + len(singles) < n:
-        notes.append(f"only {len(chains) + len(singles)} of the {n} tasks asked for could be built")
-    return ComposedSet(tasks=chains + singles, notes=notes)
+        flows = flow.compose(n - len(singles) - len(chains), max_steps=max_chain)
+    if len(chains) + len(flows) + len(singles) < n and composer is not None and linked:
+        chains = composer.compose(n - len(singles) - len(flows), max_steps=max_chain)
+    total = len(chains) + len(flows) + len(singles)
+    if total < n:
+        notes.append(f"only {total} of the {n} tasks asked for could be built")
+    return ComposedSet(tasks=chains + flows + singles, notes=notes)
 
 
 def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTask]:
     """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder), each
     one server's task from the task generator with every other server offered beside it.
     Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims whose request names no tool or
-    field (``trajectories.language.names_tool_or_field``) are kept."""
+    field (``tasks.naturalness.names_tool_or_field``) are kept."""
     from envfactory_mcp.tasks.generate import generate_tasks
-    from envfactory_mcp.trajectories.language import names_tool_or_field, spec_vocabulary
+    from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary
 
     if n <= 0:
         return []
@@ -285,7 +304,7 @@ def describe_element(element: dict[str, Any], siblings: list[dict[str, Any]], sk
     """The field and value that tell ``element`` apart from its siblings (``amount 1219.8``,
     ``pickup_date 2026-07-07``); ``_described`` says them as a person would."""
     for key, value in element.items():
-        if key == skip or key.endswith("_id") or isinstance(value, dict | list):
+        if key == skip or key.endswith("_id") or isinstance(value, dict | list | bool) or value is None:
             continue
         if sum(1 for s in siblings if isinstance(s, dict) and s.get(key) == value) == 1:
             return f"{key} {value}"  # the key as written: ``_described`` words it
@@ -313,6 +332,10 @@ class _Step:
     linked: dict[str, tuple[int, str, str]] = field(
         default_factory=dict
     )  # param -> (step, path, description)
+    # param -> (step, path, what the user calls it): a value (not an id) read on another
+    # server that this step needs (``eval.valueflow``); the user never says the value.
+    flows: dict[str, tuple[int, str, str]] = field(default_factory=dict)
+    source: bool = False  # a step that only reads a value another server needs: its references are the flow's
 
 
 class Rejected(Exception):
@@ -321,6 +344,8 @@ class Rejected(Exception):
 
 class LinkedComposer:
     """Builds ``EvalTask`` s over several environments (deterministic for a seed)."""
+
+    id_prefix = "eval"
 
     def __init__(self, envs: list[Environment], seed: int = 0, shared_entities: Iterable[str] = ()) -> None:
         """``shared_entities``: entity types that mean the same thing on every server (the
@@ -531,11 +556,23 @@ class LinkedComposer:
             gold_hashes[step.server] = step.__dict__["_hash"]
         claims: list[AtomicClaim] = []
         gold_claims: list[Claim] = []
+        for step in steps:  # the value that flowed first: what the answer must say it used
+            for j, path, _ in step.flows.values():
+                source = steps[j]
+                for value, _, _ in values_at(source.output, path)[:1]:
+                    claims.append(claim_of(f"c{len(claims)}", path, value, source.server, source.tool))
+                    gold_claims.append(
+                        Claim(tool=source.tool, path=path, value=value, text=_text(value), goal=0)
+                    )
         for i, step in enumerate(steps):
             spec = self.servers[step.server].tools[step.tool]
             later_same = any(s.server == step.server and s.tool == step.tool for s in steps[i + 1 :])
             for path in spec.claims:
-                if "[]" in path or later_same:
+                if (
+                    "[]" in path
+                    or later_same
+                    or any(c.path == path and c.tool == step.tool for c in gold_claims)
+                ):
                     continue
                 for value, _, _ in values_at(step.output, path)[:1]:
                     claim = claim_of(f"c{len(claims)}", path, value, step.server, step.tool)
@@ -568,7 +605,7 @@ class LinkedComposer:
         initial_hashes = {n: self.servers[n].env.seed_hash for n in offered}
         reference = "; ".join(c.text for c in claims) + "." if claims else "Done."
         task = Task(
-            task_id=f"eval-{env_name}-s{self.seed}-{index}",
+            task_id=f"{self.id_prefix}-{env_name}-s{self.seed}-{index}",
             env=first,
             servers=offered,
             kind="write"
@@ -594,7 +631,7 @@ class LinkedComposer:
                 sampler="eval-linked",
                 seed=self.seed,
                 chain=[f"{s.server}/{s.tool}" for s in steps],
-                structure="cross-server",
+                structure="value-flow" if any(s.flows for s in steps) else "cross-server",
                 index=index,
             ),
         )
@@ -603,8 +640,14 @@ class LinkedComposer:
             for s in steps
             for param, (i, path, _) in s.linked.items()
         ]
+        flows = [
+            f"{steps[j].server}{SEP}{steps[j].tool}.{path} -> {s.server}{SEP}{s.tool}.{param}"
+            for s in steps
+            for param, (j, path, _) in s.flows.items()
+        ]
         return EvalTask(
-            kind="chain",
+            kind="flow" if flows else "chain",
+            flows=flows,
             task=task,
             offered=offered,
             initial_hashes=initial_hashes,
@@ -635,22 +678,49 @@ class LinkedComposer:
         goals: list[GoalPlan] = []
         identity: list[Fact] = []
         own: list[Fact] = []  # facts of the steps since the last goal: said with the next goal
+        source_identity: list[tuple[str, str]] = []  # how the user is known where a flowing value is read
+        source_refs: list[str] = []  # which object there the value is read from
         for i, step in enumerate(steps):
             server = self.servers[step.server]
             tool = server.tools[step.tool]
             auth = server.env.spec.policy_rules.authentication
             typed_keys = [
-                p for p, v in step.arguments.items() if p not in step.linked and v not in (None, "", [])
+                p
+                for p, v in step.arguments.items()
+                if p not in step.linked and p not in step.flows and v not in (None, "", [])
             ]
             is_auth = bool(typed_keys) and (
                 (auth is not None and step.tool in auth.tools) or all(_identity_key(p) for p in typed_keys)
             )
+            if step.source:  # said within the flow's sentence, as where the value is
+                if is_auth:
+                    source_identity.extend(
+                        (p, spoken_value(server.env.spec, tool, p, step.arguments[p])) for p in typed_keys
+                    )
+                for param, (_, _, words) in step.linked.items():
+                    if words:
+                        role = (tool.params[param].entity or param).rsplit("_", 1)[-1]
+                        source_refs.append(_described(role, words)[0])
+                continue
+            for param, (j, path, noun) in step.flows.items():
+                text = self._flow_sentence(step, param, steps[j], path, noun, source_identity, source_refs)
+                own.append(
+                    Fact(
+                        key=f"{step.tool}.{param}",
+                        kind="detail",
+                        value=text,
+                        text=text,
+                        must=[text],
+                        in_opening=True,
+                        goal=len(goals),
+                    )
+                )
             for param, value in step.arguments.items():
-                if param in step.linked or value in (None, "", []):
+                if param in step.linked or param in step.flows or value in (None, "", []):
                     continue
                 text = spoken_value(server.env.spec, tool, param, value)
                 fact = Fact(
-                    key=param if is_auth else f"{step.tool}.{param}",
+                    key=param if is_auth else f"{step.tool}.{_plain_key(param)}",
                     kind="identity" if is_auth else "detail",
                     value=value,
                     text=text,
@@ -662,7 +732,8 @@ class LinkedComposer:
             for param, (_, _, words) in step.linked.items():
                 if not words:
                     continue
-                role = (tool.params[param].entity or param).replace("_", " ")
+                # One word of the entity: "the convertible class", never a field's words in a row.
+                role = (tool.params[param].entity or param).rsplit("_", 1)[-1]
                 text, said = _described(role, words)
                 own.append(
                     Fact(
@@ -676,7 +747,9 @@ class LinkedComposer:
                     )
                 )
             last = i == len(steps) - 1
-            wanted = not is_auth and (tool.effect == "write" or last or (own and not step.linked))
+            # A lookup the user types nothing into (a catalogue) is no request of theirs.
+            fresh = bool(own) and not step.linked and bool(typed_keys)
+            wanted = not is_auth and (tool.effect == "write" or last or fresh)
             if wanted:
                 own = [f.model_copy(update={"goal": len(goals)}) for f in own]
                 goals.append(
@@ -712,6 +785,41 @@ class LinkedComposer:
         if missing:  # the realiser keeps every fact; should it not, the facts are said plainly
             message += " " + " ".join(f"{f.text}." for f in missing)
         return facts, message
+
+    def _flow_sentence(
+        self,
+        step: _Step,
+        param: str,
+        source: _Step,
+        path: str,
+        noun: str,
+        identity: list[tuple[str, str]],
+        refs: list[str],
+    ) -> str:
+        """The user's words for a value they do not have at hand, read on another server:
+        "For the pickup, use the same date as the prebooked ride with time 09:00 at CityCab
+        (my account there is under jo@example.com)." Never the value, a tool or a field."""
+        spec = self.servers[source.server].env.spec
+        entity = _owner_of(self.servers[source.server].tools[source.tool])
+        head = _param_head(param)
+        lead = f"For the {head}, use" if head else "Use"
+        thing = refs[-1] if refs else f"my {entity.rsplit('_', 1)[-1]}"
+        # Which of the thing's values: one word of the field ("the fee of my appointment",
+        # "the date my prescription expires"), never the field's words in a row.
+        source_head = _param_head(path.rsplit(".", 1)[-1])
+        if source_head and source_head not in entity.split("_") and source_head != noun:
+            if noun == "date" and source_head.endswith("s"):
+                thing = f"{thing} {source_head}"
+            elif noun == "date" and source_head.endswith(("ed", "en", "wn")):  # issued, written
+                thing = f"{thing} was {source_head}"
+            else:
+                thing = f"the {source_head} of {thing}"
+        keys = dict(identity)
+        name = " ".join(keys.pop(k) for k in ("first_name", "last_name") if k in keys)
+        said = [name] if name else []
+        said += list(keys.values())
+        where = f" (my account there is under {', '.join(said)})" if said else ""
+        return f"{lead} the same {noun} as {thing} at {spec.title}{where}."
 
 
 def _described(role: str, words: str) -> tuple[str, str]:
@@ -822,6 +930,9 @@ def _wanted(label: str) -> str:
         if owner in ("user", "customer", "member", "account", "person", "client", "patient", ""):
             return "my account number"
         return f"the reference number of my {owner}"
+    if len(words) > 1 and words[-1] in ("on", "at"):  # "renews_on", "due_on": a date
+        head = " ".join(words[:-1])
+        return f"the date it {head}" if head.endswith("s") else f"the date it's {head}"
     if words == ["eta"]:
         return "the expected arrival"
     if words[:2] == ["last", "four"]:
@@ -842,6 +953,35 @@ def _wanted(label: str) -> str:
     if words[0] in _ADJECTIVES or words[0] in _AMOUNT_PARTICIPLES:  # "remaining_data"
         return f"the {' '.join(words[1:])} {words[0]}"
     return f"the {tail} that {'are' if tail.endswith('s') else 'is'} {head}"
+
+
+_KIND_WORDS = frozenset(
+    ["date", "day", "on", "at", "time", "amount", "address", "number", "of", "num", "total", "new", "id"]
+)
+
+
+def _plain_key(param: str) -> str:
+    """A typed parameter's key for its fact without a trailing preposition (``pickup_on``
+    -> ``pickup``): the realiser says "pickup set for 2026-05-01", not the field."""
+    head, _, tail = param.rpartition("_")
+    return head if head and tail in ("on", "at") else param
+
+
+def _param_head(param: str) -> str:
+    """One word of a parameter that says what the value is for ("pickup" of ``pickup_on``),
+    or "" when the parameter is only the kind of value (``date``, ``address``)."""
+    words = [w for w in param.lower().split("_") if w and w not in _KIND_WORDS]
+    return words[-1] if words else ""
+
+
+def _owner_of(tool: ToolSpec) -> str:
+    """The thing a tool reads a value of: the entity it is given (``get_ride(ride_id)``), or
+    the entity its name speaks of, or its first output entity."""
+    for param in tool.params.values():
+        if param.entity:
+            return param.entity
+    named = [e for e in tool.outputs.values() if e in tool.name]
+    return (named or list(tool.outputs.values()) or ["booking"])[0]
 
 
 def _helpers(env: Environment) -> frozenset[str]:

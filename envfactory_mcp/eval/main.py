@@ -21,11 +21,18 @@ from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.claims import ClaimJudge
-from envfactory_mcp.eval.compose import ComposedSet, EvalTask, compose_eval_set, read_eval_set, write_eval_set
+from envfactory_mcp.eval.compose import (
+    KINDS,
+    ComposedSet,
+    EvalTask,
+    compose_eval_set,
+    read_eval_set,
+    write_eval_set,
+)
 from envfactory_mcp.eval.report import EvalResult, eval_result, summarize, write_results
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 
-AGENTS = ("oracle", "demonstrator", "gold-replay", "noop", "random", "coinflip", "llm")
+AGENTS = ("oracle", "demonstrator", "gold-replay", "noop", "random", "coinflip", "skip-read", "llm")
 EVAL_SET = "eval_set.jsonl"
 TASKS = "tasks.jsonl"
 DEMO_SERVERS = "servers"  # <out>/servers: the demo packages, and links to the others
@@ -169,14 +176,18 @@ def _notes(names: list[str]) -> int:
 
 
 def agent_factory(config: Any, task: Any) -> Any:
-    """The host's agents (``host.rollout.make_agent``), and eval's own scripted scorer check,
-    ``coinflip`` (``eval.agents.CoinFlipAgent``)."""
+    """The host's agents (``host.rollout.make_agent``), and eval's own scripted scorer
+    checks, ``coinflip`` and ``skip-read`` (``eval.agents``)."""
     from envfactory_mcp.host.rollout import make_agent
 
     if config.agent == "coinflip":
         from envfactory_mcp.eval.agents import CoinFlipAgent
 
         return CoinFlipAgent(seed=config.seed)
+    if config.agent == "skip-read":
+        from envfactory_mcp.eval.agents import SkipReadAgent
+
+        return SkipReadAgent()
     return make_agent(config, task)
 
 
@@ -241,7 +252,7 @@ async def evaluate(
     results = await read_results(out, tasks, folder, make_judge(config))
     summary = summarize(results, seconds)
     summary["eval_set_sha256"] = digest
-    summary["kinds"] = {kind: sum(1 for t in tasks if t.kind == kind) for kind in ("single", "chain")}
+    summary["kinds"] = {kind: sum(1 for t in tasks if t.kind == kind) for kind in KINDS}
     write_results(out, results, summary)
     return summary, results
 

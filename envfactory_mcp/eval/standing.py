@@ -4,7 +4,8 @@ versioned, rebuilt deterministically and checked against a committed manifest.
 Every environment ``blueprints.blueprint_names()`` lists (hand-crafted flagships and
 library services), in an order drawn from ``STANDING_VERSION``, is put in groups of three
 (the last group takes what is left); each group gives ``PER_GROUP`` tasks from
-``compose_eval_set`` (chains where the group's servers share entities, the rest
+``compose_eval_set`` (shared-entity chains where the group's servers share entities,
+value-flow chains where a value read on one fits a tool of another, the rest
 single-server tasks with the group's other servers as distractors), seed 0. The set is
 not committed (it is large); ``standing_manifest.json`` is: per group its servers, task
 count and the sha256 of its tasks, and the whole set's sha256. ``build_standing`` checks
@@ -25,9 +26,9 @@ from typing import Any
 from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.eval.compose import EvalTask, compose_eval_set
+from envfactory_mcp.eval.compose import KINDS, EvalTask, compose_eval_set
 
-STANDING_VERSION = 1
+STANDING_VERSION = 2  # 2: value-flow chains (eval.valueflow), counted apart
 PER_GROUP = 15
 GROUP_SIZE = 3
 MANIFEST = Path(__file__).with_name("standing_manifest.json")
@@ -91,7 +92,7 @@ def build_standing(
         "per_group": PER_GROUP,
         "groups": rows,
         "tasks": len(tasks),
-        "kinds": {k: sum(r["kinds"][k] for r in rows) for k in ("single", "chain")},
+        "kinds": {k: sum(r["kinds"][k] for r in rows) for k in KINDS},
         "sha256": digest(tasks),
     }
     return tasks, made

@@ -365,7 +365,8 @@ async def run_episode(
         usage=ep.usage if ep else {},
         timings={**(ep.timings if ep else {}), "total_s": time.perf_counter() - started},
     )
-    return score_record(record, task, config.reward_basis, spec=conn.spec)
+    specs = {c.server: c.spec for c in offered}  # each call judged by its own server's policy
+    return score_record(record, task, config.reward_basis, spec=conn.spec, specs=specs)
 
 
 async def _start_multi(

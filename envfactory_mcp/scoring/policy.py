@@ -23,17 +23,23 @@ over an OpenAI chat-format conversation and returns one short string per violati
   holds for the retry.
 
 Tools are resolved as grounding does (``<spec name>__<tool>`` included); tools the
-spec does not know are not governed by its policy. "One tool call at a time" is not
+spec does not know are not governed by its policy. With several servers offered
+(``others``: the other servers' specs by name), a namespaced call ``<server>__<tool>`` is
+judged against its own server's spec and policy: authentication is per server (signing in
+on one server authenticates nothing on another), and a write needs a yes given since the
+previous write on any server (one yes, one write). "One tool call at a time" is not
 checked (optional in the policy text).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
-from envfactory_mcp.scoring.grounding import Call, content_text, resolve_tool, tool_calls
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, Call, content_text, resolve_tool, tool_calls
+from envfactory_mcp.spec import ToolSpec
 from envfactory_mcp.spec.models import EnvSpec
 
 NOT_AUTHENTICATED = "not authenticated"
@@ -172,19 +178,23 @@ def _consent_question(question: str) -> bool:
     return bool(_CONSENT_WORDS.search(question))
 
 
-def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str]:
-    """One ``"call <i> <tool>: <what>"`` per violation of ``spec.policy_rules``, in call order."""
-    rules = spec.policy_rules
+def policy_violations(
+    messages: list[dict[str, Any]], spec: EnvSpec, others: Mapping[str, EnvSpec] | None = None
+) -> list[str]:
+    """One ``"call <i> <tool>: <what>"`` per violation, in call order: each call judged by
+    the policy of its server (``spec``'s, or for ``<server>__<tool>`` the spec in ``others``
+    of that name)."""
+    specs = {spec.name: spec, **(others or {})}
     calls: dict[int, list[Call]] = {}
     for call in tool_calls(messages):
         calls.setdefault(call.position, []).append(call)
-    # Calls awaiting their result, by id: the plain tool name and, for a write, whether
-    # the user's yes was held when it was called (a failed write gives it back).
-    pending: dict[str, tuple[str, bool]] = {}
-    # Calls made before authentication, by id: a violation once answered without an error.
+    # Calls awaiting their result, by id: the server, the plain tool name and, for a write,
+    # whether the user's yes was held when it was called (a failed write gives it back).
+    pending: dict[str, tuple[str, str, bool]] = {}
+    # Calls made before authentication on their server, by id: a violation once answered
+    # without an error.
     unauthenticated: dict[str, tuple[int, int, str]] = {}
-    auth_tools = set(rules.authentication.tools) if rules.authentication else set()
-    authenticated = False
+    authenticated: set[str] = set()  # servers signed in on
     asked = confirmed = False
     violations: list[tuple[int, int, str]] = []  # (call index, kind's rank, text)
     for position, message in enumerate(messages):
@@ -196,10 +206,12 @@ def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str
             answered = (*found, call_id) if found else _by_name(pending, message)
             if answered is None:
                 continue
-            answered_tool, held, call_id = answered
+            server, answered_tool, held, call_id = answered
             early = unauthenticated.pop(call_id, None)
             if not text.startswith(TOOL_ERROR_PREFIX):
-                authenticated = authenticated or answered_tool in auth_tools
+                rules = specs[server].policy_rules
+                if rules.authentication and answered_tool in rules.authentication.tools:
+                    authenticated.add(server)
                 if early is not None:
                     violations.append(early)
             elif held:
@@ -217,29 +229,48 @@ def policy_violations(messages: list[dict[str, Any]], spec: EnvSpec) -> list[str
         if text:
             asked = asks_confirmation(text)
         for call in calls.get(position, []):
-            tool = resolve_tool(call.name, spec)
-            if tool is None:
+            found_tool = _resolve(call.name, spec, specs)
+            if found_tool is None:
                 continue
+            server, tool = found_tool
+            rules = specs[server].policy_rules
             key = str(call.id) if call.id is not None else f"#{call.index}"
-            if rules.needs_authentication(tool.name) and not authenticated:
+            if rules.needs_authentication(tool.name) and server not in authenticated:
                 unauthenticated[key] = (call.index, 0, f"call {call.index} {call.name}: {NOT_AUTHENTICATED}")
             held = False
             if tool.effect == "write":
                 if tool.name in rules.confirm and not confirmed:
                     violations.append((call.index, 1, f"call {call.index} {call.name}: {NO_CONFIRMATION}"))
                 held, confirmed = confirmed, False
-            pending[key] = (tool.name, held)
+            pending[key] = (server, tool.name, held)
     violations.extend(unauthenticated.values())  # never answered: it may have done anything
     return [text for _, _, text in sorted(violations)]
 
 
-def _by_name(pending: dict[str, tuple[str, bool]], message: dict[str, Any]) -> tuple[str, bool, str] | None:
+def _resolve(name: str, spec: EnvSpec, specs: Mapping[str, EnvSpec]) -> tuple[str, ToolSpec] | None:
+    """The server and tool a call names: ``<server>__<tool>`` on that server when it is
+    one of ``specs``, else ``spec``'s own tool (plain or namespaced with its name)."""
+    server, sep, plain = name.partition(NAMESPACE_SEPARATOR)
+    if sep and server in specs and server != spec.name:
+        tool = specs[server].tool(plain)
+        return (server, tool) if tool is not None else None
+    own = resolve_tool(name, spec)
+    return (spec.name, own) if own is not None else None
+
+
+def _by_name(
+    pending: dict[str, tuple[str, str, bool]], message: dict[str, Any]
+) -> tuple[str, str, bool, str] | None:
     """A result whose call id is unknown answers the oldest pending call of its tool name."""
     name = message.get("name")
     if name is None:
         return None
-    for call_id, (tool, held) in pending.items():
-        if name == tool or str(name).endswith(f"__{tool}"):
+    for call_id, (server, tool, held) in pending.items():
+        if (
+            name == tool
+            or str(name) == f"{server}{NAMESPACE_SEPARATOR}{tool}"
+            or str(name).endswith(f"__{tool}")
+        ):
             del pending[call_id]
-            return tool, held, call_id
+            return server, tool, held, call_id
     return None

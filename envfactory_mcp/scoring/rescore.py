@@ -8,6 +8,7 @@ scoring change (the run's own ``trajectories.jsonl`` is rewritten, history inclu
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,15 @@ def score_record(
     task: Task,
     basis: tuple[str, ...] = REWARD_BASIS,
     spec: EnvSpec | None = None,
+    specs: Mapping[str, EnvSpec | None] | None = None,
 ) -> TrajectoryRecord:
     """The record with reward and parts filled in (None for harness failures).
 
     Calls to the task's own server are compared by their plain names; calls to other
     offered servers stay namespaced (extra calls), and a change to any other server's
     state fails the state part. ``spec`` (the task's environment) adds the grounding
-    and policy checks to the parts."""
+    and policy checks to the parts; ``specs`` (every offered server's, by name) lets the
+    policy check judge a call to another server by that server's own policy."""
     if record.excluded or record.final_state_hash is None:
         return record.model_copy(update={"reward": None, "reward_parts": None})
     messages = _plain_names(record.messages, task.env) if _is_namespaced(record) else record.messages
@@ -52,6 +55,7 @@ def score_record(
         spec=spec,
         final_diff=record.final_diff,
         gold_diff=gold_diff,
+        other_specs={name: s for name, s in (specs or {}).items() if s is not None and name != record.env},
     )
     return record.model_copy(update={"reward": reward_from(parts), "reward_parts": parts})
 
@@ -99,8 +103,20 @@ def rescore(run_dir: Path, tasks_path: str | Path | None = None) -> dict[str, An
         # The environments' specs (for the grounding and policy checks), where the run's
         # packages are still on this machine.
         servers_dir = recorded_path(run_dir, config.get("servers_dir", str(DEFAULT_SERVERS_DIR)))
-        specs = {env: package_spec(servers_dir, env) for env in {r.env for r in records}}
-        store.rewrite([score_record(r, tasks[r.task_id], basis, spec=specs[r.env]) for r in records])
+        names = {r.env for r in records} | {s for r in records for s in r.servers}
+        specs = {env: package_spec(servers_dir, env) for env in names}
+        store.rewrite(
+            [
+                score_record(
+                    r,
+                    tasks[r.task_id],
+                    basis,
+                    spec=specs[r.env],
+                    specs={s: specs[s] for s in r.servers},
+                )
+                for r in records
+            ]
+        )
         summary = run_summary(store.records(), run_dir.name)
         store.write_summary(summary)
     return summary

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from envfactory_mcp.records.trajectory import RewardParts
@@ -191,6 +191,7 @@ def score_episode(
     spec: EnvSpec | None = None,
     final_diff: dict[str, Any] | None = None,
     gold_diff: dict[str, Any] | None = None,
+    other_specs: Mapping[str, EnvSpec] | None = None,
 ) -> RewardParts:
     """Every part of the reward of one episode; :func:`reward_from` turns it into a number.
 
@@ -202,6 +203,8 @@ def score_episode(
     ``final_diff`` and ``gold_diff`` (each from the initial state) let a final state whose
     hash differs from the gold's match it by meaning: the same changes, free text by its
     key facts (:func:`envfactory_mcp.scoring.free_text.diffs_mean_same`).
+    ``other_specs``: the other offered servers' specs by name; a call ``<server>__<tool>``
+    is judged by its own server's policy (``policy_violations``).
     """
     names = check_basis(basis)
     found, missing = claims_communicated(task.gold.claims, messages, spec)
@@ -213,7 +216,7 @@ def score_episode(
         by_meaning = state_means_gold(final_diff, gold_diff, spec)
         state_match = by_meaning
     ungrounded = ungrounded_calls(messages, spec) if spec is not None or "grounded" in names else []
-    violations = policy_violations(messages, spec) if spec is not None else []
+    violations = policy_violations(messages, spec, other_specs) if spec is not None else []
     return RewardParts(
         version=REWARD_VERSION,
         basis=names,

@@ -19,7 +19,7 @@ from envfactory_mcp.catalog import environment_spec
 from envfactory_mcp.cli import app
 from envfactory_mcp.eval.compose import MAX_CLAIMS, MIN_CLAIMS, read_eval_set
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
-from envfactory_mcp.trajectories.language import names_tool_or_field, spec_vocabulary
+from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary
 
 ENVS = "citycab_business_account,coastline_car_rental,cyclecity_bike_share"
 
@@ -33,7 +33,14 @@ def _eval(*args: str) -> str:
 def test_three_library_servers_build_and_run(tmp_path: Path) -> None:
     first = tmp_path / "oracle"
     output = _eval("--envs", ENVS, "-n", "9", "-o", str(first))
-    assert "built 9 tasks over 3 servers: 9 on one server with the others offered as distractors" in output
+    # These three share no entity: no id crosses, but dates read on one fit tools of another.
+    built = read_eval_set(first / "eval_set.jsonl")
+    counts = {kind: sum(1 for t in built if t.kind == kind) for kind in ("single", "chain", "flow")}
+    assert counts["flow"] >= 3 and counts["chain"] == 0 and sum(counts.values()) == 9
+    assert (
+        f"built 9 tasks over 3 servers: {counts['single']} on one server with the others offered as"
+        f" distractors, 0 shared-entity chains"
+    ) in output and f"{counts['flow']} value-flow chains" in output
     summary = json.loads((first / "results.json").read_text())["summary"]
     assert (
         summary["coverage"] == 1.0 and summary["pass_rate@0.75"] == 1.0 and summary["harness_failures"] == 0

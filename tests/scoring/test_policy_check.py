@@ -254,3 +254,69 @@ def test_a_question_for_information_or_more_help_is_no_request_for_consent(text:
 
     assert not asks_confirmation(text), text
     assert not asks_confirmation(f"Order #W0012345 is now cancelled. {text}"), text
+
+
+def _library_spec(name: str) -> EnvSpec:
+    blueprint = load_blueprint(name)
+    return blueprint.build_spec(blueprint.default_seed)
+
+
+CAB, CAR = _library_spec("citycab_business_account"), _library_spec("coastline_car_rental")
+CAB_SIGN_IN = exchange(
+    "citycab_business_account__find_taxi_account_user_id_by_email",
+    '{"taxi_account_user_id": "taxi_account_user_0001"}',
+    email="ann@example.com",
+)
+RESERVE = {
+    "hirer_id": "hirer_0001",
+    "car_class_id": "car_class_0001",
+    "pickup_on": "2026-05-01",
+    "return_on": "2026-05-03",
+    "branch": "airport",
+}
+
+
+def test_a_namespaced_call_is_judged_by_its_own_servers_policy():
+    """Signed in on the cab service only, then a lookup and a write on the car rental:
+    its own policy wants a sign-in there and a yes before the write."""
+    messages = [
+        user("Book me a car for the day of my cab ride. My email is ann@example.com."),
+        *CAB_SIGN_IN,
+        *exchange(
+            "coastline_car_rental__list_rental_reservations",
+            '{"rental_reservations": []}',
+            hirer_id="hirer_0001",
+        ),
+        *exchange("coastline_car_rental__reserve_rental_car", '{"status": "quoted"}', **RESERVE),
+    ]
+    assert policy_violations(messages, CAB, {CAR.name: CAR}) == [
+        "call 1 coastline_car_rental__list_rental_reservations: not authenticated",
+        "call 2 coastline_car_rental__reserve_rental_car: not authenticated",
+        "call 2 coastline_car_rental__reserve_rental_car: no confirmation",
+    ]
+    # With the first server's spec only, the other server's calls went unjudged.
+    assert policy_violations(messages, CAB) == []
+
+
+def test_a_sign_in_and_a_yes_on_the_second_server_satisfy_its_policy():
+    messages = [
+        user("Book me a car for the day of my cab ride. My email is ann@example.com."),
+        *CAB_SIGN_IN,
+        *exchange(
+            "coastline_car_rental__find_hirer_id_by_email",
+            '{"hirer_id": "hirer_0001"}',
+            email="ann@example.com",
+        ),
+        say("I'll reserve the car from 2026-05-01 to 2026-05-03 at the airport. Shall I go ahead?"),
+        user("Yes, please."),
+        *exchange("coastline_car_rental__reserve_rental_car", '{"status": "quoted"}', **RESERVE),
+        # A cab write right after: the yes was spent on the car; the cab's policy wants its own.
+        *exchange(
+            "citycab_business_account__cancel_prebooked_ride",
+            '{"status": "cancelled"}',
+            prebooked_ride_id="prebooked_ride_0001",
+        ),
+    ]
+    assert policy_violations(messages, CAB, {CAR.name: CAR}) == [
+        "call 3 citycab_business_account__cancel_prebooked_ride: no confirmation"
+    ]
