@@ -10,7 +10,7 @@ the demonstrator and the scripted user over the in-memory transport through the 
 own rollout (``host.rollout.rollout``, ``RolloutConfig(agent="demonstrator",
 transport="memory")``), and ``--eval-tasks`` evaluation prompts built as ``envfactory-mcp
 eval`` builds them (``eval.main.eval_tasks`` over that one environment). The figures come
-from ``envfactory_mcp/trajectories/language.py`` (see its docstring for each definition)
+from ``envfactory_mcp/tasks/naturalness.py`` (see its docstring for each definition)
 and are printed with their targets and pass/FAIL:
 
 * assistant distinct-2 at 2,000 tokens >= 0.5; assistant sentences recurring in > 5% of
@@ -34,7 +34,7 @@ prints the median CPU time (the figures of every repeat must agree, else the ben
 ``--baseline <rev>`` measures another revision too: a git worktree of it under /tmp, the
 same collection run there in a subprocess with ``PYTHONPATH`` pointing at it (its own
 ``generated_servers``), and its figures printed in brackets beside this one's; the metrics
-are always this checkout's ``language.py`` (loaded by path), so both are measured alike. A
+are always this checkout's ``naturalness.py`` (loaded by path), so both are measured alike. A
 revision without the API the collection needs is named in one line.
 """
 
@@ -63,7 +63,7 @@ LACKS_API = 3  # the collection's exit status when the revision lacks an API it 
 def load_language() -> ModuleType:
     """This checkout's metrics module, by path (stdlib only), so a baseline revision that
     lacks it is measured with the same definitions."""
-    path = ROOT / "envfactory_mcp" / "trajectories" / "language.py"
+    path = ROOT / "envfactory_mcp" / "tasks" / "naturalness.py"
     spec = importlib.util.spec_from_file_location("bench_language_metrics", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -540,13 +540,19 @@ class BlindDemonstrator:
             best = None
             parent = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
             texts = [_norm(f"{parent} {_subtree_text(e, self._labels)}") for e in elements]
-            for ref in sorted(refs, key=lambda f: -len(f.must)):  # the most telling description first
-                best = next(
-                    (e for e, t in zip(elements, texts, strict=True) if _matches(ref.must, t, self._shown)),
-                    None,
-                )
-                if best is not None:
-                    break
+            # the element the user's most telling description fits: one that fits the fewest
+            # elements ("the 12:10 flight", not the origin every flight of the search shares)
+            fits = [
+                [e for e, t in zip(elements, texts, strict=True) if _matches(ref.must, t, self._shown)]
+                for ref in refs
+            ]
+            ranked = sorted(
+                (len(found), -len(ref.must), k)
+                for k, (ref, found) in enumerate(zip(refs, fits, strict=True))
+                if found
+            )
+            if ranked:
+                best = fits[ranked[0][2]][0]
             if best is None and elements:
                 best = elements[0]
             if best is not None:
@@ -682,14 +688,48 @@ class BlindDemonstrator:
             created = self._created()
             same_goal = {id(f) for f in self.view.facts if f.goal == fact.goal}
             used = {str(v) for k, v in self._resolved.items() if k in same_goal}
-            found = [
-                (value, whole)
+            open_ = [
+                (value, text, whole)
                 for value, text, whole in self._candidates(entity, with_output=True)
                 if str(value) not in used
                 and str(value) not in created  # the user spoke of what existed before the call
                 and value not in self._rejected.get(id(fact), [])
-                and _matches(fact.must, text, self._shown)
             ]
+            found3 = [c for c in open_ if _matches(fact.must, c[1], self._shown)]
+            if (
+                not found3
+                and len(fact.must) > 1
+                and not self._rejected.get(id(fact))  # one fitted every word: it stays the answer
+                and self._explore(entity, fact) is None
+            ):
+                # nothing left to read and no object shows every word the user said (a plan
+                # named only where no lookup shows it): the one object that shows most of
+                # them, when it is one and shows most
+                score: dict[str, int] = {}
+                for v, text, _ in open_:  # an object read in several places: its best reading
+                    fits = sum(bool(_matches([m], text, self._shown)) for m in fact.must)
+                    score[str(v)] = max(score.get(str(v), 0), fits)
+                top = max(score.values(), default=0)
+                if 2 * top > len(fact.must) and list(score.values()).count(top) == 1:
+                    best = next(v for v, n in score.items() if n == top)
+                    found3 = [c for c in open_ if str(c[0]) == best][:1]
+            found = [(value, whole) for value, _, whole in found3]
+            # an object another of the user's descriptions also fits ("my order with the
+            # helmet" where the order with the water bottle holds a helmet too) is taken only
+            # when no other object read or still to read fits this one alone
+            others = [
+                f
+                for f in self.view.facts
+                if f is not fact and f.kind == "reference" and f.key == fact.key and f.must != fact.must
+            ]
+            alone = [
+                (v, whole)
+                for v, text, whole in found3
+                if not any(_matches(o.must, text, self._shown) for o in others)
+            ]
+            if found and not alone and self._explore(entity, fact, direct=True) is not None:
+                return _UNREAD
+            found = alone or found
             near = [
                 v for v, whole in found if any(_norm(str(b)) in whole for b in beside if b not in (None, ""))
             ]
@@ -747,11 +787,14 @@ class BlindDemonstrator:
 
         about: dict[str, str] = {}
         pointing: dict[str, str] = {}
-        for _, args, output in self._ok_outputs():
+        for name, args, output in self._ok_outputs():
             plain = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
             for v in output.values():
                 if isinstance(v, (str, int)) and not isinstance(v, bool):
                     pointing[str(v)] = pointing.get(str(v), "") + " " + plain
+            tool = self._tools.get(name)
+            if tool is not None and tool.effect != "read":
+                continue  # a booking paid with a card says nothing of the card's other uses
             for v in args.values():
                 if isinstance(v, (str, int)):
                     about[str(v)] = about.get(str(v), "") + " " + plain

@@ -29,6 +29,7 @@ from envfactory_mcp.sim.speech_forms import (
     IDENTITY_LEAD,
     IDENTITY_WHY,
     INSTEAD,
+    LABEL_WORDS,
     MET,
     REASON_ASK,
     REFUSE,
@@ -262,7 +263,11 @@ def _name_of(value: Any, outputs: list[Any]) -> str:
     if best is None:
         return str(value)
     _, node, parent_name = best
-    if not isinstance(node.get("name"), str) and parent_name:
+    own = next((node[k] for k in _OWN_LABELS if isinstance(node.get(k), str) and node[k].strip()), None)
+    described = any(node.get(k) for k in ("brand", "last_four", "options"))  # said from those below
+    if not isinstance(node.get("name"), str) and own is not None and not described:
+        node = {**node, "name": own}  # a slot by its time, not by its provider's name
+    elif not isinstance(node.get("name"), str) and parent_name:
         node = {**node, "name": parent_name}
     bits = [str(node[k]) for k in ("name", "brand") if isinstance(node.get(k), str)]
     if bits or node:
@@ -274,6 +279,16 @@ def _name_of(value: Any, outputs: list[Any]) -> str:
         if isinstance(node.get("last_four"), str):
             bits.append(f"ending in {node['last_four']}")
     return " ".join(bits) if bits else str(value)
+
+
+_DRAWS = 12  # forms drawn at most until one reads as it must
+# A value kept per kind ("prices": {"economy": ...}): said with what it is ("economy price").
+_PER_KIND = {"prices": "price", "fares": "fare", "fees": "fee", "rates": "rate", "amounts": "amount",
+             "totals": "total", "seats": "seats"}  # fmt: skip
+
+
+# What names an object that has no ``name`` of its own ("Tue Jun 30, 2:00 PM" for a slot).
+_OWN_LABELS = ("title", "label", "display_name")
 
 
 def _objects(node: Any, parent_name: str | None) -> list[tuple[dict[str, Any], str | None]]:
@@ -372,7 +387,12 @@ def humanise(key: str) -> str:
     last = key.rsplit(".", 1)[-1].replace("[]", "")
     parts = [p for p in re.findall(r"[a-z]+|\d+", last.lower()) if p not in ("id", "ids", "is", "has")]
     said = [_ABBREVIATIONS.get(p, p) for p in parts]
+    if len(said) == 1 and said[0] in _QUESTION_FIELDS:  # "when" -> "time": a field, said as a noun
+        said = [_QUESTION_FIELDS[said[0]]]
     return " ".join(w for w in said if w) or "detail"
+
+
+_QUESTION_FIELDS = {"when": "time", "where": "place", "who": "person"}
 
 
 def unit_of(key: str) -> str | None:
@@ -485,7 +505,7 @@ def _caps(form: str) -> str:
     """A composed form with a capital at its start and after each sentence end inside it
     ("Got it. the plan is ..." -> "Got it. The plan is ...")."""
     return (
-        _cap(re.sub(r"([.?!;:] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), form)) if form else form
+        _cap(re.sub(r"([.?!:] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), form)) if form else form
     )
 
 
@@ -498,12 +518,19 @@ def identity_words(facts: list[Fact], rng: random.Random) -> str:
     """The identity details asked for, in words, in an order and phrasing drawn from ``rng``."""
     keys = [f.key for f in facts]
     if "email" in keys:
-        return rng.choice(["the email address on your account", "your account's email address",
-                           "the email you registered with", "the email address you use with us"])  # fmt: skip
+        email = rng.choice(["the email address on your account", "your account's email address",
+                            "the email you registered with", "the email address you use with us"])  # fmt: skip
+        rest = [f for f in facts if f.key != "email"]  # every detail the check needs is asked for
+        return f"{email} and {identity_words(rest, rng)}" if rest else email
     if {"first_name", "last_name", "zip"} <= set(keys):
         return rng.choice(["your first name, last name and zip code", "your full name and zip code",
                            "your name and the zip code on file", "your zip code and full name"])  # fmt: skip
-    labels = [f"{_label(f)}" for f in facts]
+    if {"first_name", "last_name", "date_of_birth"} <= set(keys) and len(keys) == 3:
+        return rng.choice(["your full name and date of birth", "your name and birth date",
+                           "your first and last name along with your date of birth",
+                           "the name and date of birth on your profile", "your date of birth and full name",
+                           "your full name plus the date you were born"])  # fmt: skip
+    labels = [{"zip": "zip code"}.get(_label(f), _label(f)) for f in facts]
     if "first name" in labels and "last name" in labels:
         labels = [x for x in labels if x not in ("first name", "last name")] + ["full name"]
     rng.shuffle(labels)
@@ -581,12 +608,20 @@ class Speaker:
         return _cap(self.pick("greet", _forms([h + ", " for h in GREET_HI], GREET_HELP))) + "."
 
     def identity(self, facts: list[Fact]) -> str:
-        form = self.pick(
-            "identity", _forms([lead + ", " for lead in IDENTITY_LEAD], IDENTITY_ASK, IDENTITY_WHY)
-        )
-        text = _cap(form.format(what=identity_words(facts, self.rng)))
-        asks = re.search(r"\b(?:could|may|can|would|what|what's|might)\b", text, re.IGNORECASE)
-        return text + ("?" if asks else ".")
+        """A request for the identity details ``facts``, every one of them named; never one
+        that reads as a request for consent ("would you pass along your email to confirm it's
+        you?" can: another form is drawn)."""
+        from envfactory_mcp.scoring.policy import asks_confirmation
+
+        forms = _forms([lead + ", " for lead in IDENTITY_LEAD], IDENTITY_ASK, IDENTITY_WHY)
+        text = ""
+        for _ in range(_DRAWS):
+            text = _cap(self.pick("identity", forms).format(what=identity_words(facts, self.rng)))
+            asks = re.search(r"\b(?:could|may|can|would|what|what's|might)\b", text, re.IGNORECASE)
+            text += "?" if asks else "."
+            if not asks_confirmation(text):
+                break
+        return text
 
     def ask_for(self, group: list[Fact]) -> str:
         fact = group[0]
@@ -598,17 +633,24 @@ class Speaker:
             asks = DETAIL_ASK
         else:
             asks = VALUE_ASK
-        return _caps(self.pick("ask", _forms(DETAIL_LEAD, asks))).format(label=humanise(fact.key))
+        label = humanise(fact.key)
+        label = self.rng.choice(LABEL_WORDS.get(label, (label,)))
+        return _caps(self.pick("ask", _forms(DETAIL_LEAD, asks))).format(label=label)
 
     def confirm(self, action: GoldAction, messages: list[Message], intent: str | None) -> str:
         """The action in words and a request for consent: one question holding the action
         ("Shall I cancel order #W1?"), or a statement of it and a question that names nothing
         ("I'll cancel order #W1. Does that sound right?"). Either is read as a request for
         consent by scoring (``asks_confirmation``) and by the scripted user."""
+        from envfactory_mcp.scoring.policy import asks_confirmation
+
         what = self.describe(action, messages, intent)
         self.last_subject = subject_of(action)
         if self.rng.random() < CONFIRM_QUESTION_SHARE:
-            return self.pick("propose?", CONFIRM_QUESTION).format(action=what)
+            # one question, unless its values break it as a reader splits sentences ("Dr. Patel")
+            question = self.pick("propose?", CONFIRM_QUESTION).format(action=what)
+            if asks_confirmation(question):
+                return question
         statement = _caps(self.pick("propose", _forms(CONFIRM_LEAD, CONFIRM_BODY))).format(action=what) + "."
         return statement + " " + _caps(self.pick("yes?", _forms(YES_LEAD, YES_ASK)))
 
@@ -695,6 +737,9 @@ class Speaker:
 
     def _claim(self, claim: Claim, subject: str, write: bool, element: str | None) -> str:
         label = humanise(claim.path)
+        parts = claim.path.replace("[]", "").split(".")
+        if len(parts) > 1 and parts[-2] in _PER_KIND:  # prices.economy -> "economy price"
+            label = f"{label} {_PER_KIND[parts[-2]]}"
         value = claim.value
         if claim.path == "status" or claim.path.endswith(".status"):
             said = self.value(value, claim.path)
@@ -725,7 +770,10 @@ class Speaker:
                     name = f"{words[0]} amount {words[1]}"  # net paid -> net amount paid
                 forms = [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}",
                          f"the {name}{of} is {said} exactly", f"the {name}{of} works out to {said}",
-                         f"{said} is the {name}{of}"]  # fmt: skip
+                         f"{said} is the {name}{of}", f"the {name}{of} stands at {said}",
+                         f"you're looking at {said} for the {name}{of}", f"the {name}{of} totals {said}",
+                         f"that puts the {name}{of} at {said}", f"the {name}{of} amounts to {said}",
+                         f"the figure for the {name}{of} is {said}"]  # fmt: skip
                 if verb and not of:
                     forms += [f"{said} has been {label}", f"{said} was {label}"]
                 if label == "refunded" and not of:
@@ -740,7 +788,13 @@ class Speaker:
                     name = f"total number of {label[6:]}"
                 else:
                     name = label if label.startswith("number") else f"number of {label}"
-                return self.pick("count", [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}"])
+                counts = [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}",
+                          f"the {name}{of} stands at {said}", f"the {name}{of} is now {said}" if write else
+                          f"the {name}{of} is currently {said}"]  # fmt: skip
+                if not of:
+                    counts += [f"there are {said} {label[6:] if label.startswith('total ') else label}",
+                               f"that makes {said} {label[6:] if label.startswith('total ') else label}"]  # fmt: skip
+                return self.pick("count", counts)
             return self.pick("number", [f"the {label}{of} is {said}", f"the {label}{of} stands at {said}"])
         said = self.value(value, claim.path)
         if claim.path.endswith("_id") and not label.endswith(("number", "code")):
@@ -785,6 +839,7 @@ class Speaker:
                     self.said.append(value)
         nouns: list[str] = []
         extras: list[str] = []
+        named: set[str] = set()
         address = {k: str(v) for k, v in args.items() if k in ADDRESS_PARTS and v not in ("", None)}
         head = ""
         if len(address) > 1:
@@ -803,20 +858,19 @@ class Speaker:
                 nouns.append(f"the {label} " + _and(names))
             elif key.endswith("_id"):
                 name = _spoken_options(_name_of(value, outputs))
+                if name in named:
+                    continue  # named already (a slot and its provider both found as one name)
+                named.add(name)
                 self.said.append(name)
                 if name == str(value):
                     nouns.append(f"{label} {value}")
                 elif " " in name:
                     if "ending in" in name:
-                        name = self.rng.choice(
-                            [
-                                name,
-                                name.replace(" credit card", " card"),
-                                name.replace("ending in", "that ends in"),
-                                name.replace("ending in", "with the last four digits"),
-                            ]
-                        )
-                    nouns.append(f"the {name}")
+                        nouns.append(self._card(name))
+                    elif re.match(r"[A-Z0-9]", name) and "(" not in name:  # a proper name: "Dr. Maya Patel"
+                        nouns.append(self.rng.choice([name, f"the {label} {name}", f"{name} as the {label}"]))
+                    else:
+                        nouns.append(f"the {name}")
                 else:
                     shown = display_words(name, self.spec)
                     if shown.lower() in label.split():  # a kind that is the label's own word ("payment")
@@ -849,12 +903,42 @@ class Speaker:
                 " — ",
                 ", with these details: ",
                 ", and that's with ",
+                "; that covers ",
+                ", set up with ",
+                ", including ",
+                ": ",
+                ", which means ",
+                ", going with ",
             ]
             text += self.pick("with", joins) + _and(nouns)
         if extras:
             clause = nouns or head or not extras[0].startswith(("with", "without", "including", "and no"))
             text += (", " if clause else " ") + _and(extras)
         return text
+
+    def _card(self, name: str) -> str:
+        """A card as a person names it ("discover credit card ending in 7260" -> "your
+        Discover card ending in 7260", "the Discover credit card, last four 7260")."""
+        m = re.fullmatch(r"(?:(\w+) )?((?:\w+ )*?\w*card|[\w ]+?) ending in (\w+)", name)
+        if m is None:
+            return f"the {name}"
+        brand, kind, four = m.group(1), m.group(2), m.group(3)
+        if brand is not None and brand.lower() in ("gift", "credit", "debit", "prepaid", "store", "bank"):
+            brand, kind = None, f"{brand} {kind}"  # a kind of card, not a brand
+        brand = (brand[:1].upper() + brand[1:]) if brand and brand.islower() else brand
+        short = "card" if "card" in kind else kind
+        whole = f"{brand} {kind}" if brand else kind
+        return self.rng.choice(
+            [
+                f"the {whole} ending in {four}",
+                f"your {brand + ' ' if brand else ''}{short} ending in {four}",
+                f"the {whole} that ends in {four}",
+                f"the {whole} with the last four digits {four}",
+                f"your {whole}, the one ending in {four}",
+                f"the {short} ending {four}" + (f" ({brand})" if brand else ""),
+                f"the {whole} (last four {four})",
+            ]
+        )
 
     def _detail(self, key: str, label: str, value: Any) -> str:
         """One detail of an action as a noun phrase: '2 bags in total', '3 gigabytes',
@@ -871,6 +955,8 @@ class Speaker:
         if key.endswith(("_number", "_code")) and isinstance(value, str | int):
             return self.rng.choice([f"{label} {said}", f"the {label} {said}", f"{words[-1]} {said}"])
         forms = [f"the {label} {said}", f"{said} as the {label}", f"{label} {said}"]
+        if label == "date" and isinstance(value, str) and readable_date(value):
+            return self.rng.choice([f"on {said}", f"for {said}", f"dated {said}", f"the date {said}"])
         if (
             isinstance(value, str)
             and len(words) == 1

@@ -199,3 +199,15 @@ AGENT_NOUNS: dict[str, tuple[str, ...]] = {
     "ticket": ("ticket", "support ticket"),
     "appointment": ("appointment", "booking"),
 }
+
+# Other words for a detail the agent asks for, each keeping a word of the field's name so the
+# customer knows what is meant ("payment method" -> "form of payment").
+LABEL_WORDS: dict[str, tuple[str, ...]] = {
+    "payment method": ("payment method", "form of payment", "payment option", "payment method on file",
+                       "method of payment"),
+    "passenger": ("passenger", "passenger on the booking"),
+    "cabin": ("cabin", "cabin class", "class of cabin"),
+    "reason": ("reason", "reason for it"),
+    "total bags": ("number of bags", "total number of bags", "bag count"),
+    "plan": ("plan", "plan option"),
+}  # fmt: skip

@@ -121,26 +121,7 @@ def test_it_never_reads_the_gold(envs: dict[str, Any], played: dict[str, Any], t
             assert record.messages == sealed_run[task_id].messages, task_id
 
 
-# Known misses since the demonstrator's new voice (ba3dcfe) met the blind planner (d315e1d),
-# written down rather than hidden; strict, so a fix turns them into failures to remove:
-# clinic s9-00014 proposes "Can I arrange an appointment — the Dr. Maya Patel, the Dr. Maya
-# Patel ... for you?" (a garbled proposal the policy check does not take for consent) and
-# s9-00039 adds both bills' amounts where the user asked for what is still due; banking
-# s9-00028 picks the wrong account. Issue 26 stays open for them.
-KNOWN_MISSES = {"banking", "clinic"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n, marks=pytest.mark.xfail(strict=True, reason="known misses, issue 26 (see KNOWN_MISSES)")
-        )
-        if n in KNOWN_MISSES
-        else n
-        for n in ENVS
-    ],
-)
+@pytest.mark.parametrize("name", ENVS)
 def test_blind_it_finishes_every_task(name: str, envs: dict[str, Any], played: dict[str, Any]):
     """Reward 1.0 on every task, scored against the real task; every call grounded and no
     policy violation."""
@@ -153,7 +134,6 @@ def test_blind_it_finishes_every_task(name: str, envs: dict[str, Any], played: d
     assert failed == []
 
 
-@pytest.mark.xfail(strict=True, reason="clinic s9-00039 sums balances the user did not ask for (issue 26)")
 def test_a_total_is_added_up_with_the_calculator(envs: dict[str, Any], played: dict[str, Any]):
     """ "How much would they cost together": the blind demonstrator looks each object up,
     adds the amounts with the environment's calculator, and says the sum (the gold's)."""

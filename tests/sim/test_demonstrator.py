@@ -46,10 +46,6 @@ def played(tasks: list[Task], tmp_path_factory: pytest.TempPathFactory) -> dict[
     return play(tasks, "demonstrator", tmp_path_factory.mktemp("demonstrator"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the blind demonstrator (now the default) misses retail s5-00097's address change (issue 26)",
-)
 def test_the_demonstrator_finishes_every_task_following_the_policy(
     retail_env: Environment, tasks: list[Task], played: dict[str, TrajectoryRecord]
 ):

@@ -22,8 +22,8 @@ from envfactory_mcp.sim.rewrite import RewritingAgent, check_rewrite
 from envfactory_mcp.sim.speech import Speaker, agent_voice, humanise, say_value
 from envfactory_mcp.sim.types import AgentTurn
 from envfactory_mcp.spec.models import EnumLabel
+from envfactory_mcp.tasks import naturalness as language
 from envfactory_mcp.tasks.model import Fact, GoldAction, Task, write_tasks
-from envfactory_mcp.trajectories import language
 
 # ---------------------------------------------------------------- the agent's words
 
@@ -144,10 +144,6 @@ def episodes(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> list[Tra
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the blind demonstrator (now the default) misses retail s5-00097's address change (issue 26)",
-)
 def test_two_hundred_episodes_speak_as_the_agent_in_many_forms(episodes: list[TrajectoryRecord]) -> None:
     assert len(episodes) == 200
     assert all(r.reward == 1.0 for r in episodes), [r.task_id for r in episodes if r.reward != 1.0]

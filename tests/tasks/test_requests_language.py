@@ -22,7 +22,7 @@ from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task
 from envfactory_mcp.tasks.naturalness import (
     field_dumps,
-    names_a_field,
+    names_tool_or_field,
     snake_case_tokens,
     stock_sentence_share,
     stock_sentences,
@@ -74,7 +74,7 @@ def test_requests_read_as_a_person_writes(name: str) -> None:
     assert share <= STOCK_LIMIT, (
         name,
         share,
-        sorted(stock_sentences(openings).items(), key=lambda kv: -kv[1])[:8],
+        stock_sentences(openings).top[:8],
     )
 
 
@@ -167,7 +167,7 @@ def test_evaluation_prompts_are_one_natural_message() -> None:
     assert sum(len(p) for p in prompts.values()) >= 60
     for label, items in prompts.items():
         for text, tools, fields in items:
-            assert names_a_field(text, tools, fields) == [], (label, text)
+            assert names_tool_or_field(text, tools, fields) == [], (label, text)
             assert then_chains(text) == [] and not re.search(r"\bthen\b", text, re.IGNORECASE), (label, text)
             assert snake_case_tokens(text) == [], (label, text)
             assert field_dumps(text, fields) == [], (label, text)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from envfactory_mcp.trajectories import language as lang
+from envfactory_mcp.tasks import naturalness as lang
 
 
 def episode(*assistant: str, user: str = "Hi.") -> list[dict[str, Any]]:
@@ -315,7 +315,7 @@ def test_spec_vocabulary_reads_tools_schemas_and_columns() -> None:
     ],
 )
 def test_field_dumps_are_found(text: str) -> None:
-    assert lang.field_dumps(text), text
+    assert lang.form_fragments(text), text
 
 
 @pytest.mark.parametrize(
@@ -333,7 +333,7 @@ def test_field_dumps_are_found(text: str) -> None:
     ],
 )
 def test_prose_is_not_a_field_dump(text: str) -> None:
-    assert lang.field_dumps(text) == [], text
+    assert lang.form_fragments(text) == [], text
 
 
 # ----------------------------------------------------------------------------- together
