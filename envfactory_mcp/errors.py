@@ -19,6 +19,7 @@
     │   └── MetadataMismatch   a run resumed with another configuration; names each field
     ├── ClientConfigError      an MCP client's configuration file that cannot be read or written safely (clients)
     ├── LLMError               a model call that failed after its retries, with its kind (llm)
+    ├── HarnessFailure         an RL episode that ended for a reason not the policy's, never trained on as a 0 (rl)
     └── ScriptExhaustedError   a scripted model asked for more replies than it holds (llm.scripted)
 
 Tool failures inside a running server are not exceptions of this tree: they are MCP
@@ -26,6 +27,8 @@ results with ``isError: true`` (see ``envfactory_mcp.runtime``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class EnvFactoryError(Exception):
@@ -59,3 +62,13 @@ class EmitError(EnvFactoryError):
 
 class InfrastructureError(EnvFactoryError):
     """The server died, hung or could not be reached: a harness failure, not the agent's."""
+
+
+class HarnessFailure(EnvFactoryError):
+    """An episode a trainer asked for ended for a reason that is not the policy's (a server,
+    the simulated user, a time limit): raised instead of a reward so it is never trained on
+    as the policy's 0. ``record`` is the episode's ``TrajectoryRecord``."""
+
+    def __init__(self, record: Any) -> None:
+        super().__init__(f"{record.termination}: {record.termination_detail}")
+        self.record = record

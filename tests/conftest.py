@@ -205,6 +205,10 @@ ALLOWED_SKIPS = {
     "written for verl": "the verl extra",
     # Public documents never go into the repository (../shared/corpus beside the checkout).
     "no public corpus at": "the shared corpus",
+    "no Swagger 2.0 document in": "the shared corpus (a copy without its Swagger 2.0 documents)",
+    # ART 0.5 pins openai<3, which takes litellm back to 1.82 for the whole install: the art
+    # extra goes into a trainer's own environment, not into the test install.
+    "the art extra is not installed": "the art extra",
     # Raw syscall numbers are checked on the architecture they are written for.
     "raw syscall numbers are x86_64's": "another architecture",
 }

@@ -27,6 +27,7 @@ TOP_LEVEL = [
     "EnvFactoryServers",
     "EnvSpec",
     "Environment",
+    "HarnessFailure",
     "InfrastructureError",
     "JailUnavailableError",
     "LLMClient",
@@ -103,7 +104,7 @@ def test_every_top_level_name_is_the_object_of_its_home_module() -> None:
 def test_the_errors_of_the_tree_are_all_at_the_top() -> None:
     from envfactory_mcp.errors import EnvFactoryError
 
-    errors = {n for n in TOP_LEVEL if n.endswith(("Error", "Lost", "Mismatch", "Failed"))}
+    errors = {n for n in TOP_LEVEL if n.endswith(("Error", "Lost", "Mismatch", "Failed", "Failure"))}
     for name in errors:
         assert issubclass(getattr(envfactory_mcp, name), EnvFactoryError), name
     import test_docs

@@ -1,8 +1,8 @@
 """MCP-Atlas-style evaluation over any set of servers (issues 15, 28).
 
-``compose`` builds the eval set (single-server tasks with the other servers offered as
-distractors, and chains across servers where values flow), each a plain task the host
-plays as it is; ``main`` runs a set through the host's rollout (the one episode loop,
+``sets`` builds the eval set (single-server tasks with the other servers offered as
+distractors; ``compose``'s shared-entity chains and ``valueflow``'s value-flow chains
+across servers), each a plain task the host plays as it is; ``main`` runs a set through the host's rollout (the one episode loop,
 agents, users, records and run store: resumable, ``--retry-failed``, ``view``);
 ``claims`` reports the answer claim by claim (the reward's claim checker, optionally a
 model judge for what it missed); ``taxonomy`` names what went wrong in a failed episode;

@@ -20,6 +20,7 @@ import random
 from typing import Any
 
 from envfactory_mcp.llm import ToolCall
+from envfactory_mcp.sim.agents import OracleAgent
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.model import Task
 
@@ -98,7 +99,7 @@ class WrongToolAgent:
         return AgentTurn(content="Done.")
 
 
-class SkipReadAgent:
+class SkipReadAgent(OracleAgent):
     """The oracle without the read a value-flow task needs: the gold actions on the task's
     own server (where a value-flow chain reads its value) are left out; an argument of a
     later call on another server that only those reads showed (not the user's message) is
@@ -106,12 +107,6 @@ class SkipReadAgent:
     and the closing message tells what its own calls returned at the claims' paths."""
 
     name = "skip-read"
-
-    def __init__(self) -> None:
-        from envfactory_mcp.sim.agents import OracleAgent
-
-        self._oracle = OracleAgent()
-        self._task: Task | None = None
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         from envfactory_mcp.eval.valueflow import guess
@@ -128,18 +123,14 @@ class SkipReadAgent:
                 for key, value in action.arguments.items()
             }
             played.append(action.model_copy(update={"arguments": arguments}))
-        self._task = task
-        self._oracle.start(
+        super().start(
             task.model_copy(update={"gold": task.gold.model_copy(update={"actions": played})}),
             tools,
             system_prompt,
         )
 
-    async def act(self, messages: list[Message]) -> AgentTurn:
-        turn = await self._oracle.act(messages)
-        if turn.tool_calls or self._task is None or not turn.content or not turn.content.startswith("Done"):
-            return turn
-        return AgentTurn(content=_told(self._task, messages))
+    def closing(self, task: Task, messages: list[Message]) -> str:
+        return _told(task, messages)
 
 
 def _only_read(value: Any, seen: str, said: str) -> bool:

@@ -21,15 +21,9 @@ from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.claims import ClaimJudge
-from envfactory_mcp.eval.compose import (
-    KINDS,
-    ComposedSet,
-    EvalTask,
-    compose_eval_set,
-    read_eval_set,
-    write_eval_set,
-)
+from envfactory_mcp.eval.compose import KINDS, EvalTask, read_eval_set, write_eval_set
 from envfactory_mcp.eval.report import EvalResult, eval_result, summarize, write_results
+from envfactory_mcp.eval.sets import ComposedSet, compose_eval_set
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 
 AGENTS = ("oracle", "demonstrator", "gold-replay", "noop", "random", "coinflip", "skip-read", "llm")

@@ -26,7 +26,8 @@ from typing import Any
 from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.eval.compose import KINDS, EvalTask, compose_eval_set
+from envfactory_mcp.eval.compose import KINDS, EvalTask
+from envfactory_mcp.eval.sets import compose_eval_set
 
 STANDING_VERSION = 2  # 2: value-flow chains (eval.valueflow), counted apart
 PER_GROUP = 15

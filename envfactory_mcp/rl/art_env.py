@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.errors import HarnessFailure
 from envfactory_mcp.rl.env import EnvFactoryEnv, EnvFactoryServers, EnvOptions
 from envfactory_mcp.tasks.model import Task
 
@@ -35,14 +35,6 @@ try:
     import art  # type: ignore[import-not-found,import-untyped,unused-ignore]
 except ImportError as exc:  # pragma: no cover - depends on the extra
     raise ImportError("envfactory_mcp.rl.art_env needs ART: pip install 'envfactory-mcp[art]'") from exc
-
-
-class HarnessFailure(EnvFactoryError):
-    """The episode ended for a reason that is not the policy's (server, user, time limit)."""
-
-    def __init__(self, record: Any) -> None:
-        super().__init__(f"{record.termination}: {record.termination_detail}")
-        self.record = record
 
 
 def _message(choice: Any) -> dict[str, Any]:

@@ -158,6 +158,12 @@ def asks_confirmation(text: str) -> bool:
     return False
 
 
+def offers_more_help(question: str) -> bool:
+    """Whether a question offers more help ("anything else I can do?", "is that
+    everything?"): neither a request for consent nor a yes/no question about the task."""
+    return bool(_MORE_HELP.search(_normal(question)))
+
+
 def _sentences(text: str) -> list[str]:
     """Sentences with their end mark (an end is a ".", "!" or "?" before white space, so
     "$20.00" and "1.7L" stay inside theirs); a question runs to its "?"."""

@@ -88,7 +88,12 @@ class OracleAgent:
             call = ToolCall.parse(f"call_{self._next}", name, json.dumps(action.arguments))
             self._next += 1
             return AgentTurn(tool_calls=[call])
-        return AgentTurn(content=closing_message(task))
+        return AgentTurn(content=self.closing(task, messages))
+
+    def closing(self, task: Task, messages: list[Message]) -> str:
+        """The closing message once every gold action is made (a subclass may tell what its
+        own calls returned instead)."""
+        return closing_message(task)
 
 
 def confirmation_request(action: GoldAction) -> str:

@@ -102,7 +102,7 @@ CONFIRM_QUESTION_SHARE = 0.35  # how often a proposal is one question rather tha
 
 DONE_LEAD = ["", "Done: ", "There we go: ", "That's taken care of: ", "Thanks for confirming; ", "All set: ",
              "Thanks, that went through: ", "It's done, and ", "Okay, that's through: ", "Good news: ",
-             "Right, ", "That worked: ", "I've processed it: ", "Perfect, ", "Success: ", "All done: ",
+             "Right, ", "That worked: ", "I've taken care of that: ", "Perfect, ", "Success: ", "All done: ",
              "That's sorted: ", "Finished. ", "The system accepted it: ", "Great, ", "Complete: ",
              "It went through without a hitch: "]  # fmt: skip
 FOUND_LEAD = ["", "I've checked, and ", "I looked it up: ", "Here's what I found: ", "According to our records, ",
@@ -111,7 +111,7 @@ FOUND_LEAD = ["", "I've checked, and ", "I looked it up: ", "Here's what I found
               "Looking at it now, ", "It says here that ", "From the account, ", "Checking now: "]  # fmt: skip
 UPDATED = ["{subject} has been updated", "{subject} is updated", "the change to {subject} went through",
            "{subject} now has the change", "I've made the change to {subject}", "the update to {subject} is in",
-           "I've updated {subject}", "{subject} reflects the change now", "your request for {subject} is processed",
+           "I've updated {subject}", "{subject} reflects the change now", "your request for {subject} went through",
            "{subject} is sorted", "{subject} is changed as agreed", "the change is saved on {subject}",
            "{subject} now carries the new details"]  # fmt: skip
 

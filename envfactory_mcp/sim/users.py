@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from envfactory_mcp.llm import LLMClient
-from envfactory_mcp.scoring.policy import asks_confirmation
+from envfactory_mcp.scoring.policy import asks_confirmation, offers_more_help
 from envfactory_mcp.sim.types import STOP, TRANSFER, EpisodeView, Message, UserTurn
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
 from envfactory_mcp.tasks.model import Fact, Task
@@ -216,7 +216,9 @@ class ScriptedUser:
        rest of its call's details (a whole address);
     3. identity asked again -> restated;
     4. a request for consent (``scoring.policy.asks_confirmation``: "shall I go ahead?",
-       "does that sound right?"), or a yes/no question -> "Yes, please go ahead.";
+       "does that sound right?"), or a yes/no question that is no offer of more help ("did
+       you need anything further?" is answered by the request restated) -> "Yes, please go
+       ahead.";
     5. an open question (which/what/...) or a request about known facts -> those facts
        restated.
 
@@ -308,6 +310,8 @@ class ScriptedUser:
             return facts_sentence(given, self._rng(messages))
         if identity:
             return identity_sentence([facts[i] for i in identity])
+        if not consent and offers_more_help(question):
+            return None  # "anything else?" while the goal is unmet: the request is restated
         if consent or (
             not OPEN_QUESTION.search(lowered)
             and (question.rstrip().endswith("?") or any(cue in lowered for cue in CONFIRM_CUES))

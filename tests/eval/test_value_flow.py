@@ -20,14 +20,13 @@ from envfactory_mcp.eval.claims import kind_of
 from envfactory_mcp.eval.compose import (
     MAX_CLAIMS,
     MIN_CLAIMS,
-    ComposedSet,
     EvalTask,
-    compose_eval_set,
     values_at,
     write_eval_set,
 )
 from envfactory_mcp.eval.main import EvalConfig, declared_shared, evaluate
 from envfactory_mcp.eval.report import EvalResult
+from envfactory_mcp.eval.sets import ComposedSet, compose_eval_set
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 from envfactory_mcp.sim.agents import OracleAgent
 from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary

@@ -323,3 +323,41 @@ def test_the_demonstrator_says_no_generator_word_in_any_environment(tmp_path: Pa
             for text in language.texts_of(record.messages, "assistant"):
                 leaks += [(name, w, text) for w in language.snake_case_words(text)]
     assert leaks == []
+
+
+@pytest.mark.slow
+def test_no_lead_or_result_form_says_a_state_that_contradicts_the_answer() -> None:
+    """A lead ("That's taken care of: ") or a result form ("{subject} is sorted") beside a
+    correct answer ("the order is pending") never reads to the claim checker as another
+    state of the thing: for every enum value a tool of any environment returns at the top
+    of its output, the answer with the form still states it."""
+    from envfactory_mcp.catalog import environment_spec
+    from envfactory_mcp.scoring import meaning, said
+
+    leads = [lead for lead in speech.DONE_LEAD + speech.FOUND_LEAD if lead]
+    updated = [form.format(subject="your order") for form in speech.UPDATED]
+    checked = 0
+    for name in _library_and_flagships():
+        spec = environment_spec(SERVERS_DIR, name)
+        for tool in spec.tools:
+            for path, schema in ((tool.output_schema or {}).get("properties") or {}).items():
+                for value in (schema.get("enum") or [])[:6]:
+                    if not isinstance(value, str):
+                        continue
+                    meant = meaning.value_of(value, path, spec, tool.name)
+                    answer = f"your {tool.name.split('_')[-1]} is {value.replace('_', ' ')}."
+                    if said.mentions(meant, answer) != 1:
+                        continue  # the bare answer is not read as stating it: nothing to keep
+                    for form in leads:
+                        assert said.mentions(meant, form + answer) >= 1, (name, tool.name, form + answer)
+                    for form in updated:
+                        assert (
+                            said.mentions(meant, f"{form[0].upper()}{form[1:]}. {answer.capitalize()}") >= 1
+                        ), (
+                            name,
+                            tool.name,
+                            form,
+                            answer,
+                        )
+                    checked += 1
+    assert checked >= 200
