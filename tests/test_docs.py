@@ -52,6 +52,20 @@ def test_every_path_the_docs_name_exists(doc: str) -> None:
     assert not absent, f"{doc} names paths that do not exist: {', '.join(absent)}"
 
 
+def test_every_path_the_design_notes_name_exists() -> None:
+    """The decisions beside the code (``envfactory_mcp/**/DESIGN.md``, indexed at the end
+    of ARCHITECTURE.md) name only what exists, and the index names every one of them."""
+    notes = sorted((ROOT / "envfactory_mcp").rglob("DESIGN.md"))
+    assert len(notes) >= 10
+    index = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8").partition("## Where the decisions live")[2]
+    for note in notes:
+        folder = note.parent.relative_to(ROOT / "envfactory_mcp").as_posix()
+        assert (f"`{folder}/DESIGN.md`" if folder != "." else "`envfactory_mcp/DESIGN.md`") in index, note
+        named = named_paths(note.read_text(encoding="utf-8"))
+        absent = [p for p in named if missing(p)]
+        assert not absent, f"{note.relative_to(ROOT)} names paths that do not exist: {', '.join(absent)}"
+
+
 def test_the_check_tells_a_stale_path_from_a_live_one() -> None:
     text = (
         "see `envfactory_mcp/cli.py`, `host/rollout.py`, `sql/script.py`, `runs/<run>/` and `https://x/y.py`"
