@@ -235,7 +235,8 @@ def eval_standing_command(
     servers = sorted({s for t in tasks for s in t.offered})
     typer.echo(
         f"standing set v{standing.STANDING_VERSION}: {len(tasks)} tasks ({made['kinds']['single']} single-server"
-        f" with distractors, {made['kinds']['chain']} chains) over {len(servers)} servers, sha256 {digest[:12]}"
+        f" with distractors, {made['kinds']['chain']} shared-entity chains,"
+        f" {made['kinds']['flow']} value-flow chains) over {len(servers)} servers, sha256 {digest[:12]}"
     )
     typer.echo(
         f"wrote {output}; run it: envfactory-mcp eval --envs {','.join(servers)} --tasks {output} -o <dir>"
