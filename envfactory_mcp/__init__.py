@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from envfactory_mcp.build import VerificationFailed, build_all, build_blueprint
     from envfactory_mcp.catalog import list_environments, load_environment, load_package_env, package_spec
     from envfactory_mcp.clients import ClientConfigError
-    from envfactory_mcp.crud.core import ResourceImportError
+    from envfactory_mcp.crud.model import ResourceImportError
     from envfactory_mcp.env.environment import Environment, assemble_env, build_env
     from envfactory_mcp.errors import (
         BlueprintError,
@@ -96,7 +96,7 @@ _EXPORTS = {
     "read_records": "envfactory_mcp.records.store",
     "read_tasks": "envfactory_mcp.tasks.model",
     "rescore": "envfactory_mcp.scoring.rescore",
-    "ResourceImportError": "envfactory_mcp.crud.core",
+    "ResourceImportError": "envfactory_mcp.crud.model",
     "rollout": "envfactory_mcp.host.rollout",
     "RolloutConfig": "envfactory_mcp.host.rollout",
     "RunStore": "envfactory_mcp.records.store",

@@ -142,7 +142,6 @@ def file_cycles(root: Path) -> dict[frozenset[str], str]:
 # is taking it apart. Any other cycle fails the test, and so does one of these once gone
 # (then take it off the list).
 KNOWN_FILE_CYCLES = {
-    frozenset({"crud.core", "crud.seed_rows"}): "issue 27",
     # view renders one run and, for several, hands over to compare, which reuses view's
     # helpers (commit 0630e38f): the shared helpers belong in a module of their own.
     frozenset({"trajectories.view", "trajectories.compare"}): "unassigned",

@@ -157,7 +157,7 @@ def _resource(
     from rich.markup import escape
 
     from envfactory_mcp.build import BuildResult, VerificationFailed, emit_verified
-    from envfactory_mcp.crud.core import ResourceImportError
+    from envfactory_mcp.crud.model import ResourceImportError
     from envfactory_mcp.env import assemble_env
     from envfactory_mcp.synth.report import FidelityReport, fidelity_relpath, render_fidelity
     from envfactory_mcp.synth.resource import import_resource
@@ -263,7 +263,7 @@ def fidelity_after_dropping(
     tool for a document; for SQL, a table no remaining tool reads or writes)."""
     from dataclasses import replace as copy
 
-    from envfactory_mcp.crud.core import Ignored
+    from envfactory_mcp.crud.model import Ignored
 
     if not dropped:
         return fidelity

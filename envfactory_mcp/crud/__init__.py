@@ -8,7 +8,8 @@ environment's spec, tool module and seed rows (``seed_rows``). It stands below b
 the library never depends on synthesis.
 """
 
-from envfactory_mcp.crud.core import (
+from envfactory_mcp.crud.core import build_imported
+from envfactory_mcp.crud.model import (
     NOW,
     Field,
     Guard,
@@ -18,7 +19,6 @@ from envfactory_mcp.crud.core import (
     Resource,
     ResourceImportError,
     Rows,
-    build_imported,
     snake,
 )
 from envfactory_mcp.crud.seed_rows import extra_rows, generate_rows

@@ -19,7 +19,7 @@ import json
 import random
 from typing import Any
 
-from envfactory_mcp.crud.core import UUID_PREFIX, Field, Resource, Rows
+from envfactory_mcp.crud.model import UUID_PREFIX, Field, Resource, Rows
 
 _FIRST = ("Ada", "Grace", "Alan", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Frances", "Edsger")
 _LAST = ("Lovelace", "Hopper", "Turing", "Torvalds", "Hamilton", "Thompson", "Liskov", "Ritchie", "Allen")

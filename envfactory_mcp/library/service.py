@@ -19,7 +19,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from envfactory_mcp.crud.core import Operation, Resource, Rows, Tables, build_imported
+from envfactory_mcp.crud.core import Tables, build_imported
+from envfactory_mcp.crud.model import Operation, Resource, Rows
 from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.spec import (
     Authentication,

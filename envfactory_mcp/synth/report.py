@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from envfactory_mcp.crud.core import Ignored, ImportedEnv
+from envfactory_mcp.crud.model import Ignored, ImportedEnv
 
 FIDELITY_FILE = "fidelity.json"
 FIDELITY_FORMAT = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError, snake
+from envfactory_mcp.crud.model import ImportedEnv, ResourceImportError, snake
 from envfactory_mcp.synth.openapi import import_openapi
 from envfactory_mcp.synth.openapi.documents import read_file
 from envfactory_mcp.synth.sqlddl import import_sql

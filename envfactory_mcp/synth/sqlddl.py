@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from envfactory_mcp.crud.core import (
+from envfactory_mcp.crud.core import build_imported
+from envfactory_mcp.crud.model import (
     Coverage,
     Field,
     Ignored,
@@ -29,7 +30,6 @@ from envfactory_mcp.crud.core import (
     Resource,
     ResourceImportError,
     Rows,
-    build_imported,
     singular,
 )
 from envfactory_mcp.crud.seed_rows import extra_rows, generate_rows

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from envfactory_mcp.crud.core import ResourceImportError
+from envfactory_mcp.crud.model import ResourceImportError
 from envfactory_mcp.synth.openapi.documents import SUFFIXES, pointer, read_file
 
 __all__ = ["convert_swagger2", "is_swagger2"]

@@ -15,7 +15,7 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 from rich.console import Console
 
-from envfactory_mcp.crud.core import Ignored, ImportedEnv
+from envfactory_mcp.crud.model import Ignored, ImportedEnv
 from envfactory_mcp.synth.report import FIDELITY_FORMAT, FidelityReport, fidelity_relpath, render_fidelity
 from envfactory_mcp.synth.resource import import_resource
 

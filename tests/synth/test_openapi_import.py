@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from envfactory_mcp.build import BuildResult, VerificationFailed, emit_verified
-from envfactory_mcp.crud.core import ResourceImportError
+from envfactory_mcp.crud.model import ResourceImportError
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.synth.openapi import import_openapi

@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.types import CallToolResult, TextContent
 
 from envfactory_mcp.build import BuildResult, VerificationFailed, emit_verified
-from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError
+from envfactory_mcp.crud.model import ImportedEnv, ResourceImportError
 from envfactory_mcp.emit.render import package_name
 from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.spec import TableSpec

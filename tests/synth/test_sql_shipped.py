@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from envfactory_mcp.crud.core import ResourceImportError
+from envfactory_mcp.crud.model import ResourceImportError
 from envfactory_mcp.env import assemble_env
 from envfactory_mcp.synth.resource import import_resource
 from envfactory_mcp.synth.sql.script import detect_dialect, split_statements

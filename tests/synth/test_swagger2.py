@@ -16,7 +16,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from envfactory_mcp.crud.core import ResourceImportError
+from envfactory_mcp.crud.model import ResourceImportError
 from envfactory_mcp.env import assemble_env
 from envfactory_mcp.runtime import ServerOptions, create_server
 from envfactory_mcp.synth.openapi import import_openapi

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from envfactory_mcp.crud.core import ImportedEnv, ResourceImportError, snake
+from envfactory_mcp.crud.model import ImportedEnv, ResourceImportError, snake
 from envfactory_mcp.synth.openapi.documents import Refs, parse_text, read_file
 from envfactory_mcp.synth.openapi.importer import Importer
 from envfactory_mcp.synth.swagger2 import convert_swagger2

@@ -24,7 +24,7 @@ from referencing import Resource as RefResource
 from referencing._core import Resolver
 from referencing.exceptions import PointerToNowhere, Unresolvable
 
-from envfactory_mcp.crud.core import ResourceImportError
+from envfactory_mcp.crud.model import ResourceImportError
 
 MAX_BYTES = 40 * 1024 * 1024  # one file of a document
 SUFFIXES = (".json", ".yaml", ".yml")

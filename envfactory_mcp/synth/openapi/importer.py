@@ -36,7 +36,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, cast
 
-from envfactory_mcp.crud.core import (
+from envfactory_mcp.crud.core import build_imported
+from envfactory_mcp.crud.model import (
     NOW,
     Coverage,
     Field,
@@ -48,7 +49,6 @@ from envfactory_mcp.crud.core import (
     OpKind,
     Resource,
     ResourceImportError,
-    build_imported,
     singular,
     snake,
 )

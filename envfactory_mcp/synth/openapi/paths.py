@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from envfactory_mcp.crud.core import snake
+from envfactory_mcp.crud.model import snake
 
 VERSION = re.compile(r"^(v\d+[a-z0-9._-]*|\d+(\.\d+)+|\d{4}-\d{2}-\d{2}|api|rest|restapi)$", re.IGNORECASE)
 EXTENSION = re.compile(r"\.(json|xml|csv|ya?ml|txt|html|xlsx|pdf|zip)$", re.IGNORECASE)

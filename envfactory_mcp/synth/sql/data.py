@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from envfactory_mcp.crud.core import Field, Ignored, Resource, Rows
+from envfactory_mcp.crud.model import Field, Ignored, Resource, Rows
 from envfactory_mcp.synth.sql.schema import Schema, TableDraft, _literal, converted, parse
 from envfactory_mcp.synth.sql.script import Statement
 

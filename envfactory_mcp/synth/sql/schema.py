@@ -24,7 +24,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from envfactory_mcp.crud.core import Field, Ignored, snake
+from envfactory_mcp.crud.model import Field, Ignored, snake
 from envfactory_mcp.synth.sql.script import Dialect, Statement
 from envfactory_mcp.synth.sql.types import ColumnType, Domain, Unsupported, column_type
 

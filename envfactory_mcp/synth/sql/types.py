@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from envfactory_mcp.crud.core import Kind
+from envfactory_mcp.crud.model import Kind
 
 T = exp.DataType.Type
 
