@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import Task, TaskFileError, read_tasks, write_tasks
     from envfactory_mcp.trajectories.export import export_run
-    from envfactory_mcp.trajectories.view import write_view
+    from envfactory_mcp.trajectories.pages import write_view
     from envfactory_mcp.verify.provenance import NotAPackageError
     from envfactory_mcp.verify.report import VerificationReport
     from envfactory_mcp.verify.static_gate import UnsafeCodeError
@@ -119,7 +119,7 @@ _EXPORTS = {
     "verify_environment": "envfactory_mcp.verify.verifier",
     "verify_package": "envfactory_mcp.verify.verifier",
     "write_tasks": "envfactory_mcp.tasks.model",
-    "write_view": "envfactory_mcp.trajectories.view",
+    "write_view": "envfactory_mcp.trajectories.pages",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -141,11 +141,7 @@ def file_cycles(root: Path) -> dict[frozenset[str], str]:
 # Cycles between the files of one part that stand today, each with the issue whose helper
 # is taking it apart. Any other cycle fails the test, and so does one of these once gone
 # (then take it off the list).
-KNOWN_FILE_CYCLES = {
-    # view renders one run and, for several, hands over to compare, which reuses view's
-    # helpers (commit 0630e38f): the shared helpers belong in a module of their own.
-    frozenset({"trajectories.view", "trajectories.compare"}): "unassigned",
-}
+KNOWN_FILE_CYCLES: dict[frozenset[str], str] = {}
 
 
 def test_no_import_cycle_between_the_files_of_a_part() -> None:

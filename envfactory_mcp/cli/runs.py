@@ -556,7 +556,7 @@ def view(
 ) -> None:
     """Write a self-contained HTML page to read a run (summary, episodes, transcripts, diffs), or to
     compare runs on their shared tasks (view run_a run_b)."""
-    from envfactory_mcp.trajectories.view import write_view
+    from envfactory_mcp.trajectories.pages import write_view
 
     refuse_existing(output, overwrite)
     try:

@@ -10,6 +10,7 @@
 """
 
 from envfactory_mcp.trajectories.export import FORMATS, ExportStats, export_records, export_run
-from envfactory_mcp.trajectories.view import render_run, write_view
+from envfactory_mcp.trajectories.pages import write_view
+from envfactory_mcp.trajectories.view import render_run
 
 __all__ = ["FORMATS", "ExportStats", "export_records", "export_run", "render_run", "write_view"]

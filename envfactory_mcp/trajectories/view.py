@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from envfactory_mcp import files
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.records.store import METADATA, RunStoreError, read_records, recorded_path
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX, TrajectoryRecord, Usage
@@ -934,31 +933,3 @@ def _page(title: str, body: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>{body}</body></html>\n"
     )
-
-
-def write_view(run_dir: Path | Sequence[Path], out: Path, failures_only: bool = False) -> Path:
-    """Write the pages of ``run_dir`` next to ``out`` (``render_pages`` with ``out``'s
-    stem) atomically, or for several run directories their comparison
-    (:func:`~envfactory_mcp.trajectories.compare.render_comparison`, each run's own pages
-    beside it); returns ``out``, the main page."""
-    out = Path(out)
-    if not isinstance(run_dir, str | Path):
-        dirs = [Path(d) for d in run_dir]
-        if not dirs:
-            raise EnvFactoryError("no run directory to view")
-        if len(dirs) > 1:
-            from envfactory_mcp.trajectories.compare import render_comparison
-
-            return _write_pages(render_comparison(dirs, out.stem, failures_only), out)
-        run_dir = dirs[0]
-    return _write_pages(render_pages(run_dir, out.stem, failures_only), out)
-
-
-def _write_pages(pages: dict[str, str], out: Path) -> Path:
-    """Each page beside ``out``, then ``out`` itself, each written atomically."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    for name, text in pages.items():
-        if name != f"{out.stem}.html":
-            files.write_text(out.parent / name, text)
-    files.write_text(out, pages[f"{out.stem}.html"])
-    return out

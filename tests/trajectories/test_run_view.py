@@ -18,7 +18,8 @@ from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.store import RunStoreError
 from envfactory_mcp.scoring.passk import summarize
 from envfactory_mcp.tasks.model import Task, write_tasks
-from envfactory_mcp.trajectories.view import MAX_CHARS, load_run, render_run, write_view
+from envfactory_mcp.trajectories.pages import write_view
+from envfactory_mcp.trajectories.view import MAX_CHARS, load_run, render_run
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
 from envfactory_mcp.records.store import read_records
+from envfactory_mcp.trajectories.pages import write_view
 from envfactory_mcp.trajectories.view import (
     episode_cost,
     failure_reason,
@@ -24,7 +25,6 @@ from envfactory_mcp.trajectories.view import (
     render_run,
     request_text,
     usage_summary,
-    write_view,
 )
 
 runner = CliRunner()

@@ -15,7 +15,8 @@ from paths import SERVERS_DIR
 
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.tasks.model import write_tasks
-from envfactory_mcp.trajectories.view import EPISODES_PER_PAGE, ROWS_PER_PAGE, write_view
+from envfactory_mcp.trajectories.pages import write_view
+from envfactory_mcp.trajectories.view import EPISODES_PER_PAGE, ROWS_PER_PAGE
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 sync_api = pytest.importorskip(
