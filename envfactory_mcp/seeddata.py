@@ -12,11 +12,12 @@ standard library and ``jsonschema_rs``) and by the task oracle.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -389,20 +390,27 @@ def related_value(
     item_schema = schema.get("items", _ANY) if is_array else schema
     if "enum" in item_schema or "const" in item_schema:
         return _NONE
-    pools: list[list[Any]] = []
-    for level in levels:
-        values = [v for v in data.fitting_values(level, param, home, item_schema) if v not in used]
-        if values:
-            pools.append(values)
-    if param.entity:  # anywhere in the data, as the last resort
-        anywhere = [v for v in data.fitting_entity_values(param.entity, item_schema) if v not in used]
-        if anywhere:
-            pools.append(anywhere)
-    elif rng.random() < 0.5:  # a value of the same column from any row: a real but different value
-        anywhere = data.fitting_column_values(param.name, home, item_schema)
-        if anywhere:
-            pools.insert(0, anywhere)
-    if not pools:
+
+    def nearest_first() -> Iterator[list[Any]]:
+        """The non-empty pools, nearest rows first; each built only when it is reached (the
+        first is almost always enough, and the whole data's values are many)."""
+        for level in levels:
+            values = [v for v in data.fitting_values(level, param, home, item_schema) if v not in used]
+            if values:
+                yield values
+        if param.entity:  # anywhere in the data, as the last resort
+            anywhere = [v for v in data.fitting_entity_values(param.entity, item_schema) if v not in used]
+            if anywhere:
+                yield anywhere
+
+    pools = nearest_first()
+    if not param.entity and rng.random() < 0.5:
+        # a value of the same column from any row: a real but different value
+        column = data.fitting_column_values(param.name, home, item_schema)
+        if column:
+            pools = itertools.chain([column], pools)
+    pool = next(pools, None)
+    if pool is None:
         return _NONE
     # Nearest rows first: the first pool almost always, a farther one now and then.
     count = (
@@ -410,8 +418,7 @@ def related_value(
         if is_array
         else 1
     )
-    pool = pools[0]
-    for candidate in pools[1:]:
+    for candidate in pools:
         if len(pool) >= count and rng.random() >= 0.1:
             break
         pool = pool + [v for v in candidate if v not in pool] if len(pool) < count else candidate
