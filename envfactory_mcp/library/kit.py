@@ -2,10 +2,10 @@
 
 A library service is a small real-world service (a pet groomer's front desk, a gym's
 membership desk) described as tables of records and the operations its agent may perform,
-in the vocabulary of :mod:`envfactory_mcp.crud.core` (``Resource``, ``Field``,
+in the vocabulary of :mod:`envfactory_mcp.crud.model` (``Resource``, ``Field``,
 ``Operation``), the same back end the OpenAPI and SQL importers use. These helpers keep a
 declaration short: every table is keyed ``<entity>_id`` with readable prefixed ids
-(``appointment_0007``); business rules are :class:`~envfactory_mcp.crud.core.Guard` s on
+(``appointment_0007``); business rules are :class:`~envfactory_mcp.crud.model.Guard` s on
 the operations that change a row's state.
 """
 

@@ -8,7 +8,7 @@ the task generator, the demonstrator, the scorer and the verifier read the same 
   be identified (``identify_by``); reads of tables that hold no customer's data (a
   catalog, a schedule) need none;
 * **confirmation** before every write;
-* **refusals**: each operation's :class:`~envfactory_mcp.crud.core.Guard` is a
+* **refusals**: each operation's :class:`~envfactory_mcp.crud.model.Guard` is a
   :class:`~envfactory_mcp.spec.RefusalRule`, shown by the table's ``get`` tool;
 * **hand-off**: ``transfer_to_human_agents`` for the requests in ``out_of_scope``;
 * **the policy text**, written from the same declarations.

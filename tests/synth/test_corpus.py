@@ -284,7 +284,7 @@ HOSTILE_CASES = [
 _IMPORT_IN_A_CHILD = """
 import json, sys
 from pathlib import Path
-from envfactory_mcp.crud.core import ResourceImportError
+from envfactory_mcp.crud.model import ResourceImportError
 from envfactory_mcp.synth.resource import import_resource
 try:
     imported = import_resource(Path(sys.argv[1]))
