@@ -1,7 +1,8 @@
 """Which environments exist, and which one to serve: the one resolver.
 
 ``list_environments``
-    Every emitted package and every blueprint not yet built, with its verification status.
+    Every emitted package and every blueprint not yet built, with its verification status
+    (a blueprint's counts from ``blueprint_summary``, without building its spec).
 ``load_environment``
     The environment a command serves for a name: the package ``<servers_dir>/<name>/``
     when there is one (it must be allowed to run: ``packages.check_runnable``), else the
@@ -45,6 +46,7 @@ from envfactory_mcp.spec import EnvSpec, parse_spec, validate_spec
 __all__ = [
     "EnvEntry",
     "Resolved",
+    "blueprint_summary",
     "environment_spec",
     "list_environments",
     "load_environment",
@@ -97,17 +99,36 @@ def list_environments(settings: Settings) -> list[EnvEntry]:
             )
     for name in blueprint_names():
         if name not in entries:
-            spec = load_blueprint(name).build_spec(0)
+            domain, tools, tables = blueprint_summary(name)
             entries[name] = EnvEntry(
                 name=name,
-                domain=spec.domain,
-                tools=len(spec.tools),
-                tables=len(spec.tables),
+                domain=domain,
+                tools=tools,
+                tables=tables,
                 source=f"blueprint:{name}",
                 emitted=False,
                 verification="not built",
             )
     return [entries[k] for k in sorted(entries)]
+
+
+def blueprint_summary(name: str) -> tuple[str, int, int]:
+    """The domain, tool count and table count of shipped blueprint ``name``'s spec, read
+    without building that spec: a library service's from its declaration (one tool per
+    operation, with the identification finds, plus the transfer tool; one table per
+    resource), so ``list`` neither renders tool code nor draws seed rows for the ~100
+    environments not built yet; a hand-crafted blueprint's from its spec, which is cheap.
+    ``tests/test_catalog.py`` holds every blueprint's summary equal to its built spec."""
+    from envfactory_mcp.blueprints import handcrafted_names
+
+    if name not in handcrafted_names():
+        from envfactory_mcp.library import load_service, service_names
+
+        if name in service_names():
+            service = load_service(name)
+            return service.domain, len(service.all_operations()) + 1, len(service.resources)
+    spec = load_blueprint(name).build_spec(0)
+    return spec.domain, len(spec.tools), len(spec.tables)
 
 
 def environment_spec(servers_dir: Path, env_name: str) -> EnvSpec | None:
