@@ -17,11 +17,13 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult
 from servers import http_server
+from tool_calls import key
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import SESSION_META_KEY, SessionDatabase, Toolbox
+from envfactory_mcp.runtime import SessionDatabase, Toolbox
 
 TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
 ACC = {"account_id": "acc_001"}
@@ -70,10 +72,6 @@ def text(result) -> str:
     return " ".join(block.text for block in result.content)
 
 
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
-
-
 # ------------------------------------------------------------------ the toolbox
 
 
@@ -100,7 +98,7 @@ def test_a_spinning_call_is_stopped_at_its_deadline_and_its_writes_undone(mini_e
     outcome = toolbox.call(session.db, "undeclared_write", TRANSFER)
     elapsed = time.monotonic() - started
     assert not outcome.ok and outcome.fault == "timeout" and outcome.internal
-    assert outcome.error.startswith("Tool undeclared_write exceeded its time limit of 0.3 s")
+    assert (outcome.error or "").startswith("Tool undeclared_write exceeded its time limit of 0.3 s")
     assert 0.3 <= elapsed < 1.5
     assert not session.db.in_transaction and session.hash() == before
     assert toolbox.call(session.db, "get_account", ACC).ok  # the connection is usable
@@ -119,7 +117,7 @@ def test_in_a_worker_thread_runaway_sql_is_still_bounded(mini_env, session):
 
     module = types.ModuleType("cte_tools")
     exec(compile(mini.TOOLS_SOURCE, "cte.py", "exec"), module.__dict__)  # noqa: S102
-    module.get_account = lambda ctx, account_id: ctx.one(RUNAWAY_CTE)  # no loop: one statement
+    module.__dict__["get_account"] = lambda ctx, account_id: ctx.one(RUNAWAY_CTE)  # no loop: one statement
     toolbox = Toolbox(mini_env.bundle().spec, module, call_seconds=0.3)
     outcomes = []
     worker = threading.Thread(target=lambda: outcomes.append(toolbox.call(session.db, "get_account", ACC)))
@@ -156,7 +154,7 @@ def test_the_recursion_limit_is_safe_during_a_call_and_restored_after(mini_env, 
     raised = toolbox.call(session.db, "crash", ACC)  # raises the limit to 10**6
     deep = toolbox.call(session.db, "crash", {"account_id": "acc_002"})
     assert raised.ok and sys.getrecursionlimit() == before
-    assert not deep.ok and "RecursionError" in deep.error
+    assert not deep.ok and "RecursionError" in (deep.error or "")
 
 
 # ------------------------------------------------------------------ served over stdio
@@ -245,7 +243,7 @@ async def test_over_http_a_spinning_call_stalls_other_connections_only_until_its
     with http_server(package, "minibank_mcp", "--call-timeout", "1") as server:
         with anyio.fail_after(60):
             async with Client(server.url) as spinner, Client(server.url) as other:
-                results: dict[str, object] = {}
+                results: dict[str, CallToolResult] = {}
 
                 async def spin() -> None:
                     results["spin"] = await spinner.call_tool("noop", {})

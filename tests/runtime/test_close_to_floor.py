@@ -56,7 +56,12 @@ def test_a_reset_undoes_only_the_changed_rows(image: bytes, monkeypatch: pytest.
     db = session.db
     reloads: list[bool] = []
     load = SessionDatabase._load_seed_image
-    monkeypatch.setattr(SessionDatabase, "_load_seed_image", lambda self: reloads.append(True) or load(self))
+
+    def counted_load(self: SessionDatabase) -> None:
+        reloads.append(True)
+        load(self)
+
+    monkeypatch.setattr(SessionDatabase, "_load_seed_image", counted_load)
     for episode in range(3):
         db.execute("UPDATE users SET name = 'Ann ' || ? WHERE id = 'u1'", (episode,))
         db.execute("INSERT INTO notes (user_id, body) VALUES ('u3', 'new')")  # moves sqlite_sequence

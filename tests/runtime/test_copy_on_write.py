@@ -8,9 +8,10 @@ import sqlite3
 import anyio
 import pytest
 from mcp import Client
+from tool_calls import key
 
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, create_server
+from envfactory_mcp.runtime import ServerOptions, create_server
 from envfactory_mcp.runtime.state import state_hash
 
 TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
@@ -25,10 +26,8 @@ def test_reads_share_the_seed_and_the_first_write_copies_it(mini_env: Environmen
     assert toolbox.call(writer.db, "transfer", TRANSFER).ok and writer.copied
     assert writer.reader() is writer.db  # from now on it reads its own copy
     assert writer.hash() == state_hash(writer.db) != mini_env.seed_hash
-    assert (
-        toolbox.call(reader.reader(), "get_account", {"account_id": "acc_001"}).output["balance_cents"]
-        == 50_000
-    )
+    reread = toolbox.call(reader.reader(), "get_account", {"account_id": "acc_001"}).output
+    assert reread is not None and reread["balance_cents"] == 50_000
     connection = writer.db
     connection.set_progress_handler(lambda: 0, 1000)
     writer.reset()  # the seed reloaded into the same connection: what was set on it stays
@@ -53,9 +52,6 @@ def test_the_shared_seed_cannot_be_written(mini_env: Environment):
 
 def test_served_sessions_sharing_the_seed_stay_isolated(mini_env: Environment):
     server = create_server(mini_env.bundle(), ServerOptions(control=True))
-
-    def key(name: str) -> dict[str, str]:
-        return {SESSION_META_KEY: name}
 
     async def main() -> dict:
         async with Client(server) as client:

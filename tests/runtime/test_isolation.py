@@ -18,22 +18,25 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
 from servers import http_module
+from tool_calls import key
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, SessionDatabase, Toolbox, create_server
-from envfactory_mcp.runtime.isolation import IsolationError, IsolationLimits, JailedTools, jail_problem
+from envfactory_mcp.runtime import ServerOptions, SessionDatabase, Toolbox, create_server
+from envfactory_mcp.runtime.isolation import IsolationError, JailedTools, jail_problem
+from envfactory_mcp.runtime.limits import IsolationLimits
 
 pytestmark = pytest.mark.skipif(jail_problem() is not None, reason=f"no working jail here: {jail_problem()}")
 
-ACC = {"account_id": "acc_001"}
-TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
+ACC: dict[str, Any] = {"account_id": "acc_001"}
+TRANSFER: dict[str, Any] = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
 SECRET = "ENVFACTORY_ISOLATION_SECRET"
 
 # Replaces tools the mini bank declares (a later def wins).
@@ -87,16 +90,14 @@ def text(result: object) -> str:
     return " ".join(getattr(block, "text", "") for block in getattr(result, "content", []))
 
 
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
-
-
 # ------------------------------------------------------------------ same results as in-process
 
 
 def test_retail_demo_session_is_the_same_jailed(retail_env: Environment):
     spec = retail_env.bundle().spec
-    calls = load_blueprint("retail").demo_calls(retail_env.seed_state)
+    demo_calls = load_blueprint("retail").demo_calls
+    assert demo_calls is not None, "retail has a demo session"
+    calls = demo_calls(retail_env.seed_state)
     assert len(calls) >= 5
     source = Path(__file__).resolve().parents[2] / "generated_servers" / "retail" / "retail_mcp" / "tools.py"
     jailed = JailedTools(source, [t["name"] for t in spec["tools"]])
@@ -208,7 +209,7 @@ def test_a_module_that_fails_to_load_is_one_clear_error(tmp_path: Path):
 @pytest.mark.slow
 async def test_over_stdio_a_hostile_call_costs_its_own_session_and_nothing_else(package: Path):
     # Served with --jail, each session key is its own jailed process (runtime/front.py).
-    async def call(client: Client, tool: str, arguments: dict, name: str) -> tuple[bool, str, object]:
+    async def call(client: Client, tool: str, arguments: dict, name: str) -> tuple[bool, str, Any]:
         try:
             result = await client.call_tool(tool, arguments, meta=key(name))
         except MCPError as exc:
@@ -344,7 +345,7 @@ def remember(ctx, value):
 def recall(ctx):
     return {"value": STATE.get("value")}
 """
-FORGER_SPEC = {
+FORGER_SPEC: dict[str, Any] = {
     "clock": "2026-01-01T00:00:00Z",
     "tools": [
         _decl("plant", "read", ["t"]),

@@ -24,6 +24,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, MCPError
+from tool_calls import key
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
@@ -32,7 +33,6 @@ from envfactory_mcp.runtime import ServerOptions
 from envfactory_mcp.runtime.front import JailedServerError, close_jailed_server, create_jailed_server
 from envfactory_mcp.runtime.jail import jail_support
 from envfactory_mcp.runtime.limits import SessionJail
-from envfactory_mcp.runtime.sessions import SESSION_META_KEY
 
 pytestmark = [
     pytest.mark.slow,
@@ -64,10 +64,6 @@ def package(tmp_path: Path, files: dict[str, str], extra: str = "", **more: str)
     servers = tmp_path / "servers"
     write_package(files, servers / ENV)
     return servers
-
-
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
 
 
 def text(result: object) -> str:

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from tool_calls import key
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime import (
-    SESSION_META_KEY,
     ServerOptions,
     SessionDatabase,
     build_seed_image,
@@ -226,10 +226,6 @@ def test_retail_sessions_parked_between_random_calls_match_their_twins(
             assert parked.park() and parked.hash() == before == twin.hash()
     assert parked.hash() == twin.hash() == state_hash(parked.db)
     assert parked.dump() == twin.dump()
-
-
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
 
 
 async def test_served_sessions_past_the_hot_bound_keep_their_state(mini_env: Environment):

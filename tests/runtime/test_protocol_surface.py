@@ -14,8 +14,10 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, MCPError
+from mcp.types import TextResourceContents
 from paths import SERVERS_DIR
 from servers import http_server
+from tool_calls import block_text
 
 from envfactory_mcp.blueprints import handcrafted_names
 from envfactory_mcp.host.launch import build_server
@@ -90,10 +92,12 @@ async def test_policy_and_schema_are_resources_and_the_agent_prompt_is_a_prompt(
                 await client.read_resource("envfactory://retail/nope")
     assert set(resources) == {"envfactory://retail/policy", "envfactory://retail/schema"}
     assert resources["envfactory://retail/policy"].mime_type == "text/markdown"
-    assert read.contents[0].text == policy
-    assert "CREATE TABLE" in schema.contents[0].text
+    policy_read, schema_read = read.contents[0], schema.contents[0]
+    assert isinstance(policy_read, TextResourceContents) and isinstance(schema_read, TextResourceContents)
+    assert policy_read.text == policy
+    assert "CREATE TABLE" in schema_read.text
     assert [p.name for p in prompts] == ["agent_system_prompt"]
-    text = prompt.messages[0].content.text
+    text = block_text(prompt.messages[0].content)
     assert text.startswith(policy.rstrip()) and "## Using the tools" in text
 
 
@@ -141,7 +145,9 @@ async def test_nullable_stays_nullable_in_anyof_form():
     ]
     assert nullable, "retail declares nullable outputs"
     for name, prop in nullable:
-        listed = tools[name].output_schema["properties"][prop]
+        output_schema = tools[name].output_schema
+        assert output_schema is not None
+        listed = output_schema["properties"][prop]
         assert {"type": "null"} in listed["anyOf"] and "type" not in listed
 
 

@@ -152,7 +152,7 @@ async def test_sessionless_http_clients_do_not_see_each_others_writes(package: P
 @contextmanager
 def http_process(
     package: Path, *args: str, env: dict[str, str] | None = None
-) -> Iterator[tuple[str, subprocess.Popen]]:
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Like servers.http_server, but the caller reads the server's stderr afterwards."""
     port = free_port()
     proc = subprocess.Popen(
@@ -184,6 +184,7 @@ def http_process(
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(package: Path):
     with http_process(package, "--host", "0.0.0.0", env={"ENVFACTORY_MCP_AUTH_TOKEN": ""}) as (_, proc):
         proc.wait(timeout=30)
+        assert proc.stderr is not None  # http_process pipes it
         err = proc.stderr.read().decode()
     assert proc.returncode == 2
     assert "bearer token" in err and "--auth-token" in err
@@ -209,6 +210,7 @@ async def test_binding_beyond_loopback_requires_the_bearer_token_on_every_reques
                 mine = await balance(client)
         proc.terminate()
         proc.wait(timeout=10)
+        assert proc.stderr is not None  # http_process pipes it
         err = proc.stderr.read().decode()
     assert none.status_code == wrong.status_code == 401
     assert none.headers["www-authenticate"].startswith("Bearer")
@@ -252,8 +254,9 @@ async def exchange(package: Path, lines: list[bytes], *args: str) -> list[dict]:
     async with await anyio.open_process(
         [sys.executable, "-m", "minibank_mcp", *args], env={**os.environ, "PYTHONPATH": str(package)}
     ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes by default
         out = BufferedByteReceiveStream(proc.stdout)
-        answers = []
+        answers: list[dict] = []
         with anyio.fail_after(30):
             for line in [*lines, json.dumps(INITIALIZE).encode()]:
                 await proc.stdin.send(line + b"\n")

@@ -7,15 +7,12 @@ import json
 import anyio
 import pytest
 from mcp import Client
+from tool_calls import key, text
 
 from envfactory_mcp.env import STATE_HASH_VERSION, Environment, hash_state
-from envfactory_mcp.runtime import SESSION_META_KEY, ServerOptions, create_server
+from envfactory_mcp.runtime import ServerOptions, create_server
 
 TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
-
-
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
 
 
 async def test_tools_carry_schemas_and_annotations_from_the_spec(mini_env: Environment):
@@ -23,14 +20,17 @@ async def test_tools_carry_schemas_and_annotations_from_the_spec(mini_env: Envir
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == {t.name for t in mini_env.spec.tools}
     get_account, transfer = tools["get_account"], tools["transfer"]
+    assert get_account.annotations is not None and transfer.annotations is not None
     assert get_account.annotations.read_only_hint is True
     assert get_account.annotations.idempotent_hint is True
     assert get_account.annotations.destructive_hint is False
     assert transfer.annotations.read_only_hint is False
     assert transfer.annotations.destructive_hint is True
     assert transfer.annotations.idempotent_hint is False
-    assert transfer.input_schema == mini_env.spec.tool("transfer").input_schema
-    assert transfer.output_schema == mini_env.spec.tool("transfer").output_schema
+    spec = mini_env.spec.tool("transfer")
+    assert spec is not None
+    assert transfer.input_schema == spec.input_schema
+    assert transfer.output_schema == spec.output_schema
 
 
 async def test_results_are_structured_and_errors_are_tool_errors(mini_env: Environment):
@@ -40,9 +40,9 @@ async def test_results_are_structured_and_errors_are_tool_errors(mini_env: Envir
         invalid = await client.call_tool("get_account", {"account_id": 12})
     assert not ok.is_error
     assert ok.structured_content == {"account_id": "acc_001", "owner": "bob", "balance_cents": 50_000}
-    assert json.loads(ok.content[0].text) == ok.structured_content
-    assert bad.is_error and bad.content[0].text == "No account acc_999."
-    assert invalid.is_error and 'is not of type "string"' in invalid.content[0].text
+    assert json.loads(text(ok)) == ok.structured_content
+    assert bad.is_error and text(bad) == "No account acc_999."
+    assert invalid.is_error and 'is not of type "string"' in text(invalid)
 
 
 async def test_explicit_session_keys_isolate_state_on_one_connection(mini_env: Environment):
@@ -89,7 +89,7 @@ async def test_control_plane_is_absent_unless_enabled(mini_env: Environment):
         names = [t.name for t in (await client.list_tools()).tools]
         result = await client.call_tool("control.reset", {})
     assert not [n for n in names if n.startswith("control.")]
-    assert result.is_error and "Unknown tool 'control.reset'" in result.content[0].text
+    assert result.is_error and "Unknown tool 'control.reset'" in text(result)
 
 
 async def test_control_plane_resets_reads_state_and_ends_sessions(mini_env: Environment):
@@ -105,11 +105,11 @@ async def test_control_plane_resets_reads_state_and_ends_sessions(mini_env: Envi
         restored = await client.call_tool("control.reset", {"state": state["state"]}, meta=key("x"))
         assert restored.structured_content["state_hash"] == state["state_hash"]
         broken = await client.call_tool("control.reset", {"state": {"nope": []}}, meta=key("x"))
-        assert broken.is_error and "unknown tables in state: nope" in broken.content[0].text
+        assert broken.is_error and "unknown tables in state: nope" in text(broken)
         ended = await client.call_tool("control.end_session", {}, meta=key("x"))
         assert ended.structured_content == {"ended": True}
         gone = await client.call_tool("control.state_hash", {}, meta=key("x"))
-        assert gone.is_error and "is not open on this connection" in gone.content[0].text
+        assert gone.is_error and "is not open on this connection" in text(gone)
         fresh = await client.call_tool("control.reset", {}, meta=key("x"))
         assert fresh.structured_content["state_hash"] == mini_env.seed_hash
 

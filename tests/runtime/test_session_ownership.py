@@ -11,9 +11,11 @@ test_served_sessions.py and test_session_key_floods.py.
 from __future__ import annotations
 
 import gc
+from typing import cast
 
 import anyio
 from mcp import Client
+from mcp.types import RequestParamsMeta
 from minibank_calls import ACC, TRANSFER, balance, key, text
 
 from envfactory_mcp.env import Environment
@@ -128,5 +130,7 @@ async def test_keys_of_a_closed_connection_are_released(mini_env: Environment):
 async def test_keys_must_be_short_strings(mini_env: Environment):
     async with Client(create_server(mini_env.bundle(), ServerOptions(control=True))) as client:
         long = await client.call_tool("control.reset", {}, meta=key("x" * 257))
-        number = await client.call_tool("control.reset", {}, meta={SESSION_META_KEY: 7})
+        number = await client.call_tool(
+            "control.reset", {}, meta=cast(RequestParamsMeta, {SESSION_META_KEY: 7})
+        )  # on purpose: not a string
     assert long.is_error and number.is_error and "1 to 256 characters" in text(number)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from tool_calls import key
 
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime.sessions import SESSION_META_KEY, SessionLimits, SessionRefused, SessionStore
+from envfactory_mcp.runtime.sessions import SessionLimits, SessionRefused, SessionStore
 
 
 class Clock:
@@ -18,10 +19,6 @@ class Clock:
 
 class Owner:
     """Stands in for a transport session (anything weak-referenceable)."""
-
-
-def key(name: str) -> dict[str, str]:
-    return {SESSION_META_KEY: name}
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ import sys
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,7 +102,7 @@ def _decl(name: str, reads: list[str], writes: list[str]) -> dict[str, object]:
     }
 
 
-SPEC = {
+SPEC: dict[str, Any] = {
     "clock": "2026-01-01T00:00:00Z",
     "tables": TABLES,
     "tools": [
@@ -409,6 +410,7 @@ def test_no_foreign_key_exemption_without_the_statement_text(image: bytes):
     assert toolbox.call(db, "users_only", {"sql": "INSERT INTO users VALUES ('u5', 'Eve')"}).ok
     out = toolbox.call(db, "through_a_cursor", {"sql": "INSERT INTO users VALUES ('u6', 'Fay')"})
     assert not out.ok and out.fault == "read"
+    assert out.error is not None
     assert re.search(r"read table '(orders|notes)', which it does not declare", out.error), out.error
 
 
@@ -442,11 +444,21 @@ def test_a_tools_statements_stay_compiled_across_calls(image: bytes, monkeypatch
     exec(TOOLS, module.__dict__)  # noqa: S102 - the tool code under test, written here
     toolbox = Toolbox(SPEC, module, 5)
     db = SessionDatabase(image).db
-    judged: list[tuple[object, ...]] = []
+    judged: list[tuple[int, str | None, str | None, str | None, str | None]] = []
     judge = toolbox_module._Guard.__call__
-    monkeypatch.setattr(
-        toolbox_module._Guard, "__call__", lambda self, *event: judged.append(event) or judge(self, *event)
-    )
+
+    def judging(
+        self: toolbox_module._Guard,
+        action: int,
+        arg1: str | None,
+        arg2: str | None,
+        db_name: str | None,
+        src: str | None,
+    ) -> int:
+        judged.append((action, arg1, arg2, db_name, src))
+        return judge(self, action, arg1, arg2, db_name, src)
+
+    monkeypatch.setattr(toolbox_module._Guard, "__call__", judging)
     read = {"sql": "SELECT name FROM users WHERE id = ?", "params": ["u1"]}
     write = {"sql": "UPDATE users SET name = ? WHERE id = 'u4'"}
     assert toolbox.call(db, "users_only", read).output == {"rows": [["Ann"]]}
@@ -474,7 +486,7 @@ def test_a_statement_compiled_outside_a_tool_is_judged_again_for_a_tools_cursor(
     sql = "SELECT user_id FROM orders"
     assert rows(db, sql)  # the runtime's own statement, between calls
     out = toolbox.call(db, "through_a_cursor", {"sql": sql})
-    assert not out.ok and out.fault == "read" and "read table 'orders'" in out.error, out
+    assert not out.ok and out.fault == "read" and "read table 'orders'" in (out.error or ""), out
     # And a transaction statement the runtime ran is no way for a tool to end its call.
     for verb in ("COMMIT", "ROLLBACK", "BEGIN"):
         out = toolbox.call(db, "through_a_cursor", {"sql": verb})

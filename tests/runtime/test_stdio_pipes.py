@@ -53,6 +53,7 @@ def server(package: Path, *args: str) -> list[str]:
 async def test_requests_split_into_pieces_and_batched_in_one_write_are_all_answered(package: Path):
     env = {**os.environ, "PYTHONPATH": str(package)}
     async with await anyio.open_process(server(package), env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes by default
         out = BufferedByteReceiveStream(proc.stdout)
         with anyio.fail_after(60):
             await proc.stdin.send(HANDSHAKE)
@@ -75,6 +76,7 @@ async def test_answers_larger_than_the_pipe_reach_a_slow_reader_whole(package: P
     # server's writes must wait for the pipe to drain instead of failing or dropping bytes.
     env = {**os.environ, "PYTHONPATH": str(package)}
     async with await anyio.open_process(server(package), env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None  # both are pipes by default
         out = BufferedByteReceiveStream(proc.stdout)
         with anyio.fail_after(60):
             await proc.stdin.send(HANDSHAKE)

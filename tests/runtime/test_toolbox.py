@@ -110,7 +110,7 @@ def test_tool_code_cannot_commit_halfway_or_change_the_schema(mini_env: Environm
     spec = {**spec, "tools": [t for t in spec["tools"] if t["name"] in ("get_account", "noop")]}
     toolbox = Toolbox(spec, module)
     db = mini_env.new_session().db
-    cases = (
+    cases: tuple[tuple[str, dict[str, str], str], ...] = (
         (
             "get_account",
             {"account_id": "acc_001"},
@@ -120,7 +120,7 @@ def test_tool_code_cannot_commit_halfway_or_change_the_schema(mini_env: Environm
     )
     for name, args, reason in cases:
         out = toolbox.call(db, name, args)
-        assert out.internal and reason in out.error
+        assert out.internal and reason in (out.error or "")
     assert {"accounts", "transfers"} <= set(dump_state(db))
 
 
@@ -145,7 +145,7 @@ def test_non_json_output_is_an_internal_error(mini_env: Environment):
     spec = mini_env.bundle().spec
     toolbox = Toolbox({**spec, "tools": [t for t in spec["tools"] if t["name"] == "noop"]}, module)
     out = toolbox.call(mini_env.new_session().db, "noop", {})
-    assert out.internal and "output is not JSON: Out of range float values" in out.error
+    assert out.internal and "output is not JSON: Out of range float values" in (out.error or "")
 
 
 def test_foreign_key_checks_of_a_declared_write_are_not_undeclared_reads():
@@ -192,4 +192,4 @@ def test_foreign_key_checks_of_a_declared_write_are_not_undeclared_reads():
     db = env.new_session().db
     assert toolbox.call(db, "add_actor", {"name": "Nick"}).ok
     refused = toolbox.call(db, "copy_roles", {"name": "x"})
-    assert refused.internal and "read table 'film_actor', which it does not declare" in refused.error
+    assert refused.internal and "read table 'film_actor', which it does not declare" in (refused.error or "")
