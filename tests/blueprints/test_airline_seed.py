@@ -74,7 +74,7 @@ def test_users_can_be_identified_and_each_has_a_card_and_a_reservation(airline_e
 def test_flights_are_a_consistent_daily_schedule(airline_env):
     state = airline_env.seed_state
     airports = {a["code"] for a in state["airports"]}
-    routes = Counter()
+    routes: Counter[tuple[str, str]] = Counter()
     for f in state["flights"]:
         assert f["origin"] in airports and f["destination"] in airports and f["origin"] != f["destination"]
         routes[(f["origin"], f["destination"])] += 1

@@ -164,7 +164,7 @@ def test_transactions_are_well_formed_and_in_time_order(state):
 
 
 def test_transfers_come_in_pairs(state):
-    pairs = Counter()
+    pairs: Counter[tuple[str, int]] = Counter()
     for t in state["transactions"]:
         if t["counterparty_account_id"] is not None:
             key = (t["posted_at"], abs(t["amount_cents"]))

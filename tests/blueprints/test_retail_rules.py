@@ -129,7 +129,7 @@ class Desk:
         out = self.toolbox.call(self.db, tool, args)
         assert out.ok is False, out
         assert out.internal is False, out.error
-        assert phrase.lower() in out.error.lower(), out.error
+        assert out.error is not None and phrase.lower() in out.error.lower(), out.error
         assert state_hash(self.db) == before
         return out.error
 
@@ -141,6 +141,7 @@ class Desk:
         after = dump_state(self.db)
         changed = {t for t in before if before[t] != after[t]}
         assert changed <= self.toolbox.tools[tool].writes, (tool, changed)
+        assert out.output is not None
         return out.output, before, after
 
     def set_balance(self, method_id: str, cents: int) -> None:

@@ -15,6 +15,7 @@ import pytest
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.runtime import Toolbox, dump_state, state_hash
+from envfactory_mcp.spec.policy import RefusalRule
 
 TODAY = "2026-06-18"
 NOW = "2026-06-18T15:00:00Z"
@@ -179,7 +180,7 @@ def test_every_tool_has_code_and_the_policy_covers_every_write(travel_env):
     assert rules.authentication is not None and rules.authentication.entity == "traveler"
     assert rules.transfer is not None and len(rules.transfer.out_of_scope) >= 6
     assert {r.tool for r in rules.refusals} == writes - {"book_hotel", "book_car_rental"}
-    first = {}
+    first: dict[str, RefusalRule] = {}
     for rule in rules.refusals:
         first.setdefault(rule.tool, rule)
         assert spec.tool(rule.shown_by).effect == "read"

@@ -11,6 +11,7 @@ import pytest
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.runtime import Toolbox, dump_state, state_hash
+from envfactory_mcp.spec.policy import RefusalRule
 
 TODAY = datetime.date(2026, 6, 17)
 NOW = "2026-06-17T14:00:00Z"
@@ -1428,7 +1429,7 @@ def test_every_refusal_rule_matches_the_tools(workplace_env, seed, toolbox):
     """The policy as data: a lifecycle rule first for each restricted write (each is broken above),
     every write confirmed, and enough out-of-scope requests to hand over."""
     spec = workplace_env.spec
-    firsts = {}
+    firsts: dict[str, RefusalRule] = {}
     for rule in spec.policy_rules.refusals:
         firsts.setdefault(rule.tool, rule)
     assert set(firsts) == {

@@ -110,7 +110,7 @@ def test_events_fit_the_clock_hours_and_nobody_is_double_booked(state):
     rooms = {r["room_id"]: r for r in state["rooms"]}
     events = {e["event_id"]: e for e in state["events"]}
     going: dict[str, list[str]] = defaultdict(list)
-    organizers = Counter()
+    organizers: Counter[str] = Counter()
     for a in state["event_attendees"]:
         if a["response"] == "organizer":
             organizers[a["event_id"]] += 1
@@ -197,7 +197,7 @@ def test_projects_members_and_tasks(state):
         members[m["project_id"]].add(m["employee_id"])
         if m["role"] == "lead":
             assert projects[m["project_id"]]["lead_id"] == m["employee_id"]
-    open_tasks = Counter()
+    open_tasks: Counter[str] = Counter()
     for p in state["projects"]:
         assert p["lead_id"] in members[p["project_id"]]
         assert people[p["lead_id"]]["department_id"] == p["department_id"]
@@ -222,7 +222,7 @@ def test_projects_members_and_tasks(state):
 def test_documents_and_permissions(state):
     people = {e["employee_id"]: e for e in state["employees"]}
     documents = {d["document_id"]: d for d in state["documents"]}
-    owners = Counter()
+    owners: Counter[str] = Counter()
     for p in state["document_permissions"]:
         doc = documents[p["document_id"]]
         if p["role"] == "owner":

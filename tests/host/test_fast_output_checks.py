@@ -62,11 +62,12 @@ async def test_a_schema_is_compiled_once_for_every_connection():
         async with Client(server()) as client:
             original = client.session._output_schema_validator
 
-            def counting(name: str, schema: Any, original: Any = original) -> Any:
+            def counting(name: str, output_schema: dict[str, Any], original: Any = original) -> Any:
                 compiled.append(name)
-                return original(name, schema)
+                return original(name, output_schema)
 
-            client.session._output_schema_validator = counting
+            # Counts the SDK's compiles: a deliberate patch of this one session's method.
+            client.session._output_schema_validator = counting  # type: ignore[method-assign]
             _fast_output_checks(client.session)
             await client.list_tools()
             assert (await client.call_tool("good", {})).structured_content == {"total": 3}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -105,7 +106,11 @@ def test_a_model_that_answers_unusably_is_the_agents_failure_and_scored(tasks: l
             "code": "context_length_exceeded",
         }
     }
-    script = [{"status": 400}, {"status": 200, "body": no_choices}, {"status": 400, "body": too_long}]
+    script: list[dict[str, Any]] = [
+        {"status": 400},
+        {"status": 200, "body": no_choices},
+        {"status": 400, "body": too_long},
+    ]
     with openai_server(script) as server:
         client = LiteLLMClient("openai/agent", api_base=server.base_url, max_retries=3, backoff_s=0.01)
         agent = lambda cfg, t: LLMAgent(client)

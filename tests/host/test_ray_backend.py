@@ -33,7 +33,7 @@ def test_an_unknown_backend_is_refused_before_any_run_directory_exists(tmp_path:
         envs=["retail"],
         tasks_path=str(tmp_path / "tasks.jsonl"),
         servers_dir=str(SERVERS_DIR),
-        backend="spark",
+        backend="spark",  # type: ignore[arg-type]  # not a backend, on purpose
     )
     with pytest.raises(EnvFactoryError, match="unknown backend 'spark'"):
         anyio.run(rollout, config, tmp_path / "run")

@@ -9,6 +9,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from paths import ROOT, SERVERS_DIR
 from servers import http_server
+from tool_calls import text
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime.server import portable_schema
@@ -39,6 +40,7 @@ async def test_stdio_lists_every_tool_with_schemas_annotations_and_structured_re
         # Listed in the portable form (type lists as anyOf), which means the same.
         assert tool.input_schema == portable_schema(spec.input_schema)
         assert tool.output_schema == portable_schema(spec.output_schema)
+        assert tool.annotations is not None
         assert tool.annotations.read_only_hint == (spec.effect == "read")
         assert tool.annotations.destructive_hint == spec.is_destructive
         assert tool.annotations.idempotent_hint == spec.is_idempotent
@@ -89,10 +91,10 @@ async def test_bad_input_never_crashes_the_server_or_changes_state(retail_env: E
                     for name in names:
                         args = {n: value for n in names} if name == names[0] else {name: value}
                         result = await client.call_tool(tool.name, args)
-                        outcomes.append((tool.name, name, result.is_error, result.content[0].text[:120]))
+                        outcomes.append((tool.name, name, result.is_error, text(result)[:120]))
                 missing = await client.call_tool(tool.name, {}) if tool.input_schema.get("required") else None
                 if missing is not None:
-                    outcomes.append((tool.name, "<missing>", missing.is_error, missing.content[0].text[:120]))
+                    outcomes.append((tool.name, "<missing>", missing.is_error, text(missing)[:120]))
             after = (await client.call_tool("control.state_hash", {})).structured_content["state_hash"]
     # Free-text parameters (a transfer summary) may legitimately accept a hostile string;
     # every write must be refused, and nothing may change.

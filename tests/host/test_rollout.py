@@ -144,7 +144,7 @@ def test_a_model_endpoint_that_keeps_failing_is_a_harness_failure_and_nothing_is
 ):
     path = tmp_path / "two.jsonl"
     write_tasks(tasks[:2], path)
-    script = [
+    script: list[dict[str, Any]] = [
         {"status": 500},
         {"status": 500},
         {"content": "hello", "delay": 3.0},
@@ -178,7 +178,7 @@ class KillingOracle(OracleAgent):
         super().__init__()
         self.doomed = doomed
 
-    async def act(self, messages):  # type: ignore[no-untyped-def]
+    async def act(self, messages):
         if self.doomed:
             self.doomed = False
             for pid in _server_pids():
@@ -311,7 +311,7 @@ class DistractedOracle(OracleAgent):
         super().__init__()
         self.strayed = False
 
-    async def act(self, messages):  # type: ignore[no-untyped-def]
+    async def act(self, messages):
         if not self.strayed:
             self.strayed = True
             from envfactory_mcp.llm import ToolCall

@@ -13,7 +13,8 @@ import pytest
 from paths import SERVERS_DIR
 
 from envfactory_mcp.host.connection import CallResult, ServerConnection
-from envfactory_mcp.host.episode import EpisodeConfig, GoldCache, run_episode
+from envfactory_mcp.host.episode import EpisodeConfig, run_episode
+from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.sim.agents import OracleAgent
 from envfactory_mcp.sim.users import ScriptedUser
 from envfactory_mcp.tasks.model import Task

@@ -9,10 +9,10 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from servers import http_server
+from tool_calls import key
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import SESSION_META_KEY
 
 pytestmark = pytest.mark.slow
 TRANSFER = {"from_account": "acc_001", "to_account": "acc_002", "amount_cents": 250}
@@ -57,7 +57,7 @@ async def test_http_sessions_are_isolated(mini_package: Path):
                 # and cannot write; session keys need --control and a connection.
                 async with Client(url, mode="2026-07-28") as modern:
                     write = await modern.call_tool("transfer", TRANSFER)
-                    keyed = await modern.call_tool("transfer", TRANSFER, meta={SESSION_META_KEY: "k1"})
+                    keyed = await modern.call_tool("transfer", TRANSFER, meta=key("k1"))
                     seed = await balance(modern)
     assert version == "2025-11-25"  # steered to the session-ful era
     assert (mine, theirs) == (50_000 - 250, 50_000)

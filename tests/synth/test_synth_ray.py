@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from llm_server import ScriptedOpenAIServer
 from ray_cluster import NO_RAY, RAY_ENV, actor_processes, ray_cluster
-from test_model_synthesis import MODEL, SCRIPTED_CODE, SCRIPTED_CRASHING, SCRIPTED_PROPOSAL
+from synth.test_model_synthesis import MODEL, SCRIPTED_CODE, SCRIPTED_CRASHING, SCRIPTED_PROPOSAL
 from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_dropping import parts_document
+from verify.test_dropping import parts_document
 
 from envfactory_mcp.env import Environment, assemble_env
 from envfactory_mcp.synth.resource import import_resource

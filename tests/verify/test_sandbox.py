@@ -7,6 +7,7 @@ import os
 import socket
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,12 @@ from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime.jail import JailSupport
 from envfactory_mcp.spec import dump_spec
 from envfactory_mcp.verify import sandbox
-from envfactory_mcp.verify.sandbox import SandboxLimits, network_namespace_available, run_in_sandbox
+from envfactory_mcp.verify.sandbox import (
+    SandboxLimits,
+    SandboxResult,
+    network_namespace_available,
+    run_in_sandbox,
+)
 
 pytestmark = pytest.mark.slow
 FAST = SandboxLimits(cpu_seconds=2, wall_seconds=15, memory_bytes=1 << 30)
@@ -39,6 +45,12 @@ def job(env: Environment, noop_body: str, module_prelude: str = "") -> dict:
     }
 
 
+def answer_of(result: SandboxResult) -> dict[str, Any]:
+    """The child's answer, which the test needs it to have given."""
+    assert result.answer is not None, result.failure
+    return result.answer
+
+
 def only_result(answer: dict) -> dict:
     assert answer["stage"] == "done", answer
     (result,) = answer["results"]
@@ -56,7 +68,7 @@ def gone(pid: int) -> bool:
 def test_well_behaved_code_runs_and_reports_state_hashes(mini_env: Environment):
     result = run_in_sandbox(job(mini_env, "return {}"), FAST)
     assert result.ok and result.network_isolated == (result.jail is not None or network_namespace_available())
-    answer = result.answer
+    answer = answer_of(result)
     assert answer["seed_state_hash"] == mini_env.seed_hash
     assert only_result(answer)["ok"] is True and gone(result.pid)
 
@@ -78,7 +90,7 @@ def test_opening_a_network_connection_reaches_nobody(mini_env: Environment, conn
         result = run_in_sandbox(job(mini_env, body), FAST)
         with pytest.raises(BlockingIOError):
             listener.accept()  # nothing ever connected
-    outcome = only_result(result.answer)
+    outcome = only_result(answer_of(result))
     assert outcome["internal"] and f"sandbox: {event} is not allowed" in outcome["error"]
 
 
@@ -86,7 +98,7 @@ def test_writing_outside_the_sandbox_directory_is_refused(mini_env: Environment,
     target = tmp_path / f"escape-{uuid.uuid4().hex}.txt"
     result = run_in_sandbox(job(mini_env, f"open({str(target)!r}, 'w').write('x')\nreturn {{}}"), FAST)
     assert not target.exists()
-    outcome = only_result(result.answer)
+    outcome = only_result(answer_of(result))
     assert outcome["internal"] and "sandbox: writing" in outcome["error"]
 
 
@@ -102,7 +114,7 @@ def test_spawning_processes_is_refused(mini_env: Environment, tmp_path: Path, bo
     target = tmp_path / f"spawned-{uuid.uuid4().hex}"
     result = run_in_sandbox(job(mini_env, body.format(target=target)), FAST)
     assert not target.exists()
-    outcome = only_result(result.answer)
+    outcome = only_result(answer_of(result))
     assert outcome["internal"] and "sandbox:" in outcome["error"] and "is not allowed" in outcome["error"]
 
 
@@ -111,7 +123,7 @@ def test_an_infinite_loop_is_interrupted_and_the_next_probe_still_runs(mini_env:
     hang["call_seconds"] = 0.5
     hang["probes"].append({"id": "after", "tool": "get_account", "arguments": {"account_id": "acc_001"}})
     result = run_in_sandbox(hang, FAST)
-    first, after = result.answer["results"]
+    first, after = answer_of(result)["results"]
     assert first["timeout"] and "no answer within 0.5 s" in first["error"]
     assert after["ok"] and gone(result.pid)
 
@@ -122,7 +134,7 @@ def test_a_loop_inside_sqlite_is_interrupted_too(mini_env: Environment):
     hang["call_seconds"] = 0.5
     hang["probes"].append({"id": "after", "tool": "get_account", "arguments": {"account_id": "acc_001"}})
     result = run_in_sandbox(hang, FAST)
-    outcome, after = result.answer["results"]
+    outcome, after = answer_of(result)["results"]
     # Whichever fires first ends it: SQLite's progress handler ("interrupted") or the
     # call timer, whose signal Python delivers inside that handler (a timeout).
     assert not outcome["ok"]
@@ -137,14 +149,14 @@ def test_a_hang_the_timer_cannot_interrupt_is_killed_and_the_parent_goes_on(mini
     hang["call_seconds"] = 0.5
     result = run_in_sandbox(hang, FAST)
     assert not result.ok
-    assert "CPU time limit" in result.failure or "timed out" in result.failure
+    assert "CPU time limit" in (result.failure or "") or "timed out" in (result.failure or "")
     assert gone(result.pid)
     assert run_in_sandbox(job(mini_env, "return {}"), FAST).ok  # the parent is fine
 
 
 def test_allocating_ten_gigabytes_fails_inside_the_sandbox(mini_env: Environment):
     result = run_in_sandbox(job(mini_env, "block = bytearray(10 * 1024 ** 3)\nreturn {}"), FAST)
-    outcome = only_result(result.answer)
+    outcome = only_result(answer_of(result))
     assert outcome["internal"] and "MemoryError" in outcome["error"]
     assert gone(result.pid)
 
@@ -153,8 +165,8 @@ def test_attacks_at_import_time_are_caught_while_loading(mini_env: Environment, 
     target = tmp_path / "at-import"
     prelude = f"import os\nos.system('touch {target}')\n"
     result = run_in_sandbox(job(mini_env, "return {}", module_prelude=prelude), FAST)
-    assert result.answer["stage"] == "load"
-    assert "sandbox: os.system is not allowed" in result.answer["error"]
+    assert answer_of(result)["stage"] == "load"
+    assert "sandbox: os.system is not allowed" in answer_of(result)["error"]
     assert not target.exists()
 
 
@@ -162,7 +174,9 @@ def test_a_seed_that_breaks_a_foreign_key_is_reported(mini_env: Environment):
     bad = job(mini_env, "return {}")
     bad["seed_sql"] += "INSERT INTO transfers VALUES ('t', 'acc_404', 'acc_001', 1);\n"
     result = run_in_sandbox(bad, FAST)
-    assert result.answer["stage"] == "seed" and "FOREIGN KEY constraint failed" in result.answer["error"]
+    assert (
+        answer_of(result)["stage"] == "seed" and "FOREIGN KEY constraint failed" in answer_of(result)["error"]
+    )
 
 
 needs_jail = pytest.mark.skipif(
@@ -175,7 +189,7 @@ def test_a_jailed_run_records_every_layer_it_saw(mini_env: Environment):
     result = run_in_sandbox(job(mini_env, "return {}"), FAST)
     assert result.ok and result.jail and "bubblewrap" in result.jail
     assert result.layers == dict.fromkeys(result.layers, True)
-    assert "jail" not in result.answer  # taken out of the answer, into the result
+    assert "jail" not in answer_of(result)  # taken out of the answer, into the result
 
 
 @needs_jail

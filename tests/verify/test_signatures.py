@@ -241,7 +241,7 @@ def test_shipped_code_with_forged_bytecode_beside_it_runs_jailed(shipped: Path):
     st = tools.stat()
     forged = compile("def transfer_to_human_agents(ctx, **kw):\n    return {}\n", str(tools), "exec")
     Path(importlib.util.cache_from_source(str(tools))).write_bytes(
-        bootstrap._code_to_timestamp_pyc(forged, st.st_mtime, st.st_size)
+        bootstrap._code_to_timestamp_pyc(forged, st.st_mtime, st.st_size)  # type: ignore[attr-defined]  # private, not in typeshed
     )
     assert is_shipped_code(shipped, PKG) and package_status(shipped) == "passed"
     if jail_problem() is None:

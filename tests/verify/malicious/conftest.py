@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from witnesses import CANARY, CANARY_SECRET, ENV_NAME, Canary, Host
@@ -28,14 +29,16 @@ def canary(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Canary]:
     folder = tmp_path_factory.mktemp("canary")
     folder.chmod(0o777)
     log = folder / "signals.log"
-    as_nobody = {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    as_nobody: dict[str, Any] = (
+        {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    )
     # An interpreter the jail's uid may run (ours may live in root's home).
     python = shutil.which("python3", path="/usr/bin:/bin") if as_nobody else sys.executable
     proc = subprocess.Popen(
         [python or sys.executable, "-c", CANARY, str(log), f"envfactory-canary-{uuid.uuid4().hex}"],
         stdin=subprocess.DEVNULL,
         env={"PATH": os.defpath, ENV_NAME: CANARY_SECRET},
-        **as_nobody,  # type: ignore[arg-type]
+        **as_nobody,
     )
     time.sleep(0.3)  # handlers installed
     yield Canary(proc, log)

@@ -31,6 +31,7 @@ from malicious_tools import TOOL, VARIANTS, Variant
 from mcp import Client, MCPError
 from mcp_types import CallToolResult, TextContent
 from processes import child_processes
+from tool_calls import key
 from witnesses import ENV_NAME, Canary, Host, assert_no_effects, assert_nothing_appeared_later
 
 from envfactory_mcp.emit import write_package
@@ -39,7 +40,6 @@ from envfactory_mcp.packages import check_runnable
 from envfactory_mcp.runtime import Bundle, ServerOptions, create_server
 from envfactory_mcp.runtime.front import JailedServerError, close_jailed_server
 from envfactory_mcp.runtime.jail import jail_support
-from envfactory_mcp.runtime.sessions import SESSION_META_KEY
 
 pytestmark = [
     pytest.mark.slow,
@@ -90,7 +90,7 @@ async def call_both(client: Client) -> Served:
     except MCPError as exc:  # the session's process died (a crash, the filter, a limit)
         attack = CallToolResult(content=[TextContent(type="text", text=f"MCPError: {exc}")], is_error=True)
     # A fresh session: a variant may have ended the first one's process, never another's.
-    benign = await client.call_tool(BENIGN, {}, meta={SESSION_META_KEY: "benign"})
+    benign = await client.call_tool(BENIGN, {}, meta=key("benign"))
     return Served(attack=attack, benign=benign)
 
 
