@@ -176,6 +176,14 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(code=1)
 
 
+def usage(message: str) -> typer.Exit:
+    """Print ``message`` as a one-line error; return an Exit with code 2: a mistake in the
+    command line (an option missing, two that do not go together, a value not among the
+    choices), as typer's own parsing errors are."""
+    fail(EnvFactoryError(message))
+    return typer.Exit(code=2)
+
+
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace -o if it exists.")]
 
 

@@ -19,6 +19,7 @@ from envfactory_mcp.cli.app import (
     load_environment,
     permit,
     settings,
+    usage,
 )
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
@@ -114,7 +115,6 @@ def build(
     if any failed, after building the others.
     """
     from envfactory_mcp.build import VerificationFailed, build_blueprint
-    from envfactory_mcp.cli.runs import usage
     from envfactory_mcp.verify.verifier import VerifyOptions
 
     if all_ == (name is not None):
@@ -318,7 +318,6 @@ def upgrade(
     points, README and packaging (its tools, spec, schema, seed and policy kept byte for
     byte), verify it again and say what changed. A package that fails keeps its old files."""
     from envfactory_mcp.build import VerificationFailed, upgrade_package
-    from envfactory_mcp.cli.runs import usage
     from envfactory_mcp.emit.render import package_name
 
     if all_ == (name is not None):
@@ -418,7 +417,7 @@ def serve(
     name: Annotated[str, typer.Argument(help="Environment to serve, e.g. retail.")],
     transport: Annotated[str, typer.Option(help="stdio or streamable-http.")] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="HTTP port.")] = 8000,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="HTTP port.")] = 8000,
     db: Annotated[Path | None, typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
     control: Annotated[bool, typer.Option("--control", help="Expose the control.* tools for hosts.")] = False,
     auth_token: Annotated[
@@ -432,10 +431,17 @@ def serve(
     ] = None,
     log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
     call_timeout: Annotated[
-        float | None, typer.Option(help="Time limit of one tool call in seconds, 0 for none (default 5).")
+        float | None,
+        typer.Option(
+            min=0, max=86_400, help="Time limit of one tool call in seconds, 0 for none (default 5)."
+        ),
     ] = None,
     max_memory_mb: Annotated[
-        int | None, typer.Option(help="Address-space limit of the server in MiB, 0 for none (default 6144).")
+        int | None,
+        typer.Option(
+            min=0,
+            help="Address-space limit of the server in MiB, 0 for none, else at least 256 (default 6144).",
+        ),
     ] = None,
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
@@ -456,11 +462,22 @@ def serve(
     from envfactory_mcp.packages import ensure_shipped
     from envfactory_mcp.runtime.cli import serve as serve_package
 
+    # Every mistake in the command line is found here, before anything is built, and is a
+    # usage error (exit 2) in this CLI's words, never the runtime's argparse usage.
+    mistake = _serve_mistake(transport, host, auth_token, log_level.upper(), max_memory_mb, db, jail)
+    if mistake is not None:
+        raise usage(mistake)
     try:
+        _check_db(db)
         ensure_shipped(servers_dir, name, note=lambda text: typer.echo(text, err=True))
         permission = permit(package_dir(servers_dir, name), allow_unverified, trust, jail)
     except EnvFactoryError as exc:
         raise fail(exc) from None
+    if permission.jailed and db is not None:
+        raise usage(
+            f"--db keeps state in a file on this machine, which a jailed server cannot write, and {name}'s "
+            "tool code runs jailed (it is not shipped with envfactory-mcp): drop --db, or --trust code you have read"
+        )
     argv = [
         *permission.server_args(),
         "--transport",
@@ -470,7 +487,7 @@ def serve(
         "--port",
         str(port),
         "--log-level",
-        log_level,
+        log_level.upper(),
     ]
     if db is not None:
         argv += ["--db", str(db)]
@@ -487,6 +504,47 @@ def serve(
     serve_package(permission.package_dir, prog="envfactory-mcp serve", argv=argv, version=__version__)
 
 
+SERVE_TRANSPORTS = ("stdio", "streamable-http")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _serve_mistake(
+    transport: str,
+    host: str,
+    auth_token: str | None,
+    log_level: str,
+    max_memory_mb: int | None,
+    db: Path | None,
+    jail: bool,
+) -> str | None:
+    """What is wrong with ``serve``'s options (the runtime's own checks, said first), or None."""
+    import os
+
+    from envfactory_mcp.runtime.network import TOKEN_ENV, token_problem
+
+    if transport not in SERVE_TRANSPORTS:
+        return f"--transport {transport!r}: choose {' or '.join(SERVE_TRANSPORTS)}"
+    if log_level not in LOG_LEVELS:
+        return f"--log-level {log_level!r}: choose one of {', '.join(LOG_LEVELS)}"
+    if max_memory_mb is not None and 0 < max_memory_mb < 256:
+        return f"--max-memory-mb must be 0 (none) or at least 256, not {max_memory_mb}"
+    if jail and db is not None:
+        return "--db keeps state in a file on this machine, which a jailed server cannot write; drop --jail or --db"
+    if transport == "streamable-http":
+        return token_problem(auth_token or os.environ.get(TOKEN_ENV) or None, host)
+    return None
+
+
+def _check_db(db: Path | None) -> None:
+    """``--db`` names a file that is there or can be made: its folder exists, it is no folder."""
+    if db is None:
+        return
+    if db.is_dir():
+        raise EnvFactoryError(f"--db {db}: a folder; --db names the SQLite file that keeps the state")
+    if not db.parent.is_dir():
+        raise EnvFactoryError(f"--db {db}: the folder {db.parent} does not exist; create it first")
+
+
 @app.command()
 def install(
     name: Annotated[str, typer.Argument(help="Environment to add, e.g. retail.")],
@@ -498,7 +556,6 @@ def install(
 ) -> None:
     """Add an environment to an MCP client's configuration (merged into what is there, the
     previous file kept as .bak), or print it. The client then starts `envfactory-mcp serve`."""
-    from envfactory_mcp.cli.runs import usage
     from envfactory_mcp.clients import (
         CLIENTS,
         client_config,
@@ -594,7 +651,7 @@ def graph(
         "html": lambda g: to_html(g, f"{name}: tool dependency graph"),
     }
     if fmt not in renderers:
-        raise fail(EnvFactoryError(f"unknown format {fmt!r}: use json, dot or html"))
+        raise usage(f"unknown format {fmt!r}: use json, dot or html")
     try:
         env = load_environment(name, servers_dir, allow_unverified)
     except EnvFactoryError as exc:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, usage
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
@@ -35,13 +35,29 @@ def eval_command(
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL of the agent's endpoint.")] = None,
     agent_temperature: Annotated[float | None, typer.Option(help="The agent's sampling temperature.")] = None,
     agent_max_tokens: Annotated[int | None, typer.Option(help="The agent's completion limit.")] = None,
+    agent_timeout: Annotated[
+        float | None,
+        typer.Option(min=0.001, help="Seconds one request to the agent's model may take (default 60)."),
+    ] = None,
     judge_model: Annotated[
         str | None, typer.Option(help="litellm model that grades the claims the exact checks do not find.")
     ] = None,
     judge_api_base: Annotated[str | None, typer.Option(help="Base URL of the judge's endpoint.")] = None,
+    judge_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            help="Seconds one request to the judge's model may take (default 60; each of its retries gets "
+            "as long). A slow local model needs more.",
+        ),
+    ] = None,
     user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
     user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
     user_api_base: Annotated[str | None, typer.Option(help="Base URL of the user's endpoint.")] = None,
+    user_timeout: Annotated[
+        float | None,
+        typer.Option(min=0.001, help="Seconds one request to the user's model may take (default 60)."),
+    ] = None,
     n: Annotated[int, typer.Option("-n", "--n", min=1, help="How many tasks to build.")] = 20,
     tasks: Annotated[
         Path | None, typer.Option("--tasks", help="Re-run this fixed eval set (an eval_set.jsonl) instead.")
@@ -80,12 +96,31 @@ def eval_command(
     `view`), score claims and states, and write a results table (terminal, results.json,
     report.html) with failure classes."""
     from envfactory_mcp.cli.runs import interrupted
-    from envfactory_mcp.eval.main import EvalConfig, evaluate
+    from envfactory_mcp.eval.main import AGENTS, TRANSPORTS, EvalConfig, evaluate
     from envfactory_mcp.eval.report import table
-    from envfactory_mcp.host.rollout import run_interruptibly
+    from envfactory_mcp.host.rollout import USERS, run_interruptibly
     from envfactory_mcp.records.store import MetadataMismatch
 
     names = [e.strip() for e in envs.split(",") if e.strip()]
+    # Mistakes in the command line, found before any server is loaded or task built.
+    if not names:
+        raise usage("--envs names no server: give servers separated by commas, e.g. --envs crm,billing")
+    if agent not in AGENTS:
+        raise usage(f"--agent {agent!r}: choose one of {', '.join(AGENTS)}")
+    if user not in USERS:
+        raise usage(f"--user {user!r}: choose one of {', '.join(USERS)}")
+    if transport not in TRANSPORTS:
+        raise usage(f"--transport {transport!r}: choose one of {', '.join(TRANSPORTS)}")
+    for side, kind, model in (("agent", agent, agent_model), ("user", user, user_model)):
+        if kind == "llm" and not model:
+            raise usage(f"--{side} llm needs --{side}-model (a litellm model string)")
+    for side, model, timeout in (
+        ("agent", agent_model, agent_timeout),
+        ("user", user_model, user_timeout),
+        ("judge", judge_model, judge_timeout),
+    ):
+        if timeout is not None and not model:
+            raise usage(f"--{side}-timeout applies to a {side} with a model (--{side}-model)")
     config = EvalConfig(
         envs=names,
         agent=agent,
@@ -111,11 +146,12 @@ def eval_command(
         else [e.strip() for e in shared_entities.split(",") if e.strip()],
         servers_dir=str(servers_dir),
         retry_failed=retry_failed,
+        agent_timeout=agent_timeout,
+        user_timeout=user_timeout,
+        judge_timeout=judge_timeout,
     )
     reporter = Reporter(quiet)
     try:
-        if not names:
-            raise EnvFactoryError("--envs names no server")
         loaded = load_envs(names, servers_dir, allow_unverified, trust, reporter.say)
         with reporter.stages() as stage:
             summary, _ = run_interruptibly(
@@ -221,12 +257,13 @@ def eval_standing_command(
 
     try:
         only = [int(g) for g in groups.split(",") if g.strip()] if groups else None
+    except ValueError:
+        raise usage(f"--groups: not a list of numbers: {groups}") from None
+    try:
         manifest = None if write_manifest else standing.read_manifest()
         tasks, made = standing.build_standing(
             lambda name: load_environment(name, servers_dir).env, blueprint_names(), only, manifest
         )
-    except ValueError:
-        raise fail(EnvFactoryError(f"--groups: not a list of numbers: {groups}")) from None
     except EnvFactoryError as exc:
         raise fail(exc) from None
     if write_manifest and only is None:

@@ -27,6 +27,7 @@ from envfactory_mcp.cli.app import (
     fail,
     refuse_existing,
     settings,
+    usage,
     warn_unverified,
 )
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
@@ -44,12 +45,6 @@ from envfactory_mcp.settings import (
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 # --transport: one spelling for every command (serve's); "http" is an old alias of rollout.
 TRANSPORTS = {"stdio": "stdio", "streamable-http": "http", "http": "http", "memory": "memory"}
-
-
-def usage(message: str) -> typer.Exit:
-    """Print ``message`` as a one-line error; return an Exit with code 2 (a usage mistake)."""
-    fail(EnvFactoryError(message))
-    return typer.Exit(code=2)
 
 
 def interrupted() -> typer.Exit:
@@ -593,7 +588,7 @@ def export(
     from envfactory_mcp.trajectories.export import FORMATS, export_run
 
     if fmt not in FORMATS:
-        raise fail(EnvFactoryError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}"))
+        raise usage(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     refuse_existing(output, overwrite)
     policy = _run_policy(run_dir) if system_prompt else None
     try:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from envfactory_mcp.cli.app import app, fail
+from envfactory_mcp.cli.app import app, fail, usage
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import Backend, is_backend
@@ -93,19 +93,16 @@ def synthesize(
     import anyio
 
     if not is_backend(backend) or (address is not None and backend != "ray"):
-        fail(EnvFactoryError("choose --backend local|ray (--address goes with --backend ray)"))
-        raise typer.Exit(code=2)  # a usage mistake
+        raise usage("choose --backend local|ray (--address goes with --backend ray)")
     descriptions = list(description or [])
     descriptions_from_file = _read_list(from_list) if from_list is not None else []
     resources = list(resource or [])
     if not (descriptions or descriptions_from_file or resources):
-        raise fail(EnvFactoryError("give --description, --resource or --from-list"))
+        raise usage("give --description, --resource or --from-list")
     if (descriptions or descriptions_from_file) and not model:
-        raise fail(
-            EnvFactoryError("a description needs a model: pass --model (and --api-base for a local endpoint)")
-        )
+        raise usage("a description needs a model: pass --model (and --api-base for a local endpoint)")
     if name and len(descriptions) + len(descriptions_from_file) + len(resources) > 1:
-        raise fail(EnvFactoryError("--name applies to a single description or resource"))
+        raise usage("--name applies to a single description or resource")
     if name and (output / name).exists() and not overwrite:
         raise fail(_exists(output / name))
     results: list[dict[str, Any]] = []

@@ -63,7 +63,8 @@ def tasks(
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio
 
-    from envfactory_mcp.cli.runs import interrupted, usage
+    from envfactory_mcp.cli.app import usage
+    from envfactory_mcp.cli.runs import interrupted
     from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks

@@ -58,6 +58,11 @@ class EvalConfig:
     transport: str = "memory"  # the packages over MCP: memory (in this process) or stdio
     servers_dir: str = str(DEFAULT_SERVERS_DIR)
     retry_failed: bool = False  # what this session does, not configuration
+    # Seconds one request to each model may take (None: llm.MODEL_TIMEOUT_S), each attempt's
+    # deadline: the agent's and user's are their requests' ``timeout`` (as rollout records it).
+    agent_timeout: float | None = None
+    user_timeout: float | None = None
+    judge_timeout: float | None = None
 
 
 def make_judge(config: EvalConfig) -> ClaimJudge | None:
@@ -65,7 +70,10 @@ def make_judge(config: EvalConfig) -> ClaimJudge | None:
         return None
     from envfactory_mcp.llm import LiteLLMClient
 
-    return ClaimJudge(LiteLLMClient(config.judge_model, api_base=config.judge_api_base, seed=config.seed))
+    client = LiteLLMClient(
+        config.judge_model, api_base=config.judge_api_base, seed=config.seed, timeout_s=config.judge_timeout
+    )
+    return ClaimJudge(client)
 
 
 # How eval reaches its servers: the packages over MCP, in this process or as subprocesses.
@@ -227,9 +235,11 @@ async def evaluate(
         agent_api_base=config.agent_api_base,
         agent_temperature=config.agent_temperature,
         agent_max_tokens=config.agent_max_tokens,
+        agent_args={"timeout": config.agent_timeout} if config.agent_timeout is not None else {},
         user=config.user,
         user_model=config.user_model,
         user_api_base=config.user_api_base,
+        user_args={"timeout": config.user_timeout} if config.user_timeout is not None else {},
         trials=config.trials,
         concurrency=config.concurrency,
         max_steps=config.max_steps,

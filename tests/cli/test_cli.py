@@ -169,7 +169,7 @@ def test_graph_writes_a_self_contained_html_picture_and_json(tmp_path: Path):
     assert "<svg" in page and "cancel_pending_order" in page and "http" not in page
     result = runner.invoke(app, ["graph", "retail", "--format", "json"])
     assert json.loads(result.stdout)["format"] == "envfactory-tool-graph/1"
-    assert runner.invoke(app, ["graph", "retail", "--format", "png"]).exit_code == 1
+    assert runner.invoke(app, ["graph", "retail", "--format", "png"]).exit_code == 2  # a usage mistake
 
 
 @pytest.mark.slow  # generates 20 tasks (seconds of oracle runs)
@@ -229,7 +229,7 @@ def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tm
 
 def test_synthesize_from_a_description_needs_a_model(tmp_path: Path):
     result = runner.invoke(app, ["synthesize", "--description", "a bakery", "-o", str(tmp_path)])
-    assert result.exit_code == 1 and "needs a model" in result.output
+    assert result.exit_code == 2 and "needs a model" in result.output
 
 
 @pytest.mark.slow  # reads the module's pipeline run
