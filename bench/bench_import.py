@@ -30,8 +30,11 @@ the load average is printed at the start and the end (run two benches at once fo
 loaded machine).
 Then the most common errors and ignored reasons, counted.
 
-Each document runs in a child process of its own (``--jobs`` at once) with a time
-limit: a crash, hang or exhausted memory is that document's row, never the end of the bench.
+Each document runs in a child process of its own (``--jobs`` at once) with a budget of CPU
+time (``--cpu-limit``, the child's own; its sandboxed verifiers have theirs) and a far
+wall-clock backstop (``--timeout``), so a busy machine makes a document slower, never a
+failure: a crash, hang, exhausted budget or memory is that document's row, never the end of
+the bench.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ import argparse
 import json
 import os
 import re
+import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -273,10 +278,28 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}"
 
 
+CPU_LIMIT_S = 1800.0  # of the child's own CPU: DigitalOcean (659 operations) takes ~230 s
+WALL_BACKSTOP_S = 4 * 3600.0
+
+
+def _limit_cpu(seconds: float) -> None:
+    """A soft limit only (SIGXCPU ends the child): the sandboxed verifiers it starts set
+    their own limits, which a hard limit here would forbid them to raise."""
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    resource.setrlimit(resource.RLIMIT_CPU, (max(1, int(seconds)), hard))
+
+
 def run_child(
-    entry: dict[str, Any], verify: bool, rounds: int, timeout: float, strict: bool = False
+    entry: dict[str, Any],
+    verify: bool,
+    rounds: int,
+    timeout: float,
+    strict: bool = False,
+    cpu_limit: float = CPU_LIMIT_S,
 ) -> dict[str, Any]:
-    """``run_one`` in a fresh interpreter; whatever goes wrong there is the row's error."""
+    """``run_one`` in a fresh interpreter with ``cpu_limit`` seconds of CPU (RLIMIT_CPU) and
+    ``timeout`` seconds of wall time as a backstop; whatever goes wrong there is the row's
+    error."""
     t0 = time.perf_counter()
     command = [sys.executable, __file__, "--child", json.dumps(entry), "--rounds", str(rounds)]
     command += ["--corpus", str(CORPUS)]
@@ -285,13 +308,29 @@ def run_child(
     if strict:
         command.append("--strict")
     try:
-        done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+        done = subprocess.run(
+            command,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=ROOT,
+            preexec_fn=lambda: _limit_cpu(cpu_limit),
+        )
     except subprocess.TimeoutExpired:
         return {
             "name": entry["name"],
             "kind": entry["kind"],
             "stage": "timeout",
             "error": f"over {timeout:.0f} s",
+            "seconds": time.perf_counter() - t0,
+        }
+    if done.returncode == -signal.SIGXCPU:
+        return {
+            "name": entry["name"],
+            "kind": entry["kind"],
+            "stage": "timeout",
+            "error": f"over {cpu_limit:.0f} s of CPU",
             "seconds": time.perf_counter() - t0,
         }
     lines = done.stdout.strip().splitlines()
@@ -408,7 +447,15 @@ def main() -> None:
         help="all or nothing, as synthesize --strict: a document with one failing tool is not verified "
         "(default: failing tools are dropped with their reason and the rest is served)",
     )
-    parser.add_argument("--timeout", type=float, default=1200.0, help="seconds per document")
+    parser.add_argument(
+        "--cpu-limit", type=float, default=CPU_LIMIT_S, help="seconds of CPU per document (its child process)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=WALL_BACKSTOP_S,
+        help="seconds of wall time per document: a far backstop",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     parser.add_argument(
         "--corpus", type=Path, default=CORPUS, help=f"folder holding sources.json (default: {CORPUS})"
@@ -430,7 +477,7 @@ def main() -> None:
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [
-            pool.submit(run_child, e, verify, max(1, args.rounds), args.timeout, args.strict)
+            pool.submit(run_child, e, verify, max(1, args.rounds), args.timeout, args.strict, args.cpu_limit)
             for e in documents
         ]
         rows = []
