@@ -104,7 +104,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ModuleScheduling(LoadScopeScheduling):
+    class ModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist ships no types
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
 

@@ -47,6 +47,7 @@ def http_module(
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
+                assert proc.stderr is not None  # piped above
                 raise RuntimeError(f"server exited early: {proc.stderr.read().decode()[-2000:]}")
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.2):

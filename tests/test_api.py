@@ -137,6 +137,7 @@ def test_every_subpackage_publishes_its_api_in_all(package: str) -> None:
     module = importlib.import_module(package)
     names = module.__all__
     assert names and len(set(names)) == len(names), package
+    assert module.__file__ is not None, package  # a package, not a namespace
     folder = Path(module.__file__).parent
     for name in names:
         # A public name that is also a submodule's would be replaced by the module as

@@ -107,8 +107,8 @@ def _real_tree() -> dict[str, str]:
     todo = ["EnvFactoryError"]
     while todo:
         parent = todo.pop()
-        for cls, base in bases.items():
-            if base == parent:
+        for cls, cls_base in bases.items():
+            if cls_base == parent:
                 tree[cls] = parent
                 todo.append(cls)
     return tree

@@ -47,7 +47,7 @@ def test_a_scaled_environment_builds_and_its_tools_work():
     session, toolbox = env.new_session(), env.toolbox()
     clone = env.seed_state["users"][-1]["user_id"]
     out = toolbox.call(session.db, "get_user_details", {"user_id": clone})
-    assert out.ok and out.output["orders"], out
+    assert out.ok and out.output is not None and out.output["orders"], out
 
 
 def test_scale_one_is_the_seed_and_below_one_is_refused():

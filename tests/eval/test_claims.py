@@ -97,7 +97,7 @@ class _FakeClient:
         self.replies = replies
         self.prompts: list[str] = []
 
-    async def complete(self, messages, tools=None, temperature=None, max_tokens=None) -> LLMResponse:  # type: ignore[no-untyped-def]
+    async def complete(self, messages, tools=None, temperature=None, max_tokens=None) -> LLMResponse:
         self.prompts.append(messages[-1]["content"])
         return LLMResponse(content=self.replies.pop(0), usage=TokenCounts(10, 5), cost_usd=0.001)
 
@@ -120,7 +120,7 @@ def test_coverage_with_and_without_a_judge() -> None:
             '{"verdict": "not_fulfilled", "reason": "no date"}',
         ]
     )
-    judged = anyio.run(score_claims, claims, messages, ClaimJudge(client))  # type: ignore[arg-type]
+    judged = anyio.run(score_claims, claims, messages, ClaimJudge(client))
     assert [s.score for s in judged.scores] == [1.0, 0.5, 0.0]
     assert [s.method for s in judged.scores] == ["deterministic", "judge", "judge"]
     assert judged.scores[1].reason == "brown truck hints at UPS"

@@ -45,7 +45,7 @@ def _envs(names: tuple[str, ...]) -> list[Environment]:
 
 @pytest.fixture(scope="module")
 def built() -> dict[tuple[str, ...], tuple[list[Environment], ComposedSet]]:
-    out = {}
+    out: dict[tuple[str, ...], tuple[list[Environment], ComposedSet]] = {}
     for names in TRIPLES:
         envs = _envs(names)
         out[names] = (envs, compose_eval_set(envs, 9, seed=0, shared_entities=declared_shared(envs)))

@@ -51,7 +51,8 @@ def test_library_services_are_shipped_environments_beside_the_handcrafted_ones()
         writes = {t.name for t in spec.tools if t.effect == "write"}
         assert set(rules.confirm) == writes, name
         for rule in rules.refusals:  # every guard is declared, shown by a read, and written in the policy
-            assert spec.tool(rule.shown_by).effect == "read"
+            shown_by = spec.tool(rule.shown_by)
+            assert shown_by is not None and shown_by.effect == "read"
             assert f"`{rule.tool}`" in spec.policy and rule.reason in spec.policy
         assert len(spec.tools) >= 10, name
 

@@ -62,6 +62,7 @@ def test_a_skyrl_episode_scores_as_the_rollout(tasks_file: Path, tmp_path: Path)
         last, record = outs[-1], rolled[task.task_id]
         assert last["done"] and last["metadata"]["termination"] == record.termination == "user_stop"
         assert last["reward"] == record.reward == 1.0
+        assert record.reward_parts is not None
         assert last["metadata"]["reward_parts"] == record.reward_parts.model_dump()
         assert env.episode.record.final_state_hash == record.final_state_hash
         # each tool call came back as a tool message, and no reward before the end

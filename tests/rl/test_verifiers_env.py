@@ -58,7 +58,7 @@ def test_a_verifiers_environment_built_from_retail_gets_our_rewards(
     assert len(dataset) == 2 and dataset[0]["info"]["task_id"] == tasks[0].task_id
     assert {t.name for t in env.tool_defs or []} >= {a.name for a in tasks[0].gold.actions}
     # task 0: the model plays the oracle (reward 1); task 1: it only talks (reward 0)
-    script = [*oracle_script(tasks[0]), *[{"content": NOOP_MESSAGE}] * 10]
+    script: list[dict[str, Any]] = [*oracle_script(tasks[0]), *[{"content": NOOP_MESSAGE}] * 10]
     monkeypatch.setenv("ENVFACTORY_TEST_KEY", "sk-test")
     with openai_server(script) as server:
         client = vf.ClientConfig(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -102,7 +103,9 @@ def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path:
     # the simulated user, as configured (verl 0.9.1 has no loader for it: read the YAML)
     interaction_items = OmegaConf.load(paths["interaction"]).interaction
     assert interaction_items[0].class_name.endswith("EnvFactoryInteraction")
-    user = EnvFactoryInteraction(config=OmegaConf.to_container(interaction_items[0].config, resolve=True))
+    user_config = OmegaConf.to_container(interaction_items[0].config, resolve=True)
+    assert isinstance(user_config, dict) and all(isinstance(k, str) for k in user_config)
+    user = EnvFactoryInteraction(config=cast(dict[str, Any], user_config))  # its keys: YAML names
 
     async def ask_user(row: dict, messages: list[dict]) -> tuple[bool, str]:
         trajectory = f"req-{row['extra_info']['task_id']}"

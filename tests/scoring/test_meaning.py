@@ -399,7 +399,7 @@ def test_a_writes_outcome_is_told_after_the_write_not_while_proposing_it():
             ]
         }
     )
-    said_first = [
+    said_first: list[dict[str, Any]] = [
         {"role": "tool", "tool_call_id": "c0", "name": "get_order", "content": '{"daily_limit": 1000.0}'},
         {"role": "assistant", "content": "I'll set the daily limit to $1,000.00. Shall I?"},
         {"role": "user", "content": "Yes."},

@@ -50,7 +50,7 @@ def record(
         user=Participant(kind="scripted"),
         messages=[],
         tools=[],
-        termination=termination,  # type: ignore[arg-type]
+        termination=termination,
         reward=reward,
         reward_parts=parts,
         gold_state_hash="g",

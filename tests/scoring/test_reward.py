@@ -99,7 +99,7 @@ def test_a_claim_is_not_found_inside_another_number_or_word(claim_text: str, mes
 
 def test_only_assistant_messages_count_not_the_user_nor_tools():
     claims = [claim("cancelled"), claim("219.82")]
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "system", "content": "cancelled 219.82"},
         {"role": "user", "content": "Is it cancelled? I paid 219.82"},
         {"role": "tool", "tool_call_id": "c1", "content": '{"status": "cancelled", "total": 219.82}'},

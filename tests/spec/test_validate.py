@@ -183,7 +183,8 @@ def test_the_retail_policy_rules_round_trip_and_say_what_the_policy_text_says():
     assert parse_spec(json.loads(dump_spec(spec))).policy_rules == spec.policy_rules
     rules = spec.policy_rules
     for tool in rules.confirm:  # every write the text says to confirm, and only writes
-        assert f"`{tool}`" in spec.policy and spec.tool(tool).effect == "write"
+        declared = spec.tool(tool)
+        assert f"`{tool}`" in spec.policy and declared is not None and declared.effect == "write"
     assert {t.name for t in spec.tools if t.effect == "write"} == set(rules.confirm)
     assert rules.needs_authentication("get_order_details") and not rules.needs_authentication(
         "list_all_product_types"

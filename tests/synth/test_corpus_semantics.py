@@ -82,7 +82,8 @@ async def test_a_batch_create_adds_its_items_to_the_resources_own_table():
                 failed, read = await call(client, "get_user_by_name", {"username": item["username"]})
                 assert not failed and read["email"] == user["email"]
     imported = import_resource(CORPUS / "openapi" / "swagger_petstore3.yaml")
-    assert imported.spec.tool("create_users_with_list_input").writes == ["user"]  # not action_log
+    create = imported.spec.tool("create_users_with_list_input")
+    assert create is not None and create.writes == ["user"]  # not action_log
 
 
 async def test_a_bulk_create_with_its_rows_in_a_property_creates_them():
@@ -98,7 +99,9 @@ async def test_a_bulk_create_with_its_rows_in_a_property_creates_them():
 @corpus
 async def test_nested_request_objects_are_taken_as_the_document_writes_them():
     document = CORPUS / "openapi" / "paypal_invoicing_v2.json"
-    schema = import_resource(document).spec.tool("invoices_create").input_schema
+    create = import_resource(document).spec.tool("invoices_create")
+    assert create is not None
+    schema = create.input_schema
     detail = schema["properties"]["detail"]
     assert detail["type"] == "object" and "currency_code" in detail["properties"]
     assert detail["properties"]["payment_term"]["type"] == "object"
@@ -141,7 +144,8 @@ async def test_lifecycle_operations_move_the_status_instead_of_adding_rows():
 async def test_archiving_a_project_sets_its_free_text_status_and_time():
     document = CORPUS / "openapi" / "openai.yaml"
     imported = import_resource(document)
-    assert imported.spec.tool("archive_project").writes == ["projects"]
+    archive = imported.spec.tool("archive_project")
+    assert archive is not None and archive.writes == ["projects"]
     with anyio.fail_after(240):
         async with Client(served(document)) as client:
             project = imported.rows["projects"][0]["id"]
@@ -181,6 +185,7 @@ async def test_a_whole_object_put_with_the_id_in_its_body_updates_that_item():
     pet (no new row, no request log), and the other pets stay as they were."""
     document = CORPUS / "openapi" / "swagger_petstore3.yaml"
     tool = import_resource(document).spec.tool("update_pet")
+    assert tool is not None
     assert (
         "id" in tool.input_schema["properties"] and "pet" in tool.writes and "action_log" not in tool.writes
     )

@@ -622,10 +622,11 @@ def test_search_text_is_matched_as_written_in_any_case() -> None:
     out = toolbox.call(db, "search_issues", {"q": word.upper()[1:]})
     assert out.ok, out.error
     expected = sorted(t for t in titles if word.lower()[1:] in t.lower())
+    assert out.output is not None
     assert sorted(item["title"] for item in out.output["items"]) == expected and expected
     for text in ("%", word[0] + "_" + word[2:], "A" * 10_000):
         out = toolbox.call(db, "search_issues", {"q": text})
-        assert out.ok and out.output["items"] == [], (text[:20], out.error)
+        assert out.ok and out.output is not None and out.output["items"] == [], (text[:20], out.error)
 
 
 LOAN = {

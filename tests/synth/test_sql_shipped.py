@@ -178,7 +178,7 @@ def _files(folder: Path) -> list[Path]:
     return paths
 
 
-def _check_library(imported) -> None:  # type: ignore[no-untyped-def]
+def _check_library(imported) -> None:
     assert {t.name for t in imported.spec.tables} == {"authors", "books"}
     books = imported.spec.table("books")
     assert books.column("author_id").references == "authors.id"

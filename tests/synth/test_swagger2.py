@@ -125,7 +125,7 @@ def test_the_converted_document_is_valid_openapi_3():
 
 
 def test_path_level_body_parameters_go_to_every_operation_unless_one_has_its_own():
-    doc = {
+    doc: dict[str, Any] = {
         "swagger": "2.0",
         "info": {"title": "Notes", "version": "1"},
         "consumes": ["application/json", "application/xml"],
