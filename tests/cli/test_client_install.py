@@ -9,15 +9,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from paths import SERVERS_DIR
 
-from envfactory_mcp.clients import CLIENTS, client_config
+from envfactory_mcp.clients import CLIENTS, ClientName, client_config
 
-EXPECTED = {
+EXPECTED: dict[ClientName, tuple[str, str, bool]] = {
     "claude-desktop": (".config/Claude/claude_desktop_config.json", "mcpServers", False),
     "claude-code": (".claude.json", "mcpServers", True),
     "cursor": (".cursor/mcp.json", "mcpServers", False),
@@ -55,7 +56,7 @@ def test_install_merges_keeps_a_backup_and_never_clobbers(tmp_path: Path):
     # A Cursor file with another server and settings of its own.
     cursor = tmp_path / ".cursor" / "mcp.json"
     cursor.parent.mkdir(parents=True)
-    before = {"mcpServers": {"other": {"command": "other-mcp", "args": []}}, "theme": "dark"}
+    before: dict[str, Any] = {"mcpServers": {"other": {"command": "other-mcp", "args": []}}, "theme": "dark"}
     cursor.write_text(json.dumps(before))
     done = install(tmp_path, "--client", "cursor")
     assert done.returncode == 0, done.stderr
@@ -117,7 +118,9 @@ async def test_what_install_writes_starts_the_server_as_the_client_would(tmp_pat
 
 
 @pytest.mark.parametrize("client", CLIENTS)
-def test_install_writes_each_clients_own_file(client: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_install_writes_each_clients_own_file(
+    client: ClientName, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     from typer.testing import CliRunner
 
     from envfactory_mcp.cli import app

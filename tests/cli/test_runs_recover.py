@@ -32,7 +32,7 @@ from envfactory_mcp.tasks.model import Task, write_tasks
 runner = CliRunner()
 
 
-def run(*args: str) -> tuple[int, str]:
+def run(*args: str | Path) -> tuple[int, str]:
     result = runner.invoke(app, [str(a) for a in args])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert "Traceback" not in result.output, result.output

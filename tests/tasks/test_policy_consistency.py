@@ -93,7 +93,7 @@ def test_a_hand_off_that_needs_the_users_ask_always_has_it():
         ask: GoalPlan("transfer", "talk to a human", HAND_OFF, [], request="a discount code", ask=ask)
         for ask in (True, False)
     }
-    asked = Counter()
+    asked: Counter[bool] = Counter()
     for seed in range(60):
         for ask, goal in plans.items():
             message, _ = realise_opening(

@@ -16,7 +16,7 @@ from envfactory_mcp.blueprints.retail.spec import build_spec
 from envfactory_mcp.tasks.addresses import is_possible_address, random_us_address
 from envfactory_mcp.tasks.calibrate import LeakRules, check_message
 from envfactory_mcp.tasks.model import Fact
-from envfactory_mcp.tasks.realise import GoalPlan, OpeningPlan, realise_opening
+from envfactory_mcp.tasks.realise import GoalKind, GoalPlan, OpeningPlan, realise_opening
 from envfactory_mcp.tasks.scenario import STYLES
 from envfactory_mcp.tasks.stats import distinct_n
 
@@ -137,7 +137,7 @@ def random_goal(rng: random.Random, kind_filter: str | None = None) -> GoalPlan:
         "cancel_pending_order.reason", "detail", rng.choice(["no longer needed", "ordered by mistake"])
     )
     if shape in ("cancel", "refuse_cancel"):
-        kind = "refuse" if shape == "refuse_cancel" else "act"
+        kind: GoalKind = "refuse" if shape == "refuse_cancel" else "act"
         return GoalPlan(kind, "cancel an order", "cancel_pending_order", [order, reason])
     if shape == "status":
         return GoalPlan("ask", "check on my order", "get_order_details", [order])

@@ -174,6 +174,7 @@ def test_refusals_contingent_goals_and_transfers_follow_the_state_of_the_seed(
 ):
     tasks, _ = generated
     spec = retail_env.spec
+    intents = {t.name: t.intent for t in spec.tools}
     kinds = {k: 0 for k in ("refuse", "contingent", "transfer", "ask", "act")}
     for task in tasks:
         for goal in task.gold.goals:
@@ -181,9 +182,7 @@ def test_refusals_contingent_goals_and_transfers_follow_the_state_of_the_seed(
             own = [task.gold.actions[i] for i in goal.actions]
             if goal.kind == "refuse":
                 # The restricted write never happens; the state that forbids it is what the agent says.
-                rule = next(
-                    r for r in spec.policy_rules.refusals if spec.tool(r.tool).intent == goal.requested
-                )
+                rule = next(r for r in spec.policy_rules.refusals if intents[r.tool] == goal.requested)
                 assert rule.tool not in [a.name for a in own] and goal.reason == rule.reason
                 state = [a for a in own if a.name == goal.tool][-1].output[rule.path]
                 assert state not in rule.allowed
@@ -191,9 +190,7 @@ def test_refusals_contingent_goals_and_transfers_follow_the_state_of_the_seed(
                     c.value == state and c.goal == task.gold.goals.index(goal) for c in task.gold.claims
                 )
             elif goal.kind == "contingent":
-                rule = next(
-                    r for r in spec.policy_rules.refusals if spec.tool(r.tool).intent == goal.requested
-                )
+                rule = next(r for r in spec.policy_rules.refusals if intents[r.tool] == goal.requested)
                 did = [a.name for a in own]
                 assert (rule.tool in did) == (goal.taken == "then"), task.task_id
                 assert goal.condition and goal.otherwise
