@@ -18,6 +18,19 @@ from envfactory_mcp.cli import app
 runner = CliRunner()
 
 
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real command in a child process: what verifies over stdio needs a real stderr
+    (the MCP client hands it to the server it starts), which CliRunner's capture is not."""
+    return subprocess.run(
+        [sys.executable, "-m", "envfactory_mcp", *args],
+        capture_output=True,
+        text=True,
+        timeout=1800,  # a far backstop: a busy machine is slower, not a failure
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
 def test_startup_imports_nothing_heavy():
     code = "import sys, envfactory_mcp.cli; print(sorted(m for m in ('litellm', 'mcp', 'uvicorn') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -78,10 +91,10 @@ def test_list_piped_keeps_every_name_whole():
 
 @pytest.mark.slow  # verifies retail in the sandbox (worker processes, a stdio session)
 def test_build_writes_a_package_and_list_sees_it(tmp_path: Path):
-    result = runner.invoke(app, ["build", "retail", "--servers-dir", str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    assert "built retail" in result.output
-    assert "verified (" in result.output
+    result = cli("build", "retail", "--servers-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "built retail" in result.stderr and "verified (" in result.stderr
+    assert json.loads(result.stdout)["verified"] is True
     assert (tmp_path / "retail" / "retail_mcp" / "data" / "spec.json").is_file()
     assert (tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").is_file()
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
@@ -107,9 +120,9 @@ def test_verify_the_committed_package_exits_zero_with_a_json_report():
         and {c["check"]: c["status"] for c in report["environment"]}["stdio"] == "not run"
     )
     assert result.exit_code == 1  # a check that did not run is not a pass
-    result = runner.invoke(app, ["verify", "retail", "--json", "--servers-dir", str(SERVERS_DIR)])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["passed"] is True
+    done = cli("verify", "retail", "--json", "--servers-dir", str(SERVERS_DIR))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["passed"] is True
 
 
 @pytest.mark.slow  # verifies in the sandbox
@@ -155,10 +168,10 @@ def test_unknown_blueprint_and_unbuilt_server_are_clear_errors(tmp_path: Path):
 
 @pytest.mark.slow  # verifies, emits and serves over stdio
 def test_demo_verifies_emits_serves_and_shows_the_state_diff(tmp_path: Path):
-    result = runner.invoke(app, ["demo", "retail", "--servers-dir", str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    assert "verified in the sandbox:" in result.output and "every check passed" in result.output
-    assert "cancel_pending_order" in result.output and '"status"' in result.output
+    result = cli("demo", "retail", "--servers-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "verified in the sandbox:" in result.stdout and "every check passed" in result.stdout
+    assert "cancel_pending_order" in result.stdout and '"status"' in result.stdout
     assert (tmp_path / "retail" / "retail_mcp" / "data" / "verification.json").is_file()
 
 
@@ -187,12 +200,11 @@ def test_tasks_writes_jsonl_and_prints_stats(tmp_path: Path):
 def pipeline_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """One pipeline run (12 tasks) shared by the tests that read its output."""
     root = tmp_path_factory.mktemp("pipeline")
-    result = runner.invoke(
-        app,
-        ["pipeline", "retail", "-o", str(root / "out"), "--n", "12", "--servers-dir", str(root / "servers")],
+    result = cli(
+        "pipeline", "retail", "-o", str(root / "out"), "--n", "12", "--servers-dir", str(root / "servers")
     )
-    assert result.exit_code == 0, result.output
-    return root / "out", result.output
+    assert result.returncode == 0, result.stderr[-3000:]
+    return root / "out", result.stdout + result.stderr
 
 
 @pytest.mark.slow  # the pipeline: build, verify, tasks, three rollouts
@@ -213,8 +225,8 @@ def test_pipeline_builds_verifies_makes_tasks_and_rolls_out_the_scripted_agents(
 @pytest.mark.slow  # verifies the imported package in the sandbox, then generates tasks
 def test_synthesize_imports_a_resource_and_the_result_is_a_usable_environment(tmp_path: Path):
     resource = Path(__file__).resolve().parents[2] / "examples" / "openapi" / "todo.yaml"
-    result = runner.invoke(app, ["synthesize", "--resource", str(resource), "-o", str(tmp_path)])
-    assert result.exit_code == 0, result.output
+    result = cli("synthesize", "--resource", str(resource), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
     (made,) = json.loads(result.stdout)
     assert made["status"] == "emitted" and made["failures"] == []
     listed = json.loads(runner.invoke(app, ["list", "--json", "--servers-dir", str(tmp_path)]).output)
