@@ -353,7 +353,7 @@ def measure(args: argparse.Namespace, pools: dict[str, list[Task]]) -> dict[tupl
         waves = Waves(args.modes, tasks, spec, args.episodes_per_cell, args.seed)
         if args.via_llm:
             sys.path.insert(0, str(ROOT / "tests"))
-            from llm_server import openai_server  # type: ignore[import-not-found]
+            from llm_server import openai_server
 
             responder = Responder(tasks, spec, args.seed)
             with openai_server([], responder=responder, record=False) as server:

@@ -66,7 +66,9 @@ def whole(text: str, value: str) -> bool:
 
 @pytest.fixture(scope="module")
 def retail(retail_tasks: Callable[..., list[Task]]) -> tuple[list[Task], EnvSpec]:
-    return retail_tasks(40, seed=0), environment_spec(SERVERS_DIR, "retail")
+    spec = environment_spec(SERVERS_DIR, "retail")
+    assert spec is not None
+    return retail_tasks(40, seed=0), spec
 
 
 def run_mode(retail: tuple[list[Task], EnvSpec], mode: str, n: int = 4) -> Played:
@@ -245,6 +247,7 @@ def test_paraphrase_and_dates_on_telecom() -> None:
     """Ticket descriptions reworded in the call and in the confirmation; dates written out."""
     tasks, _ = generate_tasks(build_env(load_blueprint("telecom")), 60, seed=0)
     spec = environment_spec(SERVERS_DIR, "telecom")
+    assert spec is not None
     tickets = [t for t in tasks if applicable("paraphrase", t, spec)][:3]
     for task, record, _ in play("telecom", "paraphrase", tickets, spec):
         gold = next(a for a in task.gold.actions if a.name == "create_ticket")

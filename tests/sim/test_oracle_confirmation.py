@@ -5,14 +5,13 @@ confirmation rule of the policy check (issue 24: the reward will count that rule
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.scoring.policy import NO_CONFIRMATION, affirms, asks_confirmation, policy_violations
 from envfactory_mcp.sim.agents import OracleAgent, confirmation_request
-from envfactory_mcp.sim.types import Message, UserSimulator
+from envfactory_mcp.sim.types import EpisodeView, Message, UserSimulator, UserTurn
 from envfactory_mcp.sim.users import CONFIRM_REPLY, ScriptedUser
 from envfactory_mcp.tasks.model import Task
 
@@ -38,12 +37,12 @@ class CountingView:
 class Refuser:
     """A user who answers every question with a no."""
 
+    name = "refuser"
+
     def start(self, task: Task) -> str:
         return task.user_scenario.opening_message
 
-    async def reply(self, messages: list[Message], view: Any) -> Any:
-        from envfactory_mcp.sim.types import UserTurn
-
+    async def reply(self, messages: list[Message], view: EpisodeView) -> UserTurn:
         return UserTurn("No, wait, don't do that.")
 
 

@@ -17,7 +17,7 @@ from paths import SERVERS_DIR
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.scoring.policy import asks_confirmation
-from envfactory_mcp.sim import speech
+from envfactory_mcp.sim import speech, speech_forms
 from envfactory_mcp.sim.rewrite import RewritingAgent, check_rewrite
 from envfactory_mcp.sim.speech import Speaker, agent_voice, humanise, say_value
 from envfactory_mcp.sim.types import AgentTurn
@@ -66,14 +66,14 @@ def test_fields_read_as_english_and_values_as_a_person_says_them() -> None:
 
 
 def test_every_confirmation_asks_for_consent_and_every_close_does_not() -> None:
-    questions = speech._forms(speech.YES_LEAD, speech.YES_ASK)
+    questions = speech._forms(speech_forms.YES_LEAD, speech_forms.YES_ASK)
     assert len(questions) >= 100
     action = "change the shipping address of order #W1 to 1 Main St, Austin, TX 78701, USA"
-    whole = [form.format(action=action) for form in speech.CONFIRM_QUESTION]
+    whole = [form.format(action=action) for form in speech_forms.CONFIRM_QUESTION]
     for question in questions + whole:
         assert asks_confirmation(question), question
         assert asks_confirmation(f"I'll {action}. {question}"), question
-    for close in speech._forms(speech.CLOSE_LEAD, speech.CLOSE_CORE):  # an offer of more help
+    for close in speech._forms(speech_forms.CLOSE_LEAD, speech_forms.CLOSE_CORE):  # an offer of more help
         assert not asks_confirmation(close), close
 
 
@@ -83,6 +83,7 @@ def test_a_refusal_says_the_policys_reason_in_words() -> None:
     from envfactory_mcp.catalog import environment_spec
 
     spec = environment_spec(SERVERS_DIR, "ski_rental")
+    assert spec is not None
     reasons = [rule.reason for rule in spec.policy_rules.refusals]
     assert any("_" in r for r in reasons)  # the case this guards
     for seed in range(30):
@@ -246,14 +247,24 @@ def test_no_form_speaks_in_the_customers_voice() -> None:
             "act": "cancel it", "reason": "it has shipped", "cond": "pending", "request": "a refund",
             "Request": "A refund"}  # fmt: skip
     forms = (
-        speech._forms(speech.CONFIRM_LEAD, speech.CONFIRM_BODY)
-        + speech._forms(speech.DETAIL_LEAD, speech.DETAIL_ASK + speech.VALUE_ASK + speech.REASON_ASK)
-        + speech._forms(speech.GREET_HI, speech.GREET_HELP)
-        + speech._forms(speech.CLOSE_LEAD, speech.CLOSE_CORE)
-        + speech._forms(speech.IDENTITY_LEAD, speech.IDENTITY_ASK, speech.IDENTITY_WHY)
-        + speech._forms(speech.DONE_LEAD, speech.UPDATED)
-        + [*speech.REFUSE, *speech.UNMET, *speech.MET, *speech.INSTEAD, *speech.TRANSFER, *speech.FOUND_LEAD]
-        + speech.CONFIRM_QUESTION
+        speech._forms(speech_forms.CONFIRM_LEAD, speech_forms.CONFIRM_BODY)
+        + speech._forms(
+            speech_forms.DETAIL_LEAD,
+            speech_forms.DETAIL_ASK + speech_forms.VALUE_ASK + speech_forms.REASON_ASK,
+        )
+        + speech._forms(speech_forms.GREET_HI, speech_forms.GREET_HELP)
+        + speech._forms(speech_forms.CLOSE_LEAD, speech_forms.CLOSE_CORE)
+        + speech._forms(speech_forms.IDENTITY_LEAD, speech_forms.IDENTITY_ASK, speech_forms.IDENTITY_WHY)
+        + speech._forms(speech_forms.DONE_LEAD, speech_forms.UPDATED)
+        + [
+            *speech_forms.REFUSE,
+            *speech_forms.UNMET,
+            *speech_forms.MET,
+            *speech_forms.INSTEAD,
+            *speech_forms.TRANSFER,
+            *speech_forms.FOUND_LEAD,
+        ]
+        + speech_forms.CONFIRM_QUESTION
     )
     assert len(forms) > 1000
     for form in forms:
@@ -280,6 +291,7 @@ def test_no_policy_reason_of_any_environment_is_said_as_a_generator_word() -> No
     said = 0
     for name in names:
         spec = environment_spec(SERVERS_DIR, name)
+        assert spec is not None
         for rule in spec.policy_rules.refusals:
             text = Speaker(9, name, spec).refusal(f"change the {rule.entity}", rule.reason)
             assert language.snake_case_words(text) == [], (name, text)
@@ -334,11 +346,12 @@ def test_no_lead_or_result_form_says_a_state_that_contradicts_the_answer() -> No
     from envfactory_mcp.catalog import environment_spec
     from envfactory_mcp.scoring import meaning, said
 
-    leads = [lead for lead in speech.DONE_LEAD + speech.FOUND_LEAD if lead]
-    updated = [form.format(subject="your order") for form in speech.UPDATED]
+    leads = [lead for lead in speech_forms.DONE_LEAD + speech_forms.FOUND_LEAD if lead]
+    updated = [form.format(subject="your order") for form in speech_forms.UPDATED]
     checked = 0
     for name in _library_and_flagships():
         spec = environment_spec(SERVERS_DIR, name)
+        assert spec is not None
         for tool in spec.tools:
             for path, schema in ((tool.output_schema or {}).get("properties") or {}).items():
                 for value in (schema.get("enum") or [])[:6]:
