@@ -30,6 +30,7 @@ and gold state hashes per server, the claims with their kinds, and the links.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import random
@@ -671,11 +672,16 @@ class LinkedComposer:
     ) -> str:
         """The user's words for a value they do not have at hand, read on another server:
         "For the pickup, use the same date as the prebooked ride with time 09:00 at CityCab
-        (my account there is under jo@example.com)." Never the value, a tool or a field."""
+        (my account there is under jo@example.com)." where the tool takes another value of
+        that shape, else "The date should be the same as ...". Never the value, a tool or a
+        field."""
         spec = self.servers[source.server].env.spec
         entity = _owner_of(self.servers[source.server].tools[source.tool])
-        head = _param_head(param)
-        lead = f"For the {head}, use" if head else "Use"
+        # Which of the target's values it is ("For the pickup, use ...") only where the tool
+        # takes another value of the same shape; otherwise the value needs no naming.
+        inputs = self.servers[step.server].tools[step.tool].input_schema.get("properties", {})
+        shape = _shape(inputs.get(param))
+        head = _param_head(param) if any(_shape(s) == shape for p, s in inputs.items() if p != param) else ""
         thing = refs[-1] if refs else f"my {entity.rsplit('_', 1)[-1]}"
         # Which of the thing's values: one word of the field ("the fee of my appointment",
         # "the date my prescription expires"), never the field's words in a row.
@@ -692,7 +698,16 @@ class LinkedComposer:
         said = [name] if name else []
         said += list(keys.values())
         where = f" (my account there is under {', '.join(said)})" if said else ""
-        return f"{lead} the same {noun} as {thing} at {spec.title}{where}."
+        if head:
+            return f"For the {head}, use the same {noun} as {thing} at {spec.title}{where}."
+        return f"The {noun} should be the same as {thing} at {spec.title}{where}."
+
+
+def _shape(schema: Any) -> tuple[str, str]:
+    """A parameter's JSON type and format: what tells a date from an amount."""
+    if not isinstance(schema, dict):
+        return ("", "")
+    return (str(schema.get("type", "")), str(schema.get("format", "")))
 
 
 def _described(role: str, words: str) -> tuple[str, str]:
@@ -703,7 +718,7 @@ def _described(role: str, words: str) -> tuple[str, str]:
     from envfactory_mcp.tasks.values import in_words
 
     key, _, raw = words.partition(" ")
-    value = in_words(raw)
+    value = _spoken_moment(raw) or in_words(raw)
     if key in ("amount", "total", "price", "cost", "balance"):
         return f"the {role} of {value}", value
     if key in ("kind", "type", "category", "brand", "status", "tier", "plan", "name", "title", "label"):
@@ -712,6 +727,19 @@ def _described(role: str, words: str) -> tuple[str, str]:
     if last in ("date", "day", "at", "on"):
         return f"the {role} from {value}", value
     return f"the {role} with {last} {value}", value  # one word of the field: never its name in a row
+
+
+def _spoken_moment(raw: str) -> str | None:
+    """An ISO date or timestamp as a person says it ("2025-12-08T18:38:00Z" -> "December
+    8, 2025, 18:38"); None for anything else."""
+    if not re.match(r"^\d{4}-\d{2}-\d{2}", raw):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    day = f"{moment:%B} {moment.day}, {moment.year}"
+    return day if len(raw) <= 10 or (moment.hour, moment.minute) == (0, 0) else f"{day}, {moment:%H:%M}"
 
 
 _IDENTITY_KEYS = (
