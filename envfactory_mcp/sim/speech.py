@@ -721,7 +721,8 @@ class Speaker:
             return "" if action is None else self.updated(subject, lead)
         for _ in range(12):  # a form that states every claim (scoring's reading) or the plain one
             bits = [self._claim(claim, subject, write, element) for claim in claims]
-            sentence = bits[0] if len(bits) == 1 else ", ".join(bits[:-1]) + " and " + bits[-1]
+            last = self.rng.choice(LAST_JOINS)
+            sentence = bits[0] if len(bits) == 1 else ", ".join(bits[:-1]) + last + bits[-1]
             opener = self.lead(write) if lead and action is not None else ""
             text = _cap(opener + (_cap(sentence) if opener.endswith(". ") else sentence)) + "."
             if self.states(claims, text):
@@ -763,11 +764,15 @@ class Speaker:
                 return self.pick("total", [f"that comes to {said} in total", f"the total is {said}",
                                            f"altogether that's {said}", f"together they come to {said}"])  # fmt: skip
             if is_money(claim.path, value):
+                total = label.endswith(" total")  # refunded total -> what was refunded, in total
+                label = label[: -len(" total")] if total else label
                 verb = (label.endswith("ed") or label == "paid") and " " not in label  # refunded, charged
                 name = f"amount {label}" if verb else label
                 words = label.split()
                 if len(words) == 2 and (words[1].endswith("ed") or words[1] == "paid"):
                     name = f"{words[0]} amount {words[1]}"  # net paid -> net amount paid
+                if total:  # the total's names: "refunded total", "total amount refunded", ...
+                    name = self.rng.choice(TOTAL_NAMES).format(label=label, name=name)
                 forms = [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}",
                          f"the {name}{of} is {said} exactly", f"the {name}{of} works out to {said}",
                          f"{said} is the {name}{of}", f"the {name}{of} stands at {said}",
@@ -775,7 +780,8 @@ class Speaker:
                          f"that puts the {name}{of} at {said}", f"the {name}{of} amounts to {said}",
                          f"the figure for the {name}{of} is {said}"]  # fmt: skip
                 if verb and not of:
-                    forms += [f"{said} has been {label}", f"{said} was {label}"]
+                    altogether = " in total" if total else ""
+                    forms += [f"{said} has been {label}{altogether}", f"{said} was {label}{altogether}"]
                 if label == "refunded" and not of:
                     forms += [f"your refund is {said}", f"you'll get {said} back"]
                 if label in ("paid", "net paid") and not of:  # what the payments on it add up to
@@ -831,6 +837,10 @@ class Speaker:
             if "_" not in value and re.fullmatch(r"[a-z]+", label):
                 noun = self.rng.choice(AGENT_NOUNS.get(label, (label,)))
                 verb, hits = re.subn(rf"\b(your|an?|the)\s+{label}\b", f"{noun} {value}", verb, count=1)
+                if hits and f" of {noun} {value}" in verb:  # "the cabin of booking X" or "on booking X"
+                    verb = verb.replace(
+                        f" of {noun} {value}", f" {self.rng.choice(OF_WORDS)} {noun} {value}", 1
+                    )
                 if not hits and subject_key == "order_id":
                     verb += f" for order {value}"
                     hits = 1
@@ -910,7 +920,7 @@ class Speaker:
                 ", which means ",
                 ", going with ",
             ]
-            text += self.pick("with", joins) + _and(nouns)
+            text += self.pick("with", joins) + _and(nouns, self.rng.choice(NOUN_JOINS))
         if extras:
             clause = nouns or head or not extras[0].startswith(("with", "without", "including", "and no"))
             text += (", " if clause else " ") + _and(extras)
@@ -937,6 +947,9 @@ class Speaker:
                 f"your {whole}, the one ending in {four}",
                 f"the {short} ending {four}" + (f" ({brand})" if brand else ""),
                 f"the {whole} (last four {four})",
+                f"the {brand + ' ' if brand else ''}{short} that ends in {four}",
+                f"the {short} with {four} as its last four digits" + (f", your {brand}" if brand else ""),
+                f"your {whole} ending {four}",
             ]
         )
 
@@ -953,7 +966,10 @@ class Speaker:
             if len(words) == 1 and label.endswith("s"):
                 return f"{said} {label}"
         if key.endswith(("_number", "_code")) and isinstance(value, str | int):
-            return self.rng.choice([f"{label} {said}", f"the {label} {said}", f"{words[-1]} {said}"])
+            forms = [f"{label} {said}", f"the {label} {said}", f"{words[-1]} {said}"]
+            if len(words) > 1:  # flight number HAT705 -> flight HAT705
+                forms += [f"{' '.join(words[:-1])} {said}", f"the {' '.join(words[:-1])} {said}"]
+            return self.rng.choice(forms)
         forms = [f"the {label} {said}", f"{said} as the {label}", f"{label} {said}"]
         if label == "date" and isinstance(value, str) and readable_date(value):
             return self.rng.choice([f"on {said}", f"for {said}", f"dated {said}", f"the date {said}"])
@@ -978,8 +994,18 @@ def _spoken_options(name: str) -> str:
     return re.sub(r"([A-Za-z][\w ]*?): ([^,()]+)", option, name)
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+NOUN_JOINS = (" and ", ", and ", " together with ", " along with ")  # before the last detail of an action
+LAST_JOINS = (" and ", ", and ", "; ", " and also ", ", while ")  # before the last claim of a sentence
+# A money total's names ("refunded total": {label} "refunded", {name} "amount refunded").
+TOTAL_NAMES = ("{label} total", "total {name}", "{name} in total", "overall {name}", "{label} sum", "sum {name}",
+               "{label} figure overall")  # fmt: skip
+
+
+OF_WORDS = ("of", "on", "for")  # "the cabin of reservation X": the thing acted on, joined another way
+
+
+def _and(items: list[str], last: str = " and ") -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + last + items[-1]
 
 
 _SELF_KEYS = frozenset(

@@ -88,14 +88,23 @@ YES_ASK = ["shall I go ahead?", "is that okay with you?", "should I proceed?", "
            "is that fine by you?", "should I finalise it?", "shall I carry on?", "would you like me to do that?",
            "does that sound right?", "does that look right to you?", "how does that sound?",
            "do I have your go-ahead?", "may I proceed?", "is that what you'd like?", "does that work for you?",
-           "sound good?", "are you okay with that?", "can I go ahead?"]  # fmt: skip
+           "sound good?", "are you okay with that?", "can I go ahead?", "shall I put it through?",
+           "are you good with that?", "all right with you?", "okay with that?", "is that acceptable?",
+           "do you agree?", "happy with that?", "does everything look correct?", "any objection if I proceed?",
+           "do you approve?", "are we good to continue?", "is this what you want done?", "is that agreeable?",
+           "fine to proceed?", "are you comfortable with this?", "is that alright?", "good to submit?",
+           "may I put this through?", "okay to make the change?", "would that be fine?"]  # fmt: skip
 # The whole proposal as one question ({action}: the action in words).
 CONFIRM_QUESTION = ["Shall I {action}?", "Would you like me to {action}?", "Do you want me to {action} now?",
                     "Should I go ahead and {action}?", "Shall I go ahead and {action}?",
                     "Can you confirm you'd like me to {action}?", "Just to confirm: should I {action}?",
                     "Are you sure you'd like me to {action}?", "Okay to {action}?",
                     "May I {action}?", "Are you happy for me to {action}?", "Is it alright if I {action}?",
-                    "Do I have your go-ahead to {action}?", "Can I {action} for you?"]  # fmt: skip
+                    "Do I have your go-ahead to {action}?", "Can I {action} for you?", "Is it okay if I {action}?",
+                    "Would it be alright to {action}?", "Am I clear to {action}?", "Okay if I {action} now?",
+                    "Is it fine to {action}?", "All right if I {action}?", "Do you approve if I {action}?",
+                    "Should I {action} then?", "So, may I {action} now?",
+                    "Do you agree that I should {action}?"]  # fmt: skip
 CONFIRM_QUESTION_SHARE = 0.35  # how often a proposal is one question rather than a statement and a question
 
 # ---------------------------------------------------------------- results
@@ -193,7 +202,7 @@ AGENT_VERBS: dict[str, tuple[str, ...]] = {
 # Other names for the thing acted on, when the agent names it by its number ("reservation
 # KSQ27B" -> "booking KSQ27B", "phone number 5034912018" -> "line 5034912018").
 AGENT_NOUNS: dict[str, tuple[str, ...]] = {
-    "reservation": ("reservation", "booking"),
+    "reservation": ("reservation", "booking", "booking reference", "reservation code"),
     "phone number": ("phone number", "number", "line"),
     "support ticket": ("support ticket", "ticket"),
     "ticket": ("ticket", "support ticket"),

@@ -374,3 +374,29 @@ def test_no_lead_or_result_form_says_a_state_that_contradicts_the_answer() -> No
                         )
                     checked += 1
     assert checked >= 200
+
+
+def test_the_words_joining_and_naming_claims_are_no_state_of_any_environment() -> None:
+    """The slots added to result sentences and proposals (the join before a sentence's last
+    claim or an action's last detail, a money total's names, other nouns for the thing acted
+    on and the word joining it) hold no word that is a state value some
+    tool of any environment returns: the claim checker would read it as the thing's state
+    ("overall" or "sum" beside "pending")."""
+    from envfactory_mcp.catalog import environment_spec
+
+    states: set[str] = set()
+    for name in _library_and_flagships():
+        spec = environment_spec(SERVERS_DIR, name)
+        assert spec is not None
+        for tool in spec.tools:
+            for schema in ((tool.output_schema or {}).get("properties") or {}).values():
+                states |= {v.lower() for v in schema.get("enum") or [] if isinstance(v, str)}
+    assert {"pending", "processed", "cancelled"} <= states  # the reading sees the states
+    slots = [*speech.LAST_JOINS, *speech.TOTAL_NAMES, *speech.NOUN_JOINS, *speech.OF_WORDS]
+    words = {
+        w for slot in slots for w in re.findall(r"[a-z]+", slot.replace("{label}", "").replace("{name}", ""))
+    }
+    for noun, others in speech_forms.AGENT_NOUNS.items():  # the other names' words ("booking reference")
+        words |= {w for other in others for w in other.split()} - set(noun.split())
+    assert len(words) >= 12
+    assert sorted(words & states) == []
