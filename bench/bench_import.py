@@ -318,33 +318,26 @@ def run_child(
             preexec_fn=lambda: _limit_cpu(cpu_limit),
         )
     except subprocess.TimeoutExpired:
-        return {
-            "name": entry["name"],
-            "kind": entry["kind"],
-            "stage": "timeout",
-            "error": f"over {timeout:.0f} s",
-            "seconds": time.perf_counter() - t0,
-        }
+        return _failed(entry, "timeout", f"over {timeout:.0f} s", t0)
     if done.returncode == -signal.SIGXCPU:
-        return {
-            "name": entry["name"],
-            "kind": entry["kind"],
-            "stage": "timeout",
-            "error": f"over {cpu_limit:.0f} s of CPU",
-            "seconds": time.perf_counter() - t0,
-        }
+        return _failed(entry, "timeout", f"over {cpu_limit:.0f} s of CPU", t0)
     lines = done.stdout.strip().splitlines()
     try:
         return dict(json.loads(lines[-1]))
     except (IndexError, ValueError):
         tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return {
-            "name": entry["name"],
-            "kind": entry["kind"],
-            "stage": "crash",
-            "error": f"the child died (exit {done.returncode}): {tail[:300]}",
-            "seconds": time.perf_counter() - t0,
-        }
+        return _failed(entry, "crash", f"the child died (exit {done.returncode}): {tail[:300]}", t0)
+
+
+def _failed(entry: dict[str, Any], stage: str, error: str, t0: float) -> dict[str, Any]:
+    """The row of a document whose child gave no result."""
+    return {
+        "name": entry["name"],
+        "kind": entry["kind"],
+        "stage": stage,
+        "error": error,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 # --------------------------------------------------------------------------- the table
