@@ -56,6 +56,9 @@ from envfactory_mcp.tasks.model import Task, read_tasks
 
 try:
     import verifiers.v1 as vf  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+    if not hasattr(vf, "intercept"):  # verifiers 0.2 has another verifiers.v1
+        raise ImportError("verifiers.v1 has no intercept: not verifiers 0.4")
 except ImportError as exc:  # pragma: no cover - depends on the extra
     raise ImportError(
         "envfactory_mcp.rl.verifiers_v1 needs verifiers 0.4: pip install 'envfactory-mcp[verifiers]'"

@@ -7,7 +7,7 @@ then, in verl's trainer configuration::
 
     actor_rollout_ref.rollout.multi_turn.enable=true
     actor_rollout_ref.rollout.multi_turn.tool_config_path=verl_retail/tools.yaml
-    actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent
+    actor_rollout_ref.rollout.agent.agent_loop_config_path=verl_retail/agent_loop.yaml
     data.train_files=verl_retail/train.parquet
     reward.custom_reward_function.path=<this file>  reward.custom_reward_function.name=compute_score
 
@@ -21,22 +21,23 @@ server in-process or a stdio subprocess), every call runs in it, and what the ep
 which verl hands to the reward function as part of ``extra_info``.
 
 *Dataset* (``train.parquet``): one row per task in verl's RL format (the same columns as
-``envfactory-mcp export --format verl``, plus ``agent_name: tool_agent`` and the paths the
-reward needs).
+``envfactory-mcp export --format verl``, plus ``agent_name: envfactory_agent`` and the paths
+the reward needs).
 
 *Reward* (``compute_score``): our scorer on the episode: the state the tools left (the
 final state hash; no call means the seed), the tool calls as executed and the decoded
 response as the agent's final text (claims), against the task's gold; the same parts and
 product as a rollout's reward.
 
-*Simulated user* (``interaction.yaml``): ``EnvFactoryInteraction``, verl's
-``BaseInteraction`` over our user simulator, for the verl releases that have
-``verl.interactions`` (up to 0.7.1: ``multi_turn.interaction_config_path``, loaded by
-``initialize_interactions_from_config``; the rows' ``interaction_kwargs`` select it and
-name the task; tested with verl 0.7.1's loader). verl 0.8 removed interactions (0.9.1
-has no ``verl.interactions`` and no interaction setting): its ``ToolAgentLoop`` ends when
-the model stops calling tools and has no user turns, so there the episode is the agent's
-tool use from the opening message, then its final text, and ``interaction.yaml`` is unused.
+*Simulated user*: in verl 0.9 an agent loop, ``rl.verl_agent_loop``'s
+``EnvFactoryAgentLoop`` (``agent_loop.yaml``; the rows name it): verl's ``ToolAgentLoop``
+whose text replies the simulated user answers, until its stop token (verl 0.8 removed
+interactions, and its ``ToolAgentLoop`` alone ends at the model's first text). For the verl
+releases that have ``verl.interactions`` (up to 0.7.1: ``multi_turn.interaction_config_path``,
+loaded by ``initialize_interactions_from_config``; rows from ``dataset_rows(...,
+agent_name="tool_agent")``)
+``interaction.yaml`` names ``EnvFactoryInteraction``, verl's ``BaseInteraction`` over the same
+user simulator; the agent loop uses that class too.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ from envfactory_mcp.trajectories.export import USER_INTERACTION
 STATE_KEY = "envfactory"
 TOOL_CLASS = "envfactory_mcp.rl.verl_adapter.EnvFactoryTool"
 INTERACTION_CLASS = "envfactory_mcp.rl.verl_adapter.EnvFactoryInteraction"
+AGENT_NAME = "envfactory_agent"  # verl 0.9's agent loop with the simulated user (rl.verl_agent_loop)
+AGENT_LOOP_CLASS = "envfactory_mcp.rl.verl_agent_loop.EnvFactoryAgentLoop"
+FINAL_TEXT_KEY = "final_text"  # extra_fields: the model's last text, the claims compute_score reads
+DIALOGUE_KEY = "dialogue"  # extra_fields: the model's texts and the user's replies, in order
 
 try:  # verl is optional: the files can be written without it
     from verl.tools.base_tool import BaseTool  # type: ignore[import-not-found,unused-ignore]
@@ -81,6 +86,19 @@ def tool_config(
     }
 
 
+def agent_loop_config(
+    user_model: str | None = None, user_api_base: str | None = None
+) -> list[dict[str, Any]]:
+    """verl 0.9's agent loop configuration (``rollout.agent.agent_loop_config_path``): the
+    tool agent with the simulated user (``rl.verl_agent_loop``)."""
+    entry: dict[str, Any] = {"name": AGENT_NAME, "_target_": AGENT_LOOP_CLASS}
+    if user_model:
+        entry["user_model"] = user_model
+    if user_api_base:
+        entry["user_api_base"] = user_api_base
+    return [entry]
+
+
 def dataset_rows(
     tasks: list[Task],
     system_prompt: str | None,
@@ -88,8 +106,9 @@ def dataset_rows(
     tasks_path: str,
     servers_dir: str,
     reward_basis: tuple[str, ...] = REWARD_BASIS,
+    agent_name: str = AGENT_NAME,
 ) -> list[dict[str, Any]]:
-    """One verl RL row per task."""
+    """One verl RL row per task (``agent_name``: the agent loop verl runs it with)."""
     rows = []
     for index, task in enumerate(tasks):
         create = {
@@ -101,7 +120,7 @@ def dataset_rows(
         rows.append(
             {
                 "data_source": f"envfactory/{task.env}",
-                "agent_name": "tool_agent",
+                "agent_name": agent_name,
                 "prompt": [*system, {"role": "user", "content": task.user_scenario.opening_message}],
                 "ability": "tool_use",
                 "reward_model": {
@@ -132,8 +151,8 @@ def write_verl_files(
     transport: Transport = "memory",
     reward_basis: tuple[str, ...] = REWARD_BASIS,
 ) -> dict[str, Path]:
-    """Write ``tools.yaml``, ``interaction.yaml``, ``train.parquet`` (and ``train.jsonl``)
-    for ``env``'s tasks."""
+    """Write ``tools.yaml``, ``agent_loop.yaml``, ``interaction.yaml``, ``train.parquet``
+    (and ``train.jsonl``) for ``env``'s tasks."""
     import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
     import yaml  # type: ignore[import-untyped,unused-ignore]
 
@@ -146,6 +165,7 @@ def write_verl_files(
     paths = {
         "tools": out / "tools.yaml",
         "interaction": out / "interaction.yaml",
+        "agent_loop": out / "agent_loop.yaml",
         "parquet": out / "train.parquet",
         "jsonl": out / "train.jsonl",
     }
@@ -153,6 +173,7 @@ def write_verl_files(
         paths["interaction"],
         yaml.safe_dump(interaction_config(str(Path(tasks_path).resolve())), sort_keys=False),
     )
+    files.write_text(paths["agent_loop"], yaml.safe_dump(agent_loop_config(), sort_keys=False))
     files.write_text(
         paths["tools"],
         yaml.safe_dump(tool_config(env, tools, str(Path(servers_dir).resolve()), transport), sort_keys=False),
@@ -362,11 +383,26 @@ def _spec(servers_dir: str, env: str) -> Any:
     return package_spec(Path(servers_dir), env)
 
 
-def episode_messages(task: Task, episode: dict[str, Any] | None, final_text: str) -> list[dict[str, Any]]:
+def episode_messages(
+    task: Task,
+    episode: dict[str, Any] | None,
+    final_text: str,
+    dialogue: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """The conversation the scorer reads: the opening, each tool call as executed and its
-    result, then the agent's final text."""
+    result, then the agent's final text. With ``dialogue`` (the agent loop's: the model's
+    texts and the user's replies, each with the number of calls run before it) those turns
+    go in their places, the last of the model's texts being the final one."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": task.user_scenario.opening_message}]
+    turns = sorted(dialogue or [], key=lambda t: int(t.get("calls", 0)))  # stable: in order said
+
+    def said(upto: int) -> None:
+        while turns and int(turns[0].get("calls", 0)) <= upto:
+            turn = turns.pop(0)
+            messages.append({"role": str(turn["role"]), "content": str(turn.get("content") or "")})
+
     for index, call in enumerate((episode or {}).get("calls", [])):
+        said(index)
         call_id = f"call_{index}"
         arguments = json.dumps(call["arguments"], ensure_ascii=False)
         messages.append(
@@ -385,6 +421,11 @@ def episode_messages(task: Task, episode: dict[str, Any] | None, final_text: str
         messages.append(
             {"role": "tool", "tool_call_id": call_id, "name": call["name"], "content": call["content"]}
         )
+    if dialogue:
+        said(len((episode or {}).get("calls", [])))
+        if messages[-1]["role"] != "assistant" or messages[-1].get("tool_calls"):
+            messages.append({"role": "assistant", "content": final_text})
+        return messages
     messages.append({"role": "assistant", "content": final_text})
     return messages
 
@@ -405,9 +446,18 @@ def compute_score(
     final = episode["final_state_hash"] if episode else task.initial_state.state_hash
     basis = tuple(info.get("reward_basis") or REWARD_BASIS)
     spec = _spec(str(info["servers_dir"]), task.env) if info.get("servers_dir") else None
+    # the agent loop's (rl.verl_agent_loop): its final text (solution_str is then the whole
+    # decoded response) and the turns with the simulated user
+    final_text = info.get(FINAL_TEXT_KEY)
+    dialogue = info.get(DIALOGUE_KEY)
     parts = score_episode(
         task,
-        episode_messages(task, episode, solution_str),
+        episode_messages(
+            task,
+            episode,
+            solution_str if final_text is None else str(final_text),
+            [dict(t) for t in dialogue] if dialogue is not None else None,
+        ),
         final,
         str(ground_truth["gold_state_hash"]),
         basis=basis,
@@ -428,8 +478,10 @@ async def close_sessions() -> None:
 
 
 __all__ = [
+    "AGENT_NAME",
     "EnvFactoryInteraction",
     "EnvFactoryTool",
+    "agent_loop_config",
     "close_sessions",
     "compute_score",
     "dataset_rows",

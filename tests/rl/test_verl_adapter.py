@@ -16,7 +16,8 @@ import anyio
 import pytest
 from paths import SERVERS_DIR
 
-from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message
+from envfactory_mcp.rl.verl_adapter import DIALOGUE_KEY
+from envfactory_mcp.sim.agents import NOOP_MESSAGE, closing_message, confirmation_request
 from envfactory_mcp.tasks.model import read_tasks, write_tasks
 
 pytest.importorskip("verl", reason="verl is not installed: pip install verl (CPU wheels work)")
@@ -145,8 +146,22 @@ def test_verl_loads_the_files_and_the_reward_is_ours(tasks_file: Path, tmp_path:
             extra_info=extra_info,
         )
 
-    assert score(rows[0], solved, closing_message(tasks[0])) == 1.0
-    assert score(rows[0], solved, "Done.") < 1.0 or not tasks[0].gold.claims  # claims count
+    # The policy asks for the user's yes before a write: tools alone (verl's ToolAgentLoop,
+    # no user) cannot score 1 then; the agent loop's dialogue (rl.verl_agent_loop) holds
+    # the request and the yes, each placed after the calls run before it.
+    asked = [i for i, a in enumerate(tasks[0].gold.actions) if a.confirm]
+    dialogue = [
+        turn
+        for i in asked
+        for turn in (
+            {"calls": i, "role": "assistant", "content": confirmation_request(tasks[0].gold.actions[i])},
+            {"calls": i, "role": "user", "content": "Yes, please go ahead."},
+        )
+    ]
+    with_user = {**solved, DIALOGUE_KEY: dialogue}
+    assert score(rows[0], with_user, closing_message(tasks[0])) == 1.0
+    assert score(rows[0], solved, closing_message(tasks[0])) == (0.0 if asked else 1.0)
+    assert score(rows[0], with_user, "Done.") < 1.0 or not tasks[0].gold.claims  # claims count
     assert score(rows[1], idle, NOOP_MESSAGE) == 0.0
 
 
