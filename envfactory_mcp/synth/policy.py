@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from envfactory_mcp.spec import EnvSpec, PolicyRules
+from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules
 
 # First words of tools that end, remove or take back something: they need a confirmation.
 DESTRUCTIVE = frozenset(
@@ -64,10 +64,15 @@ def destructive(name: str, description: str = "") -> bool:
 
 
 def document_policy(
-    spec: EnvSpec, *, security: Sequence[str] = (), source: str = "document"
+    spec: EnvSpec,
+    *,
+    security: Sequence[str] = (),
+    source: str = "document",
+    authentication: Authentication | None = None,
 ) -> tuple[str, PolicyRules]:
     """The policy text and rules of ``spec``, imported from a ``source`` whose security
-    schemes are ``security`` (``"bearerAuth (HTTP bearer)"``; none for SQL)."""
+    schemes are ``security`` (``"bearerAuth (HTTP bearer)"``; none for SQL), with the
+    ``authentication`` step that stands for them when the importer found who a client is."""
     writes = [t for t in spec.tools if t.effect == "write"]
     confirm = [t.name for t in writes if _deletes(t.name, t.writes, t.description) or destructive(t.name)]
     lines = [f"# {spec.title}: agent policy", ""]
@@ -88,6 +93,19 @@ def document_policy(
             "credential.",
             "",
         ]
+        if authentication is not None:
+            who = authentication.entity.replace("_", " ")
+            finds = " or ".join(f"`{t}`" for t in authentication.tools)
+            exempt = ", ".join(f"`{t}`" for t in authentication.exempt[:40]) + (
+                ", ..." if len(authentication.exempt) > 40 else ""
+            )
+            lines[-1:-1] = [
+                "",
+                f"- **Authenticate first.** Before any other operation, identify the {who} you act for "
+                f"with {finds}, from what they tell you about themselves."
+                + (f" These need no authentication: {exempt}." if exempt else ""),
+                f"- Act only on that {who}'s own records once authenticated.",
+            ]
     lines += [
         "## Changes",
         "",
@@ -101,7 +119,7 @@ def document_policy(
             f"({names}), state exactly what will happen and wait for the user's explicit yes."
         )
     lines.append("- Do not make up values the user did not give; ask for what is missing.")
-    return "\n".join(lines) + "\n", PolicyRules(confirm=confirm)
+    return "\n".join(lines) + "\n", PolicyRules(authentication=authentication, confirm=confirm)
 
 
 def _deletes(name: str, writes: Sequence[str], description: str) -> bool:

@@ -52,10 +52,11 @@ from envfactory_mcp.crud.model import (
     singular,
     snake,
 )
-from envfactory_mcp.spec import EnvSpec
+from envfactory_mcp.spec import Authentication, EnvSpec
 from envfactory_mcp.synth.openapi import words
 from envfactory_mcp.synth.openapi.documents import Loc, RefError, Refs, pointer
 from envfactory_mcp.synth.openapi.paths import Masked, Token, masked, tokenize
+from envfactory_mcp.synth.openapi.security import find_operation, principal, requires_credential
 from envfactory_mcp.synth.openapi.shapes import SCALARS, Shape, Shapes
 from envfactory_mcp.synth.policy import document_policy
 
@@ -163,6 +164,7 @@ class Importer:
         self.resources: dict[str, Resource] = {}
         self.log: Resource | None = None
         self.total = 0  # operations in the document
+        self.open: set[str] = set()  # tools whose operations need no credential
         self._bare = False  # the GET being classified documents no response body
 
     def note(self, where: str, kind: IgnoredKind, reason: str) -> None:
@@ -1224,6 +1226,8 @@ class Importer:
                 unique, n = f"{made.name[:58]}_{n}", n + 1
             names.add(unique)
             out.append(replace(made, name=unique))
+            if not requires_credential(self.doc, op.node):
+                self.open.add(unique)
         return out
 
     def _operation(self, op: Op) -> Operation | None:
@@ -1667,6 +1671,17 @@ class Importer:
                 used.add(r.name)
         keep = _closure(used, resources)
         resources = [r for r in resources if r.name in keep]
+        authentication = None
+        found = principal(resources) if len(self.open) < len(operations) else None
+        if found is not None:  # the security schemes as the policy's authentication step
+            who, column = found
+            find = find_operation(who, column, {o.name for o in operations})
+            operations = [find, *operations]
+            authentication = Authentication(
+                tools=[find.name],
+                entity=who.entity,
+                exempt=[o.name for o in operations if o.name in self.open],
+            )
         kept = sum(
             1 for r in resources if not r.log for f in r.fields if f.name not in r.keys and f.name != r.parent
         )
@@ -1689,7 +1704,16 @@ class Importer:
             ignored=self.ignored,
             coverage=coverage,
         )
-        text, rules = document_policy(imported.spec, security=self.security(), source="OpenAPI document")
+        if authentication is not None:
+            said = f"the credential is not checked; the policy's authentication step ({authentication.tools[0]}) identifies the client"
+            self.ignored[:] = [
+                replace(i, reason=said) if i.kind == "security" and "requirement" in i.reason else i
+                for i in self.ignored
+            ]
+            imported = replace(imported, ignored=sorted(set(self.ignored)))
+        text, rules = document_policy(
+            imported.spec, security=self.security(), source="OpenAPI document", authentication=authentication
+        )
         return replace(
             imported, spec=imported.spec.model_copy(update={"policy": text, "policy_rules": rules})
         )
