@@ -28,6 +28,7 @@ from .kit import (
     listing,
     money,
     ref,
+    said,
     stamp,
     table,
     text,
@@ -206,7 +207,7 @@ def reservation(
         create(
             rows_table,
             book,
-            f"Book a {booking.words} (it starts as {new}).",
+            f"Book a {booking.words} (it starts as {said(new)}).",
             (link, f"{provider.entity}_id", *book_fields),
         ),
     ]
@@ -221,7 +222,7 @@ def reservation(
                 only_when=(
                     "status",
                     before,
-                    f"only {new} or {confirmed} {booking.plural.replace('_', ' ')} can be changed",
+                    f"only {said(new)} or {said(confirmed)} {booking.plural.replace('_', ' ')} can be changed",
                 ),
             )
         )
@@ -230,10 +231,10 @@ def reservation(
             transition(
                 rows_table,
                 confirm,
-                f"Confirm a {new} {booking.words}.",
+                f"Confirm a {said(new)} {booking.words}.",
                 confirmed,
                 (new,),
-                f"only {new} {booking.plural.replace('_', ' ')} can be confirmed",
+                f"only {said(new)} {booking.plural.replace('_', ' ')} can be confirmed",
             )
         )
     if check_in:
@@ -244,7 +245,7 @@ def reservation(
                 f"Check a {booking.words} in on arrival.",
                 started,
                 (confirmed,),
-                f"only {confirmed} {booking.plural.replace('_', ' ')} can be checked in",
+                f"only {said(confirmed)} {booking.plural.replace('_', ' ')} can be checked in",
             )
         )
     if cancel:
@@ -304,7 +305,7 @@ def orders(
         create(
             rows_table,
             place,
-            f"Place a {order.words} (it starts as {pending}).",
+            f"Place a {order.words} (it starts as {said(pending)}).",
             (link, f"{item.entity}_id", *place_fields),
         ),
     ]
@@ -402,7 +403,7 @@ def tickets(
                 only_when=(
                     "status",
                     live,
-                    f"only {opened} or {working.replace('_', ' ')} {ticket.plural.replace('_', ' ')} can be changed",
+                    f"only {said(opened)} or {said(working)} {ticket.plural.replace('_', ' ')} can be changed",
                 ),
             )
         )
@@ -419,7 +420,7 @@ def tickets(
                 guard=Guard(
                     "status",
                     live,
-                    f"only {opened} or {working.replace('_', ' ')} {ticket.plural.replace('_', ' ')} can be escalated",
+                    f"only {said(opened)} or {said(working)} {ticket.plural.replace('_', ' ')} can be escalated",
                 ),
                 intent=f"escalate a {ticket.words}",
             )
@@ -440,10 +441,10 @@ def tickets(
             transition(
                 rows_table,
                 reopen,
-                f"Reopen a {resolved} or {closed} {ticket.words}.",
+                f"Reopen a {said(resolved)} or {said(closed)} {ticket.words}.",
                 opened,
                 (resolved, closed),
-                f"only {resolved} or {closed} {ticket.plural.replace('_', ' ')} can be reopened",
+                f"only {said(resolved)} or {said(closed)} {ticket.plural.replace('_', ' ')} can be reopened",
             )
         )
     return Part("ticket_workflow", (rows_table,), tuple(ops))
@@ -500,7 +501,7 @@ def subscriptions(
                 only_when=(
                     "status",
                     (active,),
-                    f"only {active} {subscription.plural.replace('_', ' ')} can change {plan.entity.replace('_', ' ')}",
+                    f"only {said(active)} {subscription.plural.replace('_', ' ')} can change {plan.entity.replace('_', ' ')}",
                 ),
             )
         )
@@ -509,10 +510,10 @@ def subscriptions(
             transition(
                 rows_table,
                 pause,
-                f"Pause an {active} {subscription.words}.",
+                f"Pause an {said(active)} {subscription.words}.",
                 paused,
                 (active,),
-                f"only {active} {subscription.plural.replace('_', ' ')} can be paused",
+                f"only {said(active)} {subscription.plural.replace('_', ' ')} can be paused",
             )
         )
     if resume:
@@ -520,10 +521,10 @@ def subscriptions(
             transition(
                 rows_table,
                 resume,
-                f"Resume a {paused} {subscription.words}.",
+                f"Resume a {said(paused)} {subscription.words}.",
                 active,
                 (paused,),
-                f"only {paused} {subscription.plural.replace('_', ' ')} can be resumed",
+                f"only {said(paused)} {subscription.plural.replace('_', ' ')} can be resumed",
             )
         )
     if cancel:
@@ -534,7 +535,7 @@ def subscriptions(
                 f"Cancel a {subscription.words}.",
                 cancelled,
                 (active, paused),
-                f"{past_due.replace('_', ' ')} or cancelled {subscription.plural.replace('_', ' ')} cannot be cancelled here",
+                f"{said(past_due)} or cancelled {subscription.plural.replace('_', ' ')} cannot be cancelled here",
             )
         )
     return Part("subscription", (rows_table,), tuple(ops))
@@ -573,7 +574,12 @@ def documents(
     ops: list[Operation] = [
         listing(docs, link, "status"),
         get(docs),
-        create(docs, create_, f"Create a {document.words} (it starts as a {draft}).", (link, *create_fields)),
+        create(
+            docs,
+            create_,
+            f"Create a {document.words} (it starts as a {said(draft)}).",
+            (link, *create_fields),
+        ),
     ]
     if rename:
         name, column = rename
@@ -586,7 +592,7 @@ def documents(
                 only_when=(
                     "status",
                     (draft, published),
-                    f"{archived} {document.plural.replace('_', ' ')} cannot be changed",
+                    f"{said(archived)} {document.plural.replace('_', ' ')} cannot be changed",
                 ),
             )
         )
@@ -595,10 +601,10 @@ def documents(
             transition(
                 docs,
                 publish,
-                f"Publish a {draft} {document.words}.",
+                f"Publish a {said(draft)} {document.words}.",
                 published,
                 (draft,),
-                f"only {draft}s can be published",
+                f"only {said(draft)} {document.plural.replace('_', ' ')} can be published",
             )
         )
     if archive:
@@ -606,10 +612,10 @@ def documents(
             transition(
                 docs,
                 archive,
-                f"Archive a {published} {document.words}.",
+                f"Archive a {said(published)} {document.words}.",
                 archived,
                 (published,),
-                f"only {published} {document.plural.replace('_', ' ')} can be archived",
+                f"only {said(published)} {document.plural.replace('_', ' ')} can be archived",
             )
         )
     if share:
@@ -729,10 +735,10 @@ def approvals(
             transition(
                 rows_table,
                 appeal,
-                f"Appeal a {rejected} {request.words} (it goes back under review).",
+                f"Appeal a {said(rejected)} {request.words} (it goes back under review).",
                 review,
                 (rejected,),
-                f"only {rejected} {request.plural.replace('_', ' ')} can be appealed",
+                f"only {said(rejected)} {request.plural.replace('_', ' ')} can be appealed",
             )
         )
     return Part("approvals", (rows_table,), tuple(ops))
@@ -779,10 +785,10 @@ def invoices(
             transition(
                 rows_table,
                 pay,
-                f"Pay an {opened} {invoice.words}.",
+                f"Pay an {said(opened)} {invoice.words}.",
                 paid,
                 (opened,),
-                f"only {opened} {invoice.plural.replace('_', ' ')} can be paid",
+                f"only {said(opened)} {invoice.plural.replace('_', ' ')} can be paid",
                 fields=pay_fields,
             )
         )
@@ -791,10 +797,10 @@ def invoices(
             transition(
                 rows_table,
                 dispute,
-                f"Dispute a {paid} {invoice.words}.",
+                f"Dispute a {said(paid)} {invoice.words}.",
                 disputed,
                 (paid,),
-                f"only {paid} {invoice.plural.replace('_', ' ')} can be disputed",
+                f"only {said(paid)} {invoice.plural.replace('_', ' ')} can be disputed",
             )
         )
     return Part("invoices", (rows_table,), tuple(ops))
@@ -857,7 +863,7 @@ def holds(
                 f"Release a {hold.words} the customer no longer needs.",
                 released,
                 (active, ready),
-                f"a {collected} or {released} {hold.words} cannot be released",
+                f"a {said(collected)} or {said(released)} {hold.words} cannot be released",
             )
         )
     if collect:
@@ -865,10 +871,10 @@ def holds(
             transition(
                 rows_table,
                 collect,
-                f"Mark a {ready} {hold.words} collected.",
+                f"Mark a {said(ready)} {hold.words} collected.",
                 collected,
                 (ready,),
-                f"only {ready} {hold.plural.replace('_', ' ')} can be collected",
+                f"only {said(ready)} {hold.plural.replace('_', ' ')} can be collected",
             )
         )
     return Part("holds", (rows_table,), tuple(ops))

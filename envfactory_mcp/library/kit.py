@@ -35,6 +35,7 @@ __all__ = [
     "listing",
     "money",
     "ref",
+    "said",
     "spoken",
     "stamp",
     "table",
@@ -76,7 +77,37 @@ def choice(
     if not is_state(column):
         return column
     words = {option: STATE_WORDS[option] for option in options if option in STATE_WORDS}
-    return replace(column, labels=enum_labels(options, words=words, drop_shared=True))
+    display = {option: said(option) for option in options}
+    return replace(column, labels=enum_labels(options, display, words=words, drop_shared=True))
+
+
+# How a person says a value the words of its name alone say badly (an article, a
+# capitalised abbreviation); every other value is said with spaces for underscores.
+DISPLAY: dict[str, str] = {
+    "out_on_slopes": "out on the slopes",
+    "out_on_course": "out on the course",
+    "on_shelf": "on the shelf",
+    "at_desk": "at the desk",
+    "id_verified": "ID verified",
+    "paid_awaiting_collection": "paid and awaiting collection",
+    "with_dean": "with the dean",
+    "with_insurer": "with the insurer",
+    "with_manager": "with the manager",
+    "with_agent": "with the agent",
+    "with_student": "with the student",
+    "with_selector": "with the selector",
+    "with_leasing_office": "with the leasing office",
+    "in_lab": "in the lab",
+    "at_workshop": "at the workshop",
+    "fixed_at_roadside": "fixed at the roadside",
+}
+
+
+def said(value: object) -> str:
+    """How a person says an enum value: ``out_on_slopes`` -> "out on the slopes",
+    ``pencilled_in`` -> "pencilled in" (never the identifier itself)."""
+    text = str(value)
+    return DISPLAY.get(text, text.replace("_", " ").strip())
 
 
 def integer(name: str, low: int, high: int, description: str = "", *, default: int | None = None) -> Field:

@@ -34,7 +34,7 @@ from envfactory_mcp.spec import (
 )
 
 from .archetypes import Part, compose
-from .kit import find
+from .kit import find, said
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 
@@ -227,7 +227,8 @@ class Service:
         if rules.refusals or self.notes:
             lines += ["", "## Rules", ""]
             for rule in rules.refusals:
-                states = ", ".join(str(a) for a in rule.allowed)
+                words = [said(a) for a in rule.allowed]
+                states = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
                 lines.append(
                     f"- `{rule.tool}`: only when the {rule.entity.replace('_', ' ')}'s {rule.column.replace('_', ' ')} "
                     f"is {states} (check it with `{rule.shown_by}` first); otherwise refuse: {rule.reason}."
