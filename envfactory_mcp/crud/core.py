@@ -24,6 +24,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from envfactory_mcp.crud.document import (
+    HELPERS,
+    Paths,
+    document_schema,
+    output_name,
+    output_paths,
+    python_name,
+)
 from envfactory_mcp.crud.model import (
     JSON_KINDS,
     NOW,
@@ -107,7 +115,9 @@ def agree_with_inputs(tools: list[ToolSpec], resources: list[Resource], rows: Ro
     wanted: dict[tuple[str, str], list[Any]] = {}
     for tool in tools:
         props = tool.input_schema.get("properties", {})
-        plain = {n for n in props if tool.params.get(n) is None or tool.params[n].entity is None}
+        # by column name: an argument may carry its document's name (``userStatus``)
+        named = {snake(n): n for n in props if tool.params.get(n) is None or tool.params[n].entity is None}
+        plain = set(named)
         scores = {name: len(plain & cols.keys()) for name, cols in columns.items()}
         best = max(scores.values(), default=0)
         if best < 2:
@@ -115,7 +125,7 @@ def agree_with_inputs(tools: list[ToolSpec], resources: list[Resource], rows: Ro
         for table in (name for name, score in scores.items() if score == best):
             keys = set(next(r.keys for r in resources if r.name == table))
             for name in plain & columns[table].keys():
-                enum, f = props[name].get("enum"), columns[table][name]
+                enum, f = props[named[name]].get("enum"), columns[table][name]
                 kind = {"string": str, "integer": int}.get(f.kind)
                 if not enum or f.enum is not None or f.unique or f.references or name in keys or kind is None:
                     continue
@@ -433,11 +443,25 @@ def _field_input(
 
 
 def _item_schema(child: Resource, *, for_input: bool) -> Schema:
-    """One element of an owned array: the child's columns but its own key and owner link."""
+    """One element of an owned array: the child's columns but its own key and owner link,
+    each where the document writes it."""
     shown = [f for f in child.fields if f.name not in child.keys and f.name != child.parent]
     props = {f.name: f.schema(for_input=for_input) for f in shown}
     required = [f.name for f in shown if (f.required_on_create if for_input else True)]
+    paths = output_paths(child, [])
+    if paths:
+        return document_schema(props, required, paths)
     return {"type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def paths_of(resource: Resource, by_name: dict[str, Resource]) -> Paths:
+    """Where a row's columns and owned arrays sit in its output (``crud.document``)."""
+    return output_paths(resource, owned(resource, by_name))
+
+
+def shaped(resource: Resource, by_name: dict[str, Resource]) -> bool:
+    """Whether a row of ``resource`` is shown in another shape than its columns."""
+    return bool(paths_of(resource, by_name)) or any(output_paths(c, []) for c in owned(resource, by_name))
 
 
 def field_names(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> list[str]:
@@ -523,11 +547,15 @@ def _interface(
     """The arguments as the document writes them, and the lines that take the columns out
     of them: a column found inside an object (``Field.path``) is a property of that object's
     argument (``detail: {"invoice_number": ...}``, not ``detail_invoice_number``); a batch
-    create takes its rows as one array. Without either, ``inputs`` as they are."""
-    if op.kind not in ("create", "update", "action", "record") or not inputs:
-        return inputs, []
-    taken = set(key_args(op, resource).values()) | set(scope_of(op, resource))
+    create takes its rows as one array. Without either, ``inputs`` as they are. Arguments
+    take the document's names where they can (``_document_names``)."""
     columns = {f.name: f for f in op.params} if op.kind == "record" else {f.name: f for f in resource.fields}
+    if op.kind == "find" or not inputs:  # a person's own values: named as their columns
+        return inputs, []
+    if op.kind not in ("create", "update", "action", "record"):
+        return _renamed(inputs, _document_names(op, resource, by_name, inputs, inputs, columns, {}))
+    taken = set(key_args(op, resource).values()) | set(scope_of(op, resource))
+    raw_groups: dict[str, str] = {}
     nested: dict[str, dict[str, Any]] = {}  # group argument -> tree of {property: column | subtree}
     for name in inputs:
         f = columns.get(name) if name not in taken else None
@@ -537,6 +565,7 @@ def _interface(
         if group in inputs or group in taken:
             continue  # a column of that name already: keep the flat form
         tree = nested.setdefault(group, {})
+        raw_groups.setdefault(group, f.path[0])
         for part in f.path[1:-1]:
             tree = tree.setdefault(part, {})
             if not isinstance(tree, dict):
@@ -558,15 +587,19 @@ def _interface(
         schema, required = _group_schema(nested[group], inputs)
         text = f"The {group.replace('_', ' ')}, as the document writes it."
         shown[group] = ({**schema, "description": text}, ParamSpec(user_provided=True), required)
-        source = f"_item.get({group!r})" if op.batch else group
-        lines += _unpack(source, nested[group], inputs)
+        lines += _unpack(group, nested[group], inputs)
+    outside = _document_names(op, resource, by_name, inputs, shown, columns, raw_groups)
     if not op.batch:
-        return shown, lines
+        shown, aliases = _renamed(shown, outside)
+        return shown, aliases + lines
     rows = {k: v for k, v in shown.items() if k not in taken}
+    lines = [
+        f"{group} = _item.get({outside.get(group, group)!r})" for group in nested if group in rows
+    ] + lines
     item: Schema = {
         "type": "object",
-        "properties": {k: schema for k, (schema, _, _) in rows.items()},
-        "required": [k for k, (_, _, req) in rows.items() if req],
+        "properties": {outside.get(k, k): schema for k, (schema, _, _) in rows.items()},
+        "required": [outside.get(k, k) for k, (_, _, req) in rows.items() if req],
         "additionalProperties": False,
     }
     batch: Schema = {
@@ -576,10 +609,53 @@ def _interface(
         "maxItems": 100,
         "description": f"The {resource.name.replace('_', ' ')} to create, one object each.",
     }
-    out: Inputs = {k: v for k, v in shown.items() if k in taken}
+    out, aliases = _renamed({k: v for k, v in shown.items() if k in taken}, outside)
     out[op.batch] = (batch, ParamSpec(user_provided=True), True)
-    flat = [f"{n} = _item.get({n!r}, {inputs[n][0].get('default')!r})" for n in rows if n in inputs]
-    return out, flat + lines
+    flat = [
+        f"{n} = _item.get({outside.get(n, n)!r}, {inputs[n][0].get('default')!r})"
+        for n in rows
+        if n in inputs
+    ]
+    return out, aliases + flat + lines
+
+
+def _document_names(
+    op: Operation,
+    resource: Resource,
+    by_name: dict[str, Resource],
+    inputs: Inputs,
+    shown: Inputs,
+    columns: dict[str, Field],
+    groups: dict[str, str],
+) -> dict[str, str]:
+    """Argument -> the name the document gives it, where that differs and is a Python name
+    no other argument, column or generated local has (``photo_urls`` -> ``photoUrls``)."""
+    raw: dict[str, str] = dict(op.names)
+    for name in shown:
+        f = columns.get(name)
+        if name in groups:
+            raw.setdefault(name, groups[name])
+        elif f is not None and len(f.path) == 1:
+            raw.setdefault(name, f.path[0])
+    for child in owned(resource, by_name):
+        if child.owned_by and child.document_name:
+            raw.setdefault(child.owned_by[1], child.document_name)
+    used = set(inputs) | set(shown) | set(columns) | {f.name for f in resource.fields} | {"ctx"}
+    out: dict[str, str] = {}
+    for name in shown:
+        name_raw = raw.get(name)
+        if name_raw and name_raw != name and python_name(name_raw) and name_raw not in used:
+            out[name] = name_raw
+            used.add(name_raw)
+    return out
+
+
+def _renamed(inputs: Inputs, outside: dict[str, str]) -> tuple[Inputs, list[str]]:
+    """``inputs`` under their document names, and the lines that give the body its own names back."""
+    if not outside:
+        return inputs, []
+    renamed = {outside.get(k, k): v for k, v in inputs.items()}
+    return renamed, [f"{k} = {v}" for k, v in outside.items() if k in inputs]
 
 
 def _leaves(tree: dict[str, Any]) -> list[str]:
@@ -622,12 +698,18 @@ def _row_schema(resource: Resource, by_name: dict[str, Resource]) -> Schema:
     for child in owned(resource, by_name):
         assert child.owned_by is not None
         props[child.owned_by[1]] = {"type": "array", "items": _item_schema(child, for_input=False)}
+    paths = paths_of(resource, by_name)
+    if paths:
+        return document_schema(props, list(props), paths)
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
 def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> tuple[Schema, dict[str, str]]:
+    paths = paths_of(resource, by_name)
     entities = {
-        f.name: entity for f in resource.fields if (entity := _entity(f, resource, by_name)) is not None
+        output_name(f.name, paths): entity
+        for f in resource.fields
+        if (entity := _entity(f, resource, by_name)) is not None
     }
     if op.kind == "record":
         log = by_name[op.log or ""]
@@ -650,7 +732,8 @@ def _output(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
             "required": [*resource.keys, "deleted"],
             "additionalProperties": False,
         }
-        return schema, {k: v for k, v in entities.items() if k in resource.keys}
+        keyed = {output_name(k, paths): k for k in resource.keys}
+        return schema, {keyed[k]: v for k, v in entities.items() if k in keyed}
     if op.kind != "list" and not op.batch:
         return _row_schema(resource, by_name), entities
     props: dict[str, Schema] = {
@@ -698,8 +781,11 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
         "create": [] if op.batch else [*resource.keys, *status],
         "update": status,
         "delete": ["deleted"],
-        "action": [c for c, _ in op.sets if c in output["properties"]],
+        "action": [c for c, _ in op.sets if resource.has(c)],
     }.get(op.kind, [])
+    if op.kind in ("create", "update", "action"):
+        paths = paths_of(resource, by_name)
+        claims = [output_name(c, paths) for c in claims]
     read = op.kind in ("get", "list", "find")
     return ToolSpec(
         name=op.name,
@@ -762,8 +848,24 @@ def render_tools(title: str, source: str, resources: list[Resource], operations:
         children=repr({k: tuple(v) for k, v in sorted(children.items())}),
         owned=repr(owned_arrays),
         unique=per_table(lambda r: tuple(f.name for f in r.fields if f.unique and f.name not in r.keys)),
-        tools="".join(_function(op, by_name) for op in operations),
+        tools=_document_helpers(resources, by_name) + "".join(_function(op, by_name) for op in operations),
     )
+
+
+def _document_helpers(resources: list[Resource], by_name: Tables) -> str:
+    """``DOCUMENT``, ``_doc`` and ``_flat`` (``crud.document``), only where a table is shown in
+    its document's shape: other modules stay as they were."""
+    document = {r.name: paths for r in resources if (paths := paths_of(r, by_name))}
+    if not any(shaped(r, by_name) for r in resources):
+        return ""
+    return string.Template(HELPERS).substitute(document=repr(document))
+
+
+def _shown(resource: Resource, by_name: dict[str, Resource], row: str) -> str:
+    """The expression that shows ``row`` of ``resource``: in its document's shape when it has one."""
+    table = repr(resource.name)
+    shown = f"_show(ctx, {table}, {row})"
+    return f"_doc({table}, {shown})" if shaped(resource, by_name) else shown
 
 
 def _defaults(resource: Resource) -> dict[str, Any]:
@@ -797,7 +899,7 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     params += [f"{n}: {_annotation(shown[n][0], False)} = {shown[n][0].get('default')!r}" for n in optional]
     body: list[str]
     if op.kind == "get":
-        body = [f"return _show(ctx, {table}, _one(ctx, {table}, {label}, {keys}, {where}))"]
+        body = [f"return {_shown(resource, by_name, f'_one(ctx, {table}, {label}, {keys}, {where})')}"]
     elif op.kind == "find":
         body = _find_body(op, resource)
     elif op.kind == "delete":
@@ -860,14 +962,19 @@ def _list_body(op: Operation, resource: Resource, by_name: dict[str, Resource]) 
         f"_items, _total = _page(ctx, {table}, {mapping}, {search}, {resource.keys!r}, {limit}, {offset})"
     )
     extra = {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(op.pagination, ())
-    shown = f'"items": [_show(ctx, {table}, _r) for _r in _items]'
+    shown = f'"items": [{_shown(resource, by_name, "_r")} for _r in _items]'
     body.append("return {" + ", ".join([shown, '"total": _total', *(f"{n!r}: {n}" for n in extra)]) + "}")
     return body
 
 
 def _arrays(resource: Resource, by_name: dict[str, Resource], names: list[str]) -> str:
-    props = [c.owned_by[1] for c in owned(resource, by_name) if c.owned_by and c.owned_by[1] in names]
-    return "{" + ", ".join(f"{p!r}: {p}" for p in props) + "}" if props else ""
+    """The owned arrays given, as rows of their tables (taken in the document's shape)."""
+    given = []
+    for c in owned(resource, by_name):
+        if c.owned_by and c.owned_by[1] in names:
+            p = c.owned_by[1]
+            given.append(f"{p!r}: _flat({c.name!r}, {p})" if output_paths(c, []) else f"{p!r}: {p}")
+    return "{" + ", ".join(given) + "}" if given else ""
 
 
 def _create_body(
@@ -895,7 +1002,7 @@ def _create_body(
     body.append(f"_row = _insert(ctx, {table}, {label}, _row, {resource.keys!r})")
     if arrays := _arrays(resource, by_name, list(inputs)):
         body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
-    body.append(f"return _show(ctx, {table}, _row)")
+    body.append(f"return {_shown(resource, by_name, '_row')}")
     return body
 
 
@@ -949,7 +1056,7 @@ def _change_body(
         ]
         if arrays:
             body.append(f"    _put_owned(ctx, {table}, _row, {arrays})")
-        body.append(f"    return _show(ctx, {table}, _row)")
+        body.append(f"    return {_shown(resource, by_name, '_row')}")
     body.append(f"_row = _one(ctx, {table}, {label}, _keys, {where})")
     body += _guard(op, resource)
     status = [c for c, v in op.sets if v != NOW and resource.field(c).enum is not None]
@@ -968,7 +1075,7 @@ def _change_body(
     body.append(f"_row = _update(ctx, {table}, {label}, _keys, _changes)")
     if arrays:
         body.append(f"_put_owned(ctx, {table}, _row, {arrays})")
-    body.append(f"return _show(ctx, {table}, _row)")
+    body.append(f"return {_shown(resource, by_name, '_row')}")
     return body
 
 

@@ -131,6 +131,9 @@ class Resource:
     log: bool = False  # the table of recorded actions (``Operation.kind == "record"``)
     # Seed rows: how many top-level rows, or rows per parent row (default 6-12, and 1-3).
     seed_count: tuple[int, int] | None = None
+    # An owned array's property name as the document writes it (``photoUrls``), when
+    # ``owned_by[1]`` is not that name.
+    document_name: str | None = None
 
     @property
     def label(self) -> str:
@@ -210,6 +213,9 @@ class Operation:
     # create: the argument holding an array of new rows (a batch create); each element takes
     # what a create of one row takes, and the call returns ``{"items": [...], "total": n}``.
     batch: str | None = None
+    # Argument -> the name the document gives it (``pet_id`` -> ``petId``): path and query
+    # parameters an importer read; the tool takes the document's name where it can.
+    names: tuple[tuple[str, str], ...] = ()
 
 
 NOW = "$now"  # ``Operation.sets`` value: the environment's clock

@@ -87,3 +87,123 @@ def test_the_gold_of_a_task_on_secured_operations_starts_with_the_authentication
         first = task.gold.actions[0]
         assert first.name == "find_user_id_by_email", [a.name for a in task.gold.actions]
         assert first.output.get("username") is not None
+
+
+# ------------------------------------------------------------------ names and shapes
+
+
+async def test_a_client_following_the_petstore_docs_is_accepted_and_answered_in_their_shape(tmp_path):
+    """Swagger's Petstore 3 writes ``petId``, ``photoUrls``, a nested ``category`` and an
+    array of ``tags`` objects: the tools take and show exactly that."""
+    imported, server = packaged(PETSTORE, tmp_path)
+    add = imported.spec.tool("add_pet")
+    assert add is not None
+    props = add.input_schema["properties"]
+    assert {"photoUrls", "category", "tags"} <= set(props) and "photo_urls" not in props
+    assert props["tags"]["type"] == "array" and props["tags"]["items"]["type"] == "object"
+    assert props["category"]["type"] == "object" and set(props["category"]["properties"]) == {"id", "name"}
+    get = imported.spec.tool("get_pet_by_id")
+    assert get is not None and list(get.input_schema["properties"]) == ["petId"]
+    assert not any("_" in name for name in get.output_schema["properties"])  # no flattened prefixes
+    pet = {
+        "name": "Rex",
+        "photoUrls": ["https://x/rex.png"],
+        "category": {"id": 7, "name": "Dogs"},
+        "tags": [{"id": 1, "name": "good"}, {"id": 2, "name": "loud"}],
+        "status": "available",
+    }
+    with anyio.fail_after(120):
+        async with Client(server) as client:
+            failed, made = await call(client, "add_pet", pet)
+            assert not failed, made
+            assert {k: made[k] for k in pet} == pet  # read back as it was written, arrays and all
+            failed, read = await call(client, "get_pet_by_id", {"petId": made["id"]})
+            assert not failed and read == made
+            failed, refused = await call(client, "get_pet_by_id", {"pet_id": made["id"]})
+            assert failed and "'pet_id' was unexpected" in refused  # the flattened name is not the document's
+            failed, refused = await call(client, "add_pet", {"name": "Flat", "photo_urls": ["x"]})
+            assert failed and "photoUrls" in refused  # the document's name is the one required
+            failed, user = await call(
+                client, "create_user", {"firstName": "Ada", "lastName": "Lovelace", "email": "ada@x.org"}
+            )
+            assert not failed and (user["firstName"], user["lastName"]) == ("Ada", "Lovelace"), user
+            failed, changed = await call(
+                client, "update_user", {"username": user["username"], "userStatus": 2}
+            )
+            assert not failed and changed["userStatus"] == 2 and changed["firstName"] == "Ada"
+
+
+async def test_invoice_line_items_keep_their_nested_amounts_in_and_out(tmp_path):
+    """PayPal's invoice: ``detail`` and ``amount`` objects, and ``items``, an array of
+    objects each holding a ``unit_amount`` object, as the API reference writes them."""
+    imported, server = packaged(INVOICING, tmp_path)
+    create = imported.spec.tool("invoices_create")
+    assert create is not None
+    items = create.input_schema["properties"]["items"]
+    assert items["type"] == "array"
+    assert items["items"]["properties"]["unit_amount"]["type"] == "object"
+    invoice = {
+        "detail": {"currency_code": "USD", "invoice_number": "INV-2701", "note": "Thanks"},
+        "invoicer": {"email_address": "shop@x.org"},
+        "items": [
+            {"name": "Widget", "quantity": "2", "unit_amount": {"currency_code": "USD", "value": "5.00"}},
+            {"name": "Gadget", "quantity": "1", "unit_amount": {"currency_code": "USD", "value": "7.50"}},
+        ],
+    }
+    with anyio.fail_after(120):
+        async with Client(server) as client:
+            failed, made = await call(client, "invoices_create", invoice)
+            assert not failed, made
+            assert made["detail"]["invoice_number"] == "INV-2701"
+            assert made["invoicer"]["email_address"] == "shop@x.org"
+            assert [(i["name"], i["unit_amount"]) for i in made["items"]] == [
+                ("Widget", {"currency_code": "USD", "value": "5.00"}),
+                ("Gadget", {"currency_code": "USD", "value": "7.50"}),
+            ]
+            failed, read = await call(client, "invoices_get", {"invoice_id": made["id"]})
+            assert not failed and read["items"] == made["items"] and read["detail"] == made["detail"]
+            flat = {"name": "Flat", "quantity": "1", "unit_amount_value": "1.00"}
+            failed, _ = await call(client, "invoices_create", {**invoice, "items": [flat]})
+            assert failed  # an element flattened into prefixed names is not the document's
+
+
+# ------------------------------------------------------------------ load-independent budgets
+
+
+@pytest.mark.slow  # verifies one document twice, once beside busy loops
+def test_the_same_document_serves_the_same_tools_beside_a_cpu_hog(tmp_path):
+    """Verification budgets are CPU time, so a busy machine makes verification slower but
+    serves the same tools: a loop spinning on every CPU beside it changes nothing."""
+    import os
+    import subprocess
+
+    from envfactory_mcp.build import emit_verified
+    from envfactory_mcp.verify import VerifyOptions
+    from envfactory_mcp.verify.dropping import keep_what_verifies
+
+    imported = import_resource(INVOICING)
+
+    def served(where: Path) -> tuple[bool, set[str], set[str]]:
+        env = assemble_env(imported.spec, imported.tools_source, imported.rows)
+
+        def build(current: Any, dropped: Any) -> Any:
+            return emit_verified(current, where / imported.spec.name, VerifyOptions(dropped=dropped))
+
+        built = keep_what_verifies(env, build)
+        return (
+            built.report.passed,
+            {t.tool for t in built.report.tools},
+            {d.tool for d in built.report.dropped},
+        )
+
+    quiet = served(tmp_path / "quiet")
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
+    try:
+        busy = served(tmp_path / "busy")
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert quiet[0] and busy[0]
+    assert busy == quiet
+    assert len(quiet[1]) == len(imported.spec.tools)  # nothing dropped, quiet or busy

@@ -38,13 +38,13 @@ async def test_petstore3_pets_are_created_read_updated_found_and_deleted():
     with anyio.fail_after(60):
         async with Client(served(CORPUS / "openapi" / "swagger_petstore3.yaml")) as client:
             failed, pet = await call(
-                client, "add_pet", {"name": "Rex", "photo_urls": ["https://x/rex.png"], "status": "available"}
+                client, "add_pet", {"name": "Rex", "photoUrls": ["https://x/rex.png"], "status": "available"}
             )
             assert not failed and pet["name"] == "Rex" and isinstance(pet["id"], int)
-            failed, read = await call(client, "get_pet_by_id", {"pet_id": pet["id"]})
+            failed, read = await call(client, "get_pet_by_id", {"petId": pet["id"]})
             assert not failed and read == pet
             failed, updated = await call(
-                client, "update_pet_with_form", {"pet_id": pet["id"], "name": "Rex II", "status": "sold"}
+                client, "update_pet_with_form", {"petId": pet["id"], "name": "Rex II", "status": "sold"}
             )
             assert not failed and (updated["name"], updated["status"]) == ("Rex II", "sold")
             failed, sold = await call(client, "find_pets_by_status", {"status": "sold"})
@@ -52,9 +52,9 @@ async def test_petstore3_pets_are_created_read_updated_found_and_deleted():
             assert all(p["status"] == "sold" for p in sold["items"])
             failed, _ = await call(client, "find_pets_by_status", {"status": "available"})
             assert not failed
-            failed, _ = await call(client, "delete_pet", {"pet_id": pet["id"]})
+            failed, _ = await call(client, "delete_pet", {"petId": pet["id"]})
             assert not failed
-            failed, gone = await call(client, "get_pet_by_id", {"pet_id": pet["id"]})
+            failed, gone = await call(client, "get_pet_by_id", {"petId": pet["id"]})
             assert failed and "not found" in gone
 
 

@@ -209,7 +209,8 @@ def test_pagination_styles_shape_the_list_tools() -> None:
     assert authors is not None and articles is not None
     assert set(authors.output_schema["properties"]) == {"items", "total", "page", "per_page"}
     assert set(articles.output_schema["properties"]) == {"items", "total", "limit", "offset"}
-    assert set(articles.input_schema["properties"]) == {"limit", "offset", "q", "author_id"}
+    # the query parameter under the document's name (issue 27)
+    assert set(articles.input_schema["properties"]) == {"limit", "offset", "q", "authorId"}
     assert articles.outputs == {"items[].id": "article", "items[].author_id": "author"}
 
 
@@ -228,7 +229,7 @@ def test_path_level_parameters_reach_every_operation_of_the_path() -> None:
     spec = import_openapi(DOCS / "path_params.yaml").spec
     for name in ("get_task", "update_task", "delete_task", "list_tasks", "create_task"):
         tool = spec.tool(name)
-        assert tool is not None and "project_id" in tool.input_schema["required"], name
+        assert tool is not None and "projectId" in tool.input_schema["required"], name  # as the path names it
 
 
 def test_a_remote_ref_is_never_fetched_and_named_in_the_one_line_error() -> None:
@@ -450,8 +451,8 @@ def test_parameter_first_paths_and_the_root_are_served() -> None:
     )
     imported = import_openapi(doc)
     assert {t.name for t in imported.spec.tables} >= {"service", "items"}
-    info = next(t for t in imported.spec.tools if "item_id" in t.input_schema["properties"])
-    assert info.input_schema["properties"]["item_id"]["type"] == "string"
+    info = next(t for t in imported.spec.tools if "itemId" in t.input_schema["properties"])
+    assert info.input_schema["properties"]["itemId"]["type"] == "string"
     root = next(t for t in imported.spec.tools if not t.input_schema["properties"])
     assert "version" in root.output_schema["properties"]
 
@@ -860,9 +861,9 @@ def test_required_inputs_and_query_parameters_of_a_create_stay_required() -> Non
     imported = import_openapi(doc)
     create = next(iter(imported.spec.tools))
     assert inputs(create) == (
-        {"callback_url"},
-        {"callback_url"},
-    )  # the input stays required; the output is not an input
+        {"callbackUrl"},
+        {"callbackUrl"},
+    )  # the input stays required, under the document's name; the output is not an input
     assert imported.spec.table("streams").primary_key == ["subscription_id"]  # type: ignore[union-attr]
 
 

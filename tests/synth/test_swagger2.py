@@ -298,12 +298,12 @@ async def test_a_swagger_2_document_is_served_statefully_over_mcp():
 
             animal = await call("add_animal", {"name": "Miso", "species": "cat"})
             assert animal["status"] == "available" and isinstance(animal["id"], int)
-            changed = await call("update_animal_with_form", {"animal_id": animal["id"], "status": "adopted"})
+            changed = await call("update_animal_with_form", {"animalId": animal["id"], "status": "adopted"})
             assert (changed["name"], changed["status"]) == ("Miso", "adopted")
-            assert (await call("get_animal", {"animal_id": animal["id"]}))["status"] == "adopted"
+            assert (await call("get_animal", {"animalId": animal["id"]}))["status"] == "adopted"
             cats = await call("list_animals", {"species": ["cat"]})
             assert animal["id"] in [a["id"] for a in cats["items"]]
             assert all(a["species"] == "cat" for a in cats["items"])
-            await call("remove_animal", {"animal_id": animal["id"]})
-            gone = await client.call_tool("get_animal", {"animal_id": animal["id"]})
+            await call("remove_animal", {"animalId": animal["id"]})
+            gone = await client.call_tool("get_animal", {"animalId": animal["id"]})
             assert gone.is_error

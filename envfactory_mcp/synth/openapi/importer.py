@@ -1143,15 +1143,15 @@ class Importer:
         if len(owner.keys) != 1:
             return None
         shape = draft.shape
-        prop_loc = None
+        prop_loc, raw = None, None
         for prop, loc in shape.props.items() if shape is not None else ():
             if snake(prop) == column:
-                prop_loc = loc
+                prop_loc, raw = loc, prop
         if prop_loc is None:
             for _, body in draft.bodies:
                 for prop, loc in body.props.items():
                     if snake(prop) == column:
-                        prop_loc = loc
+                        prop_loc, raw = loc, prop
         if prop_loc is None:
             return None
         items = self.shapes.of(self.shapes.of(prop_loc).items or prop_loc)
@@ -1198,6 +1198,7 @@ class Importer:
             parent=link,
             description=f"The {column.replace('_', ' ')} of each {owner.entity.replace('_', ' ')}.",
             owned_by=(owner.name, column),
+            document_name=raw if raw != column else None,
         )
 
     # ------------------------------------------------------------------ 7. tools
@@ -1225,7 +1226,12 @@ class Importer:
             while unique in names:
                 unique, n = f"{made.name[:58]}_{n}", n + 1
             names.add(unique)
-            out.append(replace(made, name=unique))
+            spoken = tuple(  # the tool takes its parameters under the document's names
+                (snake(p.name), p.name)
+                for p in op.params
+                if p.place in ("path", "query") and snake(p.name) != p.name
+            )
+            out.append(replace(made, name=unique, names=spoken))
             if not requires_credential(self.doc, op.node):
                 self.open.add(unique)
         return out
