@@ -29,6 +29,7 @@ import jsonschema_rs
 from .context import ToolContext, ToolError
 from .database import SAFE_SQL_FUNCTIONS, TRACK_PREFIX, GuardedConnection, SeedLoadError, schema_copy
 from .limits import CallTimeout, CallWatch
+from .rules import broken
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +107,8 @@ class Toolbox:
         self.clock: str = spec["clock"]
         self.call_seconds = call_seconds
         self.tools: dict[str, BoundTool] = {}
+        # Declared business rules beyond status (``rules``), checked before a tool runs.
+        self.rules: list[Mapping[str, Any]] = list((spec.get("policy_rules") or {}).get("rules") or [])
         # The spec's tables, case-folded as SQLite compares names (``_Guard``). A tool's
         # declared tables count only where they are the spec's (when it lists them), so a
         # declaration cannot name SQLite's own virtual tables (``dbstat``, ``sqlite_stmt``).
@@ -159,6 +162,20 @@ class Toolbox:
         watch = CallWatch(db, self.call_seconds)
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         _begin(db)
+        if self.rules:
+            try:
+                refused = broken(self.rules, db, name, args, self.clock)
+            except (sqlite3.Error, KeyError, ValueError, TypeError) as exc:
+                _undo(db)
+                return CallOutcome(
+                    ok=False,
+                    error=_clip(f"Internal error in tool {name}: rule check failed: {exc}"),
+                    internal=True,
+                    fault="exception",
+                )
+            if refused is not None:
+                _undo(db)
+                return CallOutcome(ok=False, error=_clip(refused))
         _arm(db, guard)
         try:
             with watch:
