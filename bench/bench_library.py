@@ -13,7 +13,11 @@ how distinct its services are, how many tasks each gives, and its size on disk.
 4. Tasks per environment: ``--tasks`` tasks (seed 1) generated from each built package and
    played by the oracle and the no-op agent with the scripted user over MCP (stdio, one
    server per run): valid tasks, oracle mean reward (must be 1.0), no-op mean reward (0).
-5. Size: bytes of the built packages, and of their distinct file contents (what git
+5. Rules (issue 31): per environment, its declared rules by kind (``status``: the
+   refusal rules; the other kinds from ``policy_rules.rules``, enforced by the runtime), and
+   with tasks, the share whose outcome depends on a non-status rule (a task whose gold
+   calls, chain or required calls use a tool such a rule restricts; target >= 25%).
+6. Size: bytes of the built packages, and of their distinct file contents (what git
    stores: the vendored runtime is the same blob in every package).
 """
 
@@ -51,7 +55,20 @@ def tasks_for(servers_dir: str, name: str, n: int, out: str) -> dict[str, object
     path = Path(out) / name / "tasks.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_tasks(tasks, path)
-    rewards: dict[str, object] = {}
+    spec = json.loads((Path(servers_dir) / name / f"{name}_mcp" / "data" / "spec.json").read_text())
+    ruled = {r["tool"] for r in (spec.get("policy_rules") or {}).get("rules") or []}
+    on_rules = sum(
+        bool(
+            ruled
+            & {
+                *(a.name for a in t.gold.actions),
+                *t.provenance.chain,
+                *t.gold.required_calls,
+            }
+        )
+        for t in tasks
+    )
+    rewards: dict[str, object] = {"on_rules": on_rules}
     for agent in ("oracle", "noop"):
         config = RolloutConfig(
             envs=[name],
@@ -141,6 +158,31 @@ def main() -> int:
                 f"{similarity(shapes(sample), shapes(parse_spec(renamed))):.3f}"
             )
 
+        kinds = ("status", "amount", "quota", "window", "eligibility", "exclusive")
+        by_env: dict[str, dict[str, int]] = {}
+        for name in names:
+            path = servers / name / f"{name}_mcp" / "data" / "spec.json"
+            if path.is_file():
+                rules = json.loads(path.read_text()).get("policy_rules") or {}
+                counts = dict.fromkeys(kinds, 0)
+                counts["status"] = len(rules.get("refusals") or [])
+                for rule in rules.get("rules") or []:
+                    counts[rule["kind"]] = counts.get(rule["kind"], 0) + 1
+                by_env[name] = counts
+        print("rules per environment by kind (" + " ".join(kinds) + "):")
+        for name, counts in by_env.items():
+            print(f"  {name}: " + " ".join(str(counts[k]) for k in kinds))
+        deep = [
+            n
+            for n, c in by_env.items()
+            if sum(c[k] for k in kinds[1:]) >= 2 and sum(c[k] > 0 for k in kinds[1:]) >= 2
+        ]
+        print(
+            "rules in all: "
+            + ", ".join(f"{k} {sum(c[k] for c in by_env.values())}" for k in kinds)
+            + f"; environments with >= 2 non-status rules of >= 2 kinds: {len(deep)}/{len(by_env)} (target: all)"
+        )
+
         size, unique = distinct_size(servers)
         print(
             f"size on disk: {size / 1e6:.1f} MB in packages, {unique / 1e6:.1f} MB of distinct file contents "
@@ -174,6 +216,11 @@ def main() -> int:
                 f"tasks per environment (seed 1, asked {args.tasks}): min {min(counts)}, "
                 f"median {statistics.median(counts)}; oracle 1.0 and noop 0.0 on {len(results) - len(bad)}/"
                 f"{len(results)} in {time.perf_counter() - started:.0f} s"
+            )
+            on_rules = sum(int(r["on_rules"]) for r in results)  # type: ignore[call-overload]
+            print(
+                f"tasks whose outcome depends on a non-status rule: {on_rules}/{sum(counts)} "
+                f"({on_rules / max(1, sum(counts)):.1%}; target >= 25%)"
             )
             for r in bad:
                 print(f"  not usable end to end: {r}")
