@@ -13,11 +13,18 @@ validator:
 * ``refusals``: writes the policy allows only while an object is in certain states
   ("only pending orders can be cancelled"), with the read tool and output path that show
   the state, so a task can ask for a refused action and expect the state as the answer;
+* ``rules`` (not yet a field of ``PolicyRules``; read by the runtime from a spec's
+  ``policy_rules.rules``): business rules beyond status, each a model below
+  (``BusinessRule``): an amount at most N, a quota per owner and period, a time window
+  around a row's moment, eligibility on another entity, mutually exclusive states; each
+  with a reason in prose the agent says when a call breaks it (issue 31);
 * ``transfer``: the hand-off tool and requests no tool can serve (out of scope);
 * ``utilities``: helper tools that are never a user's goal on their own (a calculator).
 """
 
 from __future__ import annotations
+
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -49,6 +56,71 @@ class RefusalRule(_Model):
     shown_by: str = Field(description="Read tool whose output shows the state, e.g. 'get_order_details'.")
     path: str = Field(description="Output path of ``shown_by`` holding the state, e.g. 'status'.")
     reason: str = Field(min_length=1, description="Why it is refused, for the agent to say.")
+
+
+class _Rule(_Model):
+    tool: str = Field(description="The tool the rule restricts.")
+    reason: str = Field(min_length=1, description="Why a call that breaks it is refused, in prose.")
+
+
+class AmountRule(_Rule):
+    """The call's ``argument`` is at most ``at_most`` (a refund up to $200)."""
+
+    kind: Literal["amount"] = "amount"
+    argument: str
+    at_most: float
+
+
+class QuotaRule(_Rule):
+    """At most ``at_most`` rows of ``table`` whose ``owner`` column is the call's argument of
+    that name; with ``period_days``, only rows whose ``since`` moment is that recent."""
+
+    kind: Literal["quota"] = "quota"
+    table: str
+    owner: str
+    at_most: int = Field(ge=0)
+    period_days: int | None = Field(default=None, ge=0)
+    since: str | None = None
+
+
+class WindowRule(_Rule):
+    """The row of ``table`` keyed ``key`` (the call's argument of that name): its ``column``
+    moment at most ``hours`` ago (``after``: a return within 30 days of delivery), or at
+    least ``hours`` ahead (``before``: cancel at least 24 hours before the start)."""
+
+    kind: Literal["window"] = "window"
+    table: str
+    key: str
+    column: str
+    side: Literal["before", "after"] = "after"
+    hours: float = Field(ge=0)
+
+
+class EligibilityRule(_Rule):
+    """The row of ``other`` keyed ``via`` (the call's argument of that name) has ``column``
+    in ``allowed`` (the customer's tier is gold)."""
+
+    kind: Literal["eligibility"] = "eligibility"
+    other: str
+    via: str
+    column: str
+    allowed: list[str | int] = Field(min_length=1)
+
+
+class ExclusiveRule(_Rule):
+    """No row of ``table`` whose ``owner`` column is the call's argument of that name has
+    ``column`` in ``states`` (one active subscription at a time)."""
+
+    kind: Literal["exclusive"] = "exclusive"
+    table: str
+    owner: str
+    column: str
+    states: list[str | int] = Field(min_length=1)
+
+
+BusinessRule = Annotated[
+    AmountRule | QuotaRule | WindowRule | EligibilityRule | ExclusiveRule, Field(discriminator="kind")
+]
 
 
 class Transfer(_Model):

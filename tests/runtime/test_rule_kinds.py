@@ -9,12 +9,16 @@ import copy
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
 from envfactory_mcp.blueprints import load_blueprint
 from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.runtime import dump_state, state_hash
 from envfactory_mcp.runtime.rules import KINDS
 from envfactory_mcp.runtime.toolbox import Toolbox
+from envfactory_mcp.spec.policy import BusinessRule
+
+RULE = TypeAdapter(BusinessRule)
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +28,9 @@ def grooming() -> Environment:
 
 def run(env: Environment, rule: dict[str, Any], tool: str, args: dict[str, Any]) -> tuple[bool, str, bool]:
     """(ok, error, state changed) of one call on a fresh session, under ``rule``."""
-    spec = copy.deepcopy(env.bundle().spec)
+    declared = RULE.validate_python(rule)  # the runtime's rule has the declared model's shape
+    assert declared.model_dump(mode="json") == {**declared.model_dump(mode="json"), **rule}
+    spec = dict(copy.deepcopy(env.bundle().spec))
     spec["policy_rules"] = {**(spec.get("policy_rules") or {}), "rules": [rule]}
     session = env.new_session()
     try:
@@ -201,7 +207,9 @@ def test_an_amount_limit(mini_env: Environment):
 
 def test_every_kind_is_tested_and_an_unknown_one_is_a_fault(grooming: Environment):
     assert KINDS == ("amount", "quota", "window", "eligibility", "exclusive")
-    spec = copy.deepcopy(grooming.bundle().spec)
+    declared = [m.model_fields["kind"].default for m in BusinessRule.__origin__.__args__]  # type: ignore[attr-defined]
+    assert tuple(declared) == KINDS
+    spec = dict(copy.deepcopy(grooming.bundle().spec))
     spec["policy_rules"] = {
         **spec["policy_rules"],
         "rules": [{"kind": "vibes", "tool": "confirm_appointment", "reason": "no"}],
