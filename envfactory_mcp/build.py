@@ -23,6 +23,7 @@ from envfactory_mcp.env import Environment, build_env
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.ray_cluster import Backend
 from envfactory_mcp.settings import Settings
+from envfactory_mcp.shipped import record_build
 from envfactory_mcp.verify.report import VerificationReport
 from envfactory_mcp.verify.verifier import VerifyOptions, report_relpath, verify_package
 
@@ -59,6 +60,13 @@ def emit_verified(
     are data files the verifier expects (``emit.render.EXTRA_DATA_FILES``: it refuses
     any other file in a package). The report written with the package is signed by this
     installation (``verify/signing.py``)."""
+    return _emit_verified(env, dest, options, extra_files)[0]
+
+
+def _emit_verified(
+    env: Environment, dest: Path, options: VerifyOptions | None, extra_files: Mapping[str, str] | None = None
+) -> tuple[BuildResult, dict[str, str]]:
+    """``emit_verified``, and the files it wrote."""
     files = render_package(env)
     data = f"{package_name(env.spec.name)}/data/"
     for path, text in (extra_files or {}).items():
@@ -70,7 +78,7 @@ def emit_verified(
             )
         files[path] = text
     report = _verify_then_write(env.spec.name, files, dest, options)
-    return BuildResult(env, report, dest.resolve())
+    return BuildResult(env, report, dest.resolve()), files
 
 
 def _verify_then_write(
@@ -145,9 +153,13 @@ def upgrade_package(folder: Path, options: VerifyOptions | None = None) -> Upgra
 def build_blueprint(
     settings: Settings, name: str, seed: int | None = None, options: VerifyOptions | None = None
 ) -> BuildResult:
-    """Build blueprint ``name`` into ``settings.server_dir(name)``, verified."""
+    """Build blueprint ``name`` into ``settings.server_dir(name)``, verified, and record
+    what was written as shipped code (``shipped.record_build``: the package runs in
+    process without rendering anything to decide it is the blueprint's)."""
     env = build_env(load_blueprint(name), seed)
-    return emit_verified(env, settings.server_dir(name), options)
+    result, files = _emit_verified(env, settings.server_dir(name), options)
+    record_build(name, env.spec.seed.seed, files)
+    return result
 
 
 def ensure_blueprint(
@@ -177,6 +189,7 @@ def ensure_blueprint(
             stored = read_report(folder)
             report = verify_package(folder, options) if reverify else stored
             if report is not None and report.passed:
+                record_build(name, env.spec.seed.seed, present)
                 return BuildResult(env, report, folder.resolve(), reused=True)
             if report is not None:
                 raise VerificationFailed(report)

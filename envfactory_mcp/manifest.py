@@ -6,7 +6,9 @@ builds are the packages the project means is ``generated_servers/MANIFEST.json``
 each shipped blueprint, the number of files and one sha256 over every file ``build``
 writes but the verification report (whose timings and signature belong to the machine
 that verified). Rendering is deterministic, so the same source gives the same digests on
-any machine.
+any machine. It is also half of the shipped-code lookup (``shipped.py``): a package whose
+files match its entry runs in process without a signature (the other half is this user's
+own build records).
 
     python -m envfactory_mcp.manifest --check      # render each blueprint, compare
     python -m envfactory_mcp.manifest --check --build DIR   # build + verify into DIR, compare
@@ -18,35 +20,22 @@ Exit 0 when every digest matches, 1 with one line per environment that differs.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from envfactory_mcp.emit.render import package_name
+from envfactory_mcp.shipped import MANIFEST_FILE, MANIFEST_FORMAT, entry
 
-MANIFEST_FILE = "MANIFEST.json"
-FORMAT = "envfactory-package-manifest/1"
 # Committed whole in the checkout: the README's flagship and a composed library service.
 GOLDEN = ("retail", "hair_salon")
-
-
-def package_digest(files: Mapping[str, str]) -> str:
-    """``sha256:<hex>`` over a package's files: path and text, in path order."""
-    digest = hashlib.sha256()
-    for path, text in sorted(files.items()):
-        digest.update(path.encode() + b"\0" + text.encode() + b"\0")
-    return f"sha256:{digest.hexdigest()}"
+FORMAT = MANIFEST_FORMAT
 
 
 def _entry(files: Mapping[str, str], env: str) -> dict[str, object]:
     """The manifest's entry for a package's files, its verification report left out."""
-    from envfactory_mcp.verify.provenance import REPORT_FILE
-
-    report = f"{package_name(env)}/data/{REPORT_FILE}"
-    kept = {path: text for path, text in files.items() if path != report}
-    return {"files": len(kept), "digest": package_digest(kept)}
+    return entry(files, package_name(env))
 
 
 def rendered(names: Iterable[str] | None = None) -> dict[str, dict[str, object]]:

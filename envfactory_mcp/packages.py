@@ -18,41 +18,31 @@ carries a warning for the command to print.
 And *how* it runs: a verification report says nothing about intent. Tool code runs in
 this process only when the package is shipped code, every file of it (all that a
 report's subject covers: code, runtime, spec, schema, seed, policy, entry points) byte
-for byte what this installation renders for the blueprint of the same name
-(``is_shipped_code``) and no bytecode cache beside ``tools.py`` says otherwise
-(``bytecode_is_its_source``), or when the user says ``--trust``; anything else (synthesised,
-imported, edited, received; a shipped ``tools.py`` beside an edited seed too) runs in
-jailed worker processes (``runtime/isolation.py``), and where no jail works it does not
-run at all (:class:`JailUnavailableError`). Either way only the package's data files and
+for byte what ``build`` wrote for the blueprint of the same name (``is_shipped_code``:
+a lookup in the checkout's ``generated_servers/MANIFEST.json`` and this user's build
+records, ``shipped.py``; no blueprint is rendered to decide) and no bytecode cache
+beside ``tools.py`` says otherwise (``bytecode_is_its_source``), or when the user says
+``--trust``; anything else (synthesised, imported, edited, received; a shipped
+``tools.py`` beside an edited seed too) runs in jailed worker processes
+(``runtime/isolation.py``), and where no jail works it does not run at all
+(:class:`JailUnavailableError`). Either way only the package's data files and
 ``tools.py`` are used: envfactory-mcp's own runtime serves them, never the package's copy.
-
-The rendering a package is compared with is made once per installed source: its files'
-digests are kept in ``<cache home>/shipped/<env>-<seed>.json`` (``signing.cache_home``,
-e.g. ``~/.cache/envfactory-mcp``; 0600, keyed by a digest of envfactory-mcp's own source
-files and the Python version) and per process; a miss renders
-the blueprint in this process when the blueprints are loaded anyway, else in a child
-process, so ``serve`` itself loads none of that machinery.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 RUNNABLE = "passed"
 SERVERS_DIR_ENV = "ENVFACTORY_SERVERS_DIR"
-SHIPPED_CACHE = "shipped"  # folder of the cache home holding the digests of shipped renderings
 
 _WHY = {
     "stale": "its files changed since it was verified",
@@ -315,25 +305,18 @@ def _off_the_event_loop(work: Callable[[], object]) -> None:
 def is_shipped_code(root: Path, pkg: str) -> bool:
     """Whether the package in ``root`` is code shipped with this installation: every file
     of it (all that a report's subject covers, the report aside; no symlink, nothing
-    else) byte for byte what ``build`` writes for the blueprint of the same name, rendered
-    by this installation with the seed the package's spec declares. Such a package is
-    trusted as it is: its verdict needs no signature, and it may run in this process."""
+    else) byte for byte what ``build`` wrote for the blueprint of the same name, by the
+    checkout's manifest or this user's build record (``shipped.py``: a lookup and a digest
+    compare, nothing rendered). Such a package is trusted as it is: its verdict needs no
+    signature, and it may run in this process."""
     from envfactory_mcp.emit.render import package_name
+    from envfactory_mcp.shipped import is_shipped
 
     env = root.name
     if not (env.isidentifier() and env.isascii()) or pkg != package_name(env):
         return False
-    digests = _plain_digests(root, pkg)  # first: it opens nothing but regular files
-    if digests is None:
-        return False
-    try:
-        tools = (root / pkg / "tools.py").read_bytes()
-    except OSError:
-        return False
-    if _is_handcrafted(env) and not _is_handcrafted_tools(env, tools):
-        return False  # the fast no: a hand-crafted blueprint's tools.py, read as a file
     seed = _declared_seed(root / pkg / "data" / "spec.json")
-    return seed is not None and shipped_digests(env, seed) == digests
+    return seed is not None and is_shipped(root, pkg, env, seed)
 
 
 def bytecode_is_its_source(source: Path) -> bool:
@@ -383,146 +366,6 @@ def bytecode_is_its_source(source: Path) -> bool:
     return data[16:] == marshal.dumps(code)
 
 
-_SHIPPED: dict[tuple[str, int], dict[str, str] | None] = {}  # per process
-_SOURCE_KEY: list[str] = []  # per process: the digest of this installation's source files
-
-
-def shipped_digests(env: str, seed: int) -> dict[str, str] | None:
-    """sha256 of every file ``build`` would write for blueprint ``env`` with ``seed``
-    (the report aside), keyed like a report's subject; None when ``env`` is no blueprint
-    (or this seed builds nothing). Cached per process and, keyed by the source that
-    renders it, in the cache home (see the module's docstring)."""
-    if (env, seed) in _SHIPPED:
-        return _SHIPPED[(env, seed)]
-    key = _source_key()
-    path = _shipped_cache_path(env, seed)
-    entry = _read_shipped_cache(path, key)
-    if entry is None:
-        entry = _render_digests(env, seed)
-        if entry is None:  # could not render here: not shipped this time, nothing kept
-            return None
-        _write_shipped_cache(path, {"key": key, "env": env, "seed": seed, "files": entry["files"]})
-    digests: dict[str, str] | None = entry["files"]
-    _SHIPPED[(env, seed)] = digests
-    return digests
-
-
-def render_shipped_digests(env: str, seed: int) -> dict[str, str] | None:
-    """Render blueprint ``env`` with ``seed`` as ``build`` does (nothing verified, nothing
-    written) and return the sha256 of each file; None when ``env`` is no blueprint or the
-    seed builds nothing. Run in this process or in the child ``_render_digests`` starts."""
-    from envfactory_mcp.blueprints import blueprint_names, load_blueprint
-    from envfactory_mcp.emit.render import render_package
-    from envfactory_mcp.env import build_env
-
-    if env not in blueprint_names():
-        return None
-    try:
-        files = render_package(build_env(load_blueprint(env), seed))
-    except EnvFactoryError:
-        return None
-    return {path: hashlib.sha256(text.encode("utf-8")).hexdigest() for path, text in files.items()}
-
-
-_CHILD = (
-    "import json, sys\n"
-    "from envfactory_mcp.packages import render_shipped_digests\n"
-    "files = render_shipped_digests(sys.argv[1], int(sys.argv[2]))\n"
-    "sys.stdout.write('\\n' + json.dumps({'files': files}) + '\\n')\n"
-)
-
-
-def _render_digests(env: str, seed: int) -> dict[str, Any] | None:
-    """``{"files": render_shipped_digests(env, seed)}``, or None when it failed. In this
-    process when the blueprints are loaded already (``list``, ``tasks``, a rollout), else
-    in a child process (``serve``: its own start stays light)."""
-    if "envfactory_mcp.blueprints" in sys.modules:
-        return {"files": render_shipped_digests(env, seed)}
-    home = str(Path(__file__).resolve().parent.parent)  # the folder holding envfactory_mcp
-    path = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH", "")) if p)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-P", "-c", _CHILD, env, str(seed)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            cwd=home,
-            env=os.environ | {"PYTHONPATH": path},
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-        answer = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return None
-    files = answer.get("files") if isinstance(answer, dict) else "malformed"
-    if files is not None and not (
-        isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
-    ):
-        return None
-    return {"files": files}
-
-
-def _source_key() -> str:
-    """A digest of what renders a package here: every file of the installed
-    envfactory_mcp (caches aside) and the Python version."""
-    if _SOURCE_KEY:
-        return _SOURCE_KEY[0]
-    package = Path(__file__).resolve().parent
-    digest = hashlib.sha256(f"envfactory-mcp shipped renderings 1\n{sys.version}\n".encode())
-    for top, dirs, names in os.walk(package):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-        for name in sorted(names):
-            if name.endswith((".pyc", ".pyo")):
-                continue
-            path = Path(top) / name
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-    _SOURCE_KEY.append(digest.hexdigest())
-    return _SOURCE_KEY[0]
-
-
-def _shipped_cache_path(env: str, seed: int) -> Path:
-    from envfactory_mcp.verify.signing import cache_home
-
-    return cache_home() / SHIPPED_CACHE / f"{env}-{seed}.json"
-
-
-def _read_shipped_cache(path: Path, key: str) -> dict[str, Any] | None:
-    """The cache entry in ``path`` when it is this user's own file, unwritable by others,
-    and made from the same source (``key``); else None."""
-    from envfactory_mcp.verify.signing import is_private
-
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    try:
-        with open(fd, "rb", closefd=False) as fh:
-            if not is_private(os.fstat(fd)):
-                return None
-            entry = json.loads(fh.read())
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
-    if not isinstance(entry, dict) or entry.get("key") != key:
-        return None
-    files = entry.get("files")
-    return {"files": files} if files is None or isinstance(files, dict) else None
-
-
-def _write_shipped_cache(path: Path, entry: dict[str, Any]) -> None:
-    from envfactory_mcp.files import write_json
-    from envfactory_mcp.verify.signing import private_dir
-
-    try:
-        private_dir(path.parent)
-        write_json(path, entry, indent=None, sort_keys=True, new_mode=0o600)
-        path.chmod(0o600)  # a file that was there kept its mode through the rewrite
-    except OSError:
-        pass  # a read-only home: the next process renders again
-
-
 def _declared_seed(spec_path: Path) -> int | None:
     """The seed the package's spec says it was built with (an int in range), else None."""
     try:
@@ -530,64 +373,6 @@ def _declared_seed(spec_path: Path) -> int | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return seed if type(seed) is int and 0 <= seed < 2**63 else None
-
-
-def _plain_digests(root: Path, pkg: str) -> dict[str, str] | None:
-    """sha256 of every file of the package (keyed like a report's subject: the report
-    and Python's caches aside), or None when it holds a symlink, anything but regular
-    files and folders, or a file that cannot be read."""
-    from envfactory_mcp.verify.provenance import REPORT_FILE, UNVOUCHED_DIRS
-
-    report = f"{pkg}/data/{REPORT_FILE}"
-    digests: dict[str, str] = {}
-    try:
-        for top, dirs, names in os.walk(root, followlinks=False):
-            for name in dirs:
-                if (Path(top) / name).is_symlink():
-                    return None
-            dirs[:] = [d for d in dirs if d not in UNVOUCHED_DIRS]
-            for name in names:
-                path = Path(top) / name
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO would block
-                try:
-                    if not stat.S_ISREG(os.fstat(fd).st_mode):
-                        return None
-                    with open(fd, "rb", closefd=False) as fh:
-                        data = fh.read()
-                finally:
-                    os.close(fd)
-                rel = path.relative_to(root).as_posix()
-                if rel != report:
-                    digests[rel] = hashlib.sha256(data).hexdigest()
-    except OSError:  # a symlink (ELOOP), a file nobody may read
-        return None
-    return dict(sorted(digests.items()))
-
-
-def _is_handcrafted(env: str) -> bool:
-    """``env`` names a hand-crafted blueprint of this installation (``blueprints/<env>/``)."""
-    return (Path(__file__).resolve().parent / "blueprints" / env / "__init__.py").is_file()
-
-
-def _is_handcrafted_tools(env: str, actual: bytes) -> bool:
-    """A necessary condition of ``is_shipped_code`` for a hand-crafted blueprint, cheap
-    enough for every ``serve`` start: ``actual`` is the vendored form of
-    ``blueprints/<env>/tools.py`` of this installation, read as a file instead of
-    importing the blueprint and its spec machinery. Only a no is final: a yes still takes
-    the comparison of every file (an edited seed beside shipped tools is not shipped)."""
-    from envfactory_mcp.emit.render import unvendor_tools_source, vendor_tools_source
-
-    source = Path(__file__).resolve().parent / "blueprints" / env / "tools.py"
-    if not env.isidentifier() or not (source.parent / "__init__.py").is_file():
-        return False
-    try:
-        shipped = source.read_text(encoding="utf-8")
-        text = actual.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    # unvendor(actual) == shipped, and vendoring that gives actual back: no stray import
-    # line that one direction rewrites and the other would not.
-    return unvendor_tools_source(text) == shipped and vendor_tools_source(shipped) == text
 
 
 def _require_jail(env: str, asked: bool) -> None:
