@@ -27,6 +27,7 @@ from envfactory_mcp.tasks.realise import GoalPlan
 from envfactory_mcp.tasks.values import display_of, in_words, spoken_value
 
 NAME_COLUMNS = ("name", "title", "label")
+NAMES_SAID = 3  # the most names of related rows a description says
 STYLES = (
     "polite and patient",
     "brief and to the point",
@@ -68,8 +69,8 @@ class Describer:
         if me is not None and self._owner_of(row) not in (None, me):
             # the signed-in user can only mean their own: a task about another's is no task
             raise Rejected("other_persona", f"{entity} {value} belongs to another {self.persona_entity}")
-        attributes = self._attributes(row)
         siblings = self._variants(row) if variant else self._siblings(entity, value, persona_row)
+        attributes = self._telling(self._attributes(row), siblings)
         chosen: list[tuple[str, str, str]] = []
         for attribute in attributes:
             chosen.append(attribute)
@@ -89,6 +90,27 @@ class Describer:
         if found is None:
             found = self._attribute_lists[row] = self._attributes_of(row)
         return found
+
+    def _telling(
+        self, attributes: list[tuple[str, str, str]], siblings: list[int]
+    ) -> list[tuple[str, str, str]]:
+        """``attributes`` to describe with: of the names of related rows (``name``, ``content``)
+        those shared by the fewest ``siblings`` first (the name of what it points at before
+        its contents), at most ``NAMES_SAID`` of them (a person names a few things, not the
+        whole list); every other attribute where it was. The siblings are matched against
+        all their names (``_matches``), so a name said is never one another object holds too
+        unnoticed."""
+        names = [a for a in attributes if a[0] in ("name", "content")]
+        if not names:
+            return attributes
+
+        def shared(attribute: tuple[str, str, str]) -> int:
+            return sum((attribute[0], attribute[2]) in self._attribute_set(s) for s in siblings)
+
+        said = sorted(names, key=lambda a: (a[0] != "name", shared(a)))[:NAMES_SAID]
+        first = attributes.index(names[0])
+        rest = [a for a in attributes if a[0] not in ("name", "content")]
+        return rest[:first] + said + rest[first:]
 
     def _attributes_of(self, row: int) -> list[tuple[str, str, str]]:
         """(kind, column, text) candidates, most telling first. Kinds: ``own`` (its own
@@ -116,7 +138,7 @@ class Describer:
                     if isinstance(text, str) and text not in [n[2] for n in names]:
                         names.append(("name" if referenced else "content", name_column, text))
             if names:
-                found.extend(sorted(names, key=lambda n: n[0] != "name")[:3])
+                found.extend(sorted(names, key=lambda n: n[0] != "name"))  # all: see _telling
                 break
         for column in table.columns:
             text = values.get(column.name)
@@ -234,10 +256,15 @@ class Describer:
 
     def _matches(self, row: int, chosen: list[tuple[str, str, str]]) -> bool:
         """Whether another object shares every chosen attribute (the description is ambiguous)."""
+        attributes = self._attribute_set(row)
+        return all((kind, text) in attributes for kind, _, text in chosen)
+
+    def _attribute_set(self, row: int) -> set[tuple[str, str]]:
+        """(kind, text) of every attribute of ``row`` (all the names of its related rows)."""
         attributes = self._attribute_sets.get(row)
         if attributes is None:
             attributes = self._attribute_sets[row] = {(a[0], a[2]) for a in self._attributes(row)}
-        return all((kind, text) in attributes for kind, _, text in chosen)
+        return attributes
 
 
 def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
