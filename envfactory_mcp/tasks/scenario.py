@@ -186,11 +186,17 @@ class Describer:
         """The other objects of this kind the agent may find for this user: the persona's
         own, and those that are no one's (a catalog: groomers, services, products); never
         another customer's (the agent reads only the signed-in user's)."""
-        others = self._related_siblings(entity, value, persona_row)
+        me = self._persona_id(persona_row)
+        # what is related to the persona at some remove (a plan's other subscribers' bills)
+        # is another customer's as often as not: only the persona's own and no one's count
+        others = [
+            index
+            for index in self._related_siblings(entity, value, persona_row)
+            if me is None or self._owner_of(index) in (None, me)
+        ]
         owner = self.data.owner.get(entity)
         if owner is None:
             return others
-        me = self._persona_id(persona_row)
         for index in self.data.by_table.get(owner[0], []):
             if self.data.rows[index][1].get(owner[1]) == value or index in others:
                 continue
@@ -287,8 +293,8 @@ def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
         text = "the " + " ".join(picked["name"])
     else:
         text = "the " + " ".join([*picked.get("category", []), words])
-        if picked.get("content"):
-            text += " with the " + " and the ".join(picked["content"])
+    if picked.get("content"):  # every word the user must say is in what they say
+        text += " with the " + " and the ".join(picked["content"])
     if picked.get("option"):
         text += f" ({', '.join(picked['option'])})"
     if picked.get("name") and picked.get("category"):

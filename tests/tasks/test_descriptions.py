@@ -56,3 +56,38 @@ def said_of(describer: Describer, row: int | None) -> set[str]:
     """The words the describer has for ``row`` (its status, date, labels)."""
     assert row is not None
     return {text for _, text in describer._attribute_set(row)}
+
+
+def test_a_description_says_every_word_the_user_must_say_and_counts_only_objects_the_agent_may_find():
+    """Over the flagships: a description's ``must`` strings are all in its text (a bill said
+    as "the May 2026 bill" once needed "Visa ending 5623" too, which the user never says of a
+    bill), and the objects it is told apart from are the customer's own or no one's, never
+    another customer's reached through a shared plan."""
+    checked = 0
+    for name in ("retail", "airline", "telecom"):
+        env = load_environment(name, SERVERS_DIR, allow_unverified=True).env  # reads spec and seed only
+        data = Oracle(env, 0).data
+        describer = Describer(env, data)
+        persona = describer.persona_entity
+        assert persona is not None and describer.persona_table is not None
+        personas = data.by_table[describer.persona_table][:25]
+        owned = [
+            (entity, table, pk)
+            for entity, (table, pk) in data.owner.items()
+            if entity != persona and any(describer._owner_of(i) is not None for i in data.by_table[table])
+        ]
+        assert owned, name
+        for persona_row in personas:
+            me = describer._persona_id(persona_row)
+            for entity, table, pk in owned:
+                for index in data.by_table[table]:
+                    if describer._owner_of(index) != me:
+                        continue
+                    value = data.rows[index][1][pk]
+                    description = describer.describe(entity, value, persona_row)
+                    for must in description.must:
+                        assert must.casefold() in description.text.casefold(), (name, description)
+                    siblings = describer._siblings(entity, value, persona_row)
+                    assert all(describer._owner_of(s) in (None, me) for s in siblings), (name, entity, value)
+                    checked += 1
+    assert checked >= 300
