@@ -14,7 +14,8 @@ from paths import ROOT, SERVERS_DIR
 from envfactory_mcp.blueprints import blueprint_names, load_blueprint
 from envfactory_mcp.emit import package_name, read_package, render_package
 from envfactory_mcp.env import build_env
-from envfactory_mcp.manifest import GOLDEN, MANIFEST_FILE, differences, read_manifest, rendered
+from envfactory_mcp.manifest import GOLDEN, differences, read_manifest, rendered
+from envfactory_mcp.shipped import MANIFEST_FILE
 from envfactory_mcp.verify.provenance import read_report, subject_digests
 from envfactory_mcp.verify.verifier import report_relpath
 

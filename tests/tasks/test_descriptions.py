@@ -6,6 +6,7 @@ line, which the describer had not looked at)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from paths import SERVERS_DIR
 
@@ -14,11 +15,11 @@ from envfactory_mcp.tasks.oracle import Oracle
 from envfactory_mcp.tasks.scenario import NAMES_SAID, Describer
 
 
-def test_an_order_described_by_its_products_is_the_only_one_holding_them():
+def test_an_order_described_by_its_products_is_the_only_one_holding_them() -> None:
     env = load_environment("retail", SERVERS_DIR).env
     data = Oracle(env, 0).data
     describer = Describer(env, data)
-    rows = {
+    rows: dict[str, list[dict[str, Any]]] = {
         t: [data.rows[i][1] for i in data.by_table[t]] for t in ("products", "items", "order_items", "orders")
     }
     # what get_order_details lists: every line's product name (order_items -> items -> products)
@@ -29,8 +30,8 @@ def test_an_order_described_by_its_products_is_the_only_one_holding_them():
         holds[line["order_id"]].add(item_product[line["item_id"]])
     users = {u["user_id"]: i for i in data.by_table["users"] for u in [data.rows[i][1]]}
     orders_of: dict[str, list[str]] = defaultdict(list)
-    for order in rows["orders"]:
-        orders_of[order["user_id"]].append(order["order_id"])
+    for order_row in rows["orders"]:
+        orders_of[order_row["user_id"]].append(order_row["order_id"])
     checked = long_orders = 0
     for user, orders in orders_of.items():
         long_orders += sum(len(holds[o]) > NAMES_SAID for o in orders)
@@ -58,7 +59,7 @@ def said_of(describer: Describer, row: int | None) -> set[str]:
     return {text for _, text in describer._attribute_set(row)}
 
 
-def test_a_description_says_every_word_the_user_must_say_and_counts_only_objects_the_agent_may_find():
+def test_a_description_says_every_word_the_user_must_say_and_counts_only_objects_the_agent_may_find() -> None:
     """Over the flagships: a description's ``must`` strings are all in its text (a bill said
     as "the May 2026 bill" once needed "Visa ending 5623" too, which the user never says of a
     bill), and the objects it is told apart from are the customer's own or no one's, never
