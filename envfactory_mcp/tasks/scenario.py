@@ -27,7 +27,6 @@ from envfactory_mcp.tasks.realise import GoalPlan
 from envfactory_mcp.tasks.values import display_of, in_words, spoken_value
 
 NAME_COLUMNS = ("name", "title", "label")
-NAMES_SAID = 3  # the most names of related rows a description says
 STYLES = (
     "polite and patient",
     "brief and to the point",
@@ -69,8 +68,8 @@ class Describer:
         if me is not None and self._owner_of(row) not in (None, me):
             # the signed-in user can only mean their own: a task about another's is no task
             raise Rejected("other_persona", f"{entity} {value} belongs to another {self.persona_entity}")
+        attributes = self._attributes(row)
         siblings = self._variants(row) if variant else self._siblings(entity, value, persona_row)
-        attributes = self._telling(self._attributes(row), siblings)
         chosen: list[tuple[str, str, str]] = []
         for attribute in attributes:
             chosen.append(attribute)
@@ -90,27 +89,6 @@ class Describer:
         if found is None:
             found = self._attribute_lists[row] = self._attributes_of(row)
         return found
-
-    def _telling(
-        self, attributes: list[tuple[str, str, str]], siblings: list[int]
-    ) -> list[tuple[str, str, str]]:
-        """``attributes`` to describe with: of the names of related rows (``name``, ``content``)
-        those shared by the fewest ``siblings`` first (the name of what it points at before
-        its contents), at most ``NAMES_SAID`` of them (a person names a few things, not the
-        whole list); every other attribute where it was. The siblings are matched against
-        all their names (``_matches``), so a name said is never one another object holds too
-        unnoticed."""
-        names = [a for a in attributes if a[0] in ("name", "content")]
-        if not names:
-            return attributes
-
-        def shared(attribute: tuple[str, str, str]) -> int:
-            return sum((attribute[0], attribute[2]) in self._attribute_set(s) for s in siblings)
-
-        said = sorted(names, key=lambda a: (a[0] != "name", shared(a)))[:NAMES_SAID]
-        first = attributes.index(names[0])
-        rest = [a for a in attributes if a[0] not in ("name", "content")]
-        return rest[:first] + said + rest[first:]
 
     def _attributes_of(self, row: int) -> list[tuple[str, str, str]]:
         """(kind, column, text) candidates, most telling first. Kinds: ``own`` (its own
@@ -138,7 +116,7 @@ class Describer:
                     if isinstance(text, str) and text not in [n[2] for n in names]:
                         names.append(("name" if referenced else "content", name_column, text))
             if names:
-                found.extend(sorted(names, key=lambda n: n[0] != "name"))  # all: see _telling
+                found.extend(sorted(names, key=lambda n: n[0] != "name")[:3])
                 break
         for column in table.columns:
             text = values.get(column.name)
@@ -186,17 +164,11 @@ class Describer:
         """The other objects of this kind the agent may find for this user: the persona's
         own, and those that are no one's (a catalog: groomers, services, products); never
         another customer's (the agent reads only the signed-in user's)."""
-        me = self._persona_id(persona_row)
-        # what is related to the persona at some remove (a plan's other subscribers' bills)
-        # is another customer's as often as not: only the persona's own and no one's count
-        others = [
-            index
-            for index in self._related_siblings(entity, value, persona_row)
-            if me is None or self._owner_of(index) in (None, me)
-        ]
+        others = self._related_siblings(entity, value, persona_row)
         owner = self.data.owner.get(entity)
         if owner is None:
             return others
+        me = self._persona_id(persona_row)
         for index in self.data.by_table.get(owner[0], []):
             if self.data.rows[index][1].get(owner[1]) == value or index in others:
                 continue
@@ -262,15 +234,10 @@ class Describer:
 
     def _matches(self, row: int, chosen: list[tuple[str, str, str]]) -> bool:
         """Whether another object shares every chosen attribute (the description is ambiguous)."""
-        attributes = self._attribute_set(row)
-        return all((kind, text) in attributes for kind, _, text in chosen)
-
-    def _attribute_set(self, row: int) -> set[tuple[str, str]]:
-        """(kind, text) of every attribute of ``row`` (all the names of its related rows)."""
         attributes = self._attribute_sets.get(row)
         if attributes is None:
             attributes = self._attribute_sets[row] = {(a[0], a[2]) for a in self._attributes(row)}
-        return attributes
+        return all((kind, text) in attributes for kind, _, text in chosen)
 
 
 def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
@@ -293,8 +260,8 @@ def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
         text = "the " + " ".join(picked["name"])
     else:
         text = "the " + " ".join([*picked.get("category", []), words])
-    if picked.get("content"):  # every word the user must say is in what they say
-        text += " with the " + " and the ".join(picked["content"])
+        if picked.get("content"):
+            text += " with the " + " and the ".join(picked["content"])
     if picked.get("option"):
         text += f" ({', '.join(picked['option'])})"
     if picked.get("name") and picked.get("category"):
