@@ -85,7 +85,7 @@ def test_a_refusal_says_the_policys_reason_in_words() -> None:
     spec = environment_spec(SERVERS_DIR, "ski_rental")
     assert spec is not None
     reasons = [rule.reason for rule in spec.policy_rules.refusals]
-    assert any("_" in r for r in reasons)  # the case this guards
+    assert reasons and not any("_" in r for r in reasons)  # issue 31: reasons are written in words
     for seed in range(30):
         speaker = Speaker(seed, "t", spec)
         for reason in reasons:
@@ -94,7 +94,7 @@ def test_a_refusal_says_the_policys_reason_in_words() -> None:
     text = Speaker(1, "t", spec).refusal(
         "cancel a ski rental", "a out_on_slopes ski rental cannot be released"
     )
-    assert "an out on slopes ski rental" in text
+    assert "an out on" in text and "out_on" not in text  # the article agrees with the words
 
 
 def _fact(key: str, kind: str = "identity") -> Fact:

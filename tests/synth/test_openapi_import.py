@@ -52,7 +52,7 @@ SCENARIOS = {
         update=("update_todo", {"title": "Buy oat milk and bread", "done": True}),
         listing=("list_todos", {"done": True}),
         delete="delete_todo",
-        id_arg="todo_id",
+        id_arg="todoId",
     ),
     "petstore_nested.json": Scenario(
         create=("add_pet", {"name": "Rex", "species": "dog", "tags": ["good"]}),
@@ -60,8 +60,8 @@ SCENARIOS = {
         update=("update_pet", {"name": "Rexy", "weight_kg": 12.5}),
         listing=("list_owner_pets", {"species": "dog"}),
         delete="remove_pet",
-        id_arg="pet_id",
-        scope={"owner_id": 1},
+        id_arg="petId",
+        scope={"ownerId": 1},
     ),
     "orders_enums.yaml": Scenario(
         create=("place_order", {"customer_id": UUID_1, "total": 42.5, "delivery": {"method": "pickup"}}),
@@ -69,7 +69,7 @@ SCENARIOS = {
         update=("update_order", {"status": "paid"}),
         listing=("list_orders", {"status": "paid", "customer_id": UUID_1}),
         delete="cancel_order",
-        id_arg="order_id",
+        id_arg="orderId",
     ),
     "pagination.yaml": Scenario(
         create=("publish_article", {"title": "Zebra crossings", "author_id": 1, "body": "On stripes."}),
@@ -77,7 +77,7 @@ SCENARIOS = {
         update=("replace_article", {"title": "Zebra crossings, revised", "author_id": 2, "body": "More."}),
         listing=("list_articles", {"q": "Zebra", "limit": 5, "offset": 0}),
         delete="delete_article",
-        id_arg="article_id",
+        id_arg="articleId",
     ),
     "path_params.yaml": Scenario(
         create=("create_task", {"title": "Write the changelog"}),
@@ -85,8 +85,8 @@ SCENARIOS = {
         update=("update_task", {"state": "done"}),
         listing=("list_tasks", {"state": "done"}),
         delete="delete_task",
-        id_arg="task_id",
-        scope={"project_id": "project_0001"},
+        id_arg="taskId",
+        scope={"projectId": "project_0001"},
     ),
     "auth_headers.yaml": Scenario(
         create=("create_note", {"title": "Door code", "body": "4711"}),
@@ -94,7 +94,7 @@ SCENARIOS = {
         update=("edit_note", {"pinned": True}),
         listing=("list_notes", {"pinned": True}),
         delete="delete_note",
-        id_arg="note_id",
+        id_arg="noteId",
     ),
 }
 
@@ -142,7 +142,7 @@ async def test_document_becomes_a_verified_stateful_server(document: str, tmp_pa
         assert row is not None
         key = {s.id_arg: row["id"]}
         fetched = await call(s.get, key)
-        assert fetched.structured_content == row
+        assert fetched.structured_content == row, fetched.content
         updated = await call(s.update[0], {**key, **s.update[1]})
         assert not updated.is_error, updated.content
         for name, value in s.update[1].items():
