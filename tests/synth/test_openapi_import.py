@@ -67,7 +67,7 @@ SCENARIOS = {
         create=("place_order", {"customer_id": UUID_1, "total": 42.5, "delivery": {"method": "pickup"}}),
         get="get_order",
         update=("update_order", {"status": "paid"}),
-        listing=("list_orders", {"status": "paid", "customer_id": UUID_1}),
+        listing=("list_orders", {"status": "paid", "customerId": UUID_1}),
         delete="cancel_order",
         id_arg="orderId",
     ),
@@ -174,9 +174,9 @@ async def test_nested_resources_are_scoped_to_their_parent(tmp_path: Path) -> No
     assert delete_owner is not None and "pets" in delete_owner.reads
     result = await anyio.to_thread.run_sync(_build, "petstore_nested.json", tmp_path)
     async with Client(_server(result.package_dir, spec.name)) as client:
-        with_pets = await client.call_tool("delete_owner", {"owner_id": 2})
-        wrong_owner = await client.call_tool("get_pet", {"owner_id": 1, "pet_id": 1})
-        missing_owner = await client.call_tool("list_owner_pets", {"owner_id": 999})
+        with_pets = await client.call_tool("delete_owner", {"ownerId": 2})
+        wrong_owner = await client.call_tool("get_pet", {"ownerId": 1, "petId": 1})
+        missing_owner = await client.call_tool("list_owner_pets", {"ownerId": 999})
     assert with_pets.is_error and "still has" in _text(with_pets)
     assert wrong_owner.is_error and "not found for owner_id 1" in _text(wrong_owner)
     assert missing_owner.is_error and "Owner 999 not found" in _text(missing_owner)
