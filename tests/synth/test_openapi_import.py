@@ -168,8 +168,8 @@ async def test_nested_resources_are_scoped_to_their_parent(tmp_path: Path) -> No
     assert pets is not None and pets.column("owner_id") is not None
     assert pets.column("owner_id").references == "owners.id"  # type: ignore[union-attr]
     add_pet = spec.tool("add_pet")
-    assert add_pet is not None and add_pet.params["owner_id"].entity == "owner"
-    assert add_pet.params["owner_id"].user_provided is False and add_pet.params["name"].user_provided is True
+    assert add_pet is not None and add_pet.params["ownerId"].entity == "owner"
+    assert add_pet.params["ownerId"].user_provided is False and add_pet.params["name"].user_provided is True
     delete_owner = spec.tool("delete_owner")
     assert delete_owner is not None and "pets" in delete_owner.reads
     result = await anyio.to_thread.run_sync(_build, "petstore_nested.json", tmp_path)
@@ -1065,13 +1065,13 @@ async def test_a_real_style_document_is_used_statefully_over_mcp(tmp_path: Path)
         loan = await call("lend_book", book_isbn=isbn, borrower="Ada Lovelace")
         assert loan["status"] == "active" and loan["returned_at"] is None
         assert "not found" in await refused("lend_book", book_isbn="0000000000", borrower="Ada")
-        back = await call("return_loan", loan_id=loan["id"])
+        back = await call("return_loan", loanId=loan["id"])
         assert back["status"] == "returned" and back["returned_at"] == clock
-        assert "already returned" in await refused("return_loan", loan_id=loan["id"])
-        assert (await call("get_loan", loan_id=loan["id"])) == back
+        assert "already returned" in await refused("return_loan", loanId=loan["id"])
+        assert (await call("get_loan", loanId=loan["id"])) == back
         returned = await call("list_loans", status="returned", book_isbn=isbn)
         assert [item["id"] for item in returned["items"]] == [loan["id"]]
-        reminder = await call("remind_borrower", loan_id=loan["id"], channel="sms")
+        reminder = await call("remind_borrower", loanId=loan["id"], channel="sms")
         assert reminder["action"] == "remind_borrower" and reminder["details"] == {"channel": "sms"}
         assert reminder["resource"] == "loans" and reminder["target"] == f'{{"id": {loan["id"]}}}'
         me = await call("get_profile")
