@@ -55,12 +55,12 @@ from envfactory_mcp.sim.types import UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
 try:
-    from openenv.core.client_types import StepResult  # type: ignore[import-not-found,unused-ignore]
-    from openenv.core.env_client import EnvClient  # type: ignore[import-not-found,unused-ignore]
-    from openenv.core.env_server.interfaces import (  # type: ignore[import-not-found,unused-ignore]
+    from openenv.core.client_types import StepResult  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from openenv.core.env_client import EnvClient  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    from openenv.core.env_server.interfaces import (  # type: ignore[import-not-found,import-untyped,unused-ignore]
         Environment,
     )
-    from openenv.core.env_server.types import (  # type: ignore[import-not-found,unused-ignore]
+    from openenv.core.env_server.types import (  # type: ignore[import-not-found,import-untyped,unused-ignore]
         Action,
         Observation,
         State,
@@ -287,7 +287,7 @@ def make_app(
     """OpenEnv's FastAPI app (``create_app``) serving the tasks of ``env``: each session
     an episode. The simulated user is the scripted one, or a model (``user_model``, a
     litellm model string, with ``user_api_base``)."""
-    from openenv.core.env_server.http_server import (  # type: ignore[import-not-found,unused-ignore]
+    from openenv.core.env_server.http_server import (  # type: ignore[import-not-found,import-untyped,unused-ignore]
         create_app,
     )
 
