@@ -20,7 +20,7 @@ from typing import Any
 from sqlglot import exp
 
 from envfactory_mcp.crud.model import Field, Ignored, Resource, Rows
-from envfactory_mcp.synth.sql.schema import Schema, TableDraft, _literal, converted, parse
+from envfactory_mcp.synth.sql.schema import Schema, TableDraft, converted, literal, parse
 from envfactory_mcp.synth.sql.script import Statement
 
 
@@ -172,7 +172,7 @@ def _constant(node: exp.Expression) -> Any:
         return chr(code) if isinstance(code, int) and 0 <= code < 0x110000 else _UNKNOWN
     if isinstance(node, exp.StrToDate | exp.StrToTime):  # Oracle TO_DATE('17-06-2003', 'dd-MM-yyyy')
         return _to_date(_constant(node.this), node.args.get("format"))
-    ok, value = _literal(node)
+    ok, value = literal(node)
     return value if ok else _UNKNOWN
 
 
