@@ -6,6 +6,11 @@ empty network namespace, a private directory). The client lists the tools
 and compares them with the spec, then replays one successful probe per tool, each from a
 reset session, and requires the same structured output and the same canonical state hash
 the sandboxed probe produced: the package a user installs behaves as verified.
+
+The server's stderr goes to a file in the stage's private directory, never to this
+process's ``sys.stderr``: that may have no descriptor (typer's CliRunner, Jupyter, an
+``io.StringIO``), and a child process can only be handed a real file. Its last lines are
+appended to the reason when the stage fails, and the file goes with the directory.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 
@@ -37,6 +42,9 @@ def check_over_stdio(
 ) -> CheckResult:
     """Run the stdio stage; never raises for what the package does."""
     workdir = tempfile.mkdtemp(prefix="envfactory-stdio-")
+    # Beside the jail's work directory, not in it: the server cannot read or grow it.
+    errdir = tempfile.mkdtemp(prefix="envfactory-stdio-stderr-")
+    errpath = Path(errdir) / "server-stderr.log"
     try:
         request = {
             "package_root": str(package_root),
@@ -44,26 +52,48 @@ def check_over_stdio(
             "limits": asdict(limits),
             "argv": ["--control"],
         }
-        try:
-            anyio.run(_drive, workdir, request, spec, replays, limits)
-        except _Mismatch as exc:
-            probe = exc.probe
-            failed = (
-                FailedProbe(id=probe["id"], kind=probe["kind"], arguments=probe["arguments"])
-                if probe
-                else None
-            )
-            return CheckResult(check="stdio", status="failed", reason=str(exc), probe=failed)
-        except TimeoutError:
-            return CheckResult(
-                check="stdio", status="failed", reason=f"no answer within {limits.wall_seconds:g} s"
-            )
-        except Exception as exc:  # noqa: BLE001 - a broken server shows up as any client error
-            leaf = _first_leaf(exc)
-            return CheckResult(check="stdio", status="failed", reason=f"{type(leaf).__name__}: {leaf}"[:400])
-        return CheckResult(check="stdio", status="passed")
+        reason: str | None = None
+        failed: FailedProbe | None = None
+        with open(errpath, "w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                anyio.run(_drive, workdir, request, spec, replays, limits, errlog)
+            except _Mismatch as exc:
+                probe = exc.probe
+                if probe:
+                    failed = FailedProbe(id=probe["id"], kind=probe["kind"], arguments=probe["arguments"])
+                reason = str(exc)
+            except TimeoutError:
+                reason = f"no answer within {limits.wall_seconds:g} s"
+            except Exception as exc:  # noqa: BLE001 - a broken server shows up as any client error
+                leaf = _first_leaf(exc)
+                reason = f"{type(leaf).__name__}: {leaf}"[:400]
+        if reason is None:
+            return CheckResult(check="stdio", status="passed")
+        tail = _tail(errpath)
+        if tail:
+            reason = f"{reason}; the server's stderr ended: {tail}"
+        return CheckResult(check="stdio", status="failed", reason=reason, probe=failed)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(errdir, ignore_errors=True)
+
+
+_STDERR_TAIL_CHARS = 800
+
+
+def _tail(path: Path) -> str:
+    """The last lines of the server's stderr, at most ``_STDERR_TAIL_CHARS``, on one line."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - _STDERR_TAIL_CHARS * 4))
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    joined = " | ".join(lines)
+    return joined if len(joined) <= _STDERR_TAIL_CHARS else "…" + joined[-_STDERR_TAIL_CHARS:]
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
@@ -78,8 +108,10 @@ async def _drive(
     spec: dict[str, Any],
     replays: list[dict[str, Any]],
     limits: SandboxLimits,
+    errlog: TextIO,
 ) -> None:
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     from envfactory_mcp.runtime import CONTROL_PREFIX
 
@@ -96,8 +128,10 @@ async def _drive(
     )
     command = launch.argv
     params = StdioServerParameters(command=command[0], args=command[1:], env=launch.env, cwd=launch.cwd)
+    # A transport, not the parameters: the server's stderr is a file of our own (see the
+    # module's note), and mcp 2.0's Client (a trainer's venv) takes no StdioServerParameters.
     with anyio.fail_after(limits.wall_seconds):
-        async with Client(params) as client:
+        async with Client(stdio_client(params, errlog=errlog)) as client:
             listed = {tool.name: tool for tool in (await client.list_tools()).tools}
             served = {name for name in listed if not name.startswith(CONTROL_PREFIX)}
             declared = {tool["name"] for tool in spec["tools"]}

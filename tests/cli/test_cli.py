@@ -19,8 +19,8 @@ runner = CliRunner()
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real command in a child process: what verifies over stdio needs a real stderr
-    (the MCP client hands it to the server it starts), which CliRunner's capture is not."""
+    """The real command in a child process, as a user runs it (real stdout and stderr);
+    tests/cli/test_stdio_stderr.py runs verify over stdio under CliRunner and io.StringIO."""
     return subprocess.run(
         [sys.executable, "-m", "envfactory_mcp", *args],
         capture_output=True,
