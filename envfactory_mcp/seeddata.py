@@ -63,6 +63,9 @@ class SeedData:
         self._fitting_column: dict[tuple[str, frozenset[str] | None, int], list[Any]] = {}
         self._anchors: dict[tuple[str | None, str], tuple[list[int], list[tuple[str, Any]]]] = {}
         self._strata: dict[tuple[str | None, str, tuple[str, Any]], list[int]] = {}
+        # Per set of plain parameter names: the home tables, and whether a record fills them.
+        self._homes: dict[frozenset[str], tuple[set[str] | None, bool]] = {}
+        self._home_rows: dict[tuple[int, frozenset[str]], tuple[list[int], list[int]]] = {}
         self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
         self.by_table: dict[str, list[int]] = defaultdict(list)
         for table_name in sorted(state):
@@ -154,6 +157,35 @@ class SeedData:
             rows = self.anchor_choices(param)[0]
             cached = self._strata[key] = [i for i in rows if self.rows[i][1].get(column) == value]
         return cached
+
+    def home_of(self, params: list[ParamInfo]) -> tuple[set[str] | None, bool]:
+        """``home_tables(params)`` and whether ``record_row`` draws a row for them (two or
+        more plain parameters are columns of one home table), remembered per set of plain
+        parameter names. The set is shared: do not modify it."""
+        names = frozenset(p.name for p in params if not p.entity)
+        cached = self._homes.get(names)
+        if cached is None:
+            home = home_tables(params, self)
+            recorded = home is not None and any(len(names & self.table_columns[t].keys()) >= 2 for t in home)
+            cached = self._homes[names] = (home, recorded)
+        return cached
+
+    def record_near(
+        self, anchor: int | None, levels: list[list[int]], home: set[str] | None, rng: random.Random
+    ) -> int | None:
+        """``record_row`` for parameters whose home tables fill a record, with ``levels``
+        being ``related(anchor)`` (empty for no anchor): its row lists remembered."""
+        if home is None:
+            return None
+        key = (-1 if anchor is None else anchor, frozenset(home))
+        cached = self._home_rows.get(key)
+        if cached is None:
+            near = [i for level in levels for i in level if self.rows[i][0] in home]
+            anywhere = [i for t in sorted(home) for i in self.by_table.get(t, [])]
+            cached = self._home_rows[key] = (near, anywhere)
+        near, anywhere = cached
+        pool = near if near and rng.random() >= 0.8 else anywhere
+        return rng.choice(pool) if pool else None
 
     def related(self, anchor: int, depth: int = 3, per_level: int = 300) -> list[list[int]]:
         """Rows by hop distance from ``anchor``: sharing an entity value is one hop.
@@ -280,8 +312,8 @@ def valid_arguments(
     # Array parameters of one call often run in parallel (item_ids[i] -> new_item_ids[i]),
     # so every array in a call gets the same length.
     length = 1 if rng.random() < 0.7 else 2
-    home = home_tables(params, data)
-    record = record_row(params, levels, data, home, rng)
+    home, recorded = data.home_of(params)
+    record = data.record_near(anchor, levels, home, rng) if recorded else None
     for param in params:
         if not param.required and rng.random() < 0.5:
             continue
@@ -395,11 +427,15 @@ def related_value(
         """The non-empty pools, nearest rows first; each built only when it is reached (the
         first is almost always enough, and the whole data's values are many)."""
         for level in levels:
-            values = [v for v in data.fitting_values(level, param, home, item_schema) if v not in used]
+            values = data.fitting_values(level, param, home, item_schema)
+            if used and not used.isdisjoint(values):
+                values = [v for v in values if v not in used]
             if values:
-                yield values
+                yield values  # shared when nothing was left out: only read below
         if param.entity:  # anywhere in the data, as the last resort
-            anywhere = [v for v in data.fitting_entity_values(param.entity, item_schema) if v not in used]
+            anywhere = data.fitting_entity_values(param.entity, item_schema)
+            if used and not used.isdisjoint(anywhere):
+                anywhere = [v for v in anywhere if v not in used]
             if anywhere:
                 yield anywhere
 

@@ -1,4 +1,4 @@
-"""Tool dependency graph (networkx) from spec declarations, and tool-chain samplers."""
+"""Tool dependency graph from spec declarations (networkx only for export), and tool-chain samplers."""
 
 from envfactory_mcp.graph.build import Param, Producer, ToolGraph, build_graph, split_tool_id, tool_id
 

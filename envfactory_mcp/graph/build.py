@@ -1,6 +1,7 @@
 """The tool dependency graph, built from spec declarations only (never from tool code).
 
-Nodes (networkx ``MultiDiGraph``):
+Nodes (kept as plain dicts; ``ToolGraph.g`` is the same graph as a networkx
+``MultiDiGraph``, built on first use, so sampling tasks never imports networkx):
 
 * ``tool`` nodes, id ``"<server>/<tool>"``, with ``server``, ``tool``, ``effect``, ``intent``;
 * ``param`` nodes, id ``"<server>/<tool>:<param>"``, with ``entity``, ``user_provided``
@@ -23,10 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-
-import networkx as nx
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from envfactory_mcp.spec import EnvSpec
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+Edge = tuple[str, str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -63,18 +69,25 @@ class ToolGraph:
     def __init__(self, specs: Mapping[str, EnvSpec], shared_entities: Iterable[str] = ()) -> None:
         self.specs = dict(specs)
         self.shared = frozenset(shared_entities)
-        self.g: nx.MultiDiGraph = nx.MultiDiGraph()
+        self.nodes: dict[str, dict[str, Any]] = {}  # node -> its attributes, in insertion order
+        self.edges: list[Edge] = []  # (from, to, attributes), in insertion order
+        self._in: dict[str, list[Edge]] = {}
+        self._out: dict[str, list[Edge]] = {}
+        # Lookups, remembered (the graph does not change once built); callers get copies.
+        self._params: dict[str, tuple[Param, ...]] = {}
+        self._producers: dict[str, tuple[Producer, ...]] = {}
+        self._successors: dict[str, tuple[tuple[str, Param, Producer], ...]] = {}
         for server, spec in self.specs.items():
             for tool in spec.tools:
                 node = tool_id(server, tool.name)
-                self.g.add_node(
+                self._add_node(
                     node, kind="tool", server=server, tool=tool.name, effect=tool.effect, intent=tool.intent
                 )
                 required = set(tool.input_schema.get("required", []))
                 for name in tool.input_schema.get("properties", {}):
                     info = tool.params.get(name)
                     pnode = f"{node}:{name}"
-                    self.g.add_node(
+                    self._add_node(
                         pnode,
                         kind="param",
                         tool=node,
@@ -83,7 +96,7 @@ class ToolGraph:
                         user_provided=bool(info and info.user_provided),
                         required=name in required,
                     )
-                    self.g.add_edge(pnode, node, kind="input")
+                    self._add_edge(pnode, node, kind="input")
         for a_server, a_spec in self.specs.items():
             for a in a_spec.tools:
                 a_node = tool_id(a_server, a.name)
@@ -96,7 +109,29 @@ class ToolGraph:
                         if a_server == b_server:
                             tables = sorted(set(a.writes) & (set(b.reads) | set(b.writes)))
                             if tables:
-                                self.g.add_edge(a_node, b_node, kind="state", tables=tables)
+                                self._add_edge(a_node, b_node, kind="state", tables=tables)
+
+    def _add_node(self, node: str, **attrs: Any) -> None:
+        self.nodes.setdefault(node, {}).update(attrs)
+
+    def _add_edge(self, a: str, b: str, **attrs: Any) -> None:
+        edge = (a, b, attrs)
+        self.edges.append(edge)
+        self._out.setdefault(a, []).append(edge)
+        self._in.setdefault(b, []).append(edge)
+
+    @cached_property
+    def g(self) -> nx.MultiDiGraph:
+        """The graph as a networkx ``MultiDiGraph`` (nodes and edges added in the order
+        they were found), for export and inspection."""
+        import networkx as nx
+
+        graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        for node, attrs in self.nodes.items():
+            graph.add_node(node, **attrs)
+        for a, b, attrs in self.edges:
+            graph.add_edge(a, b, **attrs)
+        return graph
 
     def _data_edges(
         self, a_server: str, a_node: str, outputs: Mapping[str, str], b_server: str, b_node: str
@@ -108,17 +143,17 @@ class ToolGraph:
                 continue
             for path, entity in outputs.items():
                 if entity == param.entity:
-                    self.g.add_edge(
+                    self._add_edge(
                         a_node, param.node, kind="data", path=path, entity=entity, array="[]" in path
                     )
 
     # ---------------------------------------------------------------- lookups
 
     def tools(self) -> list[str]:
-        return sorted(n for n, d in self.g.nodes(data=True) if d["kind"] == "tool")
+        return sorted(n for n, d in self.nodes.items() if d["kind"] == "tool")
 
     def effect(self, node: str) -> str:
-        return str(self.g.nodes[node]["effect"])
+        return str(self.nodes[node]["effect"])
 
     def claims(self, node: str) -> list[str]:
         """The output paths the tool declares the agent must tell the user."""
@@ -127,40 +162,54 @@ class ToolGraph:
 
     def params(self, node: str) -> list[Param]:
         """The tool's parameters in schema order."""
+        cached = self._params.get(node)
+        if cached is not None:
+            return list(cached)
         server, name = split_tool_id(node)
         tool = next(t for t in self.specs[server].tools if t.name == name)
         found = []
         for pname in tool.input_schema.get("properties", {}):
-            d = self.g.nodes[f"{node}:{pname}"]
+            d = self.nodes[f"{node}:{pname}"]
             found.append(Param(f"{node}:{pname}", pname, d["entity"], d["user_provided"], d["required"]))
+        self._params[node] = tuple(found)
         return found
 
     def producers(self, param: Param) -> list[Producer]:
         """Tools whose outputs can fill ``param``, sorted for determinism."""
+        cached = self._producers.get(param.node)
+        if cached is not None:
+            return list(cached)
         found = [
             Producer(src, d["path"], d["entity"], d["array"])
-            for src, _, d in self.g.in_edges(param.node, data=True)
+            for src, _, d in self._in.get(param.node, [])
             if d["kind"] == "data"
         ]
-        return sorted(found, key=lambda p: (p.tool, p.path))
+        found.sort(key=lambda p: (p.tool, p.path))
+        self._producers[param.node] = tuple(found)
+        return found
 
     def data_successors(self, node: str) -> list[tuple[str, Param, Producer]]:
         """(tool, its param, how ``node`` fills it) for every data edge out of ``node``."""
+        cached = self._successors.get(node)
+        if cached is not None:
+            return list(cached)
         found = []
-        for _, pnode, d in self.g.out_edges(node, data=True):
+        for _, pnode, d in self._out.get(node, []):
             if d["kind"] != "data":
                 continue
-            target = self.g.nodes[pnode]["tool"]
+            target = self.nodes[pnode]["tool"]
             param = next(p for p in self.params(target) if p.node == pnode)
             found.append((target, param, Producer(node, d["path"], d["entity"], d["array"])))
-        return sorted(found, key=lambda t: (t[0], t[1].name, t[2].path))
+        found.sort(key=lambda t: (t[0], t[1].name, t[2].path))
+        self._successors[node] = tuple(found)
+        return found
 
     def tool_edges(self) -> list[tuple[str, str, str, str]]:
         """Tool-to-tool edges (a, b, kind, label): data edges collapsed onto tools, and state edges."""
         found = set()
-        for a, b, d in self.g.edges(data=True):
+        for a, b, d in self.edges:
             if d["kind"] == "data":
-                found.add((a, self.g.nodes[b]["tool"], "data", f"{d['path']} -> {self.g.nodes[b]['name']}"))
+                found.add((a, self.nodes[b]["tool"], "data", f"{d['path']} -> {self.nodes[b]['name']}"))
             elif d["kind"] == "state":
                 found.add((a, b, "state", ", ".join(d["tables"])))
         return sorted(found)

@@ -32,7 +32,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from envfactory_mcp.graph.sample import Chain, Step
-from envfactory_mcp.runtime import diff_states, dump_state
 from envfactory_mcp.spec import EnvSpec, RefusalRule, ToolSpec
 from envfactory_mcp.tasks.model import GoalKind
 from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected, values_at
@@ -284,13 +283,13 @@ def complete_for_policy(
         raise Rejected("goal_dropped", "a goal step was an authentication or a lookup of the user only")
     if dropped and auth_args is None:
         raise Rejected("persona_lookup", "a lookup only found the user, and no authentication replaces it")
-    actions, final = _replay(oracle, [a for a, _ in kept])
+    actions, diff = _replay(oracle, [a for a, _ in kept])
     goal_actions: list[list[int]] = [[] for _ in draws]
     for index, (_, goal) in enumerate(kept):
         goal_actions[goal].append(index)
     for goal, draw in enumerate(draws):
         _check_branch(draw, [actions[i] for i in goal_actions[goal]])
-    final_hash = oracle.session.hash()  # the state ``_replay`` left: equals hash_state(final)
+    final_hash = oracle.session.hash()  # the state ``_replay`` left
     writes = sum(1 for a in actions if oracle.tools[a.tool].effect == "write")
     if writes and final_hash == oracle.env.seed_hash:
         raise Rejected("no_change", "the writes leave the state exactly as it was")
@@ -304,7 +303,7 @@ def complete_for_policy(
         dropped=dropped,
         initial_hash=oracle.env.seed_hash,
         final_hash=final_hash,
-        diff=diff_states(oracle.env.seed_state, final, oracle.env.primary_keys),
+        diff=diff,
     )
 
 
@@ -431,8 +430,9 @@ def _transfer_call(
     return GoalAction(oracle.server, draw.tool, {"summary": summary}, {})
 
 
-def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction], Any]:
-    """Run ``actions`` from the seed through the real tools: their outputs and the final state."""
+def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction], dict[str, Any]]:
+    """Run ``actions`` from the seed through the real tools: their outputs and the diff
+    from the seed to the final state."""
     oracle.reset()
     done: list[GoalAction] = []
     for action in actions:
@@ -446,4 +446,4 @@ def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction]
             # Setting an address to the one it already has: the user would ask for nothing.
             raise Rejected("no_change", f"{action.tool} leaves the state as it was")
         done.append(GoalAction(action.server, action.tool, action.arguments, outcome.output))
-    return done, dump_state(oracle.session.db)
+    return done, oracle.seed_diff()

@@ -27,6 +27,16 @@ import jsonschema_rs
 from envfactory_mcp.env import Environment
 from envfactory_mcp.graph.build import split_tool_id
 from envfactory_mcp.graph.sample import Chain
+from envfactory_mcp.runtime import Toolbox, diff_states, dump_state
+from envfactory_mcp.runtime.state import (
+    DIGEST_MODULUS,
+    State,
+    TableInfo,
+    hash_digests,
+    row_digest,
+    table_digest,
+    table_infos,
+)
 from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
 from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
 
@@ -86,6 +96,12 @@ class Oracle:
         self.spec_json = json.loads(dump_spec(self.env.spec))
         self.data = SeedData(self.spec_json, self.env.seed_state)
         self.toolbox = self.env.toolbox()
+        # The same tools with every call rolled back (a write is not committed): trying a
+        # call for a pool leaves the seed as it was, so no reset is needed after it.
+        self.probe = Toolbox(
+            {**self.spec_json, "tools": [{**t, "effect": "read"} for t in self.spec_json["tools"]]},
+            self.env.tools_module,
+        )
         self.session = self.env.new_session()
         self.tools: dict[str, ToolSpec] = {t.name: t for t in self.env.spec.tools}
         self.params: dict[str, list[ParamInfo]] = {t["name"]: tool_params(t) for t in self.spec_json["tools"]}
@@ -95,6 +111,10 @@ class Oracle:
         self.persona_entity = persona_entity_of(self.env.spec)
         self._seed_changes: int | None = None  # SQLite's total_changes right after the last reset
         self._personas: dict[tuple[str, int], Any] = {}  # (tool, id of a pooled call) -> its persona
+        self._pool_objects: dict[tuple[str, int], set[tuple[str, str]]] = {}  # (tool, id of a pooled call)
+        self._seed_digests: dict[str, int] | None = None  # each table's digest in the seed
+        self._infos: dict[str, TableInfo] | None = None  # the session's tables
+        self._seed_rows: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}  # table -> key -> seed row
 
     def reset(self) -> None:
         """The session back to the seed state. Skipped when no row changed since the last
@@ -127,10 +147,63 @@ class Oracle:
             stale = 0
             seen.add(key)
             self.reset()
-            if self.toolbox.call(self.session.db, tool, args).ok:
+            db = self.session.db
+            if self.probe.call(db, tool, args).ok:
                 found.append(args)
+            self._seed_changes = db.total_changes  # rolled back: still the seed
         self.pools[tool] = found
         return found
+
+    def seed_diff(self) -> dict[str, Any]:
+        """``diff_states`` from the seed to the session's state, reading only the rows the
+        session changed since its last reset: the keys its change logs name (the
+        session's ``_touched``, drained by ``hash()``), each row as it is now and as the
+        seed has it. Believed only when the session's hash agrees (every table's seed
+        digest with those rows' digests swapped), else every table is read and compared."""
+        db = self.session.db
+        final = self.session.hash()  # drains the change logs into the touched keys
+        touched = getattr(self.session, "_touched", None)
+        if isinstance(touched, dict):
+            keyed = self._keyed_states(db, touched)
+            if keyed is not None:
+                before, after, digests = keyed
+                if hash_digests(digests) == final:
+                    return diff_states(before, after, self.env.primary_keys)
+        return diff_states(self.env.seed_state, dump_state(db), self.env.primary_keys)
+
+    def _keyed_states(
+        self, db: Any, touched: dict[str, set[tuple[Any, ...]]]
+    ) -> tuple[State, State, dict[str, int]] | None:
+        """(seed rows, current rows) of the touched keys per table, and every table's
+        digest with those rows swapped in; None where a table has no primary key."""
+        if self._infos is None:  # tools cannot change the schema
+            self._infos = {info.name: info for info in table_infos(db)}
+            self._seed_digests = {t: table_digest(rows) for t, rows in self.env.seed_state.items()}
+        assert self._seed_digests is not None
+        digests = dict(self._seed_digests)
+        before: State = {}
+        after: State = {}
+        for table, keys in touched.items():
+            if not keys:
+                continue
+            info = self._infos.get(table)
+            if info is None or table not in digests or info.primary_key == ("rowid",):
+                return None
+            seed = self._seed_rows.get(table)
+            if seed is None:
+                pk = info.primary_key
+                seed = self._seed_rows[table] = {
+                    tuple(r[c] for c in pk): r for r in self.env.seed_state[table]
+                }
+            old = [seed[k] for k in keys if k in seed]
+            new = _rows_at(db, info, sorted(keys, key=repr))
+            digests[table] = (
+                digests[table] - sum(map(row_digest, old)) + sum(map(row_digest, new))
+            ) % DIGEST_MODULUS
+            before[table], after[table] = old, new
+        if digests.keys() != self._infos.keys():
+            return None
+        return before, after, digests
 
     # ---------------------------------------------------------------- running a chain
 
@@ -180,7 +253,7 @@ class Oracle:
                 pool = [a for a in pool if self._belongs(tool, a, persona_value)]
             # Each goal is about its own objects: two goals on one order would contradict
             # each other (change its address, then cancel it) or ask the same thing twice.
-            pool = [a for a in pool if not self._objects(tool, a) & taken]
+            pool = [a for a in pool if not self._pooled_objects(tool, a) & taken]
             if not pool:
                 raise Rejected(
                     "no_viable_goal", f"no call of {tool} succeeds on the seed state for this user"
@@ -262,6 +335,14 @@ class Oracle:
                 value = args[param.name]
                 return {(param.entity, repr(v)) for v in (value if isinstance(value, list) else [value])}
         return {("tool", tool)}
+
+    def _pooled_objects(self, tool: str, args: dict[str, Any]) -> set[tuple[str, str]]:
+        """``_objects`` of a call in ``pools`` (which live as long as the oracle), remembered."""
+        key = (tool, id(args))
+        found = self._pool_objects.get(key)
+        if found is None:
+            found = self._pool_objects[key] = self._objects(tool, args)
+        return found
 
     def _persona_of(self, tool: str, args: dict[str, Any]) -> Any:
         """The persona (e.g. the user) that owns the objects in ``args``: the nearest
@@ -366,6 +447,22 @@ class Oracle:
             if found:
                 return found[0]
         return value_from_schema(param.schema, rng)
+
+
+def _rows_at(db: Any, info: TableInfo, keys: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """The rows of ``info``'s table with these primary keys (those that exist), as dicts."""
+    columns = ", ".join(f'"{c}"' for c in info.columns)
+    key = ", ".join(f'"{c}"' for c in info.primary_key)
+    one = "(" + ", ".join("?" for _ in info.primary_key) + ")"
+    rows: list[dict[str, Any]] = []
+    for start in range(0, len(keys), 100):
+        chunk = keys[start : start + 100]
+        cursor = db.execute(
+            f'SELECT {columns} FROM main."{info.name}" WHERE ({key}) IN (VALUES {", ".join(one for _ in chunk)})',
+            [v for k in chunk for v in k],
+        )
+        rows += (dict(zip(info.columns, row, strict=True)) for row in cursor)
+    return rows
 
 
 def _entity_param(entity: str) -> ParamInfo:

@@ -1,0 +1,126 @@
+"""The oracle's cheaper paths give what the plain ones gave (issue 32): pools probed with
+every call rolled back, the gold diff read from the changed rows only, remembered seed
+lookups that draw the same values with the same random numbers."""
+
+from __future__ import annotations
+
+import random
+
+from envfactory_mcp.env import Environment
+from envfactory_mcp.runtime import diff_states, dump_state
+from envfactory_mcp.seeddata import home_tables, record_row, valid_arguments
+from envfactory_mcp.tasks.generate import generate_tasks
+from envfactory_mcp.tasks.oracle import Oracle
+
+WRITES = ["cancel_pending_order", "modify_pending_order_address", "return_delivered_order_items"]
+
+
+def committed_pool(oracle: Oracle, tool: str) -> list[dict[str, object]]:
+    """``Oracle.viable`` as it was: every call committed, the seed reloaded after a write."""
+    rng = random.Random(f"pool:{oracle.seed}:{tool}")
+    found: list[dict[str, object]] = []
+    seen: set[str] = set()
+    stale = 0
+    for _ in range(oracle.pool_attempts):
+        if len(found) >= oracle.pool_size or stale > 100:
+            break
+        args = valid_arguments(oracle.params[tool], oracle.data, rng)
+        key = repr(sorted(args.items()))
+        if key in seen or not oracle.validators[tool].is_valid(args):
+            stale += 1
+            continue
+        stale = 0
+        seen.add(key)
+        oracle.session.reset()
+        if oracle.toolbox.call(oracle.session.db, tool, args).ok:
+            found.append(args)
+    return found
+
+
+def test_pools_probed_with_rolled_back_calls_are_the_pools_of_committed_calls(retail_env: Environment):
+    probed = Oracle(retail_env, seed=4, pool_size=24, pool_attempts=300)
+    committed = Oracle(retail_env, seed=4, pool_size=24, pool_attempts=300)
+    for tool in WRITES:
+        pool = probed.viable(tool)
+        assert pool, tool
+        assert pool == committed_pool(committed, tool)
+        # Probing changed nothing: the session is the seed, by hash and by rows.
+        assert probed.session.hash() == retail_env.seed_hash
+        assert probed.session.dump() == retail_env.seed_state
+        # And each pooled call does succeed, for real, on the seed.
+        for args in pool[:5]:
+            session = retail_env.new_session()
+            assert retail_env.toolbox().call(session.db, tool, args).ok, (tool, args)
+            session.close()
+
+
+def test_the_gold_diff_read_from_changed_rows_is_the_diff_of_whole_states(retail_env: Environment):
+    tasks, _ = generate_tasks(retail_env, 12, seed=21)
+    oracle = Oracle(retail_env, seed=21)
+    writes = 0
+    for task in tasks:
+        oracle.session.reset()
+        for action in task.gold.actions:
+            assert oracle.toolbox.call(oracle.session.db, action.name, action.arguments).ok
+        whole = diff_states(retail_env.seed_state, dump_state(oracle.session.db), retail_env.primary_keys)
+        assert oracle.seed_diff() == whole == task.gold.diff, task.task_id
+        writes += bool(whole)
+    assert writes >= 3  # the comparison covered real changes, not only empty diffs
+
+
+def test_the_gold_diff_falls_back_to_whole_states_when_the_changed_keys_are_not_all_known(
+    retail_env: Environment,
+):
+    oracle = Oracle(retail_env, seed=0)
+    oracle.session.reset()
+    user = retail_env.seed_state["users"][0]
+    address = {
+        "address1": "1 Elm St",
+        "address2": "",
+        "city": "Dover",
+        "state": "DE",
+        "country": "USA",
+        "zip": "19901",
+    }
+    outcome = oracle.toolbox.call(
+        oracle.session.db, "modify_user_address", {"user_id": user["user_id"], **address}
+    )
+    assert outcome.ok, outcome.error
+    oracle.session.hash()
+    oracle.session._touched = {}  # the changed keys lost: the hash no longer agrees with them
+    whole = diff_states(retail_env.seed_state, dump_state(oracle.session.db), retail_env.primary_keys)
+    assert whole["users"]["updated"]
+    assert oracle.seed_diff() == whole
+
+
+def test_remembered_home_rows_draw_what_record_row_draws(retail_env: Environment):
+    oracle = Oracle(retail_env, seed=0)
+    data = oracle.data
+    for tool, params in oracle.params.items():
+        home = home_tables(params, data)
+        assert data.home_of(params)[0] == home
+        for seed in range(40):
+            rng = random.Random(seed)
+            anchor = rng.randrange(len(data.rows))
+            levels = data.related(anchor)
+            plain, remembered = random.Random(seed * 7), random.Random(seed * 7)
+            expected = record_row(params, levels, data, home, plain)
+            got = data.record_near(anchor, levels, home, remembered) if data.home_of(params)[1] else None
+            assert got == expected, (tool, seed)
+            assert plain.getstate() == remembered.getstate(), (tool, seed)
+
+
+def test_drawn_arguments_do_not_depend_on_what_was_drawn_before(retail_env: Environment):
+    """Caches fill as draws go: a tool's draws from a fresh ``SeedData`` equal its draws
+    after every other tool's draws filled them."""
+    warm = Oracle(retail_env, seed=0)
+    for tool, params in warm.params.items():
+        rng = random.Random(f"warm:{tool}")
+        for _ in range(50):
+            valid_arguments(params, warm.data, rng)
+    for tool in warm.params:
+        cold = Oracle(retail_env, seed=0)
+        a, b = random.Random(f"t:{tool}"), random.Random(f"t:{tool}")
+        assert [valid_arguments(cold.params[tool], cold.data, a) for _ in range(60)] == [
+            valid_arguments(warm.params[tool], warm.data, b) for _ in range(60)
+        ], tool
