@@ -46,6 +46,7 @@ from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.claims import AtomicClaim, claim_of
+from envfactory_mcp.eval.shapes import identity_key, value_kind
 from envfactory_mcp.runtime import SessionDatabase, Toolbox
 from envfactory_mcp.spec import ToolSpec
 from envfactory_mcp.tasks.model import (
@@ -59,6 +60,7 @@ from envfactory_mcp.tasks.model import (
     Task,
     UserScenario,
 )
+from envfactory_mcp.tasks.naturalness import names_tool_or_field
 
 EVAL_SET_VERSION = 2  # 2: the task is played by the host as it is (Task.servers offered, hashes combined)
 MIN_TOOLS, MAX_TOOLS = 6, 80  # a chain's servers offer at most MAX_TOOLS tools
@@ -144,6 +146,34 @@ def state_of(hashes: dict[str, str]) -> str:
 def offered_name(server: str, tool: str, offered: list[str]) -> str:
     """A tool as the agent is offered it: namespaced when several servers are offered."""
     return f"{server}{SEP}{tool}" if len(offered) > 1 else tool
+
+
+# ----------------------------------------------------------------------------- prompts
+
+_THEN = re.compile(r"\bthen\b", re.IGNORECASE)
+
+
+def set_vocabulary(envs: Iterable[Environment]) -> tuple[set[str], set[str]]:
+    """(tool names, field names) of every server of a set: a prompt is offered all of them."""
+    from envfactory_mcp.tasks.naturalness import spec_vocabulary
+
+    tools: set[str] = set()
+    fields: set[str] = set()
+    for env in envs:
+        t, f = spec_vocabulary(env.spec)
+        tools |= t
+        fields |= f
+    return tools, fields
+
+
+def prompt_flaws(message: str, vocabulary: tuple[set[str], set[str]]) -> list[str]:
+    """What keeps ``message`` from being an eval prompt: a tool or field name of any offered
+    server (``vocabulary``, from ``set_vocabulary``: a distractor's ``check_in`` said as
+    "check in" names a field as much as the task's own), or "then" (a list of steps)."""
+    flaws = [f"names {n}" for n in names_tool_or_field(message, *vocabulary)]
+    if _THEN.search(message):
+        flaws.append("then")
+    return flaws
 
 
 # ----------------------------------------------------------------------------- paths
@@ -257,6 +287,7 @@ class LinkedComposer:
             if p.entity and not p.user_provided
         }
         self.linked = any(a != b and e == f and e in self.shared for a, e in made for b, f in wanted)
+        self.vocabulary = set_vocabulary(envs)
 
     # -------------------------------------------------------------- public
 
@@ -280,6 +311,8 @@ class LinkedComposer:
             task = self._task(steps, index)
             if len(task.claims) < MIN_CLAIMS:
                 continue  # an answer with less than two facts to check: not an eval task
+            if prompt_flaws(task.task.user_scenario.opening_message, self.vocabulary):
+                continue
             tasks.append(task)
             index += 1
         return tasks
@@ -564,7 +597,7 @@ class LinkedComposer:
                 if p not in step.linked and p not in step.flows and v not in (None, "", [])
             ]
             is_auth = bool(typed_keys) and (
-                (auth is not None and step.tool in auth.tools) or all(_identity_key(p) for p in typed_keys)
+                (auth is not None and step.tool in auth.tools) or all(identity_key(p) for p in typed_keys)
             )
             if step.source:  # said within the flow's sentence, as where the value is
                 if is_auth:
@@ -577,7 +610,9 @@ class LinkedComposer:
                         source_refs.append(_described(role, words)[0])
                 continue
             for param, (j, path, noun) in step.flows.items():
-                text = self._flow_sentence(step, param, steps[j], path, noun, source_identity, source_refs)
+                text = self._flow_sentence(
+                    step, param, steps[j], path, noun, source_identity, source_refs, rng
+                )
                 own.append(
                     Fact(
                         key=f"{step.tool}.{param}",
@@ -669,45 +704,184 @@ class LinkedComposer:
         noun: str,
         identity: list[tuple[str, str]],
         refs: list[str],
+        rng: random.Random,
     ) -> str:
-        """The user's words for a value they do not have at hand, read on another server:
-        "For the pickup, use the same date as the prebooked ride with time 09:00 at CityCab
-        (my account there is under jo@example.com)." where the tool takes another value of
-        that shape, else "The date should be the same as ...". Never the value, a tool or a
-        field."""
+        """The user's words for a value they do not have at hand, read on another server, as
+        a need ("I'd like my salon appointment on the day my bill at GreenThumb landscaping
+        is due (I'm under jo@example.com there)."): the value flows without being said,
+        never a tool or a field (``flow_need``)."""
+        from envfactory_mcp.tasks.wording import intent_thing
+
         spec = self.servers[source.server].env.spec
         entity = _owner_of(self.servers[source.server].tools[source.tool])
-        # Which of the target's values it is ("For the pickup, use ...") only where the tool
-        # takes another value of the same shape; otherwise the value needs no naming.
-        inputs = self.servers[step.server].tools[step.tool].input_schema.get("properties", {})
-        shape = _shape(inputs.get(param))
-        head = _param_head(param) if any(_shape(s) == shape for p, s in inputs.items() if p != param) else ""
-        thing = refs[-1] if refs else f"my {entity.rsplit('_', 1)[-1]}"
-        # Which of the thing's values: one word of the field ("the fee of my appointment",
-        # "the date my prescription expires"), never the field's words in a row.
-        source_head = _param_head(path.rsplit(".", 1)[-1])
-        if source_head and source_head not in entity.split("_") and source_head != noun:
-            if noun == "date" and source_head.endswith("s"):
-                thing = f"{thing} {source_head}"
-            elif noun == "date" and source_head.endswith(("ed", "en", "wn")):  # issued, written
-                thing = f"{thing} was {source_head}"
-            else:
-                thing = f"the {source_head} of {thing}"
+        target = self.servers[step.server].tools[step.tool]
+        inputs = target.input_schema.get("properties", {})
+        # Which of the target's values it is ("the pickup") only where the tool takes
+        # another value of the same kind; otherwise the value needs no naming.
+        kind = value_kind(param, inputs.get(param))
+        others = kind is not None and any(value_kind(p, s) == kind for p, s in inputs.items() if p != param)
         keys = dict(identity)
         name = " ".join(keys.pop(k) for k in ("first_name", "last_name") if k in keys)
-        said = [name] if name else []
-        said += list(keys.values())
-        where = f" (my account there is under {', '.join(said)})" if said else ""
-        if head:
-            return f"For the {head}, use the same {noun} as {thing} at {spec.title}{where}."
-        return f"The {noun} should be the same as {thing} at {spec.title}{where}."
+        said = ([name] if name else []) + list(keys.values())
+        return flow_need(
+            kind=kind or noun,
+            unit=noun,
+            thing=_mine(refs[-1]) if refs else f"my {entity.rsplit('_', 1)[-1].replace('-', ' ')}",
+            owner_words=entity.split("_"),
+            field=path.rsplit(".", 1)[-1],
+            title=spec.title,
+            account=", ".join(said),
+            target=intent_thing(target.intent.lower()) or "it",
+            head=_param_head(param) if others else "",
+            rng=rng,
+        )
 
 
-def _shape(schema: Any) -> tuple[str, str]:
-    """A parameter's JSON type and format: what tells a date from an amount."""
-    if not isinstance(schema, dict):
-        return ("", "")
-    return (str(schema.get("type", "")), str(schema.get("format", "")))
+# How a date or time field's head says what happens on that day ("due_date": the day it is due).
+_WHEN_VERBS = {
+    "due": "is due",
+    "deadline": "is due",
+    "start": "starts",
+    "starts": "starts",
+    "begin": "begins",
+    "end": "ends",
+    "ends": "ends",
+    "expiry": "expires",
+    "expiration": "expires",
+    "expires": "expires",
+    "renewal": "renews",
+    "renews": "renews",
+    "close": "closes",
+    "closing": "closes",
+    "opening": "opens",
+    "departure": "leaves",
+    "arrival": "arrives",
+    "delivery": "is delivered",
+    "return": "is due back",
+}
+_WHERE = (
+    " (my account there is under {a})",
+    " (I'm under {a} there)",
+    " (they have me as {a})",
+    " (the account there is {a})",
+    " (it's under {a} with them)",
+)
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "date": (
+        "I'd like {obj} on {what}{where} - I don't have the date in front of me.",
+        "Timing-wise, {obj} has to line up with {what}{where}.",
+        "Ideally {obj} falls on {what}{where}; I can't remember the exact date.",
+        "{Obj} needs to be on {what}{where}, whatever date that turns out to be.",
+        "I'm hoping to have {obj} on {what}{where}, so you may need to look that date up.",
+        "I want {obj} to match {what}{where}, but I've lost track of the date.",
+    ),
+    "time": (
+        "I'd like {obj} at {what}{where}; I don't remember the exact time.",
+        "{Obj} should line up with {what}{where}.",
+        "Could {obj} be at {what}{where}? I've forgotten when that is.",
+    ),
+    "money": (
+        "I want {obj} to come to {what}{where}; I don't have the figure on me.",
+        "The amount I have in mind for {obj} is {what}{where}, I just don't remember it exactly.",
+        "{Obj} should be for exactly {what}{where}.",
+        "For {obj} I'm thinking of {what}{where} - could you check the figure there?",
+    ),
+    "address": (
+        "{Obj} should be at {what}{where}; I don't have the address written down.",
+        "The address I need for {obj} is {what}{where}.",
+        "Could {obj} go to {what}{where}? I don't remember it by heart.",
+    ),
+    "city": (
+        "{Obj} is for {what}{where}.",
+        "I need {obj} in {what}{where}.",
+    ),
+    "count": (
+        "I need {obj} for {what}{where}; I forget exactly how many that was.",
+        "{Obj} should cover {what}{where}.",
+        "Make {obj} for {what}{where} - I don't remember the count.",
+    ),
+    "measure": (
+        "{Obj} should match {what}{where}.",
+        "I'd like {obj} to match {what}{where}; I don't have the figure at hand.",
+    ),
+}
+_HEAD_NEEDS = (
+    "I'd like the {head} of {obj} to be {what}{where}.",
+    "The {head} of {obj} has to match {what}{where}; I don't have it at hand.",
+    "Could the {head} of {obj} be {what}{where}? I don't remember it offhand.",
+)
+
+
+def flow_need(
+    *,
+    kind: str,
+    unit: str,
+    thing: str,
+    owner_words: list[str],
+    field: str,
+    title: str,
+    account: str,
+    target: str,
+    head: str,
+    rng: random.Random,
+) -> str:
+    """One sentence of need for a value read elsewhere: ``thing`` (the object the value is
+    read from, "my bill of 119.48") at ``title`` (its service; ``account`` how the user is
+    known there), its ``field`` said as what it is for a person ("the day my bill ... is
+    due", "what my order ... came to", "the deposit on my booking ..."), and what the user
+    wants of ``target`` (the thing the request is about, "my salon appointment"; ``head``
+    the value's role there when the tool takes two values of the kind). Varied by ``rng``;
+    never the value, a field's words in a row, or "use the same X as"."""
+    place = f"{thing} {rng.choice(('at', 'with'))} {title}"
+    field_head = _param_head(field)
+    if field_head in owner_words or field_head in (unit, "amount", "total", "value", "sum"):
+        field_head = ""
+    family = kind.split(":", 1)[0]
+    count_unit = kind.split(":", 1)[1] if ":" in kind else unit
+    if family == "date" or family == "time":
+        word = "day" if family == "date" else "time"
+        if field_head == "birth":
+            what = f"the birthday of {place}"
+        elif not field_head:
+            what = f"the {word} of {place}"
+        elif field_head in _WHEN_VERBS:
+            what = f"the {word} {place} {_WHEN_VERBS[field_head]}"
+        elif field_head.endswith(("ed", "en", "wn")):
+            what = f"the {word} {place} was {field_head}"
+        else:
+            what = f"the {word} of the {field_head} on {place}"
+    elif family == "money":
+        if not field_head:
+            what = rng.choice((f"what {place} came to", f"the full amount of {place}"))
+        elif field_head in ("due", "owed", "remaining", "outstanding", "left"):
+            what = f"what is still {field_head} on {place}"
+        elif field_head in ("paid", "charged", "refunded", "spent"):
+            what = f"what was {field_head} for {place}"
+        else:
+            what = f"the {field_head} {rng.choice(('of', 'on'))} {place}"
+    elif family == "address":
+        plain = not field_head or field_head in ("street", "city", "home", "line", "mailing", "postal")
+        what = f"the address of {place}" if plain else f"the address of the {field_head} on {place}"
+    elif family == "city":
+        what = f"the city of {place}"
+    elif family == "count":
+        plural = count_unit if count_unit.endswith("s") else f"{count_unit}s"
+        what = f"as many {plural} as {place} had"
+    else:
+        what = f"the same {count_unit} as {place}"
+    where = rng.choice(_WHERE).format(a=account) if account else ""
+    if head and head != target.split()[-1]:
+        frame = rng.choice(_HEAD_NEEDS)
+    else:
+        frame = rng.choice(_NEEDS.get(family, _NEEDS["measure"]))
+    obj = target
+    text = frame.format(obj=obj, Obj=obj[:1].upper() + obj[1:], what=what, where=where, head=head)
+    return text[:1].upper() + text[1:]
+
+
+def _mine(phrase: str) -> str:
+    """A looked-up thing of the user's own: "the bill of 119.48" -> "my bill of 119.48"."""
+    return "my " + phrase[4:] if phrase.startswith("the ") else phrase
 
 
 def _described(role: str, words: str) -> tuple[str, str]:
@@ -724,8 +898,14 @@ def _described(role: str, words: str) -> tuple[str, str]:
     if key in ("kind", "type", "category", "brand", "status", "tier", "plan", "name", "title", "label"):
         return f"the {value} {role}", value
     last = key.rsplit("_", 1)[-1]
-    if last in ("date", "day", "at", "on"):
+    if last in ("by", "until", "before") and value != raw:
+        return f"the {role} due by {value}", value  # "the delivery due by December 18, 2026"
+    if last in ("date", "day", "at", "on") or value != raw:
         return f"the {role} from {value}", value
+    if re.fullmatch(r"\d+", value) and last.endswith("s") and last != role:
+        return f"the {role} with {value} {last}", value  # "the order with 21 guests"
+    if not any(c.isdigit() for c in value) and 0 < len(value.split()) <= 3 and value.lower() != role:
+        return f"the {value} {role}", value  # "the piano teacher"
     return f"the {role} with {last} {value}", value  # one word of the field: never its name in a row
 
 
@@ -740,24 +920,6 @@ def _spoken_moment(raw: str) -> str | None:
         return None
     day = f"{moment:%B} {moment.day}, {moment.year}"
     return day if len(raw) <= 10 or (moment.hour, moment.minute) == (0, 0) else f"{day}, {moment:%H:%M}"
-
-
-_IDENTITY_KEYS = (
-    "email",
-    "first_name",
-    "last_name",
-    "zip",
-    "phone",
-    "date_of_birth",
-    "dob",
-    "username",
-    "name",
-)
-
-
-def _identity_key(key: str) -> bool:
-    """Whether a typed value says who the user is (an email, a name, a zip code)."""
-    return key in _IDENTITY_KEYS or key.endswith(("_email", "_phone"))
 
 
 # What people call their own details anyway: said as they are.

@@ -17,12 +17,13 @@ from envfactory_mcp.eval.compose import (
     EvalTask,
     LinkedComposer,
     offered_name,
+    prompt_flaws,
+    set_vocabulary,
     state_of,
 )
 from envfactory_mcp.eval.valueflow import ValueFlowComposer
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import InitialState, Task
-from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary
 
 
 @dataclass
@@ -96,25 +97,27 @@ def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTas
     """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder), each
     one server's task from the task generator with every other server offered beside it.
     Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims whose request names no tool or
-    field (``tasks.naturalness.names_tool_or_field``) are kept."""
+    field of any server of the set and lists no steps (``compose.prompt_flaws``) are kept."""
     if n <= 0:
         return []
     names = [e.spec.name for e in envs]
     seeds = {e.spec.name: e.seed_hash for e in envs}
     wanted = {name: n // len(envs) + (1 if i < n % len(envs) else 0) for i, name in enumerate(names)}
     tasks: list[EvalTask] = []
+    # Every server of the set is offered with the task: none of their names may be said.
+    vocabulary = set_vocabulary(envs)
     for env in envs:
         name = env.spec.name
         if not wanted[name]:
             continue
         pool, _ = generate_tasks(env, 4 * wanted[name] + 8, seed=seed)
-        tools, fields = spec_vocabulary(env.spec)
         picked = [
             t
             for t in pool
             if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS
-            # a request that names a tool or a field ("the pickup time") is not an eval prompt
-            and not names_tool_or_field(t.user_scenario.opening_message, tools, fields)
+            # a request that names a tool or field of any offered server ("the pickup time"),
+            # or lists steps ("then"), is not an eval prompt
+            and not prompt_flaws(t.user_scenario.opening_message, vocabulary)
         ][: wanted[name]]
         offered = [name] + [other for other in names if other != name]
         for i, task in enumerate(picked):

@@ -5,7 +5,7 @@ Built from the servers' specs alone (``ValueFlowComposer``):
 
 * **pairs**: every read tool's scalar output (outside lists) and every tool's parameter the
   user types (never an entity, never who the user is) of the same kind of value
-  (``schema_kind``: ``date``, ``time``, ``money``, ``address``, ``city``, ``count:<unit>``,
+  (``eval.shapes.value_kind``: ``date``, ``time``, ``money``, ``address``, ``city``, ``count:<unit>``,
   ``measure:<unit>``), on two different servers;
 * **the source side**: on the first server, authentication when its policy asks for it,
   then the lookups that reach the reading tool (each looked-up object one the user can
@@ -18,11 +18,11 @@ Built from the servers' specs alone (``ValueFlowComposer``):
   error, another output or another state), so an agent that guesses instead of reading
   cannot land on the gold.
 
-The user's message (``LinkedComposer._opening``) says where the value is ("use the same
-date as the prebooked ride with time 09:00 at CityCab, my account there is under ..."),
-never the value itself, a tool or a field; the value is the first claim of the answer. A
-chain whose message carries the value or a tool or field name of any offered server is
-rejected.
+The user's message (``LinkedComposer._opening``, ``compose.flow_need``) says the value as
+a need ("I'd like my salon appointment on the day my bill at GreenThumb landscaping is
+due (I'm under jo@example.com there)"), never the value itself, a tool or a field; the
+value is the first claim of the answer. A chain whose message carries the value, a tool or
+field name of any offered server, or "then" is rejected (``compose.prompt_flaws``).
 """
 
 from __future__ import annotations
@@ -42,85 +42,19 @@ from envfactory_mcp.eval.compose import (
     EvalTask,
     LinkedComposer,
     Rejected,
-    _identity_key,
     _Step,
     describe_element,
+    prompt_flaws,
     values_at,
 )
+from envfactory_mcp.eval.shapes import value_kind
 from envfactory_mcp.runtime import SessionDatabase
 from envfactory_mcp.spec import ToolSpec
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{2}:\d{2}(?::\d{2})?$")
-_MONEY = (
-    "amount",
-    "price",
-    "total",
-    "balance",
-    "fee",
-    "cost",
-    "fare",
-    "charge",
-    "budget",
-    "deposit",
-    "limit",
-)
-_ADDRESS = ("address", "street", "location", "destination", "place")
-_NOT_VALUES = (
-    "status",
-    "type",
-    "kind",
-    "category",
-    "label",
-    "note",
-    "notes",
-    "reason",
-    "description",
-    "summary",
-)
 NOUNS = {"date": "date", "time": "time", "money": "amount", "address": "address", "city": "city"}
-
-
-def _words(name: str) -> list[str]:
-    return [w for w in name.lower().split("_") if w]
-
-
-def _unit(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-def schema_kind(name: str, schema: dict[str, Any]) -> str | None:
-    """The kind of value a field or parameter holds, from its name and JSON schema, or
-    None when it is no value that could flow (an id, who the user is, a status, free text,
-    a choice from a list)."""
-    words = _words(name.rsplit(".", 1)[-1])
-    if not words or words[-1] in ("id", "ids") or _identity_key(name.rsplit(".", 1)[-1]):
-        return None
-    if schema.get("enum") or any(w in _NOT_VALUES for w in words):
-        return None
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), None)
-    fmt = schema.get("format")
-    if kind == "string":
-        if fmt == "date" or words[-1] in ("date", "day", "on"):
-            return "date"
-        if fmt == "time" or words[-1] == "time":
-            return "time"
-        if any(w in _ADDRESS for w in words):
-            return "address"
-        if words[-1] == "city":
-            return "city"
-        return None
-    if kind in ("integer", "number"):
-        # "late_cancellation_fee", "amount_due", a price as a number: money; "total_bags" is a count.
-        if words[-1] in _MONEY or (kind == "number" and any(w in _MONEY for w in words)):
-            return "money"
-        unit = _unit(words[-1])
-        if unit in ("age", "year", "rating", "score", "percent", "rate", "level", "priority"):
-            return None  # a property of one thing, not an amount of something another needs
-        return f"{'count' if kind == 'integer' else 'measure'}:{unit}"
-    return None
+schema_kind = value_kind  # the one shape function (``eval.shapes``), under its old name
 
 
 def value_fits(kind: str, value: Any) -> bool:
@@ -217,14 +151,14 @@ class ValueFlowComposer(LinkedComposer):
                     continue
                 if tool.effect == "read":
                     for path, schema in scalar_outputs(tool.output_schema):
-                        kind = schema_kind(path, schema)
+                        kind = value_kind(path, schema)
                         if kind:
                             reads.append((name, tool.name, path, kind))
                 properties = tool.input_schema.get("properties") or {}
                 for param, spec in tool.params.items():
                     if spec.entity or not spec.user_provided or spec.composed:
                         continue
-                    kind = schema_kind(param, properties.get(param) or {})
+                    kind = value_kind(param, properties.get(param) or {})
                     if kind:
                         needs.append((name, tool.name, param, kind))
         return [
@@ -238,16 +172,8 @@ class ValueFlowComposer(LinkedComposer):
 
     def compose(self, n: int, max_steps: int = 4, attempts_per_task: int = 30) -> list[EvalTask]:
         """Up to ``n`` distinct value-flow tasks, spread over the pairs of servers."""
-        from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary
-
         if not self.pairs or n <= 0:
             return []
-        tools: set[str] = set()
-        fields: set[str] = set()
-        for server in self.servers.values():
-            t, f = spec_vocabulary(server.env.spec)
-            tools |= t
-            fields |= f
         by_servers: dict[tuple[str, str], list[Pair]] = {}
         for pair in self.pairs:
             by_servers.setdefault((pair.reads, pair.needs), []).append(pair)
@@ -273,7 +199,7 @@ class ValueFlowComposer(LinkedComposer):
             if (
                 len(task.claims) < MIN_CLAIMS
                 or _says(message, value)
-                or names_tool_or_field(message, tools, fields)
+                or prompt_flaws(message, self.vocabulary)
             ):
                 continue
             tasks.append(task)
