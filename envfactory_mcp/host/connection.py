@@ -96,6 +96,9 @@ class ServerConnection:
         self._closing = False
         self._owner_gone = False  # the owner task ended (shut down, or cancelled: Ctrl-C)
         self.argument_limits: ArgumentLimits = DEFAULT_LIMITS
+        # stdio: the SDK-free client (``LeanStdioClient``); False, or a server that does not
+        # take its handshake, connects with the SDK's client.
+        self.lean = True
         # session -> the generation (``opened``) of the connection it was reset on
         self._sessions: dict[str, int] = {}
         # Sessions of episodes that ended cleanly, kept open for a later episode to reset
@@ -111,6 +114,14 @@ class ServerConnection:
         await self.close()
 
     async def open(self) -> None:
+        if self.transport == "stdio" and self.lean:
+            try:
+                await self._open_lean()
+                return
+            except _NotLean as exc:
+                logger.info(
+                    "server %s: no stateless handshake (%s); using the SDK's client", self.server, exc
+                )
         from mcp import Client
 
         stack = AsyncExitStack()
@@ -131,8 +142,7 @@ class ServerConnection:
             raise
         self._stack, self._client = stack, client
         _fast_output_checks(client.session)
-        self.instructions = client.instructions or ""
-        self.tools = [
+        tools = [
             ToolInfo(
                 name=t.name,
                 description=t.description or "",
@@ -140,9 +150,49 @@ class ServerConnection:
                 read_only=bool(t.annotations and t.annotations.read_only_hint),
             )
             for t in listed.tools
-            if not t.name.startswith(CONTROL_PREFIX)
         ]
-        if not any(t.name.startswith(CONTROL_PREFIX) for t in listed.tools):
+        await self._opened(client.instructions, tools)
+
+    async def _open_lean(self) -> None:
+        """Open with ``LeanStdioClient`` (the SDK-free client of a stdio server)."""
+        from envfactory_mcp.host.launch import stdio_params
+
+        stack = AsyncExitStack()
+        try:
+            params = stdio_params(
+                self.servers_dir,
+                self.server,
+                control=True,
+                allow_unverified=self.allow_unverified,
+                trust=self.trust,
+            )
+            client = LeanStdioClient(params, self.call_timeout_s)
+            # No cancel scope around it: the client's reader runs in a task group the stack
+            # leaves later; each request of the handshake is bounded by the call timeout.
+            await client.start(stack)
+        except BaseException as exc:
+            await stack.aclose()
+            if isinstance(exc, Exception) and not isinstance(exc, _NotLean):
+                raise InfrastructureError(
+                    f"cannot start or reach server {self.server!r}: {_describe(exc)}"
+                ) from exc
+            raise
+        self._stack, self._client = stack, client
+        tools = [
+            ToolInfo(
+                name=t["name"],
+                description=t.get("description") or "",
+                input_schema=dict(t.get("inputSchema") or {}),
+                read_only=bool((t.get("annotations") or {}).get("readOnlyHint")),
+            )
+            for t in client.tools
+        ]
+        await self._opened(client.instructions, tools)
+
+    async def _opened(self, instructions: str | None, listed: list[ToolInfo]) -> None:
+        self.instructions = instructions or ""
+        self.tools = [t for t in listed if not t.name.startswith(CONTROL_PREFIX)]
+        if not any(t.name.startswith(CONTROL_PREFIX) for t in listed):
             await self.close()
             raise InfrastructureError(
                 f"server {self.server!r} does not expose its control plane (start it with --control)"
@@ -362,6 +412,10 @@ class ServerConnection:
 def _peer_answered(exc: Exception) -> bool:
     """Whether ``exc`` is the server's error answer to a request, not a failed transport
     (the MCP client reports a closed connection and a timeout as errors too)."""
+    if isinstance(exc, _PeerError):
+        return True
+    if isinstance(exc, ConnectionError | TimeoutError | RuntimeError):
+        return False
     from mcp import MCPError
     from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -441,3 +495,312 @@ def _fast_output_checks(session: Any) -> None:
         return checked
 
     session._output_schema_validator = validator
+
+
+# ---------------------------------------------------------------- the lean stdio client
+
+# What the SDK's stdio client lets a server inherit of this process's environment (its
+# ``DEFAULT_INHERITED_ENV_VARS`` on POSIX), before the launch's own variables.
+_INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+_PROTOCOL = "2026-07-28"  # the stateless era: every request carries its envelope
+_ENVELOPE_KEYS = (
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+)
+_STOP_GRACE_S = 2.0  # as the SDK's stdio client: stdin closed, then SIGTERM, then SIGKILL
+
+
+class _PeerError(Exception):
+    """The server answered a request with a JSON-RPC error (it is alive and said no)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+
+
+class _NotLean(Exception):
+    """The server did not take the stateless handshake: the SDK's client is used instead."""
+
+
+@dataclass(frozen=True)
+class _Block:
+    text: str
+
+
+@dataclass(frozen=True)
+class _CallResult:
+    """The parts of a ``tools/call`` result the connection reads (as the SDK's model names them)."""
+
+    is_error: bool
+    structured_content: dict[str, Any] | None
+    content: list[_Block]
+
+
+class _Waiter:
+    __slots__ = ("done", "message")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.message: dict[str, Any] | BaseException | None = None
+
+
+class LeanStdioClient:
+    """An MCP client of one stdio server with no SDK: JSON-RPC lines written and read with
+    ``json``, requests matched to answers by id, so concurrent episodes share the pipe.
+
+    It speaks the stateless 2026-07-28 era (``server/discover``, then every request with
+    its envelope in ``_meta``), which the runtime answers on its lean path without
+    building an SDK model (``runtime/server.py: LeanCalls``). What the SDK's client does
+    that a caller sees is kept: the server's environment and process group as its stdio
+    client makes them, a structured result checked against the tool's output schema
+    (compiled once per process, ``_shared_check``), an error answer raised as the
+    server's (``_PeerError``), a closed pipe or a timeout as a broken connection, and the
+    same shutdown (stdin closed, then SIGTERM, then SIGKILL). A server that refuses the
+    handshake raises ``_NotLean``: the caller then connects with the SDK instead."""
+
+    def __init__(self, params: Any, timeout_s: float) -> None:
+        self._params, self._timeout_s = params, timeout_s
+        self._process: Any = None
+        self._next_id = 0
+        self._waiting: dict[int, _Waiter] = {}
+        self._closed: BaseException | None = None
+        self._send_lock = anyio.Lock()
+        self._envelope = {
+            _ENVELOPE_KEYS[0]: _PROTOCOL,
+            _ENVELOPE_KEYS[1]: {"name": "envfactory-mcp", "version": _version()},
+            _ENVELOPE_KEYS[2]: {},
+        }
+        self.instructions: str | None = None
+        self.tools: list[dict[str, Any]] = []
+        self._checks: dict[str, Any] = {}  # tool -> its output schema's check
+
+    async def start(self, stack: AsyncExitStack) -> None:
+        """Start the server (stopped when ``stack`` closes), discover it and list its tools."""
+        import os
+        import subprocess
+
+        params = self._params
+        env = {
+            k: v for k in _INHERITED_ENV if (v := os.environ.get(k)) is not None and not v.startswith("()")
+        }
+        env.update(params.env or {})
+        self._process = await anyio.open_process(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # the server's stderr is this process's, as with the SDK's client
+            env=env,
+            cwd=params.cwd,
+            start_new_session=True,
+        )
+        stack.push_async_callback(self._stop)
+        group = await stack.enter_async_context(anyio.create_task_group())
+        stack.callback(self._abandon, group.cancel_scope)  # runs first: the reader stops, then the server
+        group.start_soon(self._read)
+        try:
+            found = await self.request("server/discover", {})
+        except _PeerError as exc:
+            raise _NotLean(str(exc)) from exc
+        self.instructions = found.get("instructions")
+        cursor: str | None = None
+        while True:
+            listed = await self.request("tools/list", {"cursor": cursor} if cursor else {})
+            self.tools += listed.get("tools", [])
+            cursor = listed.get("nextCursor")
+            if not cursor:
+                break
+        for tool in self.tools:
+            schema = tool.get("outputSchema")
+            if schema is not None:
+                self._checks[tool["name"]] = _shared_check(tool["name"], schema)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> _CallResult:
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        result = await self.request("tools/call", params, meta)
+        content = [
+            _Block(b["text"] if isinstance(b.get("text"), str) else "") for b in result.get("content", [])
+        ]
+        structured = result.get("structuredContent")
+        called = _CallResult(bool(result.get("isError", False)), structured, content)
+        check = self._checks.get(name)
+        if check is not None and not called.is_error:
+            if "structuredContent" not in result:
+                raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
+            error = check.first_error(structured)
+            if error is not None:
+                raise RuntimeError(f"Invalid structured content returned by tool {name}: {error}")
+        return called
+
+    async def request(
+        self, method: str, params: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        if self._closed is not None:
+            raise self._closed
+        self._next_id += 1
+        request_id = self._next_id
+        waiter = self._waiting[request_id] = _Waiter()
+        message = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": method,
+            "params": {**params, "_meta": {**self._envelope, **(meta or {})}},
+        }
+        line = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+        try:
+            with anyio.fail_after(self._timeout_s):
+                async with self._send_lock:
+                    await self._process.stdin.send(line)
+                await waiter.done.wait()
+        except TimeoutError:
+            raise
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            raise ConnectionError(f"the server's stdin is closed: {exc!r}") from exc
+        finally:
+            self._waiting.pop(request_id, None)
+        answer = waiter.message
+        if isinstance(answer, BaseException):
+            raise answer
+        assert answer is not None
+        if "error" in answer:
+            error = answer["error"] if isinstance(answer["error"], dict) else {}
+            raise _PeerError(int(error.get("code", -32603)), str(error.get("message", "")))
+        result = answer.get("result")
+        if not isinstance(result, dict):
+            raise _PeerError(-32603, f"the answer to {method} has no result object")
+        return result
+
+    async def _read(self) -> None:
+        """Read answer lines until the server's stdout ends, handing each to its request."""
+        pending: list[bytes] = []
+        reason: BaseException = ConnectionError("the server closed its stdout (it exited)")
+        try:
+            async for chunk in self._process.stdout:
+                start = 0
+                while (end := chunk.find(b"\n", start)) >= 0:
+                    pending.append(chunk[start:end])
+                    start = end + 1
+                    line = b"".join(pending)
+                    pending.clear()
+                    if line.strip():
+                        await self._dispatch(line)
+                if start < len(chunk):
+                    pending.append(chunk[start:])
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+            reason = ConnectionError(f"reading the server's stdout failed: {exc!r}")
+        self._fail(reason)
+
+    def _abandon(self, scope: anyio.CancelScope) -> None:
+        """Closing: fail the requests still waiting and stop reading."""
+        self._fail(ConnectionError("the connection was closed"))
+        scope.cancel()
+
+    def _fail(self, reason: BaseException) -> None:
+        if self._closed is None:
+            self._closed = reason
+        for waiter in list(self._waiting.values()):
+            if waiter.message is None:
+                waiter.message = reason
+                waiter.done.set()
+
+    async def _dispatch(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            logger.warning("server %s wrote a line that is not JSON: %r", self._params.args, line[:200])
+            return
+        if not isinstance(message, dict):
+            return
+        if "method" in message:  # a notification (logging), or a request of the server's
+            if "id" in message:
+                answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+                if message["method"] == "ping":
+                    answer["result"] = {}
+                else:
+                    answer["error"] = {"code": -32601, "message": f"Method not found: {message['method']}"}
+                async with self._send_lock:
+                    await self._process.stdin.send((json.dumps(answer) + "\n").encode())
+            return
+        request_id = message.get("id")
+        waiter = self._waiting.get(request_id) if isinstance(request_id, int) else None
+        if waiter is not None:
+            waiter.message = message
+            waiter.done.set()
+
+    async def _stop(self) -> None:
+        """Close stdin, give the server the SDK's grace period to exit, then end its group."""
+        import os
+        import signal
+
+        process = self._process
+        with anyio.CancelScope(shield=True):
+            try:
+                await process.stdin.aclose()
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass
+            for sig in (None, signal.SIGTERM, signal.SIGKILL):
+                if sig is not None:
+                    try:
+                        os.killpg(process.pid, sig)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+                deadline = anyio.current_time() + _STOP_GRACE_S
+                while process.returncode is None and anyio.current_time() < deadline:
+                    await anyio.sleep(0.01)
+                if process.returncode is not None:
+                    break
+            try:
+                await process.aclose()
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass
+
+
+class _SchemaCheck:
+    """A tool's output-schema check: jsonschema-rs first, the SDK's error text on a miss."""
+
+    __slots__ = ("fast", "schema")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        import jsonschema_rs
+
+        self.schema, self.fast = schema, jsonschema_rs.validator_for(schema)
+
+    def first_error(self, instance: Any) -> str | None:
+        if self.fast.is_valid(instance):
+            return None
+        from jsonschema import exceptions
+        from jsonschema.validators import validator_for
+        from referencing import Registry
+
+        slow = validator_for(self.schema)(self.schema, registry=Registry())
+        error = exceptions.best_match(slow.iter_errors(instance))
+        return str(error) if error is not None else "does not match its output schema"
+
+
+_LEAN_CHECKS: dict[str, _SchemaCheck] = {}
+
+
+def _shared_check(tool: str, schema: dict[str, Any]) -> _SchemaCheck:
+    """The compiled check of an output schema, one per schema value in this process."""
+    key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    check = _LEAN_CHECKS.get(key)
+    if check is None:
+        try:
+            check = _SchemaCheck(schema)
+        except Exception as exc:
+            raise RuntimeError(f"Invalid schema for tool {tool}: {exc}") from exc
+        if len(_LEAN_CHECKS) >= _MAX_SHARED_CHECKS:
+            _LEAN_CHECKS.clear()
+        _LEAN_CHECKS[key] = check
+    return check
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("envfactory-mcp")
+    except PackageNotFoundError:
+        return "0"

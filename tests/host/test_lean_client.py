@@ -1,0 +1,97 @@
+"""The host's SDK-free stdio client (issue 32) against the SDK's, over real stdio on the
+committed retail package: the same listing, the same answers, concurrent requests
+matched to their own answers, a server's error answer that leaves the connection up,
+and a dead server that breaks it instead of hanging."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import anyio
+import pytest
+from paths import SERVERS_DIR
+
+from envfactory_mcp.errors import InfrastructureError
+from envfactory_mcp.host.connection import LeanStdioClient, ServerConnection, _PeerError
+
+pytestmark = pytest.mark.slow
+
+ADDRESS = {
+    "address1": "1 Elm St",
+    "address2": "",
+    "city": "Dover",
+    "state": "DE",
+    "country": "USA",
+    "zip": "19901",
+}
+
+
+async def _answers(conn: ServerConnection, user: str) -> list[object]:
+    calls = [
+        ("get_user_details", {"user_id": user}),
+        ("modify_user_address", {"user_id": user, **ADDRESS}),
+        ("get_user_details", {"user_id": user}),
+        ("get_order_details", {"order_id": "#nope"}),  # a tool error
+        ("no_such_tool", {}),  # an unknown tool
+    ]
+    seen: list[object] = [await conn.reset("s1")]
+    for name, args in calls:
+        result = await conn.call(name, args, "s1")
+        seen.append((result.is_error, result.text, result.structured))
+    seen += [await conn.state_hash("s1"), await conn.reset("s1")]
+    return seen
+
+
+async def test_lean_and_sdk_clients_list_and_answer_alike(retail_env):
+    user = retail_env.seed_state["users"][0]["user_id"]
+    with anyio.fail_after(120):
+        async with ServerConnection("retail", "stdio", SERVERS_DIR) as lean:
+            assert isinstance(lean._client, LeanStdioClient)  # the lean path, not a fallback
+            lean_seen = await _answers(lean, user)
+            lean_listing = (lean.instructions, lean.tools)
+        sdk = ServerConnection("retail", "stdio", SERVERS_DIR)
+        sdk.lean = False
+        async with sdk:
+            assert not isinstance(sdk._client, LeanStdioClient)
+            sdk_seen = await _answers(sdk, user)
+            sdk_listing = (sdk.instructions, sdk.tools)
+    assert lean_listing == sdk_listing
+    assert lean_seen == sdk_seen
+    assert lean_seen[2][0] is False and lean_seen[3][2]["address"]["city"] == "Dover"  # type: ignore[index]
+    assert lean_seen[4][0] is True and lean_seen[5][0] is True  # type: ignore[index]
+    assert lean_seen[6] != lean_seen[0] and lean_seen[7] == lean_seen[0]  # written, then reset
+
+
+async def test_concurrent_requests_get_their_own_answers(retail_env):
+    users = [u["user_id"] for u in retail_env.seed_state["users"][:12]]
+    got: dict[str, object] = {}
+    with anyio.fail_after(120):
+        async with ServerConnection("retail", "stdio", SERVERS_DIR) as conn:
+
+            async def one(i: int, user: str) -> None:
+                session = f"c{i}"
+                await conn.reset(session)
+                result = await conn.call("get_user_details", {"user_id": user}, session)
+                got[user] = result.structured["user_id"] if result.structured else None
+
+            async with anyio.create_task_group() as group:
+                for i, user in enumerate(users):
+                    group.start_soon(one, i, user)
+    assert got == {u: u for u in users}
+
+
+async def test_an_error_answer_keeps_the_connection_and_a_dead_server_breaks_it(retail_env):
+    user = retail_env.seed_state["users"][0]["user_id"]
+    with anyio.fail_after(120):
+        async with ServerConnection("retail", "stdio", SERVERS_DIR) as conn:
+            client = conn._client
+            assert isinstance(client, LeanStdioClient)
+            with pytest.raises(_PeerError):
+                await client.request("no/such_method", {})
+            await conn.reset("s")
+            assert not (await conn.call("get_user_details", {"user_id": user}, "s")).is_error
+            os.kill(client._process.pid, signal.SIGKILL)
+            with pytest.raises(InfrastructureError):
+                await conn.call("get_user_details", {"user_id": user}, "s")
+            assert conn._client is None  # broken: the next episode reopens
