@@ -18,6 +18,7 @@ one set of conventions, checked once by the verifier:
 
 from __future__ import annotations
 
+import builtins
 import json
 import string
 from collections.abc import Iterable, Mapping
@@ -30,6 +31,7 @@ from envfactory_mcp.crud.document import (
     document_schema,
     output_name,
     output_paths,
+    portable_name,
     python_name,
 )
 from envfactory_mcp.crud.model import (
@@ -543,17 +545,18 @@ def _inputs(op: Operation, resource: Resource, by_name: dict[str, Resource]) -> 
 
 def _interface(
     op: Operation, resource: Resource, by_name: dict[str, Resource], inputs: Inputs
-) -> tuple[Inputs, list[str]]:
-    """The arguments as the document writes them, and the lines that take the columns out
-    of them: a column found inside an object (``Field.path``) is a property of that object's
-    argument (``detail: {"invoice_number": ...}``, not ``detail_invoice_number``); a batch
-    create takes its rows as one array. Without either, ``inputs`` as they are. Arguments
-    take the document's names where they can (``_document_names``)."""
+) -> tuple[Inputs, list[str], set[str]]:
+    """The arguments as the document writes them, the lines that take the columns out of
+    them, and the arguments taken by keyword only (``_named``): a column found inside an
+    object (``Field.path``) is a property of that object's argument (``detail:
+    {"invoice_number": ...}``, not ``detail_invoice_number``); a batch create takes its rows
+    as one array. Without either, ``inputs`` as they are. Arguments take the document's
+    names (``_document_names``)."""
     columns = {f.name: f for f in op.params} if op.kind == "record" else {f.name: f for f in resource.fields}
     if op.kind == "find" or not inputs:  # a person's own values: named as their columns
-        return inputs, []
+        return inputs, [], set()
     if op.kind not in ("create", "update", "action", "record"):
-        return _renamed(inputs, _document_names(op, resource, by_name, inputs, inputs, columns, {}))
+        return _renamed(inputs, *_document_names(op, resource, by_name, inputs, inputs, columns, {}))
     taken = set(key_args(op, resource).values()) | set(scope_of(op, resource))
     raw_groups: dict[str, str] = {}
     nested: dict[str, dict[str, Any]] = {}  # group argument -> tree of {property: column | subtree}
@@ -588,10 +591,10 @@ def _interface(
         text = f"The {group.replace('_', ' ')}, as the document writes it."
         shown[group] = ({**schema, "description": text}, ParamSpec(user_provided=True), required)
         lines += _unpack(group, nested[group], inputs)
-    outside = _document_names(op, resource, by_name, inputs, shown, columns, raw_groups)
+    outside, named = _document_names(op, resource, by_name, inputs, shown, columns, raw_groups)
     if not op.batch:
-        shown, aliases = _renamed(shown, outside)
-        return shown, aliases + lines
+        shown, aliases, named = _renamed(shown, outside, named)
+        return shown, aliases + lines, named
     rows = {k: v for k, v in shown.items() if k not in taken}
     lines = [
         f"{group} = _item.get({outside.get(group, group)!r})" for group in nested if group in rows
@@ -609,14 +612,14 @@ def _interface(
         "maxItems": 100,
         "description": f"The {resource.name.replace('_', ' ')} to create, one object each.",
     }
-    out, aliases = _renamed({k: v for k, v in shown.items() if k in taken}, outside)
+    out, aliases, named = _renamed({k: v for k, v in shown.items() if k in taken}, outside, named)
     out[op.batch] = (batch, ParamSpec(user_provided=True), True)
     flat = [
         f"{n} = _item.get({outside.get(n, n)!r}, {inputs[n][0].get('default')!r})"
         for n in rows
         if n in inputs
     ]
-    return out, aliases + flat + lines
+    return out, aliases + flat + lines, named
 
 
 def _document_names(
@@ -627,9 +630,12 @@ def _document_names(
     shown: Inputs,
     columns: dict[str, Field],
     groups: dict[str, str],
-) -> dict[str, str]:
-    """Argument -> the name the document gives it, where that differs and is a Python name
-    no other argument, column or generated local has (``photo_urls`` -> ``photoUrls``)."""
+) -> tuple[dict[str, str], set[str]]:
+    """Argument -> the name the document gives it, where that differs and no other argument
+    has it (``photo_urls`` -> ``photoUrls``, ``pet_id`` -> ``id``, ``timers_inactive`` ->
+    ``Timers.Inactive``); and of those names, the ones the function takes by keyword only
+    (``**_named``): names that are no Python parameter, or would be a builtin's, a column's
+    or a generated local's."""
     raw: dict[str, str] = dict(op.names)
     for name in shown:
         f = columns.get(name)
@@ -640,22 +646,46 @@ def _document_names(
     for child in owned(resource, by_name):
         if child.owned_by and child.document_name:
             raw.setdefault(child.owned_by[1], child.document_name)
+    for key, arg in key_args(op, resource).items():  # a key the body holds (``PUT /pet``: ``id``)
+        f = resource.field(key) if resource.has(key) else None
+        if f is not None and len(f.path) == 1:
+            raw.setdefault(arg, f.path[0])
     used = set(inputs) | set(shown) | set(columns) | {f.name for f in resource.fields} | {"ctx"}
+    final = set(shown) | {"ctx"}  # the names the tool's arguments end up with
     out: dict[str, str] = {}
+    named: set[str] = set()
     for name in shown:
         name_raw = raw.get(name)
-        if name_raw and name_raw != name and python_name(name_raw) and name_raw not in used:
-            out[name] = name_raw
-            used.add(name_raw)
-    return out
+        if not name_raw or name_raw == name or name_raw in final or not portable_name(name_raw):
+            continue
+        out[name] = name_raw
+        final.add(name_raw)
+        if not python_name(name_raw) or name_raw in used or name_raw in _BUILTINS:
+            named.add(name_raw)
+        used.add(name_raw)
+    return out, named
 
 
-def _renamed(inputs: Inputs, outside: dict[str, str]) -> tuple[Inputs, list[str]]:
-    """``inputs`` under their document names, and the lines that give the body its own names back."""
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _renamed(inputs: Inputs, outside: dict[str, str], named: set[str]) -> tuple[Inputs, list[str], set[str]]:
+    """``inputs`` under their document names, the lines that give the body its own names
+    back, and the names taken by keyword only (``_named['Timers.Inactive']``)."""
     if not outside:
-        return inputs, []
+        return inputs, [], set()
     renamed = {outside.get(k, k): v for k, v in inputs.items()}
-    return renamed, [f"{k} = {v}" for k, v in outside.items() if k in inputs]
+    lines: list[str] = []
+    for k, v in outside.items():
+        if k not in inputs:
+            continue
+        if v not in named:
+            lines.append(f"{k} = {v}")
+        elif inputs[k][2]:
+            lines.append(f"{k} = _named[{v!r}]")
+        else:
+            lines.append(f"{k} = _named.get({v!r}, {inputs[k][0].get('default')!r})")
+    return renamed, lines, {v for k, v in outside.items() if k in inputs and v in named}
 
 
 def _leaves(tree: dict[str, Any]) -> list[str]:
@@ -761,7 +791,7 @@ def tool_spec(op: Operation, by_name: dict[str, Resource]) -> ToolSpec:
     """The declaration of one operation: schemas, entities, tables read and written, claims."""
     by_name = tables(by_name)
     resource = by_name[op.resource]
-    inputs, _ = _interface(op, resource, by_name, _inputs(op, resource, by_name))
+    inputs, _, _ = _interface(op, resource, by_name, _inputs(op, resource, by_name))
     output, outputs = _output(op, resource, by_name)
     parents = {by_name[f.references].name for f in resource.fields if f.references}
     children = by_name.children.get(resource.name, set())
@@ -884,7 +914,7 @@ def _annotation(schema: Schema, required: bool) -> str:
 def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     resource = by_name[op.resource]
     inputs = _inputs(op, resource, by_name)
-    shown, unpack = _interface(op, resource, by_name, inputs)
+    shown, unpack, named = _interface(op, resource, by_name, inputs)
     table, label = repr(resource.name), repr(resource.label)
     args = key_args(op, resource)
     scope = scope_of(op, resource)
@@ -893,10 +923,12 @@ def _function(op: Operation, by_name: dict[str, Resource]) -> str:
     else:
         keys = "{" + ", ".join(f"{k!r}: {args.get(k, k)}" for k in resource.keys) + "}"
     where = "{" + ", ".join(f"{c!r}: {c}" for c in scope if c not in resource.keys) + "}" if scope else "None"
-    required = [n for n, (_, _, req) in shown.items() if req]
-    optional = [n for n, (_, _, req) in shown.items() if not req]
+    required = [n for n, (_, _, req) in shown.items() if req and n not in named]
+    optional = [n for n, (_, _, req) in shown.items() if not req and n not in named]
     params = [f"{n}: {_annotation(shown[n][0], True)}" for n in required]
     params += [f"{n}: {_annotation(shown[n][0], False)} = {shown[n][0].get('default')!r}" for n in optional]
+    if named:  # arguments the document names otherwise than Python can (``Timers.Inactive``, ``from``)
+        params.append("**_named: Any")
     body: list[str]
     if op.kind == "get":
         body = [f"return {_shown(resource, by_name, f'_one(ctx, {table}, {label}, {keys}, {where})')}"]

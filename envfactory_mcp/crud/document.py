@@ -21,6 +21,7 @@ service) is shown exactly as before, so nothing here changes their packages.
 from __future__ import annotations
 
 import keyword
+import re
 from typing import Any
 
 from envfactory_mcp.crud.model import RESERVED, Resource, Schema
@@ -37,6 +38,16 @@ def python_name(raw: str) -> bool:
         and raw not in RESERVED
         and not raw.startswith("_")
     )
+
+
+def portable_name(raw: str) -> bool:
+    """Whether ``raw`` can name a tool argument in every major function-calling dialect
+    (letters, digits, ``_``, ``.`` and ``-``, at most 64): a document's name that is no
+    Python name is taken by keyword (``Timers.Inactive``, ``max-depth``, ``from``)."""
+    return bool(_PORTABLE.match(raw))
+
+
+_PORTABLE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 def _plain(part: str) -> bool:

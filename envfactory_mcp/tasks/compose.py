@@ -274,7 +274,12 @@ def complete_for_policy(
     auth_args: dict[str, Any] | None = None
     if any(rules.needs_authentication(a.tool) for a, _ in kept):
         if run.persona is None:
-            raise Rejected("no_persona", "the task needs an authenticated user but has no persona")
+            # Goals that belong to no one in particular (a public catalog's pets): any user
+            # may ask for them, and the scenario speaks as that user.
+            assert rules.authentication is not None
+            run.persona = _anyone(oracle, rules.authentication.entity, sorted(auth_tools), rng)
+        if run.persona is None:
+            raise Rejected("no_persona", "the task needs an authenticated user but no user exists")
         auth = _auth_call(oracle, run.persona, sorted(auth_tools), rng)
         auth_args = auth.arguments
         kept.insert(0, (auth, 0))
@@ -397,6 +402,18 @@ def _check_call(oracle: Oracle, rule: RefusalRule, value: Any) -> GoalAction | N
     if len(params) != 1 or any(r not in params for r in required):
         return None
     return GoalAction(oracle.server, rule.shown_by, {params[0]: value}, {})
+
+
+def _anyone(oracle: Oracle, entity: str, tools: list[str], rng: random.Random) -> dict[str, Any] | None:
+    """A user's row, drawn from the seed, for a task no goal ties to a user: one holding
+    the values an authentication tool asks for."""
+    if entity not in oracle.data.owner:
+        return None
+    wanted = [list(oracle.tools[t].input_schema.get("properties", {})) for t in tools]
+    table = oracle.data.owner[entity][0]
+    rows = [oracle.data.rows[i][1] for i in oracle.data.by_table.get(table, [])]
+    rows = [r for r in rows if any(ps and all(isinstance(r.get(p), str | int) for p in ps) for ps in wanted)]
+    return dict(rng.choice(rows)) if rows else None
 
 
 def _auth_call(oracle: Oracle, persona: dict[str, Any], tools: list[str], rng: random.Random) -> GoalAction:

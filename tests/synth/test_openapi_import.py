@@ -669,10 +669,8 @@ def test_verbs_become_state_transitions_or_recorded_actions() -> None:
     assert "'status': 'returned', 'returned_at': ctx.now" in source
     assert "'status': 'cancelled'" in source and "'archived': True" in source
     remind = named["remind_loan"]
-    assert remind.writes == ["action_log"] and inputs(remind) == (
-        {"loan_id", "channel"},
-        {"loan_id", "channel"},
-    )
+    # ``/loans/{id}/remind``: the loan is taken as the document names it, ``id``
+    assert remind.writes == ["action_log"] and inputs(remind) == ({"id", "channel"}, {"id", "channel"})
     assert imported.rows["action_log"] == []
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, cast
 
-from envfactory_mcp.crud.core import build_imported
+from envfactory_mcp.crud.core import build_imported, key_args, scope_of
 from envfactory_mcp.crud.model import (
     NOW,
     Coverage,
@@ -106,6 +106,7 @@ class Op:
     sets: tuple[tuple[str, Any], ...] = ()
     upsert: bool = False
     consumed: set[str] = field(default_factory=set)  # query parameters taken as columns
+    spoken: dict[str, str] = field(default_factory=dict)  # argument -> the query parameter it serves
     batch: str = ""  # a batch create: the argument holding its rows
     body_key: bool = False  # an update of the collection path whose body holds the item's key (``PUT /pet``)
 
@@ -144,6 +145,9 @@ class Draft:
     body_columns: dict[str, tuple[set[str], set[str]]] = field(
         default_factory=dict
     )  # op where -> (cols, required)
+    # op where -> column -> the name its request body gives it (``FriendlyName`` where the
+    # response says ``friendly_name``): what the operation's argument is called
+    body_names: dict[str, dict[str, str]] = field(default_factory=dict)
     scoped_top: bool = False  # also reached with no parent (a top-level path, or a bound search)
     description: str = ""
 
@@ -796,6 +800,7 @@ class Importer:
                 self._flatten(draft, body, "", True, 0, made, top=True, writing=True)
                 required = {n for n, f in made.items() if not f.nullable}
                 draft.body_columns[op.where] = (set(made), required)
+                draft.body_names[op.where] = {n: f.path[0] for n, f in made.items() if len(f.path) == 1}
                 for name, column in made.items():
                     if name not in draft.columns:
                         draft.columns[name] = replace(column, nullable=True)
@@ -811,7 +816,7 @@ class Importer:
                         column = self._column(name, param.shape, nullable=True)
                         if column.kind == "array":
                             column = replace(column, item_kind=self.item_kind(param.shape))
-                        draft.columns[name] = column
+                        draft.columns[name] = replace(column, path=(param.name,))  # the document's name
                     cols, needed = draft.body_columns.setdefault(op.where, (set(), set()))
                     cols.add(name)
                     if param.required:
@@ -1226,15 +1231,32 @@ class Importer:
             while unique in names:
                 unique, n = f"{made.name[:58]}_{n}", n + 1
             names.add(unique)
-            spoken = tuple(  # the tool takes its parameters under the document's names
-                (snake(p.name), p.name)
+            spoken = {  # the tool takes its parameters under the document's names
+                snake(p.name): p.name
                 for p in op.params
                 if p.place in ("path", "query") and snake(p.name) != p.name
-            )
-            out.append(replace(made, name=unique, names=spoken))
+            }
+            spoken.update(op.spoken)
+            if op.draft is not None:  # a field under the request's name, not the response's
+                spoken.update(op.draft.body_names.get(op.where, {}))
+            spoken.update(self._path_names(op, made))
+            out.append(replace(made, name=unique, names=tuple(spoken.items())))
             if not requires_credential(self.doc, op.node):
                 self.open.add(unique)
         return out
+
+    def _path_names(self, op: Op, made: Operation) -> dict[str, str]:
+        """Argument -> the path parameter it is (``notification_id`` -> ``id``,
+        ``notification_id`` -> ``group_key``): the scope columns and then the key
+        arguments are the path's parameters in order, when there are as many."""
+        resource = self.resources.get(made.resource)
+        if resource is None:
+            return {}
+        path = [name for run in op.slots for name in run]
+        args = [*scope_of(made, resource), *key_args(made, resource).values()]
+        if len(path) != len(args) or len(set(args)) != len(args):
+            return {}
+        return dict(zip(args, path, strict=True))  # the same name too: the path's, not the body's
 
     def _operation(self, op: Op) -> Operation | None:
         draft = op.draft
@@ -1297,7 +1319,9 @@ class Importer:
         if kind == "create" and resource.singleton:
             kind = "update"
         upsert = op.upsert and kind == "update" and not (resource.singleton and resource.keys == ("id",))
-        partial = kind == "update" and (op.method == "patch" or not required)
+        # A create of a singleton (``POST /push/subscription``: "the old subscription is
+        # replaced") sets what it is given; it is no patch that must be given something.
+        partial = kind == "update" and op.kind == "update" and (op.method == "patch" or not required)
         if upsert:
             required = tuple(n for n in required if not resource.has(n) or not resource.field(n).nullable)
         return Operation(
@@ -1512,9 +1536,13 @@ class Importer:
         return self.log
 
     def _query(self, op: Op, resource: Resource) -> tuple[tuple[str, ...], tuple[str, ...], str | None, str]:
+        """Filters, filters of several values, the search argument and the pagination of a
+        list; each served query parameter's name is kept in ``op.spoken`` (the argument
+        takes it: ``statuses`` for the ``status`` filter, ``pageSize`` for ``per_page``)."""
         filters: list[str] = []
         arrays: list[str] = []
         search, pagination = None, "none"
+        paging: list[tuple[str, Param]] = []
         for p in op.params:
             name = snake(p.name)
             where = p.where
@@ -1529,12 +1557,7 @@ class Importer:
             elif name in words.PAGINATION:
                 style = words.PAGINATION[name]
                 pagination = style if pagination == "none" else pagination
-                if name not in ("limit", "offset", "page", "per_page"):
-                    self.note(
-                        where,
-                        "parameter",
-                        f"query parameter {p.name!r} is served as {'per_page' if style == 'page' else 'limit'}",
-                    )
+                paging.append((name, p))
             elif (
                 resource.has(name)
                 and resource.field(name).kind in (*SCALARS, "array")
@@ -1545,23 +1568,33 @@ class Importer:
                     arrays.append(name)
                 else:
                     filters.append(name)
+                op.spoken.setdefault(name, p.name)
             elif name in words.SEARCH_PARAMS and search is None and p.shape.kind == "string":
                 search = name
+                op.spoken.setdefault(name, p.name)
             elif (
                 name.endswith("s")
                 and resource.has(name[:-1])
                 and p.shape.kind == "array"
                 and resource.field(name[:-1]).kind in SCALARS
+                and name[:-1] not in op.spoken
             ):
                 arrays.append(name[:-1])
-                self.note(
-                    where,
-                    "parameter",
-                    f"query parameter {p.name!r} is served as {name[:-1]!r} (one or more values)",
-                )
+                op.spoken[name[:-1]] = p.name
             else:
                 self.note(
                     where, "parameter", f"query parameter {p.name!r} matches no column and is not served"
+                )
+        served = {"offset": ("limit", "offset"), "page": ("page", "per_page")}.get(pagination, ())
+        for name, p in paging:
+            role = words.PAGE_ROLES.get(name, "")
+            if role in served and role not in op.spoken:
+                op.spoken[role] = p.name
+            else:
+                self.note(
+                    p.where,
+                    "parameter",
+                    f"query parameter {p.name!r} is served as {'per_page' if pagination == 'page' else 'limit'}",
                 )
         if op.method == "post" and op.kind == "search":
             body = self.body(op)

@@ -76,6 +76,20 @@ CURSORS = {
     "include",
     "embed",
 }
+# The argument of the served pagination each parameter is (``skip`` is the offset).
+PAGE_ROLES = {
+    "limit": "limit",
+    "count": "limit",
+    "max_results": "limit",
+    "top": "limit",
+    "offset": "offset",
+    "skip": "offset",
+    "page": "page",
+    "page_number": "page",
+    "per_page": "per_page",
+    "page_size": "per_page",
+    "pagesize": "per_page",
+}
 SEARCH_PARAMS = {"q", "query", "search", "term", "keyword", "keywords", "text", "filter"}
 LIST_KEYS = (
     "data",
