@@ -4,8 +4,9 @@
 relative ``$ref``s to other files resolve against its folder) and returns an
 ``ImportedEnv``: tables, tools, tool code and seed rows built by ``crud``, and what was
 not modelled (``ignored``) with the coverage figures. The passes are described in
-``importer.py``; paths in ``paths.py``, schemas in ``shapes.py``, files and ``$ref``s in
-``documents.py``.
+``importer.py`` (operations in ``reading.py``, resources in ``classify.py``, tables in
+``tables.py``, tools in ``tools.py``, their shared state in ``drafts.py``); paths in
+``paths.py``, schemas in ``shapes.py``, files and ``$ref``s in ``documents.py``.
 """
 
 from __future__ import annotations
