@@ -28,11 +28,14 @@ import anyio
 
 from envfactory_mcp.errors import InfrastructureError
 from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
-from envfactory_mcp.runtime import CONTROL_PREFIX, SESSION_META_KEY
+from envfactory_mcp.runtime.sessions import SESSION_META_KEY
 from envfactory_mcp.settings import CALL_TIMEOUT_S, DEFAULT_SERVERS_DIR
 from envfactory_mcp.spec.models import EnvSpec
 
 Transport = Literal["stdio", "http", "memory"]
+# The runtime's control tools' prefix (``runtime.server.CONTROL_PREFIX``; not imported from
+# there, which would load the MCP server stack into the host).
+CONTROL_PREFIX = "control."
 logger = logging.getLogger(__name__)
 
 
@@ -155,11 +158,11 @@ class ServerConnection:
 
     async def _open_lean(self) -> None:
         """Open with ``LeanStdioClient`` (the SDK-free client of a stdio server)."""
-        from envfactory_mcp.host.launch import stdio_params
+        from envfactory_mcp.host.launch import stdio_command
 
         stack = AsyncExitStack()
         try:
-            params = stdio_params(
+            params = stdio_command(
                 self.servers_dir,
                 self.server,
                 control=True,

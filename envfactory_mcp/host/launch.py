@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,35 @@ def not_built_message(servers_dir: Path, env_name: str) -> str:
     return f"no package {env_name!r} in {servers_dir}/ ({lookup_rule(servers_dir)}): {fix}"
 
 
+@dataclass(frozen=True)
+class ServerCommand:
+    """How to start a stdio server: what ``StdioServerParameters`` holds, without the SDK."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: Path | str | None
+
+
+def stdio_command(
+    servers_dir: Path,
+    env_name: str,
+    *,
+    control: bool = False,
+    extra_args: list[str] | None = None,
+    allow_unverified: bool = False,
+    trust: bool = False,
+) -> ServerCommand:
+    """The command ``stdio_params`` wraps (the same checks and errors), for a client that
+    does not import the MCP SDK (``host.connection.LeanStdioClient``)."""
+    permission = _runnable(servers_dir, env_name, allow_unverified=allow_unverified, trust=trust)
+    args = ["-I", "-m", "envfactory_mcp.runtime", str(permission.package_dir)]
+    args += (["--control"] if control else []) + permission.server_args() + (extra_args or [])
+    # The SDK merges this over its safe default environment; nothing of ours is added.
+    python = os.environ.get(SERVER_PYTHON_VAR) or sys.executable
+    return ServerCommand(command=python, args=args, env={}, cwd=NEUTRAL_CWD)
+
+
 def stdio_params(
     servers_dir: Path,
     env_name: str,
@@ -99,14 +129,17 @@ def stdio_params(
     it is shipped code or ``trust``; raises ``UnverifiedPackageError`` for a package
     without a passing, current report unless ``allow_unverified``, and
     ``JailUnavailableError`` when it must run jailed and cannot."""
+    server = stdio_command(
+        servers_dir,
+        env_name,
+        control=control,
+        extra_args=extra_args,
+        allow_unverified=allow_unverified,
+        trust=trust,
+    )
     from mcp import StdioServerParameters
 
-    permission = _runnable(servers_dir, env_name, allow_unverified=allow_unverified, trust=trust)
-    args = ["-I", "-m", "envfactory_mcp.runtime", str(permission.package_dir)]
-    args += (["--control"] if control else []) + permission.server_args() + (extra_args or [])
-    # The SDK merges this over its safe default environment; nothing of ours is added.
-    python = os.environ.get(SERVER_PYTHON_VAR) or sys.executable
-    return StdioServerParameters(command=python, args=args, env={}, cwd=NEUTRAL_CWD)
+    return StdioServerParameters(command=server.command, args=server.args, env=server.env, cwd=server.cwd)
 
 
 def build_server(

@@ -95,3 +95,33 @@ async def test_an_error_answer_keeps_the_connection_and_a_dead_server_breaks_it(
             with pytest.raises(InfrastructureError):
                 await conn.call("get_user_details", {"user_id": user}, "s")
             assert conn._client is None  # broken: the next episode reopens
+
+
+def test_the_host_names_the_runtimes_control_prefix():
+    from envfactory_mcp.host import connection
+    from envfactory_mcp.runtime import server
+
+    assert connection.CONTROL_PREFIX == server.CONTROL_PREFIX
+
+
+def test_a_stdio_connection_loads_no_mcp_sdk_in_the_host(tmp_path):
+    """The SDK costs about a second of CPU to import: a stdio rollout's host does without it."""
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import sys, anyio\n"
+        "from envfactory_mcp.host.connection import ServerConnection\n"
+        f"SERVERS = {str(SERVERS_DIR)!r}\n"
+        "async def main():\n"
+        "    async with ServerConnection('retail', 'stdio', __import__('pathlib').Path(SERVERS)) as conn:\n"
+        "        await conn.reset('s')\n"
+        "        result = await conn.call('find_user_id_by_email', {'email': 'nobody@example.com'}, 's')\n"
+        "        assert result.is_error, result\n"
+        "anyio.run(main)\n"
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
