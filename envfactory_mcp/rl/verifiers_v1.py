@@ -10,7 +10,8 @@
 verifiers 0.4 splits an environment into a *taskset* (tasks and their scoring), an *env*
 (how one task becomes one episode: who talks to whom) and *harnesses* (the program that
 plays a seat, its every model call through verifiers' interception server). This module
-is a plugin of all three, registered as the taskset id ``envfactory_verifiers``:
+is a plugin of all three, the taskset id ``envfactory_verifiers`` (a top-level module of
+that name re-exports this one, so verifiers finds it in a fresh process):
 
 - ``EnvFactoryTaskset``: the tasks of one environment (``tasks_path``), each a task whose
   data names it; the seat's view carries no prompt: the user opens.
@@ -40,7 +41,6 @@ verifiers 0.2 adapter is ``rl.verifiers_env``.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,8 +66,8 @@ except ImportError as exc:  # pragma: no cover - depends on the extra
 
 TASKSET_ID = "envfactory_verifiers"
 REWARD_NAME = "envfactory"
-# verifiers finds a plugin by importing its id as a top-level module.
-sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
+# verifiers finds a plugin by importing its id as a top-level module: the distribution
+# ships ``envfactory_verifiers`` (beside ``envfactory_mcp``), which re-exports this one.
 
 __all__ = ["EnvFactoryHarness", "EnvFactoryTaskset", "EnvFactoryVerifiersEnv", "load_environment"]
 
