@@ -148,6 +148,30 @@ async def test_archiving_a_project_sets_its_free_text_status_and_time(stdio):
             assert not failed and done["status"] == "archived" and isinstance(done["archived_at"], int)
 
 
+@corpus
+@pytest.mark.slow  # Mastodon's document: 210 operations
+async def test_creating_a_singleton_sets_what_it_is_given_and_needs_nothing_more(stdio):
+    """Mastodon's ``POST /api/v1/push/subscription`` ("the old subscription is replaced"),
+    whose body requires nothing: served, and a call giving part of it is taken (it was
+    dropped by verification as a patch that must be given something)."""
+    document = CORPUS / "openapi" / "mastodon.json"
+    subscription = {"endpoint": "https://push.example/27", "keys": {"p256dh": "BCk", "auth": "c2Vj"}}
+    with anyio.fail_after(BACKSTOP):
+        async with Client(stdio(document)) as client:
+            failed, made = await call(
+                client,
+                "create_push_subscription",
+                {"subscription": subscription, "data": {"alerts": {"mention": True}}},
+            )
+            assert not failed, made
+            assert made["subscription"]["endpoint"] == "https://push.example/27"
+            assert made["data"]["alerts"]["mention"] is True
+            failed, read = await call(client, "get_push_subscription", {})
+            assert not failed and read == made
+            failed, again = await call(client, "create_push_subscription", {})
+            assert not failed, again
+
+
 def _rules(spec: EnvSpec) -> tuple[str, list[str]]:
     return spec.policy, list(spec.policy_rules.confirm)
 
