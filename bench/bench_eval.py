@@ -9,7 +9,8 @@ task offered all three servers' tools), then plays the set through ``eval.main.e
 gold replayed per server, records written to a fresh run directory, the eval report read
 from them) with the oracle, coin-flip and noop agents and the scripted user, and prints
 episodes/s (median of ``--rounds``, server start-up included: a run is what a user waits
-for), the oracle's coverage and pass rate as a check that the figures are of working
+for), each agent's claim coverage (the oracle 1.0, noop 0, coin-flip between), the oracle's
+pass rate as a check that the figures are of working
 episodes, and the load average before and after (this machine is shared and noisy).
 """
 
@@ -56,6 +57,7 @@ def main() -> None:
     print(built.statement())
     rates: dict[str, float] = {}
     check: dict[str, Any] = {}
+    coverage: dict[str, float] = {}  # per agent: the oracle 1.0, noop 0, coin-flip between
     with tempfile.TemporaryDirectory(prefix="bench_eval_") as tmp:
         eval_set = Path(tmp) / "eval_set.jsonl"
         write_eval_set(built.tasks, eval_set)
@@ -75,6 +77,7 @@ def main() -> None:
                 timings.append(time.perf_counter() - started)
                 if agent == "oracle":
                     check = {"coverage": summary["coverage"], "pass": summary["pass_rate@0.75"]}
+                coverage[agent] = summary["coverage"]
             rates[agent] = len(results) / statistics.median(timings)
     load_after = os.getloadavg()
     row = {
@@ -86,6 +89,7 @@ def main() -> None:
         "compose_s": round(compose_s, 2),
         "episodes_per_s": {a: round(r, 2) for a, r in rates.items()},
         "oracle": check,
+        "coverage": {a: round(c, 3) for a, c in coverage.items()},
         "loadavg_before": [round(x, 2) for x in load_before],
         "loadavg_after": [round(x, 2) for x in load_after],
         "cpus": os.cpu_count(),
@@ -94,7 +98,9 @@ def main() -> None:
         f"{len(built.tasks)} tasks over {len(names)} servers ({args.transport}), composed in {compose_s:.1f} s;"
         f" episodes/s (median of {args.rounds}, server start-up included): "
         + ", ".join(f"{a} {r:.1f}" for a, r in rates.items())
-        + f"; oracle coverage {check['coverage']:.2f}, pass {check['pass']:.2f};"
+        + f"; oracle coverage {check['coverage']:.2f}, pass {check['pass']:.2f}; coverage "
+        + ", ".join(f"{a} {c:.2f}" for a, c in coverage.items())
+        + ";"
         f" load average {load_before[0]:.2f} before, {load_after[0]:.2f} after ({os.cpu_count()} CPUs)"
     )
     if args.json:

@@ -865,6 +865,9 @@ def flow_need(
     elif family == "city":
         what = f"the city of {place}"
     elif family == "count":
+        if count_unit in ("count", "number", "num", "quantity", "qty", "total"):  # "panel_count": panels
+            named = [w for w in field.lower().split("_") if w not in _KIND_WORDS and w != count_unit]
+            count_unit = named[-1] if named else "item"
         plural = count_unit if count_unit.endswith("s") else f"{count_unit}s"
         what = f"as many {plural} as {place} had"
     else:

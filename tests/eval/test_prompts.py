@@ -103,6 +103,7 @@ def test_a_distractors_field_in_words_is_a_flaw() -> None:
         ("money", "deposit", "deposit"),
         ("money", "amount_due", "still due"),
         ("count:guest", "guests", "as many guests as"),
+        ("count:count", "panel_count", "as many panels as"),
         ("address", "pickup_address", "address of the pickup"),
     ],
 )
