@@ -11,6 +11,10 @@ checkout's ``generated_servers``. The figure is the command's CPU time (user + s
 from ``wait4``; imports and the environment's loading included), median of the rounds,
 and the ratio baseline / current. Every run's ``tasks.jsonl`` must be byte-identical to
 the baseline's: the script exits 1 otherwise.
+
+Issue 32's target, ``tasks retail --n 50`` <= 2 s of CPU, is judged on the current
+side's median for retail (``--envs retail --n 50``); the load average is printed before
+and after (this machine is shared: CPU time grows with the load).
 """
 
 from __future__ import annotations
@@ -95,6 +99,9 @@ def main() -> None:
                 f"{statistics.median(wall['current']):.1f} s; {args.rounds} rounds)  "
                 f"output {'identical' if identical else 'DIFFERS'}"
             )
+            if env_name == "retail" and args.n == 50:
+                met = "meets the target" if c <= 2.0 else f"misses by {c - 2.0:.2f} s ({c / 2.0:.2f}x)"
+                print(f"{'':14} tasks retail --n 50: {c:.2f} s CPU (target <= 2 s: {met})")
         print(f"load average at the end {os.getloadavg()[0]:.1f}")
     raise SystemExit(0 if same else 1)
 
