@@ -53,17 +53,16 @@ LONGEST_FIRST = [
 ]
 
 
-# A private envfactory-mcp home for the whole run (its signing key), made by the first
-# process and inherited by pytest-xdist's workers and every process a test starts: no test
-# writes into the real one, and no test is helped by a key that signed the committed
-# packages. The digests of shipped renderings (keyed by the source that renders them, so
-# never stale) are kept between runs in a folder of this user's under the temp dir.
+# A private envfactory-mcp home for the whole run (its signing key, build records) and a
+# private cache inside it, made by the first process and inherited by pytest-xdist's workers
+# and every process a test starts: no test writes into the user's real home or cache, no test
+# is helped by a key that signed the committed packages, and two copies of the suite running
+# at once (two checkouts, or one run twice) share nothing.
 TEST_HOME = "ENVFACTORY_TEST_HOME"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     import shutil
-    import stat
     import tempfile
 
     home = os.environ.get(TEST_HOME)
@@ -72,14 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[TEST_HOME] = home
         config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
     os.environ["ENVFACTORY_MCP_HOME"] = home
-    cache = Path(tempfile.gettempdir()) / f"envfactory-test-cache-{os.getuid()}"
-    try:
-        cache.mkdir(mode=0o700, exist_ok=True)
-        st = cache.lstat()
-        private = stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
-    except OSError:
-        private = False
-    os.environ["ENVFACTORY_MCP_CACHE"] = str(cache if private else Path(home) / "cache")
+    os.environ["ENVFACTORY_MCP_CACHE"] = str(Path(home) / "cache")
 
 
 def work_unit(nodeid: str) -> str:

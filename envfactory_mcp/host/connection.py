@@ -108,6 +108,7 @@ class ServerConnection:
         # (a reset restarts a session from the seed) instead of ending each: one request
         # less per episode. Keys with the generation they belong to.
         self._reusable: list[tuple[str, int]] = []
+        self._built: Any = None  # the in-process server of the memory transport, while open
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -138,6 +139,7 @@ class ServerConnection:
                 listed = await client.list_tools()
         except BaseException as exc:
             await stack.aclose()
+            self._close_built()
             if isinstance(exc, Exception):
                 raise InfrastructureError(
                     f"cannot start or reach server {self.server!r}: {_describe(exc)}"
@@ -223,6 +225,17 @@ class ServerConnection:
                 await stack.aclose()
             except Exception as exc:  # noqa: BLE001 - a dead server may fail to close cleanly; it is gone either way
                 logger.debug("closing server %s: %s", self.server, _describe(exc))
+        self._close_built()
+
+    def _close_built(self) -> None:
+        """End the in-process server this connection built (memory transport): a jailed
+        one's session processes, their sockets and its fork server end now, not whenever the
+        garbage collector reaches the server object (finalizers would close the sockets)."""
+        built, self._built = self._built, None
+        if built is not None:
+            from envfactory_mcp.runtime.front import close_jailed_server
+
+            close_jailed_server(built)
 
     def reuse_session(self) -> str | None:
         """A kept session of the current server process for a new episode, or None; the
@@ -323,13 +336,14 @@ class ServerConnection:
         from envfactory_mcp.host.launch import build_server
         from envfactory_mcp.runtime import ServerOptions
 
-        return build_server(
+        self._built = build_server(
             self.servers_dir,
             self.server,
             ServerOptions(control=True),
             allow_unverified=self.allow_unverified,
             trust=self.trust,
         )
+        return self._built
 
     # ---------------------------------------------------------------- calls
 

@@ -348,14 +348,16 @@ def test_the_jail_dies_with_its_parent():
             BOOT + "import time; print('up', flush=True); time.sleep(60)",
         ],
     )
-    proc = subprocess.Popen(command, pass_fds=fds, stdout=subprocess.PIPE, start_new_session=True, env={})
-    for fd in fds:
-        os.close(fd)
-    assert proc.stdout is not None and proc.stdout.readline().strip() == b"up"
-    inner = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _ancestor(int(p.name), proc.pid)]
-    assert inner, "the jailed program should be a descendant of bwrap"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    with subprocess.Popen(
+        command, pass_fds=fds, stdout=subprocess.PIPE, start_new_session=True, env={}
+    ) as proc:  # the pipe closed on the way out
+        for fd in fds:
+            os.close(fd)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == b"up"
+        inner = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _ancestor(int(p.name), proc.pid)]
+        assert inner, "the jailed program should be a descendant of bwrap"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     for _ in range(50):
         if not any(p.exists() for p in inner):
             break

@@ -340,15 +340,19 @@ def http_front(servers: Path, options: list[str]) -> Iterator[str]:
         "--jail",
     ]
     command += ["--transport", "streamable-http", "--port", str(port), *options]
-    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd="/")
-    try:
-        assert proc.stderr is not None
-        line = proc.stderr.readline()
-        assert "ready at" in line, line + proc.stderr.read()
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd="/") as proc:  # pipe closed after
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+            assert "ready at" in line, line + proc.stderr.read()
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(60)  # a far backstop; then it is killed
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def test_the_http_front_gives_each_client_its_own_session_process(

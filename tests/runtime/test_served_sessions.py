@@ -27,7 +27,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from minibank_calls import ACC, TRANSFER, balance, key, text
-from servers import free_port, http_server
+from servers import STARTUP_BACKSTOP_S, STOP_BACKSTOP_S, free_port, http_server
 
 from envfactory_mcp.emit import render_package, write_package
 from envfactory_mcp.env import Environment
@@ -153,37 +153,39 @@ async def test_sessionless_http_clients_do_not_see_each_others_writes(package: P
 def http_process(
     package: Path, *args: str, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Like servers.http_server, but the caller reads the server's stderr afterwards."""
+    """Like servers.http_server, but the caller reads the server's stderr afterwards (the
+    pipe is closed, and the process reaped, on the way out)."""
     port = free_port()
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "minibank_mcp", "--transport", "streamable-http", "--port", str(port), *args],
         env={**os.environ, "PYTHONPATH": str(package), **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while proc.poll() is None:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("HTTP server did not start") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp", proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
+    ) as proc:
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            deadline = time.monotonic() + STARTUP_BACKSTOP_S  # a far backstop: ready is an event
+            while proc.poll() is None:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("HTTP server did not start") from None
+                    time.sleep(0.05)
+            yield f"http://127.0.0.1:{port}/mcp", proc
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+            try:
+                proc.wait(timeout=STOP_BACKSTOP_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def test_binding_beyond_loopback_without_a_token_refuses_to_start(package: Path):
     with http_process(package, "--host", "0.0.0.0", env={"ENVFACTORY_MCP_AUTH_TOKEN": ""}) as (_, proc):
-        proc.wait(timeout=30)
+        proc.wait(timeout=STARTUP_BACKSTOP_S)
         assert proc.stderr is not None  # http_process pipes it
         err = proc.stderr.read().decode()
     assert proc.returncode == 2
@@ -209,7 +211,7 @@ async def test_binding_beyond_loopback_requires_the_bearer_token_on_every_reques
                 await client.call_tool("transfer", TRANSFER)
                 mine = await balance(client)
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=STOP_BACKSTOP_S)
         assert proc.stderr is not None  # http_process pipes it
         err = proc.stderr.read().decode()
     assert none.status_code == wrong.status_code == 401

@@ -72,7 +72,8 @@ class Host:
         reached = []
         for name, sock in (("tcp", self.tcp), ("unix", self.unix), ("abstract", self.abstract)):
             try:
-                sock.accept()
+                accepted, _ = sock.accept()
+                accepted.close()  # only that it connected counts
                 reached.append(name)
             except BlockingIOError:
                 pass
