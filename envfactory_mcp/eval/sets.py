@@ -94,7 +94,8 @@ def compose_eval_set(
 
 
 def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTask]:
-    """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder), each
+    """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder; a
+    server with too few usable tasks leaves its share to the others), each
     one server's task from the task generator with every other server offered beside it.
     Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims whose request names no tool or
     field of any server of the set and lists no steps (``compose.prompt_flaws``) are kept."""
@@ -103,24 +104,36 @@ def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTas
     names = [e.spec.name for e in envs]
     seeds = {e.spec.name: e.seed_hash for e in envs}
     wanted = {name: n // len(envs) + (1 if i < n % len(envs) else 0) for i, name in enumerate(names)}
-    tasks: list[EvalTask] = []
     # Every server of the set is offered with the task: none of their names may be said.
     vocabulary = set_vocabulary(envs)
+    usable: dict[str, list[Task]] = {}
     for env in envs:
         name = env.spec.name
         if not wanted[name]:
             continue
         pool, _ = generate_tasks(env, 4 * wanted[name] + 8, seed=seed)
-        picked = [
+        usable[name] = [
             t
             for t in pool
             if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS
             # a request that names a tool or field of any offered server ("the pickup time"),
             # or lists steps ("then"), is not an eval prompt
             and not prompt_flaws(t.user_scenario.opening_message, vocabulary)
-        ][: wanted[name]]
+        ]
+    taken = {name: min(wanted[name], len(found)) for name, found in usable.items()}
+    # A server with too few usable tasks leaves its share to the others, in order.
+    short = n - sum(taken.values())
+    while short > 0:
+        spare = [name for name in usable if len(usable[name]) > taken[name]]
+        if not spare:
+            break
+        for name in spare[:short]:
+            taken[name] += 1
+            short -= 1
+    tasks: list[EvalTask] = []
+    for name, found in usable.items():
         offered = [name] + [other for other in names if other != name]
-        for i, task in enumerate(picked):
+        for i, task in enumerate(found[: taken[name]]):
             tasks.append(_single(task, offered, seeds, f"eval-{name}-single-s{seed}-{i}"))
     return tasks
 

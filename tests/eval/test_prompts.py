@@ -140,3 +140,18 @@ def test_one_shape_function() -> None:
     assert value_kind("customer_id", {"type": "string"}) is None
     assert value_kind("status", {"type": "string", "enum": ["a", "b"]}) is None
     assert value_kind("email", {"type": "string"}) is None
+
+
+def test_a_server_short_of_usable_tasks_leaves_its_share_to_the_others() -> None:
+    """citycab's generated requests mostly have one claim or name their fields: the other
+    two servers make up its share, and the set holds as many tasks as asked for."""
+    from envfactory_mcp.eval.sets import compose_eval_set
+
+    names = ("citycab_business_account", "coastline_car_rental", "cyclecity_bike_share")
+    envs = [load_environment(n, DEFAULT_SERVERS_DIR, allow_unverified=True).env for n in names]
+    built = compose_eval_set(envs, 30)
+    assert len(built.tasks) == 30 and "could be built" not in built.statement(), built.statement()
+    singles = [t for t in built.tasks if t.kind == "single"]
+    fair = len(singles) // len(names)
+    per_server = {n: sum(1 for t in singles if t.task.env == n) for n in names}
+    assert per_server[names[0]] < fair and all(per_server[n] >= fair for n in names[1:]), per_server
