@@ -15,9 +15,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -74,9 +75,15 @@ def stdio(package: Path, *args: str, env: dict[str, str] | None = None) -> Stdio
     )
 
 
-def authorised_client(url: str, token: str = TOKEN, **kw) -> Client:
-    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-    return Client(streamable_http_client(url, http_client=http), **kw)
+@asynccontextmanager
+async def authorised_client(url: str, token: str = TOKEN, **kw: Any) -> AsyncIterator[Client]:
+    """A client sending the bearer token; the HTTP client is ours to close (the SDK leaves
+    a client it was given open), so it is closed with it."""
+    async with (
+        create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), **kw) as client,
+    ):
+        yield client
 
 
 # ------------------------------------------------------------------ session keys
