@@ -481,33 +481,44 @@ class BlindDemonstrator:
         tool, prefix, rest, params, elements = plan
         amounts: list[float] = []
         for k, element in enumerate(elements):
-            args: dict[str, Any] = {}
-            for p, facts in params.items():
-                fact = facts[min(k, len(facts) - 1)]
-                entity = tool.params[p].entity if p in tool.params else None
-                value = self._fact_value(fact, entity, said, list(args.values()))
-                if value is _UNSAID:
-                    return self._move(_Ask(fact), gi, said, messages)
-                if value is _UNREAD:
-                    explore = self._explore(entity, fact)
-                    return self._call(*explore) if explore is not None else self._finish("")
-                args[p] = value
-            if not _stated(element, said):
-                return self._move(_Ask(element), gi, said, messages)
-            read = next((o for n, a, o in reversed(self._ok_outputs()) if n == tool.name and a == args), None)
-            if read is None:
-                return self._call(tool.name, args)
-            parent = " ".join(str(v) for v in read.values() if not isinstance(v, (dict, list)))
-            found = next(
-                (
-                    e
-                    for e in values_at_list(read, prefix)
-                    if _matches(
-                        element.must, _norm(f"{parent} {_subtree_text(e, self._labels)}"), self._shown
-                    )
-                ),
-                None,
-            )
+            # the user's values pair up in the order said; when the object so paired does not
+            # list the element (the user named the bills in another order than their items),
+            # each other value in turn
+            count = max((len(facts) for facts in params.values()), default=1)
+            order = [min(k, count - 1)] + [i for i in range(count) if i != min(k, count - 1)]
+            found: Any = None
+            for choice in order:
+                args: dict[str, Any] = {}
+                for p, facts in params.items():
+                    fact = facts[min(choice, len(facts) - 1)]
+                    entity = tool.params[p].entity if p in tool.params else None
+                    value = self._fact_value(fact, entity, said, list(args.values()))
+                    if value is _UNSAID:
+                        return self._move(_Ask(fact), gi, said, messages)
+                    if value is _UNREAD:
+                        explore = self._explore(entity, fact)
+                        return self._call(*explore) if explore is not None else self._finish("")
+                    args[p] = value
+                if not _stated(element, said):
+                    return self._move(_Ask(element), gi, said, messages)
+                read = next(
+                    (o for n, a, o in reversed(self._ok_outputs()) if n == tool.name and a == args), None
+                )
+                if read is None:
+                    return self._call(tool.name, args)
+                parent = " ".join(str(v) for v in read.values() if not isinstance(v, (dict, list)))
+                found = next(
+                    (
+                        e
+                        for e in values_at_list(read, prefix)
+                        if _matches(
+                            element.must, _norm(f"{parent} {_subtree_text(e, self._labels)}"), self._shown
+                        )
+                    ),
+                    None,
+                )
+                if found is not None:
+                    break
             values = values_at(found, rest) if found is not None else []
             if not values or not isinstance(values[0], (int, float)):
                 return self._finish("")
@@ -637,6 +648,17 @@ class BlindDemonstrator:
             mine = [f for f in mine if f.key.rsplit(".", 1)[0] in (name, tool.name)] or mine
             param = tool.params.get(name)
             entity = param.entity if param else None
+            if not mine and entity is not None:
+                # the object this goal is about, named under another key ("the account ending
+                # 8609" given as account_id, asked as from_account_id): never guessed
+                mine = [
+                    f
+                    for f in self.view.facts
+                    if f.goal == gi
+                    and f.kind == "reference"
+                    and f.key.rsplit(".", 1)[-1] not in props
+                    and self._key_entity(f.key) == entity
+                ]
             if mine:
                 values = []
                 for fact in mine:
@@ -696,6 +718,11 @@ class BlindDemonstrator:
                 and value not in self._rejected.get(id(fact), [])
             ]
             found3 = [c for c in open_ if _matches(fact.must, c[1], self._shown)]
+            if self._rejected.get(id(fact)):
+                # another object in place of one that fitted every word: its own values must
+                # say the user's names whole ("Everyday Checking" is not in a savings account
+                # because a transfer to it is listed there)
+                found3 = [c for c in found3 if self._says_whole(entity, c[0], fact.must)]
             if (
                 not found3
                 and len(fact.must) > 1
@@ -740,6 +767,47 @@ class BlindDemonstrator:
         if not _stated(fact, said):
             return _UNREAD
         return fact.value if fact.kind != "reference" else _UNREAD
+
+    def _says_whole(self, entity: str, value: Any, must: list[str]) -> bool:
+        """Whether every one of the user's words but a date is a whole value of the object
+        ``value`` as read (a field of its own, or of a read made with it), not words inside
+        another value ("Everyday Checking" is not said of a savings account by a listed
+        "Transfer to Everyday Checking 2097") nor a field of an object it points at (the
+        replacement card is not "ending 2832" because the card it replaces is)."""
+        words = [_norm(m) for m in must if not re.search(r"[A-Za-z]+ \d{1,2}\b", m)]
+        if not words:
+            return True
+        # the object's own node: where its id sits under the name a read takes it by
+        # (card_id, not replaced_by_card_id)
+        scalar = {
+            name
+            for tool in self.spec.tools
+            if tool.effect == "read"
+            for name, param in tool.params.items()
+            if param.entity == entity
+        }
+        values: set[str] = set()
+
+        def walk(node: Any) -> None:
+            if isinstance(node, dict):
+                if any(str(node.get(key)) == str(value) for key in scalar if key in node):
+                    for k, v in node.items():
+                        if not isinstance(v, (dict, list)):
+                            values.add(_norm(str(v)))
+                            shown = self._labels.get((k, str(v)))
+                            if shown:
+                                values.update(w.strip("« ") for w in shown.split("»"))
+                for v in node.values():
+                    walk(v)
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v)
+
+        for _, args, output in self._ok_outputs():
+            if str(value) in {str(v) for v in args.values()}:
+                values.update(_norm(str(v)) for v in _scalars(output))
+            walk(output)
+        return all(m in values for m in words)
 
     def _id_fields(self, entity: str) -> tuple[set[str], set[str]]:
         scalar, listed = set(), set()
@@ -863,6 +931,8 @@ class BlindDemonstrator:
             r = required[0]
             ent = tool.params[r].entity
             assert ent is not None
+            if direct and ent != entity:
+                continue  # read the objects themselves, not each of their transactions
             created = self._created()
             cands = [c for c in self._candidates(ent) if str(c[0]) not in created]
             for index, (value, text) in enumerate(cands):

@@ -2,14 +2,18 @@
 
 A person does not know internal ids. When the agent had to look an object up, the user
 knows it by what it is: an order by the products in it, an item by its product and
-options, a payment method by its kind and brand. ``Describer`` builds such descriptions
-from the seed data alone (names of related rows, JSON options, categorical columns,
-dates, short labels), adding attributes only until the object is unique among the
-user's other objects of the same kind.
+options, a card by its name and last four digits. ``Describer`` builds such descriptions
+from the seed data alone: what the thing is called (its own name, else the name of what it
+points at) and the fewest, most ordinary further words (names of what it points at or
+holds, JSON options, categorical columns, dates, short labels) that make it unique among
+the objects the agent may find for this user, said as a person says them ("the
+appointment with Dr. Helen Marsh", "the Visa Debit card ending 7960", "the order with the
+Desk Lamp"), never by a state the policy checks.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -27,6 +31,38 @@ from envfactory_mcp.tasks.realise import GoalPlan
 from envfactory_mcp.tasks.values import display_of, in_words, spoken_value
 
 NAME_COLUMNS = ("name", "title", "label")
+# What a description costs to say, by kind of attribute: the cheapest set that tells the
+# object apart is said (its own name is always said, and costs nothing).
+KIND_COST = {
+    "own": 0.0,
+    "person": 0.5,
+    "name": 1.0,
+    "option": 1.0,
+    "category": 1.5,
+    "content": 1.5,
+    "date": 2.0,
+    "label": 2.5,
+    "long": 3.5,
+    "number": 4.0,
+    "held": 9.0,  # compared, never said
+}
+PERSON_COLUMNS = ("first_name", "last_name")
+
+
+def _cost(attribute: tuple[str, str, str]) -> float:
+    """A card's or account's last four digits are said as readily as its kind; a name of
+    what it points at beside the thing's own name ('the Safeway transaction on the
+    Everyday Checking account') after its own date: a read of the thing shows its own
+    fields, seldom the names of what it points at."""
+    kind, column, _ = attribute
+    if kind == "label" and _LAST_DIGITS.search(column):
+        return KIND_COST["category"]
+    return KIND_COST[kind]
+
+
+WORDS_SAID = 3  # the most further attributes a short description says
+NAMES_TRIED = 4  # of an object's many names (an order's lines), those tried: the rarest
+CANDIDATES = 12
 STYLES = (
     "polite and patient",
     "brief and to the point",
@@ -53,6 +89,21 @@ class Describer:
         self._attribute_lists: dict[int, list[tuple[str, str, str]]] = {}
         self._attribute_sets: dict[int, set[tuple[str, str]]] = {}
         self._owners: dict[int, Any] = {}  # row -> the persona id it belongs to (None: no one's)
+        self._entity_of = {table: entity for entity, (table, _) in data.owner.items()}
+        self._name_lists: dict[str, list[str]] = {}
+        self.personal: set[str] = set()  # names said as a person's, without an article
+        # a state the policy checks before acting is what the user asks about ("if it is
+        # still open"), never how they name the thing ("the closed account")
+        self._states = {(rule.entity, rule.column) for rule in env.spec.policy_rules.refusals}
+        # what a read of an object lists with it (an order's items, a bill's items): the
+        # only holders a person describes it by (a card is not "the card with the REI")
+        self._listed: dict[str, set[str]] = {}
+        for tool in env.spec.tools:
+            if tool.effect == "read":
+                listed = {e for path, e in tool.outputs.items() if "[]" in path}
+                for path, entity in tool.outputs.items():
+                    if "[]" not in path and "." not in path:
+                        self._listed.setdefault(entity, set()).update(listed)
 
     def describe(
         self, entity: str, value: Any, persona_row: int | None, variant: bool = False
@@ -70,18 +121,77 @@ class Describer:
             raise Rejected("other_persona", f"{entity} {value} belongs to another {self.persona_entity}")
         attributes = self._attributes(row)
         siblings = self._variants(row) if variant else self._siblings(entity, value, persona_row)
-        chosen: list[tuple[str, str, str]] = []
-        for attribute in attributes:
-            chosen.append(attribute)
-            if not any(self._matches(s, chosen) for s in siblings):
-                break
+        chosen = self._choose(attributes, siblings)
         if not chosen:
             return Description(f"the {words} {value}", [str(value)])
+        text = _phrase(words, chosen, frozenset(self.personal))
         if any(self._matches(s, chosen) for s in siblings):  # alike in every word: its number
-            return Description(
-                f"{_phrase(words, chosen)}, number {value}", [a[2] for a in chosen] + [str(value)]
-            )
-        return Description(_phrase(words, chosen), [a[2] for a in chosen])
+            return Description(f"{text}, number {value}", [a[2] for a in chosen] + [str(value)])
+        return Description(text, [a[2] for a in chosen])
+
+    def _choose(
+        self, attributes: list[tuple[str, str, str]], siblings: list[int]
+    ) -> list[tuple[str, str, str]]:
+        """The attributes to describe with, as a person would: what the object is called (its
+        own name, else the first thing it points at: the provider of an appointment), and the
+        fewest, most ordinary further words that tell it apart from ``siblings`` (a category
+        or a product before a date, a date before a label, a number last). Siblings are
+        compared on all their attributes (every line of an order, not only those said)."""
+        head = (
+            [a for a in attributes if a[0] == "own"][:1]
+            or [a for a in attributes if a[0] == "name"][:1]
+            or [a for a in attributes if a[0] == "person"][:1]
+        )
+        rest: list[tuple[str, str, str]] = []
+        seen = {(a[0], a[2]) for a in head}
+        counts: dict[str, int] = {}
+        for attribute in attributes:
+            key = (attribute[0], attribute[2])
+            if key in seen or attribute[0] in ("own", "held"):
+                continue
+            seen.add(key)
+            rest.append(attribute)
+        open_ = [s for s in siblings if self._matches(s, head)] if head else list(siblings)
+        if not open_:
+            return head or rest[:1]
+
+        # of many names (an account's payees, an order's lines), those fewest siblings share
+        def shared(attribute: tuple[str, str, str]) -> int:
+            return sum((attribute[0], attribute[2]) in self._attribute_set(s) for s in open_)
+
+        candidates: list[tuple[str, str, str]] = []
+        for attribute in rest:
+            if attribute[0] in ("name", "content"):
+                counts[attribute[0]] = counts.get(attribute[0], 0) + 1
+        for attribute in rest:
+            candidates.append(attribute)
+        for kind in ("name", "content"):
+            if counts.get(kind, 0) > NAMES_TRIED:
+                said = sorted((a for a in candidates if a[0] == kind), key=shared)[:NAMES_TRIED]
+                candidates = [a for a in candidates if a[0] != kind or a in said]
+        candidates = [a for a in candidates if shared(a) < len(open_)][
+            :CANDIDATES
+        ]  # each must tell something
+        options: list[tuple[float, int, tuple[int, ...]]] = []
+        further = KIND_COST["date"] + 0.25  # a second name
+        for size in range(1, min(WORDS_SAID, len(candidates)) + 1):
+            for combo in itertools.combinations(range(len(candidates)), size):
+                cost = sum(
+                    further if head and candidates[i][0] == "name" else _cost(candidates[i]) for i in combo
+                )
+                options.append((cost, size, combo))
+        options.sort()
+        for _, _, combo in options:
+            chosen = head + [candidates[i] for i in combo]
+            if not any(self._matches(s, chosen) for s in open_):
+                return chosen
+        # nothing short tells it apart: every attribute, in order, until one does
+        chosen = list(head)
+        for attribute in rest:
+            chosen.append(attribute)
+            if not any(self._matches(s, chosen) for s in open_):
+                break
+        return chosen
 
     def _attributes(self, row: int) -> list[tuple[str, str, str]]:
         """``_attributes_of(row)``, remembered (the list is shared: do not modify it)."""
@@ -99,25 +209,21 @@ class Describer:
         table = self.tables[table_name]
         pk = set(table.primary_key)
         found: list[tuple[str, str, str]] = []
-        for name_column in NAME_COLUMNS:
-            if isinstance(values.get(name_column), str):
+        for name_column in self._name_columns(table_name):
+            if isinstance(values.get(name_column), str) and values[name_column].strip():
                 found.append(("own", name_column, values[name_column]))
-        refs = {values.get(c.name) for c in table.columns if c.entity and c.name not in pk}
-        for level in self.data.related(row, depth=3)[1:]:
-            names: list[tuple[str, str, str]] = []
-            for index in level:
-                other_table, other = self.data.rows[index]
-                if other_table in (table_name, self.persona_table):
-                    continue
-                other_pk = self.tables[other_table].primary_key
-                referenced = len(other_pk) == 1 and other.get(other_pk[0]) in refs
-                for name_column in NAME_COLUMNS:
-                    text = other.get(name_column)
-                    if isinstance(text, str) and text not in [n[2] for n in names]:
-                        names.append(("name" if referenced else "content", name_column, text))
-            if names:
-                found.extend(sorted(names, key=lambda n: n[0] != "name")[:3])
-                break
+        # what it points at (an appointment's provider, a card's account, a variant's product)
+        for entity, target in self._pointed(row):
+            for _, target_name in self._names(target, depth=0):
+                found.append(("name", entity, target_name))  # the column: what it is (a provider)
+        # what points at it (an order's lines, by their products; a bill's items): every one,
+        # so a sibling is compared on all it holds; a description says a few (``_choose``)
+        held: set[str] = set()
+        for holder in self._holders(row):
+            for name_column, held_name in self._names(holder, skip=row):
+                if held_name not in held:
+                    held.add(held_name)
+                    found.append(("content", name_column, held_name))
         for column in table.columns:
             text = values.get(column.name)
             if column.name in pk or column.entity or column.references or not isinstance(text, str):
@@ -135,11 +241,15 @@ class Describer:
                 continue
             if column.name in NAME_COLUMNS or text.startswith("{"):
                 continue
+            if column.enum and (self._entity_of.get(table_name), column.name) in self._states:
+                continue
             if column.enum:
                 shown = display_of(self.env.spec, column.name, text) if column.enum_labels else None
                 found.append(("category", column.name, shown or in_words(text)))
             elif _parse_date(text) is not None:
                 found.append(("date", column.name, _date_text(text)))
+            elif column.name in PERSON_COLUMNS and text.strip():
+                found.append(("person", column.name, text))  # a passenger by their name
             elif 0 < len(text.strip()) <= 12:  # an empty second address line says nothing
                 found.append(("label", column.name, in_words(text)))
         # last, what tells apart two objects alike in every word: a longer name, a number
@@ -150,7 +260,7 @@ class Describer:
             if column.name in NAME_COLUMNS or text.startswith("{") or column.enum or _parse_date(text):
                 continue
             if len(text.strip()) > 12:
-                found.append(("label", column.name, text))
+                found.append(("long", column.name, text))
         for column in table.columns:
             number = values.get(column.name)
             if column.name in pk or column.entity or column.references:
@@ -158,17 +268,112 @@ class Describer:
             flag = re.search(r"\bIN\s*\(\s*0\s*,\s*1\s*\)", column.check or "", re.IGNORECASE)
             if isinstance(number, (int, float)) and not isinstance(number, bool) and not flag:
                 found.append(("number", column.name, str(number)))  # a 0/1 flag is no number
+        # the dates of what points at it (a reservation's flights), never said but compared:
+        # the agent may see them beside it, so a sibling flying that day fits "the
+        # reservation from May 31"
+        dates = {a[2] for a in found if a[0] == "date"}
+        for holder in self._holders(row, listed_only=False):
+            other_table, other = self.data.rows[holder]
+            for held_column in self.tables[other_table].columns:
+                moment = other.get(held_column.name)
+                if held_column.entity or held_column.references or _parse_date(moment) is None:
+                    continue
+                said = _date_text(str(moment))
+                if said not in dates:
+                    dates.add(said)
+                    found.append(("held", held_column.name, said))
         return found
+
+    def _name_columns(self, table_name: str) -> list[str]:
+        """The columns naming a row: name, title, label, and a ``<thing>_name`` (a dog's
+        ``dog_name``, a walker's ``walker_name``; not a person's first or last name)."""
+        found = self._name_lists.get(table_name)
+        if found is None:
+            columns = [c.name for c in self.tables[table_name].columns]
+            found = [c for c in NAME_COLUMNS if c in columns]
+            found += [c for c in columns if c.endswith("_name") and c not in (*PERSON_COLUMNS, "middle_name")]
+            self._name_lists[table_name] = found
+            entity = self._entity_of.get(table_name)
+            for column in found:
+                if column == f"{entity}_name":  # what the thing is called: 'Rosie', 'Beth Moore'
+                    self.personal |= {
+                        v[column]
+                        for i in self.data.by_table.get(table_name, [])
+                        for v in [self.data.rows[i][1]]
+                        if isinstance(v.get(column), str)
+                    }
+        return found
+
+    def _pointed(self, row: int) -> list[tuple[str, int]]:
+        """(entity, row) of what ``row`` points at by its own columns: another table's row
+        (not the persona's, not its own table's: a card it replaces is no name of it)."""
+        table_name, values = self.data.rows[row]
+        table = self.tables[table_name]
+        out: list[tuple[str, int]] = []
+        for column in table.columns:
+            value = values.get(column.name)
+            if not column.entity or column.entity == self.persona_entity or value is None:
+                continue
+            if table.primary_key == [column.name]:
+                continue  # its own id
+            target = self.data.owner_row(column.entity, value)
+            if target is not None and self.data.rows[target][0] not in (table_name, self.persona_table):
+                out.append((column.entity, target))
+        return out
+
+    def _holders(self, row: int, listed_only: bool = True) -> list[int]:
+        """Rows of other tables that point at ``row`` and (``listed_only``) that a read of it
+        lists (an order's lines, a bill's items and payments)."""
+        table_name, values = self.data.rows[row]
+        table = self.tables[table_name]
+        if len(table.primary_key) != 1:
+            return []
+        key = next((c for c in table.columns if c.name == table.primary_key[0]), None)
+        if key is None or not key.entity or values.get(key.name) is None:
+            return []
+        listed = self._listed.get(key.entity, set())
+        out: list[int] = []
+        for index in self.data.by_value.get((key.entity, values[key.name]), []):
+            other = self.data.rows[index][0]
+            if index == row or other in (table_name, self.persona_table):
+                continue
+            entity = self._entity_of.get(other)
+            if not listed_only or (
+                entity in listed if entity else any(e in listed for e, _ in self._pointed(index))
+            ):
+                out.append(index)
+        return out
+
+    def _names(self, row: int, skip: int | None = None, depth: int = 2) -> list[tuple[str, str]]:
+        """(column, text) naming ``row``: its own name, title or label, else (a nameless row:
+        an order line, a variant) the names of what it points at, ``skip`` aside."""
+        values = self.data.rows[row][1]
+        # name, title, label only: a '<thing>_name' of what it points at may be no word of
+        # its reads (a flight shows its airport's code, not the airport's name)
+        own = [(c, values[c]) for c in NAME_COLUMNS if isinstance(values.get(c), str) and values[c].strip()]
+        if own or depth == 0:
+            return own[:1]
+        out: list[tuple[str, str]] = []
+        for _, target in self._pointed(row):
+            if target != skip:
+                out.extend(self._names(target, skip, depth - 1))
+        return out
 
     def _siblings(self, entity: str, value: Any, persona_row: int | None) -> list[int]:
         """The other objects of this kind the agent may find for this user: the persona's
         own, and those that are no one's (a catalog: groomers, services, products); never
         another customer's (the agent reads only the signed-in user's)."""
-        others = self._related_siblings(entity, value, persona_row)
+        me = self._persona_id(persona_row)
+        # what is related to the persona at some remove (a plan's other subscribers' bills)
+        # is another customer's as often as not: only the persona's own and no one's count
+        others = [
+            index
+            for index in self._related_siblings(entity, value, persona_row)
+            if me is None or self._owner_of(index) in (None, me)
+        ]
         owner = self.data.owner.get(entity)
         if owner is None:
             return others
-        me = self._persona_id(persona_row)
         for index in self.data.by_table.get(owner[0], []):
             if self.data.rows[index][1].get(owner[1]) == value or index in others:
                 continue
@@ -234,54 +439,124 @@ class Describer:
 
     def _matches(self, row: int, chosen: list[tuple[str, str, str]]) -> bool:
         """Whether another object shares every chosen attribute (the description is ambiguous)."""
+        attributes = self._attribute_set(row)
+        return all(
+            (kind, text) in attributes or (kind == "date" and ("held", text) in attributes)
+            for kind, _, text in chosen
+        )
+
+    def _attribute_set(self, row: int) -> set[tuple[str, str]]:
+        """(kind, text) of every attribute of ``row`` (all the names of what it holds)."""
         attributes = self._attribute_sets.get(row)
         if attributes is None:
             attributes = self._attribute_sets[row] = {(a[0], a[2]) for a in self._attributes(row)}
-        return all((kind, text) in attributes for kind, _, text in chosen)
+        return attributes
 
 
-def _phrase(words: str, chosen: list[tuple[str, str, str]]) -> str:
-    """'the Desk Lamp (color: blue)', 'the delivered order with the Desk Lamp and the Kettle
-    from May 10', 'the gift card payment method (visa)', 'Maya's phone (Unlimited Max)',
-    'the ticket "Video calls freeze" (Uma's phone)'."""
-    picked: dict[str, list[str]] = {}
+def _phrase(words: str, chosen: list[tuple[str, str, str]], personal: frozenset[str] = frozenset()) -> str:
+    """The chosen attributes as a person says them: 'the Visa Debit card on the Plus Checking
+    account', 'the telehealth appointment with Dr. Helen Marsh', 'the Omeprazole 20 mg
+    prescription', 'the delivered order with the Desk Lamp and the Kettle from May 10', 'the
+    Desk Lamp (color: blue)', "the topup for Maya's phone", 'the ticket "Video calls freeze"'.
+    Every chosen attribute is said (its text is one of the description's ``must``); a name
+    in ``personal`` (a dog's, a walker's) is said as a person's, without an article."""
+
+    def _personal(name: str) -> bool:
+        return name in personal or _personal_name(name)
+
+    picked: dict[str, list[tuple[str, str]]] = {}
     for kind, column, text in chosen:
-        picked.setdefault(kind, []).append(
-            f"{column.replace('_', ' ')}: {text}" if kind == "option" else text
-        )
-    titled = any(kind == "own" and column == "title" for kind, column, _ in chosen)
-    if picked.get("own"):
-        own = picked["own"][0]
-        text = f'the {words} "{own}"' if titled else _named(own)
-        if picked.get("name"):
-            text += f" ({', '.join(picked['name'])})"
-        picked["name"] = picked["own"]  # a category or label follows a name, as below
-    elif picked.get("name"):
-        text = "the " + " ".join(picked["name"])
+        picked.setdefault(kind, []).append((column, text))
+    categories = " ".join(text for _, text in picked.get("category", []))
+    short = list(picked.get("label", []))
+    names = list(picked.get("name", []))
+    own = picked.get("own", [])
+    tail = ""
+    if own:
+        column, name = own[0]
+        if column == "title":
+            text = f'the {words} "{name}"'
+        elif _personal(name):
+            text = name
+        else:
+            text = "the " + _with_word(name, words, compound=False)
+        if categories:
+            tail += f" ({categories})"
+    elif names:
+        entity, name = names.pop(0)
+        before = f"{categories} " if categories else ""
+        if _personal(name):
+            text = f"the {before}{words} {'for' if _possessive(name) else 'with'} {name}"
+        else:
+            text = f"the {before}{_with_word(name, words)}"  # 'the Omeprazole 20 mg prescription'
     else:
-        text = "the " + " ".join([*picked.get("category", []), words])
-        if picked.get("content"):
-            text += " with the " + " and the ".join(picked["content"])
+        # 'the 06:00 flight', 'the passenger Emma'; 'ending 4713' comes last
+        lead = [t for c, t in short if t[:1].isdigit() and not _LAST_DIGITS.search(c)]
+        after = [
+            f"{_DIRECTION.get(c, '')}{t}".strip() for c, t in short if not t[:1].isdigit() and " " not in t
+        ]  # 'the reservation from JFK to SFO'
+        short = [(c, t) for c, t in short if t[:1].isdigit() or " " in t]
+        short = [(c, t) for c, t in short if t not in lead]
+        person = [t for _, t in picked.get("person", [])]  # 'the passenger Emma Nguyen'
+        text = "the " + " ".join([*lead, *([categories] if categories else []), words, *person, *after])
+    for entity, name in names:
+        if _personal(name):
+            text += f" {'for' if _possessive(name) else 'with'} {name}"
+        else:
+            text += " on the " + _with_word(name, entity.replace("_", " "), compound=False)
+    contents = [said for _, said in picked.get("content", [])]
+    if contents:
+        text += " with " + " and ".join(c if _personal(c) else f"the {c}" for c in contents)
     if picked.get("option"):
-        text += f" ({', '.join(picked['option'])})"
-    if picked.get("name") and picked.get("category"):
-        text += f" ({', '.join(picked['category'])})"
-    if picked.get("label"):
-        text += f" ({', '.join(picked['label'])})"
-    if picked.get("date"):
-        text += f" from {picked['date'][0]}"
-    numbers = [f"{column.replace('_', ' ')} {said}" for kind, column, said in chosen if kind == "number"]
-    if numbers:
-        text += f" ({', '.join(numbers)})"
+        options = [f"{column.replace('_', ' ')}: {said}" for column, said in picked["option"]]
+        text += f" ({', '.join(options)})"
+    text += tail
+    for column, said in short:
+        text += f" ending {said}" if _LAST_DIGITS.search(column) else f" ({said})"
+    for _, long in picked.get("long", []):
+        text += f" ({long})"
+    for column, day in picked.get("date", []):
+        text += f" born {day}" if "birth" in column else f" from {day}"
+    for column, said in picked.get("number", []):
+        if _LAST_DIGITS.search(column):
+            text += f" ending {said}"
+        else:
+            text += f" ({column.replace('_', ' ')} {said})"
     return text
+
+
+_PERSON = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? [A-Z]|, [A-Z]{2,4}$")
+_DIRECTION = {"origin": "from ", "source": "from ", "destination": "to "}
+_LAST_DIGITS = re.compile(r"last_?(?:four|4)")
+_GENERIC = frozenset({"item", "product"})  # 'the Desk Lamp', not 'the Desk Lamp item'
+
+
+def _possessive(name: str) -> bool:
+    return re.search(r"\w's\b", name) is not None
+
+
+def _personal_name(name: str) -> bool:
+    """A person's name ('Dr. Helen Marsh', 'Jordan Reyes, NP') or a possessive ("Maya's
+    phone"): said without an article."""
+    return _possessive(name) or _PERSON.search(name) is not None
+
+
+def _with_word(name: str, words: str, compound: bool = True) -> str:
+    """'Plus Checking' + 'account' -> 'Plus Checking account'; the word is left out when the
+    name says it ('April 2026 bill'), for a bare 'item' or 'product', and for a compound
+    ('payment method') after the thing's own name (``compound=False``: 'the Visa ending
+    4218', but 'the Everyday Checking scheduled payment')."""
+    if (" " in words and not compound) or words in _GENERIC or words.casefold() in name.casefold():
+        return name
+    return f"{name} {words}"
 
 
 def _named(name: str) -> str:
     """A name as a noun phrase: "Maya's phone" takes no article, "Desk Lamp" takes "the"."""
-    return name if re.search(r"\w's\b", name) else f"the {name}"
+    return name if _personal_name(name) else f"the {name}"
 
 
-def _parse_date(text: str) -> datetime | None:
+def _parse_date(text: Any) -> datetime | None:
     if not isinstance(text, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", text):
         return None
     try:

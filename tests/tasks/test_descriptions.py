@@ -1,0 +1,157 @@
+"""Descriptions the customer gives (``tasks.scenario.Describer``, issue 26): a person's words
+for an object ('the order with the Desk Lamp', 'the appointment with Dr. Helen Marsh', 'the
+Visa Debit card ending 7960'), never a field dump, that pick out one object among those the
+agent may find for this customer (their own and no one's), compared on everything each of
+them holds (an order's 4th line too), and that never name the thing by the state the policy
+checks before acting (the user asks "is it still open?" of "the Everyday Checking account
+ending 8609", not of "the closed account")."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from paths import SERVERS_DIR
+
+from envfactory_mcp.catalog import load_environment
+from envfactory_mcp.tasks.oracle import Oracle
+from envfactory_mcp.tasks.scenario import WORDS_SAID, Describer
+
+ENVS = ("retail", "airline", "telecom", "banking", "clinic", "dog_walking")
+
+
+def owned_descriptions(name: str, personas: int = 25) -> list[tuple[Describer, str, Any, int, Any]]:
+    """(describer, entity, value, persona row, description) for every object of the first
+    ``personas`` customers of ``name``."""
+    env = load_environment(name, SERVERS_DIR, allow_unverified=True).env  # reads spec and seed only
+    data = Oracle(env, 0).data
+    describer = Describer(env, data)
+    persona = describer.persona_entity
+    assert persona is not None and describer.persona_table is not None
+    owned = [(entity, table, pk) for entity, (table, pk) in data.owner.items() if entity != persona]
+    out = []
+    for persona_row in data.by_table[describer.persona_table][:personas]:
+        me = describer._persona_id(persona_row)
+        for entity, table, pk in owned:
+            for index in data.by_table[table]:
+                if describer._owner_of(index) != me:
+                    continue
+                value = data.rows[index][1][pk]
+                out.append(
+                    (describer, entity, value, persona_row, describer.describe(entity, value, persona_row))
+                )
+    return out
+
+
+@pytest.fixture(scope="module")
+def described() -> dict[str, list[tuple[Describer, str, Any, int, Any]]]:
+    return {name: owned_descriptions(name) for name in ENVS}
+
+
+def test_an_order_described_by_its_products_is_the_only_one_holding_them() -> None:
+    """What get_order_details lists is every line's product: an order said to hold the
+    Bicycle Helmet is the only one of the customer's orders holding it, even where another
+    holds it as its 4th line (retail seed 13 s13-00098 once picked the wrong order)."""
+    env = load_environment("retail", SERVERS_DIR).env
+    data = Oracle(env, 0).data
+    describer = Describer(env, data)
+    rows: dict[str, list[dict[str, Any]]] = {
+        t: [data.rows[i][1] for i in data.by_table[t]] for t in ("products", "items", "order_items", "orders")
+    }
+    product = {p["product_id"]: p["name"] for p in rows["products"]}
+    item_product = {i["item_id"]: product[i["product_id"]] for i in rows["items"]}
+    holds: dict[str, set[str]] = defaultdict(set)
+    for line in rows["order_items"]:
+        holds[line["order_id"]].add(item_product[line["item_id"]])
+    users = {u["user_id"]: i for i in data.by_table["users"] for u in [data.rows[i][1]]}
+    orders_of: dict[str, list[str]] = defaultdict(list)
+    for order_row in rows["orders"]:
+        orders_of[order_row["user_id"]].append(order_row["order_id"])
+    checked = long_orders = 0
+    for user, orders in orders_of.items():
+        long_orders += sum(len(holds[o]) > 3 for o in orders)
+        for order in orders:
+            description = describer.describe("order", order, users[user])
+            names = [m for m in description.must if m in holds[order]]
+            if not names or order in description.must:
+                continue  # told by other words, or by its number
+            others = [m for m in description.must if m not in names]  # a date
+            fitting = [
+                o
+                for o in orders
+                if set(names) <= holds[o] and set(others) <= said_of(describer, data.owner_row("order", o))
+            ]
+            assert fitting == [order], (description.text, fitting)
+            assert len(description.must) <= WORDS_SAID, description.text  # a few names, not the list
+            assert description.text.startswith("the order with the "), description.text
+            checked += 1
+    assert checked >= 50 and long_orders >= 20  # orders with more lines than a description says
+
+
+def said_of(describer: Describer, row: int | None) -> set[str]:
+    """The words the describer has for ``row`` (its date, labels; a date of what it holds)."""
+    assert row is not None
+    return {text for _, text in describer._attribute_set(row)}
+
+
+def test_every_word_the_user_must_say_is_said_and_only_findable_objects_count(
+    described: dict[str, list[tuple[Describer, str, Any, int, Any]]],
+) -> None:
+    """A description's ``must`` strings are all in its text (a bill said as "the May 2026
+    bill" once needed "Visa ending 5623" too, which the user never said), the objects it is
+    told apart from are the customer's own or no one's (never another customer's reached
+    through a shared plan), and none of them fits every word unless the number is said."""
+    checked = 0
+    for name, rows in described.items():
+        for describer, entity, value, persona_row, description in rows:
+            for must in description.must:
+                assert must.casefold() in description.text.casefold(), (name, description)
+            me = describer._persona_id(persona_row)
+            siblings = describer._siblings(entity, value, persona_row)
+            assert all(describer._owner_of(s) in (None, me) for s in siblings), (name, entity, value)
+            if str(value) not in description.must:
+                attributes = describer._attributes(describer.data.owner_row(entity, value) or 0)
+                chosen = [a for a in attributes if a[2] in description.must]
+                assert not any(describer._matches(s, chosen) for s in siblings), (name, description)
+            checked += 1
+    assert checked >= 1500
+
+
+def test_descriptions_are_a_persons_words(
+    described: dict[str, list[tuple[Describer, str, Any, int, Any]]],
+) -> None:
+    """No field dumps: no 'key: value' but a variant's options, no bare numbers in brackets
+    ('(max dogs 6)' aside: a count is said with its words), no snake_case, no article before a
+    person's name or a possessive ('the Dr. Arjun Mehta', "the Derek's phone"), at most
+    ``WORDS_SAID`` further attributes beside what the thing is called, and the state a policy
+    checks before acting never names the thing."""
+    seen = examined = 0
+    for name, rows in described.items():
+        env = load_environment(name, SERVERS_DIR, allow_unverified=True).env
+        checked = {(r.entity, r.column) for r in env.spec.policy_rules.refusals}
+        for describer, entity, value, _, description in rows:
+            text = description.text
+            if str(value) in description.must:
+                continue  # alike in every word: its number
+            seen += 1
+            assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), (name, text)
+            assert not re.search(r"\bthe (?:Dr\.|\w+'s )", text), (name, text)
+            assert not re.search(r"\(\d+\)", text), (name, text)
+            if re.search(r"\([^()]*\w: ", text):  # a name may hold one ('Provisional credit: Netflix')
+                assert entity == "item", (name, text)  # 'the Desk Lamp (color: blue)'
+            assert len(description.must) <= 1 + WORDS_SAID, (name, text)
+            row = describer.data.owner_row(entity, value)
+            assert row is not None
+            table = describer.tables[describer.data.rows[row][0]]
+            for column in table.columns:
+                if (entity, column.name) in checked and column.enum:
+                    words = {
+                        a[2]
+                        for a in describer._attributes_of(row)
+                        if a[0] == "category" and a[1] == column.name
+                    }
+                    assert not words, (name, text)  # never even a candidate
+                    examined += 1
+    assert seen >= 1500 and examined >= 300  # objects with a state the policy checks
