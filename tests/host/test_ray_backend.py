@@ -101,6 +101,8 @@ def test_ray_backend_killed_halfway_resumes_with_the_local_backends_records(
     assert driver.poll() is None, (driver.stderr.read() if driver.stderr else b"")[-2000:]
     os.killpg(driver.pid, signal.SIGKILL)
     driver.wait()
+    if driver.stderr is not None:
+        driver.stderr.close()  # read above only on failure; closed, not left to the GC
     partial = len(log.read_bytes().splitlines())
     assert 60 <= partial < TASKS * TRIALS
     resumed = subprocess.run(

@@ -190,6 +190,8 @@ def test_ray_synthesis_killed_halfway_resumes_with_the_local_backends_files(
     assert driver.poll() is None, (driver.stderr.read() if driver.stderr else b"")[-2000:]
     os.killpg(driver.pid, signal.SIGKILL)
     driver.wait()
+    if driver.stderr is not None:
+        driver.stderr.close()  # read above only on failure; closed, not left to the GC
     # The workers are the cluster's processes, not the driver's: Ray ends them when it
     # sees their driver gone; wait for that, so nothing writes behind the resumed run.
     deadline = time.monotonic() + 60
