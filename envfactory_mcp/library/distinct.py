@@ -6,7 +6,11 @@ looks at shapes only:
 * a **table shape** is the sorted list of its column types (an enum counts as
   ``enum<k>`` with its number of values, a reference as ``ref``), with its key width;
 * a **tool shape** is its effect, its arguments' types and which are required, and the
-  shape of what it returns (a row of a table returns that table's column types).
+  shape of what it returns (a row of a table returns that table's column types);
+* a **rule shape** is a policy rule's kind and numbers: a status refusal by how many
+  states allow it, and each business rule beyond status (issue 31) by its kind, limit,
+  side and hours, states and matched columns (a quota of two among two states, a window of
+  24 hours before a moment), names left out.
 
 An environment is the multiset of its table and tool shapes; the similarity of two is
 the weighted Jaccard index of those multisets (shared shapes counted as often as both
@@ -59,7 +63,32 @@ def shapes(spec: EnvSpec) -> Counter[str]:
         required = set(tool.input_schema.get("required", []))
         args = sorted(_type(v) + ("!" if k in required else "") for k, v in props.items())
         out[f"tool {tool.effect}(" + ",".join(args) + ")->" + _type(tool.output_schema)] += 1
+    rules = spec.policy_rules
+    if rules is not None:
+        for refusal in rules.refusals:
+            out[f"rule status allowed{len(refusal.allowed)}"] += 1
+        for rule in rules.rules:
+            out["rule " + _rule_shape(rule.model_dump(mode="json"))] += 1
     return out
+
+
+def _rule_shape(rule: dict[str, Any]) -> str:
+    """A business rule's kind and numbers, names left out."""
+    kind = rule["kind"]
+    if kind == "amount":
+        return f"amount at_most{rule['at_most']:g}"
+    if kind == "window":
+        return f"window {rule['side']} {rule['hours']:g}h"
+    if kind == "eligibility":
+        return f"eligibility allowed{len(rule['allowed'])}"
+    states = len(rule.get("states") or [])
+    also = len(rule.get("also") or [])
+    if kind == "quota":
+        period = rule.get("period_days")
+        return f"quota at_most{rule['at_most']} states{states} also{also}" + (
+            f" per{period}d" if period else ""
+        )
+    return f"{kind} states{states} also{also}"
 
 
 def similarity(a: Counter[str], b: Counter[str]) -> float:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from envfactory_mcp.crud.core import Tables, build_imported
 from envfactory_mcp.crud.model import Operation, Resource, Rows
@@ -35,6 +36,7 @@ from envfactory_mcp.spec import (
 
 from .archetypes import Part, compose
 from .kit import find, said
+from .rules import Rule, derive
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 
@@ -91,6 +93,7 @@ class Service:
     archetypes: tuple[str, ...] = field(default=())  # which archetypes it composes, for the catalog
     shared: tuple[Shared, ...] = ()
     foreign: tuple[Foreign, ...] = ()
+    rules: tuple[Rule, ...] = ()  # business rules of the service's own, beside the derived ones
 
     @classmethod
     def composed(
@@ -107,6 +110,7 @@ class Service:
         seed: int = 1,
         shared: tuple[Shared, ...] = (),
         foreign: tuple[Foreign, ...] = (),
+        rules: tuple[Rule, ...] = (),
     ) -> Service:
         """A service made of ``customer``'s table and the archetype ``parts``."""
         resources, operations, archetypes = compose(customer, *parts)
@@ -125,6 +129,7 @@ class Service:
             archetypes=archetypes,
             shared=shared,
             foreign=foreign,
+            rules=rules,
         )
 
     # ------------------------------------------------------------------ derived
@@ -177,6 +182,7 @@ class Service:
         ]
         customer = self.customer_resource()
         return PolicyRules(
+            rules=[*derive(customer, self.resources, ops), *self.rules],
             authentication=Authentication(
                 tools=[op.name for op in ops if op.kind == "find"],
                 entity=customer.entity,
@@ -224,7 +230,8 @@ class Service:
                 "follow up. A request this policy says to refuse is refused, not transferred."
             ),
         ]
-        if rules.refusals or self.notes:
+        ops = self.all_operations()
+        if rules.refusals or rules.rules or self.notes:
             lines += ["", "## Rules", ""]
             for rule in rules.refusals:
                 words = [said(a) for a in rule.allowed]
@@ -233,8 +240,23 @@ class Service:
                     f"- `{rule.tool}`: only when the {rule.entity.replace('_', ' ')}'s {rule.column.replace('_', ' ')} "
                     f"is {states} (check it with `{rule.shown_by}` first); otherwise refuse: {rule.reason}."
                 )
+            lines += [self._rule_line(rule, ops) for rule in rules.rules]
             lines += [f"- {note}" for note in self.notes]
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _rule_line(rule: Rule, ops: list[Operation]) -> str:
+        """A business rule beyond status as a policy line: what to check and the reason."""
+        reads = {(op.kind, op.resource): op.name for op in ops if op.kind in ("get", "list")}
+        shown = None
+        if rule.kind in ("quota", "exclusive"):
+            shown = reads.get(("list", rule.table))
+        elif rule.kind == "window":
+            shown = reads.get(("get", rule.table))
+        elif rule.kind == "eligibility":
+            shown = reads.get(("get", rule.other))
+        check = f" (check it with `{shown}` first)" if shown else ""
+        return f"- `{rule.tool}`: {rule.reason}{check}; otherwise refuse and say so."
 
     def check(self) -> None:
         """Declaration mistakes, named before anything is built: a create that leaves a
@@ -423,6 +445,7 @@ class Service:
                     value = row.get(column)
                     if isinstance(value, str) and value > self.clock:
                         row[column] = f"{int(value[:4]) - 1:04d}{value[4:]}"
+        self._recent(rows)
         for op in self.operations:
             if op.kind != "action" or op.guard is None:
                 continue
@@ -435,6 +458,28 @@ class Service:
                     for column in filled:
                         row[column] = None
         return rows
+
+    def _recent(self, rows: Rows) -> None:
+        """Every other row a window-after rule's tool may act on (by status) has its moment
+        within the window, so the seed holds rows on both sides of it (a claim recent
+        enough to appeal, and one too old)."""
+        clock = datetime.fromisoformat(self.clock.replace("Z", "+00:00"))
+        ops = {op.name: op for op in self.operations}
+        for rule in self.policy_rules().rules:
+            if rule.kind != "window" or rule.side != "after" or rule.tool not in ops:
+                continue
+            guard = ops[rule.tool].guard
+            if guard is None:
+                continue
+            mine = [r for r in rows.get(rule.table, []) if r.get(guard.column) in guard.allowed]
+            for i, row in enumerate(mine):
+                value = row.get(rule.column)
+                if i % 2 or not isinstance(value, str):
+                    continue
+                moment = clock - timedelta(hours=rule.hours * (0.1 + 0.3 * ((i // 2) % 3)))
+                row[rule.column] = (
+                    moment.strftime("%Y-%m-%dT%H:%M:%SZ") if "T" in value else moment.strftime("%Y-%m-%d")
+                )
 
     def tables(self) -> Tables:
         return Tables(list(self.resources))

@@ -160,7 +160,12 @@ class Toolbox:
         watch = CallWatch(db, self.call_seconds)
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         _begin(db)
+        refused: str | None = None
         if self.rules:
+            # The declared rules read the state before the call; a broken one refuses the
+            # call only once the tool itself has nothing to refuse (its own reason, the more
+            # specific, comes first: a cancelled booking is refused as cancelled, not as
+            # too late), and the tool's changes are undone.
             try:
                 refused = broken(self.rules, db, name, args, self.clock)
             except (sqlite3.Error, KeyError, ValueError, TypeError) as exc:
@@ -171,9 +176,6 @@ class Toolbox:
                     internal=True,
                     fault="exception",
                 )
-            if refused is not None:
-                _undo(db)
-                return CallOutcome(ok=False, error=_clip(refused))
         _arm(db, guard)
         try:
             with watch:
@@ -231,6 +233,9 @@ class Toolbox:
             raise
         if watch.expired:  # the deadline passed in the toolbox's own checks, or the tool
             return self._timed_out(db, name, watch)  # caught an interrupted statement
+        if refused is not None:
+            _undo(db)
+            return CallOutcome(ok=False, error=_clip(refused))
         _end(db, commit=tool.effect == "write")
         return CallOutcome(ok=True, output=output, written=frozenset(guard.written), text=text)
 

@@ -13,11 +13,11 @@ validator:
 * ``refusals``: writes the policy allows only while an object is in certain states
   ("only pending orders can be cancelled"), with the read tool and output path that show
   the state, so a task can ask for a refused action and expect the state as the answer;
-* ``rules`` (not yet a field of ``PolicyRules``; read by the runtime from a spec's
-  ``policy_rules.rules``): business rules beyond status, each a model below
-  (``BusinessRule``): an amount at most N, a quota per owner and period, a time window
-  around a row's moment, eligibility on another entity, mutually exclusive states; each
-  with a reason in prose the agent says when a call breaks it (issue 31);
+* ``rules``: business rules beyond status, each a model below (``BusinessRule``),
+  enforced by the runtime before the tool runs: an amount at most N, a quota per owner
+  (and period, or among rows in some states), a time window around a row's moment,
+  eligibility on another entity, mutually exclusive states; each with a reason in prose
+  the agent says when a call breaks it (issue 31);
 * ``transfer``: the hand-off tool and requests no tool can serve (out of scope);
 * ``utilities``: helper tools that are never a user's goal on their own (a calculator).
 """
@@ -73,7 +73,8 @@ class AmountRule(_Rule):
 
 class QuotaRule(_Rule):
     """At most ``at_most`` rows of ``table`` whose ``owner`` column is the call's argument of
-    that name; with ``period_days``, only rows whose ``since`` moment is that recent."""
+    that name; with ``period_days``, only rows whose ``since`` moment is that recent; with
+    ``states``, only rows whose ``column`` is one of them (two open bookings at a time)."""
 
     kind: Literal["quota"] = "quota"
     table: str
@@ -81,6 +82,9 @@ class QuotaRule(_Rule):
     at_most: int = Field(ge=0)
     period_days: int | None = Field(default=None, ge=0)
     since: str | None = None
+    column: str | None = None
+    states: list[str | int] | None = None
+    also: list[str] = Field(default_factory=list)
 
 
 class WindowRule(_Rule):
@@ -108,12 +112,14 @@ class EligibilityRule(_Rule):
 
 
 class ExclusiveRule(_Rule):
-    """No row of ``table`` whose ``owner`` column is the call's argument of that name has
-    ``column`` in ``states`` (one active subscription at a time)."""
+    """No row of ``table`` whose ``owner`` column (and each ``also`` column) is the call's
+    argument of that name has ``column`` in ``states`` (one active subscription at a time;
+    one waiting hold per patron and title)."""
 
     kind: Literal["exclusive"] = "exclusive"
     table: str
     owner: str
+    also: list[str] = Field(default_factory=list)
     column: str
     states: list[str | int] = Field(min_length=1)
 
@@ -140,6 +146,9 @@ class PolicyRules(_Model):
         default_factory=list, description="Writes that need the user's explicit yes first."
     )
     refusals: list[RefusalRule] = Field(default_factory=list)
+    rules: list[BusinessRule] = Field(
+        default_factory=list, description="Business rules beyond status, enforced before the tool runs."
+    )
     transfer: Transfer | None = None
     utilities: list[str] = Field(
         default_factory=list, description="Tools that are never a user's goal on their own."
@@ -155,3 +164,8 @@ class PolicyRules(_Model):
 
     def rules_for(self, tool: str) -> list[RefusalRule]:
         return [r for r in self.refusals if r.tool == tool]
+
+    def business_rules_for(
+        self, tool: str
+    ) -> list[AmountRule | QuotaRule | WindowRule | EligibilityRule | ExclusiveRule]:
+        return [r for r in self.rules if r.tool == tool]

@@ -222,3 +222,76 @@ def test_every_kind_is_tested_and_an_unknown_one_is_a_fault(grooming: Environmen
     finally:
         session.close()
     assert not out.ok and out.internal and "unknown rule kind 'vibes'" in (out.error or "")
+
+
+def test_a_quota_among_states_and_a_rule_matching_more_columns(grooming: Environment):
+    """A quota may count only rows in some states (two open bookings at a time), and a
+    quota or exclusive rule may also match further columns to the call's arguments (one
+    open booking per owner *and groomer*)."""
+    appointments = rows(grooming, "appointments")
+    owners = {o["owner_id"]: o for _, o in owners_by_bookings(grooming)}
+    opened = next(
+        a for a in appointments if a["status"] in ("requested", "confirmed") and a["owner_id"] in owners
+    )
+    owner = owners[opened["owner_id"]]
+    states = {
+        "kind": "quota",
+        "tool": "book_appointment",
+        "table": "appointments",
+        "owner": "owner_id",
+        "at_most": 1,
+        "column": "status",
+        "states": ["requested", "confirmed"],
+        "reason": "one open booking at a time",
+    }
+    args = booking(grooming, owner)
+    assert run(grooming, states, "book_appointment", args)[:2] == (False, "one open booking at a time")
+    assert run(grooming, {**states, "states": ["no such state"]}, "book_appointment", args)[0]
+    same = {**states, "kind": "exclusive", "also": ["groomer_id"], "reason": "not the same groomer twice"}
+    del same["at_most"]
+    taken = {**args, "groomer_id": opened["groomer_id"]}
+    assert run(grooming, same, "book_appointment", taken)[:2] == (False, "not the same groomer twice")
+    other = next(
+        g["groomer_id"] for g in rows(grooming, "groomers") if g["groomer_id"] != opened["groomer_id"]
+    )
+    busy = {
+        a["groomer_id"]
+        for a in appointments
+        if a["owner_id"] == owner["owner_id"] and a["status"] in ("requested", "confirmed")
+    }
+    if other not in busy:
+        assert run(grooming, same, "book_appointment", {**args, "groomer_id": other})[0]
+
+
+def test_the_tools_own_refusal_comes_first(grooming: Environment):
+    """A call both the tool and a declared rule refuse is refused with the tool's reason (a
+    cancelled appointment is refused as cancelled, not as too late); one only the rule
+    refuses gets the rule's reason; either way nothing changes."""
+    clock = grooming.bundle().spec["clock"]
+    rule = {
+        "kind": "window",
+        "tool": "cancel_appointment",
+        "table": "appointments",
+        "key": "appointment_id",
+        "column": "booked_at",
+        "side": "after",
+        "hours": 0,
+        "reason": "too late to cancel",
+    }
+    appointments = [a for a in rows(grooming, "appointments") if a["booked_at"] < clock]
+    done = next(a for a in appointments if a["status"] == "cancelled")
+    ok, error, changed = run(
+        grooming,
+        rule,
+        "cancel_appointment",
+        {"appointment_id": done["appointment_id"], "cancel_reason": "plans changed"},
+    )
+    assert not ok and not changed and error != "too late to cancel" and "cancel" in error.lower()
+    live = next(a for a in appointments if a["status"] in ("requested", "confirmed"))
+    ok, error, changed = run(
+        grooming,
+        rule,
+        "cancel_appointment",
+        {"appointment_id": live["appointment_id"], "cancel_reason": "plans changed"},
+    )
+    assert (ok, error, changed) == (False, "too late to cancel", False)

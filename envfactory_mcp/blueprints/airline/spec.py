@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import EligibilityRule, WindowRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -25,6 +26,29 @@ _ACTIVE_ONLY = {
     "add_travel_insurance": "only active reservations can have insurance added",
     "change_reservation_flight": "only active reservations can have flights changed",
 }
+
+
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    WindowRule(
+        tool="add_travel_insurance",
+        table="reservations",
+        key="reservation_id",
+        column="created_at",
+        side="after",
+        hours=24,
+        reason="travel insurance can only be added within 24 hours of booking",
+    ),
+    EligibilityRule(
+        tool="issue_compensation_certificate",
+        other="users",
+        via="user_id",
+        column="membership",
+        allowed=["silver", "gold"],
+        reason="compensation certificates are only for silver and gold members",
+    ),
+]
 
 
 def build_policy_rules() -> PolicyRules:
@@ -60,6 +84,7 @@ def build_policy_rules() -> PolicyRules:
         ),
     ]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_user_id_by_email", "find_user_id_by_name_dob"],
             entity="user",

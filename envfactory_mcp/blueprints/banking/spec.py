@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import AmountRule, EligibilityRule, WindowRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -113,6 +114,35 @@ _REFUSALS: list[tuple[str, str, str, list[str | int], str, str, str]] = [
 ]
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    WindowRule(
+        tool="file_dispute",
+        table="transactions",
+        key="transaction_id",
+        column="posted_at",
+        side="after",
+        hours=60 * 24,
+        reason="a transaction can only be disputed within 60 days of when it posted",
+    ),
+    EligibilityRule(
+        tool="send_to_payee",
+        other="payees",
+        via="payee_id",
+        column="status",
+        allowed=["active"],
+        reason="only active payees can be paid",
+    ),
+    AmountRule(
+        tool="update_card_limit",
+        argument="daily_limit",
+        at_most=5000,
+        reason="no debit card's daily limit can be above $5,000 (the premier tier's most; lower tiers have less)",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data: who must be verified, what needs a yes, what is
     refused in which state, what goes to a human."""
@@ -129,6 +159,7 @@ def build_policy_rules() -> PolicyRules:
         for tool, entity, column, allowed, shown_by, path, reason in _REFUSALS
     ]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_customer_by_email", "find_customer_by_name"],
             entity="customer",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import EligibilityRule, WindowRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -74,10 +75,34 @@ _REFUSALS = [
 ]
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    WindowRule(
+        tool="request_refill",
+        table="prescriptions",
+        key="rx_number",
+        column="expires_on",
+        side="after",
+        hours=24,
+        reason="an expired prescription cannot be refilled; a renewal is needed instead",
+    ),
+    EligibilityRule(
+        tool="update_insurance_plan",
+        other="insurance_plans",
+        via="plan_id",
+        column="accepted",
+        allowed=[1],
+        reason="the clinic only takes insurance plans it accepts",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
     writes = [t.name for t in build_tools() if t.effect == "write"]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_patient_id_by_email", "find_patient_id_by_name_dob"],
             entity="patient",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import AmountRule, WindowRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -102,10 +103,32 @@ _REFUSALS = [
 ]
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    WindowRule(
+        tool="create_return_label",
+        table="shipments",
+        key="tracking_number",
+        column="delivered_at",
+        side="after",
+        hours=31 * 24,
+        reason="a return label can only be made within 30 days of delivery",
+    ),
+    AmountRule(
+        tool="create_shipment",
+        argument="weight_kg",
+        at_most=30,
+        reason="no parcel can weigh more than 30 kilograms (some services take less)",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
     writes = [t.name for t in build_tools() if t.effect == "write"]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_customer_id_by_email", "find_customer_id_by_phone"],
             entity="customer",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import EligibilityRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -28,6 +29,20 @@ _ORDER_CHANGES = {
 }
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    EligibilityRule(
+        tool="modify_pending_order_items",
+        other="orders",
+        via="order_id",
+        column="items_modified",
+        allowed=[0],
+        reason="the items of an order can only be modified once",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data: who must be authenticated, what needs a yes, what
     is refused in which order state, what goes to a human."""
@@ -44,6 +59,7 @@ def build_policy_rules() -> PolicyRules:
         for tool, reason in _ORDER_CHANGES.items()
     ]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_user_id_by_email", "find_user_id_by_name_zip"],
             entity="user",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import EligibilityRule, WindowRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -54,10 +55,34 @@ _REFUSALS = [
 ]
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    WindowRule(
+        tool="reopen_ticket",
+        table="tickets",
+        key="ticket_id",
+        column="resolved_at",
+        side="after",
+        hours=8 * 24,
+        reason="a ticket can only be reopened within 7 days of being resolved; after that a new ticket is needed",
+    ),
+    EligibilityRule(
+        tool="change_plan",
+        other="plans",
+        via="plan_id",
+        column="available",
+        allowed=[1],
+        reason="retired plans are not open to new subscriptions",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
     writes = [t.name for t in build_tools() if t.effect == "write"]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_customer_id_by_email", "find_customer_id_by_name_dob"],
             entity="customer",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import AmountRule, EligibilityRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -84,10 +85,31 @@ _REFUSALS = [
 ]
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    AmountRule(
+        tool="book_hotel",
+        argument="rooms",
+        at_most=4,
+        reason="no booking can have more than 4 rooms (platinum members; gold 3, others 2)",
+    ),
+    EligibilityRule(
+        tool="change_hotel_dates",
+        other="hotel_bookings",
+        via="booking_id",
+        column="rate_type",
+        allowed=["refundable"],
+        reason="the dates of a non-refundable booking cannot be changed",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
     writes = [t.name for t in build_tools() if t.effect == "write"]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_traveler_id_by_email", "find_traveler_id_by_name_dob"],
             entity="traveler",

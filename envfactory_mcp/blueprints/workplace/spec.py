@@ -6,6 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
+from envfactory_mcp.spec.policy import EligibilityRule, QuotaRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -78,10 +79,34 @@ _REFUSALS = [
 ]
 
 
+# The coded rules beyond status, declared as data (issue 31): the runtime checks them before
+# the tool runs, never stricter than the tool's own check (a bound covering every tier).
+BUSINESS_RULES = [
+    QuotaRule(
+        tool="request_external_approval",
+        table="external_approvals",
+        owner="employee_id",
+        at_most=3,
+        column="status",
+        states=["pending"],
+        reason="an employee can have at most 3 requests waiting for their manager at a time",
+    ),
+    EligibilityRule(
+        tool="book_room",
+        other="rooms",
+        via="room_id",
+        column="status",
+        allowed=["available"],
+        reason="rooms under maintenance cannot be booked",
+    ),
+]
+
+
 def build_policy_rules() -> PolicyRules:
     """What ``policy.md`` says, as data."""
     writes = [t.name for t in build_tools() if t.effect == "write"]
     return PolicyRules(
+        rules=list(BUSINESS_RULES),
         authentication=Authentication(
             tools=["find_employee_id_by_email", "find_employee_id_by_number"],
             entity="employee",

@@ -29,6 +29,7 @@ from envfactory_mcp.library.kit import (
     transition,
 )
 from envfactory_mcp.library.service import Service
+from envfactory_mcp.spec.policy import WindowRule
 
 DOMAIN = "business_services"
 _COMPANIES = (
@@ -280,6 +281,17 @@ REGISTRAR = Service.composed(
         "the WHOIS details of another domain",
         "my email hosting moved to another provider",
         "a trademark registered for my brand",
+    ),
+    rules=(
+        WindowRule(
+            tool="unlock_domain",
+            table="domains",
+            key="domain_id",
+            column="expires_on",
+            side="before",
+            hours=15 * 24,
+            reason="a domain cannot be unlocked in the last 15 days before it expires, while it is due for renewal",
+        ),
     ),
 )
 

@@ -320,13 +320,18 @@ class _Router:
         self.zygote, self.limits, self.session_limits = zygote, limits, session_limits
         self.max_line, self.call_backstop = options
         self.clients: dict[int, dict[str | None, SessionProcess]] = {}
-        self.count = 0
+        self.count = 0  # session processes alive or being started
+        # Sessions whose process is being started: a second request for one waits for it
+        # (the start awaits the zygote, and two processes for one session would split it).
+        self.opening: dict[tuple[int, str | None], anyio.Event] = {}
         # Sessions whose process died: their state is gone, so they answer with an error
         # until the client starts them again (control.reset) instead of silently restarting.
         self.lost: set[tuple[int, str | None]] = set()
 
     async def get(self, owner: Any, key: str | None, restart: bool = False) -> SessionProcess:
         client = id(owner)
+        while (opening := self.opening.get((client, key))) is not None:
+            await opening.wait()  # another request is starting this session: it is theirs too
         table = self.clients.get(client)
         found = table.get(key) if table is not None else None
         if found is not None and found.alive:
@@ -342,16 +347,28 @@ class _Router:
             self.lost.discard((client, key))
         self._sweep()
         self._make_room(client)
-        sock, pid = await anyio.to_thread.run_sync(self.zygote.spawn)
-        process = SessionProcess(sock, pid, self.zygote, self.max_line, self.call_backstop)
-        if table is None:
-            table = self.clients[client] = {}
-            try:
-                weakref.finalize(owner, self._drop_client, client)
-            except TypeError:  # not weakly referenceable: its processes go when idle
-                pass
-        table[key] = process
+        # The start awaits the zygote, and other requests run meanwhile: the process is
+        # counted (and its session marked as opening) first, and the client's table is
+        # looked up again after, never one captured before the wait.
         self.count += 1
+        opening = self.opening[(client, key)] = anyio.Event()
+        try:
+            sock, pid = await anyio.to_thread.run_sync(self.zygote.spawn)
+            process = SessionProcess(sock, pid, self.zygote, self.max_line, self.call_backstop)
+            table = self.clients.get(client)
+            if table is None:
+                table = self.clients[client] = {}
+                try:
+                    weakref.finalize(owner, self._drop_client, client)
+                except TypeError:  # not weakly referenceable: its processes go when idle
+                    pass
+            table[key] = process
+        except BaseException:
+            self.count -= 1
+            raise
+        finally:
+            del self.opening[(client, key)]
+            opening.set()
         return process
 
     def end(self, owner: Any, key: str | None, lost: bool = False) -> bool:
@@ -385,11 +402,12 @@ class _Router:
                     process.close()
                     del table[key]
                     self.count -= 1
+                    self.lost.add((client, key))  # its state went with it: said so, not reseeded
             if not table:
                 del self.clients[client]
 
     def _make_room(self, client: int) -> None:
-        held = len(self.clients.get(client, {}))
+        held = len(self.clients.get(client, {})) + sum(1 for c, _ in self.opening if c == client)
         if held >= self.limits.sessions_per_client:
             raise _Refused(
                 f"this client already holds {held} sessions, the most one client may hold "
@@ -414,6 +432,7 @@ class _Router:
         table = self.clients[biggest]
         table.pop(key).close()
         self.count -= 1
+        self.lost.add((biggest, key))  # its client hears that its state is gone, not a new seed
         logger.info("ended an idle session of the client holding the most to make room for another client")
 
     def close(self) -> None:
