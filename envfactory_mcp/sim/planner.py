@@ -504,6 +504,8 @@ class BlindDemonstrator:
                 read = next(
                     (o for n, a, o in reversed(self._ok_outputs()) if n == tool.name and a == args), None
                 )
+                if read is None and self._called(tool.name, args):
+                    continue  # refused ("origin and destination must differ"): another pairing
                 if read is None:
                     return self._call(tool.name, args)
                 parent = " ".join(str(v) for v in read.values() if not isinstance(v, (dict, list)))
