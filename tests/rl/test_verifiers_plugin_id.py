@@ -17,14 +17,14 @@ from paths import ROOT
 PLUGIN_ID = "envfactory_verifiers"
 
 
-def test_the_wheel_ships_the_plugin_module_beside_the_package():
+def test_the_wheel_ships_the_plugin_module_beside_the_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert PLUGIN_ID in config["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
     assert PLUGIN_ID in config["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
     assert (ROOT / PLUGIN_ID / "__init__.py").is_file()
 
 
-def test_verifiers_resolves_the_id_in_a_fresh_process_without_our_import():
+def test_verifiers_resolves_the_id_in_a_fresh_process_without_our_import() -> None:
     verifiers = pytest.importorskip("verifiers", reason="verifiers 0.4 is not installed (a trainer's venv)")
     if not str(getattr(verifiers, "__version__", "")).startswith("0.4"):
         pytest.skip("verifiers 0.4 is not installed (0.2, the rl extra, has no plugin ids)")

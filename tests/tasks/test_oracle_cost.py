@@ -37,7 +37,9 @@ def committed_pool(oracle: Oracle, tool: str) -> list[dict[str, object]]:
     return found
 
 
-def test_pools_probed_with_rolled_back_calls_are_the_pools_of_committed_calls(retail_env: Environment):
+def test_pools_probed_with_rolled_back_calls_are_the_pools_of_committed_calls(
+    retail_env: Environment,
+) -> None:
     probed = Oracle(retail_env, seed=4, pool_size=24, pool_attempts=300)
     committed = Oracle(retail_env, seed=4, pool_size=24, pool_attempts=300)
     for tool in WRITES:
@@ -54,7 +56,7 @@ def test_pools_probed_with_rolled_back_calls_are_the_pools_of_committed_calls(re
             session.close()
 
 
-def test_the_gold_diff_read_from_changed_rows_is_the_diff_of_whole_states(retail_env: Environment):
+def test_the_gold_diff_read_from_changed_rows_is_the_diff_of_whole_states(retail_env: Environment) -> None:
     tasks, _ = generate_tasks(retail_env, 12, seed=21)
     oracle = Oracle(retail_env, seed=21)
     writes = 0
@@ -70,7 +72,7 @@ def test_the_gold_diff_read_from_changed_rows_is_the_diff_of_whole_states(retail
 
 def test_the_gold_diff_falls_back_to_whole_states_when_the_changed_keys_are_not_all_known(
     retail_env: Environment,
-):
+) -> None:
     oracle = Oracle(retail_env, seed=0)
     oracle.session.reset()
     user = retail_env.seed_state["users"][0]
@@ -93,7 +95,7 @@ def test_the_gold_diff_falls_back_to_whole_states_when_the_changed_keys_are_not_
     assert oracle.seed_diff() == whole
 
 
-def test_remembered_home_rows_draw_what_record_row_draws(retail_env: Environment):
+def test_remembered_home_rows_draw_what_record_row_draws(retail_env: Environment) -> None:
     oracle = Oracle(retail_env, seed=0)
     data = oracle.data
     for tool, params in oracle.params.items():
@@ -110,7 +112,7 @@ def test_remembered_home_rows_draw_what_record_row_draws(retail_env: Environment
             assert plain.getstate() == remembered.getstate(), (tool, seed)
 
 
-def test_drawn_arguments_do_not_depend_on_what_was_drawn_before(retail_env: Environment):
+def test_drawn_arguments_do_not_depend_on_what_was_drawn_before(retail_env: Environment) -> None:
     """Caches fill as draws go: a tool's draws from a fresh ``SeedData`` equal its draws
     after every other tool's draws filled them."""
     warm = Oracle(retail_env, seed=0)
