@@ -118,7 +118,13 @@ def test_it_never_reads_the_gold(envs: dict[str, Any], played: dict[str, Any], t
         assert all(r.termination in ("user_stop", "max_steps") for r in sealed_run.values()), name
         open_run = play(envs[name], tasks[:15], tmp_path / name, seal=False)
         for task_id, record in open_run.items():
-            assert record.messages == sealed_run[task_id].messages, task_id
+            other = sealed_run[task_id]
+            # the hashes say which side moved when the two differ (the state, or the gold's replay)
+            hashes = {
+                run: (r.gold_state_hash[:12], (r.final_state_hash or "")[:12], r.termination, r.reward)
+                for run, r in (("open", record), ("sealed", other))
+            }
+            assert record.messages == other.messages, (task_id, hashes)
 
 
 @pytest.mark.parametrize("name", ENVS)
