@@ -15,11 +15,12 @@ appended to the reason when the stage fails, and the file goes with the director
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import anyio
 
@@ -42,9 +43,6 @@ def check_over_stdio(
 ) -> CheckResult:
     """Run the stdio stage; never raises for what the package does."""
     workdir = tempfile.mkdtemp(prefix="envfactory-stdio-")
-    # Beside the jail's work directory, not in it: the server cannot read or grow it.
-    errdir = tempfile.mkdtemp(prefix="envfactory-stdio-stderr-")
-    errpath = Path(errdir) / "server-stderr.log"
     try:
         request = {
             "package_root": str(package_root),
@@ -54,7 +52,9 @@ def check_over_stdio(
         }
         reason: str | None = None
         failed: FailedProbe | None = None
-        with open(errpath, "w+", encoding="utf-8", errors="replace") as errlog:
+        # An anonymous file outside the jail's work directory (the server cannot read or
+        # grow it), never sys.stderr, which may have no descriptor (CliRunner, Jupyter).
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
             try:
                 anyio.run(_drive, workdir, request, spec, replays, limits, errlog)
             except _Mismatch as exc:
@@ -67,28 +67,27 @@ def check_over_stdio(
             except Exception as exc:  # noqa: BLE001 - a broken server shows up as any client error
                 leaf = _first_leaf(exc)
                 reason = f"{type(leaf).__name__}: {leaf}"[:400]
+            tail = _tail(errlog) if reason is not None else ""
         if reason is None:
             return CheckResult(check="stdio", status="passed")
-        tail = _tail(errpath)
         if tail:
             reason = f"{reason}; the server's stderr ended: {tail}"
         return CheckResult(check="stdio", status="failed", reason=reason, probe=failed)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-        shutil.rmtree(errdir, ignore_errors=True)
 
 
 _STDERR_TAIL_CHARS = 800
 
 
-def _tail(path: Path) -> str:
+def _tail(errlog: IO[str]) -> str:
     """The last lines of the server's stderr, at most ``_STDERR_TAIL_CHARS``, on one line."""
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - _STDERR_TAIL_CHARS * 4))
-            text = fh.read().decode("utf-8", errors="replace")
+        errlog.flush()
+        fd = errlog.fileno()
+        size = os.fstat(fd).st_size
+        start = max(0, size - _STDERR_TAIL_CHARS * 4)
+        text = os.pread(fd, size - start, start).decode("utf-8", errors="replace")
     except OSError:
         return ""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
