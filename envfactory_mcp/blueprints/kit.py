@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from envfactory_mcp.crud.core import enum_labels
+from envfactory_mcp.crud.words import enum_labels
 from envfactory_mcp.spec import ColumnSpec, ParamSpec, TableSpec, ToolSpec
 
 Schema = dict[str, Any]

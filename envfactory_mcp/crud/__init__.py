@@ -3,8 +3,10 @@
 An OpenAPI document, a set of CREATE TABLE statements and a library service all describe
 tables of records and the usual operations on them. The importers (``synth.openapi``,
 ``synth.sqlddl``) and the library (``envfactory_mcp.library``) translate their input into
-``Resource``, ``Field``, ``Operation`` and ``Guard``; ``core`` turns that into an
-environment's spec, tool module and seed rows (``seed_rows``). It stands below both, so
+``Resource``, ``Field``, ``Operation`` and ``Guard`` (``model``); ``core.build_imported``
+turns that into an environment's spec (``declarations``: tables, and tools with their
+``arguments``), tool module (``tool_code``) and seed rows (``seed_rows``, fitted by ``rows``);
+``tables`` holds how resources hang together, ``words`` how values are said. It stands below both, so
 the library never depends on synthesis.
 """
 

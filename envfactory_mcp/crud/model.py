@@ -71,10 +71,10 @@ class Field:
     item_kind: Kind = "string"  # for arrays
     values: tuple[Any, ...] = ()  # seed rows draw this column's values from these (a vocabulary)
     entity: str | None = None  # the entity of a key of another service this column holds (linked services)
-    # How scoring compares it with the gold (``ColumnSpec.compare``); None: ``text`` for prose (:func:`is_prose`).
+    # How scoring compares it with the gold (``ColumnSpec.compare``); None: ``text`` for prose (``crud.words.is_prose``).
     compare: Compare | None = None
     # Per enum value, how people say it (``ColumnSpec.enum_labels``); None: a state's values in words
-    # (:func:`column_labels`).
+    # (``crud.words.column_labels``).
     labels: dict[str, EnumLabel] | None = field(default=None, hash=False)
     # Where an importer found it in the document: property names from the top
     # (``("detail", "invoice_number")`` for a column ``detail_invoice_number``). A column nested

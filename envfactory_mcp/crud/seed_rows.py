@@ -137,7 +137,7 @@ def fill_order(resources: list[Resource]) -> list[Resource]:
 
 def key_shape(resource: Resource) -> tuple[str, int]:
     """Prefix and digits of a text key that fit its length: ``order_0001``, or ``d001`` for
-    ``CHAR(4)``. Kept in step with ``crud._create_body``, which numbers new keys alike."""
+    ``CHAR(4)``. Kept in step with ``crud.tool_code._create_body``, which numbers new keys alike."""
     limit = resource.field(resource.keys[0]).max_length
     entity = resource.entity
     if limit is None or limit >= len(entity) + 5:

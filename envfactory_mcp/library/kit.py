@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from envfactory_mcp.crud.core import enum_labels, is_state
 from envfactory_mcp.crud.model import NOW, Field, Guard, Operation, Resource
+from envfactory_mcp.crud.words import enum_labels, is_state
 from envfactory_mcp.spec.state_words import STATE_WORDS
 
 __all__ = [

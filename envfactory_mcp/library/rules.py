@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from envfactory_mcp.crud.core import _intent
+from envfactory_mcp.crud.declarations import intent_of
 from envfactory_mcp.crud.model import Field, Guard, Operation, Resource
 from envfactory_mcp.spec.policy import (
     AmountRule,
@@ -150,7 +150,7 @@ def derive(customer: Resource, resources: Iterable[Resource], operations: list[O
         resource = by_name[op.resource]
         noun = words(resource.entity)
         rows = plural(resource)
-        intent = _intent(op, resource)
+        intent = intent_of(op, resource)
         live = live_states(resource, operations)
         fields = list(op.fields or ())
         if op.kind == "create" and link in fields and live is not None and resource.has(link):

@@ -20,8 +20,9 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from envfactory_mcp.crud.core import Tables, build_imported
+from envfactory_mcp.crud.core import build_imported
 from envfactory_mcp.crud.model import Operation, Resource, Rows
+from envfactory_mcp.crud.tables import Tables
 from envfactory_mcp.errors import BlueprintError
 from envfactory_mcp.spec import (
     Authentication,

@@ -13,8 +13,9 @@ import mini_env
 import pytest
 
 from envfactory_mcp.blueprints import blueprint_names, handcrafted_names, kit, load_blueprint
-from envfactory_mcp.crud.core import build_imported, enum_labels, phrase
+from envfactory_mcp.crud.core import build_imported
 from envfactory_mcp.crud.model import Field, Operation, Resource
+from envfactory_mcp.crud.words import enum_labels, phrase
 from envfactory_mcp.errors import SpecError
 from envfactory_mcp.library import kit as library_kit
 from envfactory_mcp.spec import EnvSpec, TableSpec, dump_spec, parse_spec, validate_spec

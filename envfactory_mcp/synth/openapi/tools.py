@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from envfactory_mcp.crud.core import key_args, scope_of
+from envfactory_mcp.crud.arguments import key_args, scope_of
 from envfactory_mcp.crud.model import (
     NOW,
     Field,
