@@ -84,6 +84,22 @@ def test_a_reset_undoes_only_the_changed_rows(image: bytes, monkeypatch: pytest.
     assert state(db) == seed_state and session.hash() == seed_hash
 
 
+def test_changed_keys_name_every_row_written_since_the_seed_or_the_reset(image: bytes):
+    session = SessionDatabase(image)
+    assert session.changed_keys() == {}
+    session.db.execute("UPDATE users SET name = 'Ann 2' WHERE id = 'u1'")
+    session.db.execute("DELETE FROM users WHERE id = 'u2'")  # cascades to u2's notes
+    session.db.execute("INSERT INTO tags VALUES ('z', 1)")
+    changed = session.changed_keys()
+    assert changed is not None
+    assert changed["users"] == {("u1",), ("u2",)} and changed["notes"] == {(2,), (3,)}
+    assert len(changed["tags"]) == 1 and set(changed) <= {"users", "notes", "tags", "sqlite_sequence"}
+    session.reset()
+    assert session.changed_keys() == {}
+    session.reset({"users": [{"id": "u9", "name": "Zed"}], "notes": [], "tags": []})
+    assert session.changed_keys() is None  # a given state: the keys are not known
+
+
 def test_a_reset_to_a_given_state_and_back_still_reaches_the_seed(image: bytes):
     session = SessionDatabase(image)
     seed_state, seed_hash = state(session.db), session.hash()
@@ -150,8 +166,12 @@ def serve(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def exchange(era: str, extra_meta: dict[str, Any]) -> list[dict[str, Any]]:
     if era == "modern":
-        opening = [{"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": ENVELOPE}}]
         meta = {**ENVELOPE, **extra_meta}
+        opening = [
+            {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": meta}},
+            {"jsonrpc": "2.0", "id": 100, "method": "tools/list", "params": {"_meta": meta}},
+            {"jsonrpc": "2.0", "id": 101, "method": "tools/list", "params": {"cursor": "c", "_meta": meta}},
+        ]
     else:
         init = {
             "protocolVersion": "2025-06-18",
@@ -173,15 +193,21 @@ def exchange(era: str, extra_meta: dict[str, Any]) -> list[dict[str, Any]]:
         for i, (name, args) in enumerate(CALLS)
     ]
     answers = serve(opening + calls)
-    return sorted((a for a in answers if a["id"] != 0), key=lambda a: a["id"])
+    return sorted((a for a in answers if era == "modern" or a["id"] != 0), key=lambda a: a["id"])
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_lean_answers_are_the_sdks(era: str):
-    """The same calls, answered by the lean path and (with a ``_meta`` key it leaves to
-    the SDK) by the SDK's handler: the same JSON, error for error."""
+    """The same requests (on the 2026-07-28 era discovery and the tool list too, the
+    opening request included), answered by the lean path and (with a ``_meta`` key it
+    leaves to the SDK) by the SDK's handlers: the same JSON, error for error."""
     lean = exchange(era, {})
     sdk = exchange(era, {"x-test/route": "sdk"})
+    if era == "modern":
+        listed, by_sdk = lean[:1] + lean[-2:], sdk[:1] + sdk[-2:]
+        assert [a["id"] for a in listed] == [0, 100, 101] and listed == by_sdk
+        assert lean[0]["result"]["supportedVersions"] and len(lean[-1]["result"]["tools"]) > 10
+        lean, sdk = lean[1:-2], sdk[1:-2]
     assert len(lean) == len(CALLS) and lean == sdk
     by_tool = dict(zip((name for name, _ in CALLS), lean, strict=False))
     assert (
@@ -219,8 +245,72 @@ def test_the_lean_path_answers_only_what_it_is_sure_of():
         return out
 
     got = anyio.run(answers)
-    assert got[0] is None and got[2:] == [None] * 5
-    assert got[1] is not None
+    assert got[0] is not None and got[1] is not None  # the opening request too, on this era
+    assert got[2:5] == [None] * 3 and got[5] is not None and got[6] is None
+    assert json.loads(got[5])["result"]["tools"]
     answer = json.loads(got[1])
     assert answer["id"] == 2 and answer["result"]["structuredContent"]["user_id"] == "user_000001"
     assert json.loads(answer["result"]["content"][0]["text"]) == answer["result"]["structuredContent"]
+
+
+def _sdk_loaded(pid: int) -> bool:
+    """Whether process ``pid`` has the SDK's models loaded (pydantic's compiled core)."""
+    with open(f"/proc/{pid}/maps") as maps:
+        return "pydantic_core" in maps.read()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc/<pid>/maps")
+def test_a_client_the_lean_path_serves_whole_never_loads_the_sdk_and_a_later_one_gets_the_sdks_era():
+    """Discovery, the tool list and calls are served without the SDK; the first request
+    left to the SDK loads it, and it serves the connection's era as it would have had it
+    seen the opening request: ``initialize`` on a 2026-07-28 connection is refused."""
+
+    def request(id_: int | str, method: str, params: dict[str, Any]) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": id_, "method": method, "params": params}).encode() + b"\n"
+
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    with subprocess.Popen(
+        [sys.executable, "-m", "envfactory_mcp.runtime", str(PACKAGE), "--control"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def ask(line: bytes) -> dict[str, Any]:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            return dict(json.loads(proc.stdout.readline()))
+
+        try:
+            assert (
+                "tools" in ask(request(1, "server/discover", {"_meta": ENVELOPE}))["result"]["capabilities"]
+            )
+            assert ask(request(2, "tools/list", {"_meta": ENVELOPE}))["result"]["tools"]
+            call = {"name": "get_user_details", "arguments": {"user_id": "user_000001"}, "_meta": ENVELOPE}
+            assert not ask(request(3, "tools/call", call))["result"]["isError"]
+            assert not _sdk_loaded(proc.pid)
+            listed = ask(request(4, "resources/list", {"_meta": ENVELOPE}))
+            assert listed["id"] == 4 and listed["result"]["resources"]  # no answer to the replayed opening
+            assert _sdk_loaded(proc.pid)
+            refused = ask(request(5, "initialize", init))
+            assert refused["id"] == 5 and "2026-07-28" in refused["error"]["message"]
+            assert not ask(request(6, "tools/call", call))["result"]["isError"]
+        finally:
+            proc.stdin.close()
+            assert proc.wait(60) == 0
+            assert proc.stdout.read() == b""
+
+
+def test_the_lean_listings_and_versions_are_the_sdks():
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    from envfactory_mcp.runtime.calls import MODERN_PROTOCOL_VERSIONS as WRITTEN_OUT
+
+    assert tuple(MODERN_PROTOCOL_VERSIONS) == WRITTEN_OUT
+    bundle = Bundle.from_package(PACKAGE, jailed=False)
+    server = create_server(bundle, ServerOptions(control=True))
+    lean = lean_calls(server)
+    assert lean is not None and lean._calls is not None
+    assert lean._calls.server_info() == server.server_info_stamp

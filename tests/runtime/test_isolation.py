@@ -152,28 +152,46 @@ def test_sql_errors_reach_the_tool_as_the_same_exception_classes(tmp_path: Path)
         "import sqlite3\n"
         "def probe(ctx):\n"
         "    caught = []\n"
-        "    for sql in ('INSERT INTO t VALUES (1)', 'SELECT nope FROM t', 'DROP TABLE t'):\n"
+        "    for sql in ('INSERT INTO t VALUES (1)', 'SELECT nope FROM t'):\n"
         "        try:\n"
         "            ctx.execute(sql)\n"
         "        except sqlite3.Error as exc:\n"
         "            caught.append(type(exc).__name__)\n"
         "    blob = ctx.scalar('SELECT ?', (bytes([0, 255]),))\n"
-        "    return {'caught': caught, 'blob': list(blob), 'rows': ctx.all('SELECT x FROM t')}\n",
+        "    return {'caught': caught, 'blob': list(blob), 'rows': ctx.all('SELECT x FROM t')}\n"
+        "def swallows(ctx):\n"
+        "    ctx.execute('INSERT INTO t VALUES (2)')\n"
+        "    try:\n"
+        "        ctx.execute('DROP TABLE t')\n"
+        "    except sqlite3.DatabaseError:\n"
+        "        pass\n"
+        "    return {}\n",
         encoding="utf-8",
     )
-    spec = {"clock": "2026-01-01T00:00:00Z", "tools": [_decl("probe", "write", ["t"])]}
-    jailed = JailedTools(tools, ["probe"])
+    spec = {
+        "clock": "2026-01-01T00:00:00Z",
+        "tools": [_decl("probe", "write", ["t"]), _decl("swallows", "write", ["t"])],
+    }
+    jailed = JailedTools(tools, ["probe", "swallows"])
     try:
         db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
         db.execute("INSERT INTO t VALUES (1)")
-        outcome = Toolbox(spec, jailed, 5).call(db, "probe", {})
+        box = Toolbox(spec, jailed, 5)
+        outcome = box.call(db, "probe", {})
+        swallowed = box.call(db, "swallows", {})
     finally:
         jailed.close()
     assert outcome.ok, outcome.error
-    # A duplicate key, a bad column, and the authorizer's refusal (DDL), as in-process.
-    caught = ["IntegrityError", "OperationalError", "DatabaseError"]
-    assert outcome.output == {"caught": caught, "blob": [0, 255], "rows": [{"x": 1}]}
+    # A duplicate key and a bad column, as in-process.
+    assert outcome.output == {
+        "caught": ["IntegrityError", "OperationalError"],
+        "blob": [0, 255],
+        "rows": [{"x": 1}],
+    }
+    # The authorizer's refusal (DDL) reaches the jailed tool as an error it can catch; a
+    # tool that catches it and goes on keeps none of its writes, as in-process.
+    assert not swallowed.ok and swallowed.internal and swallowed.fault in ("write", "forbidden"), swallowed
     assert db.execute("SELECT count(*) FROM t").fetchone() == (1,)
 
 

@@ -82,6 +82,14 @@ def sqlite_tables(ctx, sql):
 
 def through_a_cursor(ctx, sql):
     return {"rows": [list(row) for row in ctx.db.cursor().execute(sql).fetchall()]}
+
+def swallows(ctx, sql):
+    ctx.db.execute("UPDATE users SET name = 'Changed' WHERE id = 'u1'")
+    try:
+        ctx.db.execute(sql).fetchall()
+    except Exception:
+        pass  # the guard's refusal, caught: the tool goes on as if nothing happened
+    return {"rows": []}
 """
 SQL_ARGUMENT = {
     "type": "object",
@@ -113,6 +121,7 @@ SPEC: dict[str, Any] = {
         # A hostile declaration naming SQLite's own virtual tables.
         _decl("sqlite_tables", ["users", "dbstat", "sqlite_stmt", "sqlite_master"], []),
         _decl("through_a_cursor", ["users"], ["users"]),
+        _decl("swallows", ["users"], ["users"]),
     ],
 }
 
@@ -621,3 +630,18 @@ def test_a_package_with_an_fts3_seed_line_is_refused_at_start_in_one_line(
     lines = served.stderr.strip().splitlines()
     assert len(lines) == 1, served.stderr
     assert "seed.sql refused: the SQL function 'fts3_tokenizer' is not allowed" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "sql", ["SELECT total FROM orders", "DELETE FROM notes", "PRAGMA writable_schema = ON"]
+)
+def test_a_tool_that_catches_a_denied_statements_error_keeps_none_of_its_writes(image: bytes, sql: str):
+    module = types.ModuleType("sql_guard_tools")
+    exec(TOOLS, module.__dict__)  # noqa: S102 - the tool code under test, written here
+    box = Toolbox(SPEC, module, 5)
+    db = SessionDatabase(image)
+    outcome = box.call(db.db, "swallows", {"sql": sql})
+    assert not outcome.ok and outcome.internal and outcome.fault in ("read", "write", "forbidden")
+    assert rows(db.db, "SELECT name FROM users WHERE id = 'u1'") == [("Ann",)]
+    allowed = box.call(db.db, "swallows", {"sql": "SELECT name FROM users"})
+    assert allowed.ok and rows(db.db, "SELECT name FROM users WHERE id = 'u1'") == [("Changed",)]
