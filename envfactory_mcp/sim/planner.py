@@ -111,12 +111,24 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", _norm(text))) - {"my", "a", "the", "an", "of", "i", "to", "for"}
 
 
+# Between two fields (or two values) of a text the user's words are matched in: a description
+# matches inside one value, never across the end of one value and the next field's name
+# ("did not travel" + "phone number" is not "the Travel phone line").
+SEP = " ¦ "
+
+
+def _plain(node: dict[str, Any]) -> str:
+    """An object's own scalar values, each apart."""
+    return SEP.join(str(v) for v in node.values() if not isinstance(v, (dict, list)))
+
+
 def _subtree_text(node: Any, labels: dict[tuple[str, str], str] | None = None, key: str = "") -> str:
-    """The words of ``node``: keys and values, an enum value also in the spec's display words."""
+    """The words of ``node``: keys and values, an enum value also in the spec's display words;
+    fields apart (``SEP``)."""
     if isinstance(node, dict):
-        return " ".join(f"{k} {_subtree_text(v, labels, k)}" for k, v in node.items())
+        return SEP.join(f"{k} {_subtree_text(v, labels, k)}" for k, v in node.items())
     if isinstance(node, list):
-        return " ".join(_subtree_text(v, labels, key) for v in node)
+        return SEP.join(_subtree_text(v, labels, key) for v in node)
     shown = (labels or {}).get((key, str(node)))
     if shown:
         return f"{node} {shown}"
@@ -508,13 +520,13 @@ class BlindDemonstrator:
                     continue  # refused ("origin and destination must differ"): another pairing
                 if read is None:
                     return self._call(tool.name, args)
-                parent = " ".join(str(v) for v in read.values() if not isinstance(v, (dict, list)))
+                parent = _plain(read)
                 found = next(
                     (
                         e
                         for e in values_at_list(read, prefix)
                         if _matches(
-                            element.must, _norm(f"{parent} {_subtree_text(e, self._labels)}"), self._shown
+                            element.must, _norm(f"{parent}{SEP}{_subtree_text(e, self._labels)}"), self._shown
                         )
                     ),
                     None,
@@ -551,8 +563,8 @@ class BlindDemonstrator:
             prefix, rest = path.split("[].", 1)
             elements = values_at_list(output, prefix)
             best = None
-            parent = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
-            texts = [_norm(f"{parent} {_subtree_text(e, self._labels)}") for e in elements]
+            parent = _plain(output)
+            texts = [_norm(f"{parent}{SEP}{_subtree_text(e, self._labels)}") for e in elements]
             # the element the user's most telling description fits: one that fits the fewest
             # elements ("the 12:10 flight", not the origin every flight of the search shares)
             fits = [
@@ -836,21 +848,25 @@ class BlindDemonstrator:
             if isinstance(node, dict):
                 if me is not None and self._someone_elses(node, me):
                     return  # another customer's: never what the signed-in user means
-                plain = " ".join(str(v) for v in node.values() if not isinstance(v, (dict, list)))
+                plain = _plain(node)
                 for key, value in node.items():
                     if key in scalar and not isinstance(value, (dict, list)) and value is not None:
                         # the object's words, and those of what it points at (a ticket's line label)
-                        joined = " ".join(
+                        joined = SEP.join(
                             about[str(v)] for v in _scalars(node) if str(v) in about and v != value
                         )
                         joined += pointing.get(str(value), "")  # and of what points at it (a line's ticket)
                         out.append(
-                            (value, _norm(f"{context} {_subtree_text(node, self._labels)} {joined}"), whole)
+                            (
+                                value,
+                                _norm(f"{context}{SEP}{_subtree_text(node, self._labels)}{SEP}{joined}"),
+                                whole,
+                            )
                         )
                     if key in listed and isinstance(value, list):
                         out.extend((v, "", whole) for v in value if not isinstance(v, (dict, list)))
                 for value in node.values():
-                    walk(value, context + " " + plain, whole)
+                    walk(value, context + SEP + plain, whole)
             elif isinstance(node, list):
                 for value in node:
                     walk(value, context, whole)
@@ -858,16 +874,16 @@ class BlindDemonstrator:
         about: dict[str, str] = {}
         pointing: dict[str, str] = {}
         for name, args, output in self._ok_outputs():
-            plain = " ".join(str(v) for v in output.values() if not isinstance(v, (dict, list)))
+            plain = _plain(output)
             for v in output.values():
                 if isinstance(v, (str, int)) and not isinstance(v, bool):
-                    pointing[str(v)] = pointing.get(str(v), "") + " " + plain
+                    pointing[str(v)] = pointing.get(str(v), "") + SEP + plain
             tool = self._tools.get(name)
             if tool is not None and tool.effect != "read":
                 continue  # a booking paid with a card says nothing of the card's other uses
             for v in args.values():
                 if isinstance(v, (str, int)):
-                    about[str(v)] = about.get(str(v), "") + " " + plain
+                    about[str(v)] = about.get(str(v), "") + SEP + plain
         # what a write returned replaces what was read of that object before it
         changed: dict[str, int] = {}
         spans: list[tuple[int, int]] = []

@@ -657,15 +657,24 @@ def build_scenario(
         else:
             typed(f"{tool.name}.{uv.param}", "detail", uv.value, goal, tool)
     known_refs = {(f.value, f.goal) for f in facts if f.kind == "reference"}
+    # the same object in another role is another fact: the destination BOS of one search is
+    # not said by the origin BOS of the next
+    known_roles = {(f.key, f.value, f.goal) for f in facts if f.kind == "reference"}
+    steps: dict[int, int] = {}  # id(fact) -> the step it serves, for the order said
+    for uv in run.user_values:
+        for f in facts:
+            if f.kind == "reference" and f.key == uv.param and f.value in _as_list(uv.value):
+                steps.setdefault(id(f), uv.step)
     for step, param, entity, value in run.looked_up:
         if step not in goal_steps:
             continue
         tool = tools[run.actions[step].tool]
         variant = _replaces(tool, param)
         for v in value if isinstance(value, list) else [value]:
-            if (v, gold.step_goal[step]) in known_refs or entity == describer.persona_entity:
+            if (param, v, gold.step_goal[step]) in known_roles or entity == describer.persona_entity:
                 continue
             description = describer.describe(entity, v, persona_row, variant=variant)
+            before = len(facts)
             add(
                 Fact(
                     key=param,
@@ -677,6 +686,9 @@ def build_scenario(
                     goal=gold.step_goal[step],
                 )
             )
+            if len(facts) > before:
+                steps[id(facts[-1])] = step
+    facts = _in_step_order(facts, steps)
     unknown: list[str] = []
     for _, _, entity, _ in run.looked_up:
         label = f"the internal {entity.replace('_', ' ')} id"
@@ -723,6 +735,23 @@ def build_scenario(
         goals=goals,
         plans=plans,
     )
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _in_step_order(facts: list[Fact], steps: dict[int, int]) -> list[Fact]:
+    """Facts naming objects in one role (every ``origin``) in the order of the calls they
+    serve, each where one of them stood: the user says the first search's origin and
+    destination first, so the agent pairs the values up as said."""
+    out = list(facts)
+    for key in sorted({f.key for f in facts if id(f) in steps}):
+        places = [i for i, f in enumerate(out) if f.key == key and id(f) in steps]
+        ordered = sorted((out[i] for i in places), key=lambda f: steps[id(f)])
+        for i, f in zip(places, ordered, strict=True):
+            out[i] = f
+    return out
 
 
 def _reason(goal: GoalOutcome) -> str:

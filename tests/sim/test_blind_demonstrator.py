@@ -164,3 +164,39 @@ def test_a_total_is_added_up_with_the_calculator(envs: dict[str, Any], played: d
             assert expression == gold.arguments, task.task_id  # the same amounts, in the order named
             assert records[task.task_id].reward == 1.0, task.task_id
     assert seen >= 3
+
+
+def test_a_description_is_read_inside_one_value(envs: dict[str, Any]):
+    """The user's words match within one value of what a tool returned, never across the
+    end of one value and the next field's name: a ticket about a line "although I did not
+    travel" followed by its ``phone_number`` is not "the Travel phone line"."""
+    from envfactory_mcp.sim import planner
+    from envfactory_mcp.tasks.model import Fact
+
+    env = envs["telecom"]
+    tasks, _ = generate_tasks(env, 1, seed=SEED)
+    agent = BlindDemonstrator(seed=SEED, spec=env.spec)
+    agent.start(tasks[0], [], "")
+    ticket = {
+        "ticket_id": "TKT1",
+        "category": "billing",
+        "description": "Roaming charge although I did not travel",
+        "phone_number": "4045550101",
+        "status": "closed",
+    }
+    agent._outputs = [("get_ticket_details", {"ticket_id": "TKT1"}, ticket)]
+    fact = Fact(
+        key="phone_number",
+        kind="reference",
+        value="4045550199",
+        text="the Travel phone line",
+        must=["Travel phone"],
+        in_opening=True,
+        goal=0,
+    )
+    entity = agent._key_entity("phone_number")
+    said = "i want to report a problem with my travel phone line."
+    assert agent._fact_value(fact, entity, said, []) is planner._UNREAD  # read on, not the ticket's line
+    line = {"phone_number": "4045550199", "label": "Travel phone", "status": "active"}
+    agent._outputs.append(("get_line_details", {"phone_number": "4045550199"}, line))
+    assert agent._fact_value(fact, entity, said, []) == "4045550199"
