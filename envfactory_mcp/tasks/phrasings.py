@@ -620,7 +620,7 @@ CONTINGENT_REACHED = (
     "once {obj} is {cond}, I'd like to {then}; if it isn't {cond} yet, {other}.",
 )
 CONTINGENT = (
-    "check {obj} for me: still {cond}? Then please {then}. If it's moved on, {other}.",
+    "check {obj} for me: is it still {cond}? If so, please {then}. If it's moved on, {other}.",
     "I'd like to {then_obj}, but only if it's still {cond}; if it's too late for that, {other}.",
     "assuming {obj} is still {cond}, I want to {then}. If it isn't, {other}.",
     "{obj} should still be {cond}, I think. If so, I'd like to {then}; if not, {other}.",
@@ -629,13 +629,13 @@ CONTINGENT = (
     "I'd like to {then_obj} if it's still {cond}. If it's not, {other}.",
     "is {obj} still {cond}? If so, I want to {then}, and if not, {other}.",
     "if {obj} hasn't moved past {cond} yet, I want to {then}. Otherwise, {other}.",
-    "I'm hoping {obj} is still {cond}, because then I'd like to {then}. If that's not the case, {other}.",
+    "I'm hoping {obj} is still {cond}, because in that case I'd like to {then}. If that's not the case, {other}.",
     "as long as {obj} is still {cond}, I'd like to {then}. Should it be past that, {other}.",
     "please look at {obj}: if it's still {cond}, I want to {then}; if it isn't, {other}.",
 )
 OTHERWISE_ASK = ("just {x}", "please {x}", "I'd like you to {x}", "at least {x}")  # "tell me its status"
 OTHERWISE_ACT = ("I'd like to {x} instead", "I'll {x} instead", "I'd want to {x}", "let's {x} instead",
-                 "I'd settle for being able to {x}", "plan B is to {x}", "then I'll just {x}")
+                 "I'd settle for being able to {x}", "plan B is to {x}", "in that case I'll just {x}")
 AGENT_VERBS = ("tell", "show", "let", "give", "send", "explain", "check", "fill", "keep", "walk", "update")
 CODE_NOUNS = ("number", "code", "name", "email", "id", "date")
 

@@ -369,9 +369,26 @@ def detail_phrase(fact: Fact, rng: Picker) -> str:
     if len(kept) > 1 and kept[-1] in ("number", "code", "reference", "no"):
         kept = kept[:-1]  # "flight HAT384", not "flight number HAT384"
     head = " ".join(kept) or " ".join(words) or "detail"
-    if rng.plain_heads and len(kept) > 1 and head not in P.EVERYDAY_PHRASES:
-        head = kept[-1]  # "a length of 45m": no field's words in a row (an evaluation prompt)
     forms: list[str]
+    count = (
+        bool(kept)
+        and re.fullmatch(r"\d+", value) is not None
+        and kept[-1].endswith("s")
+        and not kept[-1].endswith("ss")
+    )
+    if len(kept) > 1 and not _said_anyway(head) and not count:  # "2 checked bags" is a person's
+        # the field's words in a row ("pickup time 10:30") are a form's, not a person's: the
+        # thing and what of it ("pickup at 10:30", "lemon as the flavor of the cake")
+        front, last = " ".join(kept[:-1]), kept[-1]
+        if last in ("time", "hour") and not _ISO_DATE.match(value):
+            forms = [f"{front} at {value}", f"the {front} at {value}", f"{value} for the {front}"]
+            return carrying(rng.choice(forms), fact)
+        plain_value = low not in ("yes", "no", "true", "false") and not _ISO_DATE.match(value)
+        if plain_value and unit is None and not (words and words[-1] in P.MONEY_WORDS):
+            forms = [f"{value} as the {last} of the {front}", f"{value} for the {last} of the {front}",
+                     f"a {last} of {value} for the {front}", f"the {front}'s {last}, {value}"]  # fmt: skip
+            return carrying(rng.choice(forms), fact)
+        head = last  # "yes to insurance", "a fee of $35": the field's last word alone
     if head in P.DETAIL_LEXICON:
         forms = [f.format(v=value) for f in P.DETAIL_LEXICON[head]]
     elif words and words[-1] in ("with", "by", "via", "from", "to", "for", "in", "on"):
@@ -402,6 +419,19 @@ def detail_phrase(fact: Fact, rng: Picker) -> str:
     else:
         forms = [f.format(v=value, h=head) for f in P.DETAIL_WORD]
     return carrying(rng.choice(forms), fact) if forms else fact.text
+
+
+def _said_anyway(words: str) -> bool:
+    """Whether a field's words are what a person says anyway ("phone number", "zip code")
+    or have words of their own here (``DETAIL_LEXICON``, ``UNIT_ATTRIBUTES``)."""
+    from envfactory_mcp.tasks.naturalness import everyday_phrase
+
+    return (
+        words in P.EVERYDAY_PHRASES
+        or everyday_phrase(words)
+        or words in P.DETAIL_LEXICON
+        or words in P.UNIT_ATTRIBUTES
+    )
 
 
 def say_details(facts: list[Fact], rng: Picker) -> list[Sentence]:

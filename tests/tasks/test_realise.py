@@ -482,3 +482,50 @@ def test_a_name_the_user_must_give_as_identity_is_not_dropped_in_a_sign_off():
             assert "Zoe" not in message and "Xu" not in message, message
         else:
             assert "Zoe Xu" in message and "02108" in message, message
+
+
+def test_a_contingent_request_is_no_then_chain():
+    """ "If it's still pending, cancel it; otherwise ..." states a condition and two wishes:
+    no frame joins them with "then" ("still pending? Then please cancel it", "then I'll just
+    return it"), which reads as a list of steps (issue 26, point 5)."""
+    seen = 0
+    for seed in range(400):
+        rng = random.Random(seed)
+        shape = rng.choice(["contingent_return", "contingent_delivered", "contingent_status"])
+        goal = random_goal(rng, shape)
+        plan = OpeningPlan(rng.choice(STYLES), None, [], [goal], withheld=False)
+        message, _ = realise_opening(plan, rng)
+        seen += 1
+        assert not re.search(r"\bthen\b", message, re.IGNORECASE), message
+    assert seen == 400
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("schedule_pickup.pickup_time", "10:30"),
+        ("book_lesson.lesson_level", "beginner"),
+        ("rent_board.board_length", "158"),
+        ("order_cake.cake_flavor", "lemon"),
+        ("book_room.room_type", "suite"),
+        ("reserve_table.party_size", "4"),
+        ("add_extra.travel_insurance", "yes"),
+        ("book_grooming.coat_condition", "matted"),
+    ],
+)
+def test_a_detail_is_said_without_its_field_name(key: str, value: str) -> None:
+    """A detail in a request is said as a person says it ("pickup at 10:30", "lemon flavor
+    for the cake"), never the field's words in a row ("pickup time 10:30") unless a person
+    says them anyway ("phone number"); the value is always carried (issue 26, point 2)."""
+    from envfactory_mcp.tasks.naturalness import names_tool_or_field
+    from envfactory_mcp.tasks.wording import Picker, detail_phrase
+
+    field = key.rpartition(".")[2]
+    detail = fact(key, "detail", value)
+    for seed in range(30):
+        for plain in (False, True):
+            picker = Picker(random.Random(seed))
+            picker.plain_heads = plain
+            said = detail_phrase(detail, picker)
+            assert value in said, said
+            assert names_tool_or_field(said, [], [field]) == [], said
