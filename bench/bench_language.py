@@ -26,8 +26,10 @@ and are printed with their targets and pass/FAIL:
   the agent wrapped (default ``demonstrator``: a rollout agent name, or ``module:Class`` built
   as ``Class(seed=, spec=)`` with the package's spec). ``--blind-scenario``
   also strips what the user knows (``user_scenario`` but the opening message) for a third run.
+* assistant turns naming a tool or field of the environment in prose (``names_tool_or_field``:
+  "the balance due is", "pay bill B1"), target 0, beside the eval prompts' own figure;
 * for information: the demonstrator's own mean reward, field dumps ("Insurance: no.") in
-  requests and in assistant turns, assistant turns naming a tool or field in prose.
+  requests and in assistant turns.
 
 The figures are deterministic for a seed; ``--repeat k`` repeats the whole measurement and
 prints the median CPU time (the figures of every repeat must agree, else the bench says so).
@@ -299,6 +301,7 @@ ROWS: list[tuple[str, str, str]] = [  # key, label, target
     ("snake_case_words", "snake_case words (user + assistant)", "0"),
     ("stock_sentence_share", "stock request sentences (>= 3% of tasks)", "<= 5%"),
     ("eval_prompts_naming", "eval prompts naming a tool or field", "0"),
+    ("assistant_turns_naming", "assistant turns naming a tool or field", "0"),
     ("eval_prompt_snake_case", "snake_case words in eval prompts", "0"),
     ("blind_mean_reward", "gold removed: mean reward", "1.0"),
     ("blind_below_1", "gold removed: tasks below 1.0", "0"),
@@ -308,10 +311,10 @@ ROWS: list[tuple[str, str, str]] = [  # key, label, target
     ("customer_voice_episodes", "(info) episodes with customer voice", ""),
     ("request_field_dumps", "(info) field dumps in requests", ""),
     ("assistant_field_dumps", "(info) field dumps in assistant turns", ""),
-    ("assistant_turns_naming", "(info) assistant turns naming tool/field", ""),
     ("episodes", "(info) episodes / tasks", ""),
 ]
 PASS_RULES = {
+    "assistant_turns_naming": ("<=", 0.0),  # the assistant's voice: never a field name in prose
     "blind_mean_reward": (">=", 1.0),
     "blind_below_1": ("<=", 0.0),
     "blind_scenario_mean_reward": (">=", 1.0),
@@ -368,6 +371,15 @@ def figures(data: dict[str, Any]) -> dict[str, Any]:
             for w, _ in Counter(w for text, _, _ in prompts for w in LANG.snake_case_words(text)).most_common(
                 3
             )
+        ],
+        "assistant_names": [
+            w
+            for w, _ in Counter(
+                h
+                for m in episodes
+                for t in LANG.texts_of(m, "assistant")
+                for h in LANG.names_tool_or_field(t, tools, fields)
+            ).most_common(4)
         ],
         "prompt_names": [
             w

@@ -22,6 +22,7 @@ from envfactory_mcp.sim.speech_forms import (
     DETAIL_ASK,
     DETAIL_LEAD,
     DONE_LEAD,
+    FIELD_WORDS,
     FOUND_LEAD,
     GREET_HELP,
     GREET_HI,
@@ -31,6 +32,7 @@ from envfactory_mcp.sim.speech_forms import (
     INSTEAD,
     LABEL_WORDS,
     MET,
+    PER_PERIOD,
     REASON_ASK,
     REFUSE,
     TRANSFER,
@@ -43,6 +45,7 @@ from envfactory_mcp.sim.speech_forms import (
 from envfactory_mcp.sim.types import Message
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS, format_us_address
 from envfactory_mcp.tasks.model import Claim, Fact, GoldAction
+from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary
 from envfactory_mcp.tasks.values import words_in
 
 OPENERS = [
@@ -551,6 +554,65 @@ class Speaker:
         self.said: list[str] = []
         self.last_subject = ""  # the thing last named, which may then be "it" or "the order"
         self._canon: dict[str, str] = {}  # a subject as said -> as first named (subject_of)
+        self._vocab: tuple[set[str], set[str]] | None = None
+
+    # -------------------------------------------------------------- no field name in prose
+
+    def vocabulary(self) -> tuple[set[str], set[str]]:
+        """The environment's (tool names, field names); empty without a spec."""
+        if self._vocab is None:
+            self._vocab = spec_vocabulary(self.spec) if self.spec is not None else (set(), set())
+        return self._vocab
+
+    def names(self, text: str) -> bool:
+        """Whether ``text`` names one of the environment's tools or fields in words."""
+        tools, fields = self.vocabulary()
+        return bool(tools or fields) and bool(names_tool_or_field(text, tools, fields))
+
+    def label(self, label: str) -> str:
+        """A field's label in a person's words where the label is the field's name in a row
+        ("balance due" -> "balance still due", "monthly price" -> "price per month", "change
+        fee" -> "fee for the change"); a label that names nothing is kept."""
+        if not self.names(label):
+            return label
+        words = label.split()
+        options = list(FIELD_WORDS.get(label, ()))
+        if len(words) > 1:
+            head, rest, last = words[0], " ".join(words[1:]), words[-1]
+            front = " ".join(words[:-1])
+            if head in PER_PERIOD:
+                options.append(f"{rest} {PER_PERIOD[head]}")
+            if last == "due":
+                options.append(f"{front} still due")
+            if head in ("active", "current") and last.endswith("s"):
+                options.append(f"{'current' if head == 'active' else 'present'} {rest}")
+            if last in ("eligible", "enabled", "included", "allowed", "required", "available"):
+                options.append(f"{last} for {front}")  # "eligible for upgrade"
+            if last in ("remaining", "left"):
+                options.append(f"{front} still left")
+            if last == "used":
+                options.append(f"{front} you've used")
+            if last in (
+                *("charge", "fee", "price", "cost", "amount", "rate", "date", "time", "limit", "total"),
+                *("balance", "fare", "deposit", "discount", "credit", "refund", "payment", "status"),
+            ):
+                options.append(f"{last} for the {front}")
+        options = [o for o in options if not self.names(o)]
+        return self.rng.choice(options) if options else label
+
+    def unname(self, text: str) -> str:
+        """An action phrase that says a tool's name in words ("pay bill B1", "enable
+        roaming") with its verb said another way (``AGENT_VERBS``: "settle bill B1", "turn on
+        roaming"); kept as is when no other way avoids it."""
+        if not self.names(text):
+            return text
+        for size in (2, 1):
+            head = " ".join(text.split()[:size])
+            others = [o for o in AGENT_VERBS.get(head.lower(), ()) if o != head.lower()]
+            fits = [o + text[len(head) :] for o in others if not self.names(o + text[len(head) :])]
+            if fits:
+                return self.rng.choice(fits)
+        return text
 
     # -------------------------------------------------------------- drawing
 
@@ -589,8 +651,9 @@ class Speaker:
         for size in (2, 1):
             head = " ".join(phrase.split()[:size])
             if head.lower() in AGENT_VERBS and len(phrase.split()) > size:
-                other = self.rng.choice(AGENT_VERBS[head.lower()])
-                return other + phrase[len(head) :]
+                options = [o + phrase[len(head) :] for o in AGENT_VERBS[head.lower()]]
+                # never a tool's name in words ("add travel insurance": "include travel insurance")
+                return self.rng.choice([o for o in options if not self.names(o)] or options)
         return phrase
 
     def value(self, value: Any, key: str = "") -> str:
@@ -739,8 +802,10 @@ class Speaker:
     def _claim(self, claim: Claim, subject: str, write: bool, element: str | None) -> str:
         label = humanise(claim.path)
         parts = claim.path.replace("[]", "").split(".")
-        if len(parts) > 1 and parts[-2] in _PER_KIND:  # prices.economy -> "economy price"
+        if len(parts) > 1 and parts[-2] in _PER_KIND and not label.endswith(_PER_KIND[parts[-2]]):
+            # prices.economy -> "economy price" (totals.items_total stays "items total")
             label = f"{label} {_PER_KIND[parts[-2]]}"
+        label = self.label(label)
         value = claim.value
         if claim.path == "status" or claim.path.endswith(".status"):
             said = self.value(value, claim.path)
@@ -772,7 +837,8 @@ class Speaker:
                 if len(words) == 2 and (words[1].endswith("ed") or words[1] == "paid"):
                     name = f"{words[0]} amount {words[1]}"  # net paid -> net amount paid
                 if total:  # the total's names: "refunded total", "total amount refunded", ...
-                    name = self.rng.choice(TOTAL_NAMES).format(label=label, name=name)
+                    names = [f.format(label=label, name=name) for f in TOTAL_NAMES]
+                    name = self.rng.choice([n for n in names if not self.names(n)] or names)
                 forms = [f"the {name}{of} is {said}", f"the {name}{of} comes to {said}",
                          f"the {name}{of} is {said} exactly", f"the {name}{of} works out to {said}",
                          f"{said} is the {name}{of}", f"the {name}{of} stands at {said}",
@@ -905,7 +971,7 @@ class Speaker:
                 )
             else:
                 nouns.append(self._detail(key, label, value))
-        text = f"{verb} {head}".rstrip()
+        text = self.unname(f"{verb} {head}".rstrip())
         if nouns:
             joins = [
                 ", with ",

@@ -196,7 +196,7 @@ AGENT_VERBS: dict[str, tuple[str, ...]] = {
     "renew": ("renew", "extend"),
     "return": ("return", "send back"), "exchange": ("exchange", "swap"), "upgrade": ("upgrade",),
     "request": ("request", "put in for"), "register": ("register", "sign up"), "transfer": ("transfer", "move"),
-    "get": ("get", "arrange"),
+    "get": ("get", "arrange"), "add": ("add", "include", "set up"),
 }  # fmt: skip
 
 # Other names for the thing acted on, when the agent names it by its number ("reservation
@@ -220,3 +220,17 @@ LABEL_WORDS: dict[str, tuple[str, ...]] = {
     "total bags": ("number of bags", "total number of bags", "bag count"),
     "plan": ("plan", "plan option"),
 }  # fmt: skip
+
+# A field's name, where it is not what a person says (``tasks.naturalness.names_tool_or_field``),
+# in the words a person would use instead ("the balance still due", not "the balance due").
+FIELD_WORDS: dict[str, tuple[str, ...]] = {
+    "balance due": ("balance still due", "amount still owing", "balance left to pay"),
+    "effective date": ("date it takes effect", "date it kicks in"),
+    "payoff charge": ("charge to pay it off", "cost of paying it off"),
+    "monthly installment": ("installment each month", "payment each month"),
+    "monthly price": ("price per month", "cost each month"),
+    "active outages": ("current outages",),
+}
+# A field's first word that says how often ("monthly price" -> "price per month").
+PER_PERIOD = {"monthly": "per month", "daily": "per day", "weekly": "per week", "yearly": "per year",
+              "annual": "per year", "hourly": "per hour", "nightly": "per night"}  # fmt: skip

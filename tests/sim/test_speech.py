@@ -400,3 +400,55 @@ def test_the_words_joining_and_naming_claims_are_no_state_of_any_environment() -
         words |= {w for other in others for w in other.split()} - set(noun.split())
     assert len(words) >= 12
     assert sorted(words & states) == []
+
+
+@pytest.mark.parametrize("name", ["retail", "airline", "telecom"])
+def test_the_agent_says_no_tool_or_field_name_in_prose(name: str) -> None:
+    """What the agent reports and what it proposes never says a tool's or a field's name in
+    words ("the balance due is", "pay bill B1", "the net paid total"): the words a person
+    uses instead ("the balance still due", "settle bill B1"), every value still said (issue
+    26, point 2)."""
+    from envfactory_mcp.catalog import load_environment
+    from envfactory_mcp.tasks.model import Claim
+
+    spec = load_environment(name, SERVERS_DIR, allow_unverified=True).env.spec
+    tools, fields = language.spec_vocabulary(spec)
+    checked = 0
+    for seed in range(12):
+        for tool in spec.tools:
+            voice = Speaker(seed, f"{name}:{tool.name}", spec)
+            for path in tool.claims:
+                for value in _values_of(tool.output_schema, path):
+                    claim = Claim(tool=tool.name, path=path, value=value, text=str(value))
+                    text = voice.claims([claim], "the account", None, lead=False)
+                    assert language.names_tool_or_field(text, tools, fields) == [], (path, text)
+                    checked += 1
+            if tool.intent and tool.effect != "read":
+                action = GoldAction(server="", name=tool.name, arguments={}, output={}, confirm=True)
+                text = voice.confirm(action, [], tool.intent)
+                assert not language.names_tool_or_field(text, tools, set()), (tool.name, text)
+                checked += 1
+    assert checked > 100
+
+
+def _values_of(schema: dict[str, object], path: str) -> list[object]:
+    """Values of the type the output schema declares at ``path`` ("totals.refunded",
+    "flights[].prices.economy"); a string only as a date."""
+    node: object = schema
+    for part in path.split("."):
+        for step in [part[:-2], "[]"] if part.endswith("[]") else [part]:
+            if not isinstance(node, dict):
+                return []
+            node = node.get("items") if step == "[]" else (node.get("properties") or {}).get(step)
+    kind = node.get("type") if isinstance(node, dict) else None
+    kinds = kind if isinstance(kind, list) else [kind]
+    values: list[object] = []
+    if "boolean" in kinds:
+        values += [True, False]
+    if "integer" in kinds:
+        values += [0, 2]
+    if "number" in kinds:
+        values += [12.5]
+    if "string" in kinds and path.endswith(("date", "_at")):
+        values += ["2026-07-01"]
+    return values
