@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         SeedError,
         SpecError,
     )
+    from envfactory_mcp.host.config import ConfigError
     from envfactory_mcp.host.connection import SessionLost
     from envfactory_mcp.host.launch import ServerNotBuiltError
     from envfactory_mcp.host.rollout import RolloutConfig, rollout
@@ -67,6 +68,7 @@ _EXPORTS = {
     "Blueprint": "envfactory_mcp.blueprints",
     "blueprint_names": "envfactory_mcp.blueprints",
     "BlueprintError": "envfactory_mcp.errors",
+    "ConfigError": "envfactory_mcp.host.config",
     "build_all": "envfactory_mcp.build",
     "build_blueprint": "envfactory_mcp.build",
     "build_env": "envfactory_mcp.env.environment",
@@ -128,6 +130,7 @@ __all__ = [
     "Blueprint",
     "BlueprintError",
     "ClientConfigError",
+    "ConfigError",
     "EmitError",
     "EnvFactoryEnv",
     "EnvFactoryError",

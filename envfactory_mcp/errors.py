@@ -5,6 +5,7 @@
     ├── SeedError              seed rows that violate the schema (foreign key, CHECK, NOT NULL)
     ├── BlueprintError         an unknown blueprint, or one whose code does not match its spec
     ├── EmitError              a package that cannot be rendered or written
+    ├── ConfigError            a rollout or eval configuration that cannot run, in one line naming its fields (host.config)
     ├── InfrastructureError    a server that died, hung or could not be reached (a harness failure)
     │   └── SessionLost        a session whose server was restarted since it was reset (host.connection)
     ├── ResourceImportError    a resource (OpenAPI, SQL DDL) the importers cannot represent (crud)

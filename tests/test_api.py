@@ -21,6 +21,7 @@ TOP_LEVEL = [
     "Blueprint",
     "BlueprintError",
     "ClientConfigError",
+    "ConfigError",
     "EmitError",
     "EnvFactoryEnv",
     "EnvFactoryError",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -15,6 +15,7 @@ from envfactory_mcp.settings import Settings
 
 if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
+    from envfactory_mcp.host.config import ConfigError
     from envfactory_mcp.packages import RunPermission
 
 
@@ -182,6 +183,13 @@ def usage(message: str) -> typer.Exit:
     choices), as typer's own parsing errors are."""
     fail(EnvFactoryError(message))
     return typer.Exit(code=2)
+
+
+def config_usage(exc: ConfigError, flags: Mapping[str, str]) -> typer.Exit:
+    """A configuration's refusal (``host.config.ConfigError``) as a usage error (exit 2)
+    in the command line's words: each field named by its flag."""
+    names = {field: flags.get(field, "--" + field.replace("_", "-")) for field in exc.fields.values()}
+    return usage(exc.said(names))
 
 
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace -o if it exists.")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,8 +23,9 @@ from envfactory_mcp.cli.app import (
     usage,
 )
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
+from envfactory_mcp.clients import ClientName
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.ray_cluster import Backend, is_backend
+from envfactory_mcp.ray_cluster import Backend
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
 if TYPE_CHECKING:
@@ -94,7 +96,7 @@ def build(
     ] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Builds at once with --all.")] = 2,
     backend: Annotated[
-        str, typer.Option(help="Where --all builds run: local (worker processes) or ray (a Ray cluster).")
+        Backend, typer.Option(help="Where --all builds run: local (worker processes) or ray (a Ray cluster).")
     ] = "local",
     address: Annotated[
         str | None,
@@ -122,8 +124,8 @@ def build(
     if all_:
         if seed is not None:
             raise usage("--seed applies to one environment, not to --all")
-        if not is_backend(backend) or (address is not None and backend != "ray"):
-            raise usage("choose --backend local|ray (--address goes with --backend ray)")
+        if address is not None and backend != "ray":
+            raise usage("--address goes with --backend ray")
         _build_all(settings(servers_dir), jobs, backend, address, Reporter(quiet))
         return
     if backend != "local" or address is not None:
@@ -412,10 +414,29 @@ def _print_report(report: object) -> None:
     console.print(f"{verdict}: {report.probes} probes; {timings}")
 
 
+class ServeTransport(StrEnum):
+    """``serve --transport``: the runtime's transports (``runtime/cli.py``'s ``--transport``
+    choices, which cannot import this package; tests/cli/test_choices.py holds them equal)."""
+
+    stdio = "stdio"
+    streamable_http = "streamable-http"
+
+
+class LogLevel(StrEnum):
+    """``serve --log-level`` (any case): the runtime's ``--log-level`` choices."""
+
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+
+
 @app.command()
 def serve(
     name: Annotated[str, typer.Argument(help="Environment to serve, e.g. retail.")],
-    transport: Annotated[str, typer.Option(help="stdio or streamable-http.")] = "stdio",
+    transport: Annotated[
+        ServeTransport, typer.Option(help="stdio or streamable-http.")
+    ] = ServeTransport.stdio,
     host: Annotated[str, typer.Option(help="HTTP bind address.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="HTTP port.")] = 8000,
     db: Annotated[Path | None, typer.Option(help="Keep state in this SQLite file across restarts.")] = None,
@@ -429,7 +450,9 @@ def serve(
     allowed_host: Annotated[
         list[str] | None, typer.Option(help="A Host name clients use beyond loopback (repeatable).")
     ] = None,
-    log_level: Annotated[str, typer.Option(help="DEBUG, INFO, WARNING or ERROR (to stderr).")] = "WARNING",
+    log_level: Annotated[
+        LogLevel, typer.Option(case_sensitive=False, help="DEBUG, INFO, WARNING or ERROR (to stderr).")
+    ] = LogLevel.WARNING,
     call_timeout: Annotated[
         float | None,
         typer.Option(
@@ -464,7 +487,7 @@ def serve(
 
     # Every mistake in the command line is found here, before anything is built, and is a
     # usage error (exit 2) in this CLI's words, never the runtime's argparse usage.
-    mistake = _serve_mistake(transport, host, auth_token, log_level.upper(), max_memory_mb, db, jail)
+    mistake = _serve_mistake(transport, host, auth_token, max_memory_mb, db, jail)
     if mistake is not None:
         raise usage(mistake)
     try:
@@ -481,13 +504,13 @@ def serve(
     argv = [
         *permission.server_args(),
         "--transport",
-        transport,
+        transport.value,
         "--host",
         host,
         "--port",
         str(port),
         "--log-level",
-        log_level.upper(),
+        log_level.value,
     ]
     if db is not None:
         argv += ["--db", str(db)]
@@ -504,33 +527,25 @@ def serve(
     serve_package(permission.package_dir, prog="envfactory-mcp serve", argv=argv, version=__version__)
 
 
-SERVE_TRANSPORTS = ("stdio", "streamable-http")
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-
-
 def _serve_mistake(
-    transport: str,
+    transport: ServeTransport,
     host: str,
     auth_token: str | None,
-    log_level: str,
     max_memory_mb: int | None,
     db: Path | None,
     jail: bool,
 ) -> str | None:
-    """What is wrong with ``serve``'s options (the runtime's own checks, said first), or None."""
+    """What is wrong with ``serve``'s options together (the runtime's own checks, said
+    first), or None; typer refuses a value out of its choices or range itself."""
     import os
 
     from envfactory_mcp.runtime.network import TOKEN_ENV, token_problem
 
-    if transport not in SERVE_TRANSPORTS:
-        return f"--transport {transport!r}: choose {' or '.join(SERVE_TRANSPORTS)}"
-    if log_level not in LOG_LEVELS:
-        return f"--log-level {log_level!r}: choose one of {', '.join(LOG_LEVELS)}"
     if max_memory_mb is not None and 0 < max_memory_mb < 256:
         return f"--max-memory-mb must be 0 (none) or at least 256, not {max_memory_mb}"
     if jail and db is not None:
         return "--db keeps state in a file on this machine, which a jailed server cannot write; drop --jail or --db"
-    if transport == "streamable-http":
+    if transport is ServeTransport.streamable_http:
         return token_problem(auth_token or os.environ.get(TOKEN_ENV) or None, host)
     return None
 
@@ -548,7 +563,9 @@ def _check_db(db: Path | None) -> None:
 @app.command()
 def install(
     name: Annotated[str, typer.Argument(help="Environment to add, e.g. retail.")],
-    client: Annotated[str, typer.Option(help="claude-desktop, claude-code, cursor, vscode or windsurf.")],
+    client: Annotated[
+        ClientName, typer.Option(help="claude-desktop, claude-code, cursor, vscode or windsurf.")
+    ],
     print_only: Annotated[
         bool, typer.Option("--print", help="Print the configuration and where it goes; write nothing.")
     ] = False,
@@ -557,7 +574,6 @@ def install(
     """Add an environment to an MCP client's configuration (merged into what is there, the
     previous file kept as .bak), or print it. The client then starts `envfactory-mcp serve`."""
     from envfactory_mcp.clients import (
-        CLIENTS,
         client_config,
         server_entry,
         snippet,
@@ -568,8 +584,6 @@ def install(
     from envfactory_mcp.host.launch import package_dir
     from envfactory_mcp.packages import ensure_shipped
 
-    if client not in CLIENTS:
-        raise usage(f"unknown client {client!r}: use one of {', '.join(CLIENTS)}")
     try:
         ensure_shipped(servers_dir, name, note=lambda text: typer.echo(text, err=True))
         permit(package_dir(servers_dir, name), allow_unverified=False)
@@ -629,10 +643,18 @@ def demo(
     console.print_json(json.dumps(result.diff))
 
 
+class GraphFormat(StrEnum):
+    """``graph --format``: the tool graph's renderings (``graph.export``), one each in ``graph``."""
+
+    json = "json"
+    dot = "dot"
+    html = "html"
+
+
 @app.command()
 def graph(
     name: Annotated[str, typer.Argument(help="Blueprint or verified package to draw, e.g. retail.")],
-    fmt: Annotated[str, typer.Option("--format", help="json, dot or html.")] = "html",
+    fmt: Annotated[GraphFormat, typer.Option("--format", help="json, dot or html.")] = GraphFormat.html,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write here (default: stdout).")
     ] = None,
@@ -645,13 +667,11 @@ def graph(
     from envfactory_mcp.graph import ToolGraph, build_graph
     from envfactory_mcp.graph.export import to_dot, to_html, to_json
 
-    renderers: dict[str, Callable[[ToolGraph], str]] = {
-        "json": to_json,
-        "dot": to_dot,
-        "html": lambda g: to_html(g, f"{name}: tool dependency graph"),
+    renderers: dict[GraphFormat, Callable[[ToolGraph], str]] = {
+        GraphFormat.json: to_json,
+        GraphFormat.dot: to_dot,
+        GraphFormat.html: lambda g: to_html(g, f"{name}: tool dependency graph"),
     }
-    if fmt not in renderers:
-        raise usage(f"unknown format {fmt!r}: use json, dot or html")
     try:
         env = load_environment(name, servers_dir, allow_unverified)
     except EnvFactoryError as exc:

@@ -8,13 +8,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, fail, usage
+from envfactory_mcp.cli.app import AllowUnverified, ServersDir, Trust, app, config_usage, fail, usage
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.eval.config import EvalAgent, EvalTransport
+from envfactory_mcp.host.config import ConfigError, UserKind
 from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
 
 if TYPE_CHECKING:
     from envfactory_mcp.env import Environment
+
+
+ORACLE = EvalAgent("oracle")  # eval's default agent
 
 
 @app.command("eval")
@@ -29,8 +34,11 @@ def eval_command(
     ],
     output: Annotated[Path, typer.Option("-o", "--output", help="Results folder.")] = Path("eval_results"),
     agent: Annotated[
-        str, typer.Option(help="oracle, demonstrator, gold-replay, noop, random, coinflip or llm.")
-    ] = "oracle",
+        EvalAgent,
+        typer.Option(
+            help="The host's agents (as rollout's --agent), or eval's scorer checks: coinflip, skip-read."
+        ),
+    ] = ORACLE,
     agent_model: Annotated[str | None, typer.Option(help="litellm model string for the llm agent.")] = None,
     agent_api_base: Annotated[str | None, typer.Option(help="Base URL of the agent's endpoint.")] = None,
     agent_temperature: Annotated[float | None, typer.Option(help="The agent's sampling temperature.")] = None,
@@ -51,7 +59,7 @@ def eval_command(
             "as long). A slow local model needs more.",
         ),
     ] = None,
-    user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
+    user: Annotated[UserKind, typer.Option(help="scripted or llm (--user-model).")] = UserKind.scripted,
     user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
     user_api_base: Annotated[str | None, typer.Option(help="Base URL of the user's endpoint.")] = None,
     user_timeout: Annotated[
@@ -77,12 +85,12 @@ def eval_command(
     max_steps: Annotated[int, typer.Option(min=1, help="Agent turns per episode.")] = MAX_STEPS,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes at once.")] = CONCURRENCY,
     transport: Annotated[
-        str,
+        EvalTransport,
         typer.Option(
             help="memory (the packages in --servers-dir served over MCP in this process) or stdio"
             " (each package a subprocess)."
         ),
-    ] = "memory",
+    ] = EvalTransport.memory,
     retry_failed: Annotated[
         bool, typer.Option("--retry-failed", help="Re-run episodes that ended in harness failures.")
     ] = False,
@@ -96,60 +104,46 @@ def eval_command(
     `view`), score claims and states, and write a results table (terminal, results.json,
     report.html) with failure classes."""
     from envfactory_mcp.cli.runs import interrupted
-    from envfactory_mcp.eval.main import AGENTS, TRANSPORTS, EvalConfig, evaluate
+    from envfactory_mcp.eval.main import EvalConfig, evaluate
     from envfactory_mcp.eval.report import table
-    from envfactory_mcp.host.rollout import USERS, run_interruptibly
+    from envfactory_mcp.host.rollout import run_interruptibly
     from envfactory_mcp.records.store import MetadataMismatch
 
-    names = [e.strip() for e in envs.split(",") if e.strip()]
-    # Mistakes in the command line, found before any server is loaded or task built.
-    if not names:
-        raise usage("--envs names no server: give servers separated by commas, e.g. --envs crm,billing")
-    if agent not in AGENTS:
-        raise usage(f"--agent {agent!r}: choose one of {', '.join(AGENTS)}")
-    if user not in USERS:
-        raise usage(f"--user {user!r}: choose one of {', '.join(USERS)}")
-    if transport not in TRANSPORTS:
-        raise usage(f"--transport {transport!r}: choose one of {', '.join(TRANSPORTS)}")
-    for side, kind, model in (("agent", agent, agent_model), ("user", user, user_model)):
-        if kind == "llm" and not model:
-            raise usage(f"--{side} llm needs --{side}-model (a litellm model string)")
-    for side, model, timeout in (
-        ("agent", agent_model, agent_timeout),
-        ("user", user_model, user_timeout),
-        ("judge", judge_model, judge_timeout),
-    ):
-        if timeout is not None and not model:
-            raise usage(f"--{side}-timeout applies to a {side} with a model (--{side}-model)")
-    config = EvalConfig(
-        envs=names,
-        agent=agent,
-        agent_model=agent_model,
-        agent_api_base=agent_api_base,
-        agent_temperature=agent_temperature,
-        agent_max_tokens=agent_max_tokens,
-        judge_model=judge_model,
-        judge_api_base=judge_api_base,
-        user=user,
-        user_model=user_model,
-        user_api_base=user_api_base,
-        n=n,
-        trials=trials,
-        seed=seed,
-        max_chain=max_chain,
-        max_steps=max_steps,
-        concurrency=concurrency,
-        tasks_path=str(tasks) if tasks else None,
-        transport=transport,
-        shared_entities=None
-        if shared_entities is None
-        else [e.strip() for e in shared_entities.split(",") if e.strip()],
-        servers_dir=str(servers_dir),
-        retry_failed=retry_failed,
-        agent_timeout=agent_timeout,
-        user_timeout=user_timeout,
-        judge_timeout=judge_timeout,
-    )
+    # What the flags hold is checked by EvalConfig (a ConfigError, said here with the flags'
+    # names), before any server is loaded or task built.
+    try:
+        config = EvalConfig(
+            envs=[e.strip() for e in envs.split(",") if e.strip()],
+            agent=agent,
+            agent_model=agent_model,
+            agent_api_base=agent_api_base,
+            agent_temperature=agent_temperature,
+            agent_max_tokens=agent_max_tokens,
+            judge_model=judge_model,
+            judge_api_base=judge_api_base,
+            user=user,
+            user_model=user_model,
+            user_api_base=user_api_base,
+            n=n,
+            trials=trials,
+            seed=seed,
+            max_chain=max_chain,
+            max_steps=max_steps,
+            concurrency=concurrency,
+            tasks_path=str(tasks) if tasks else None,
+            transport=transport,
+            shared_entities=None
+            if shared_entities is None
+            else [e.strip() for e in shared_entities.split(",") if e.strip()],
+            servers_dir=str(servers_dir),
+            retry_failed=retry_failed,
+            agent_timeout=agent_timeout,
+            user_timeout=user_timeout,
+            judge_timeout=judge_timeout,
+        )
+    except ConfigError as exc:
+        raise config_usage(exc, {"n": "-n", "tasks_path": "--tasks"}) from None
+    names = config.envs
     reporter = Reporter(quiet)
     try:
         loaded = load_envs(names, servers_dir, allow_unverified, trust, reporter.say)

@@ -24,6 +24,7 @@ from envfactory_mcp.cli.app import (
     ServersDir,
     Trust,
     app,
+    config_usage,
     fail,
     refuse_existing,
     settings,
@@ -32,7 +33,8 @@ from envfactory_mcp.cli.app import (
 )
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.ray_cluster import is_backend
+from envfactory_mcp.host.config import AgentKind, ConfigError, RolloutTransport, UserKind
+from envfactory_mcp.ray_cluster import Backend
 from envfactory_mcp.settings import (
     CONCURRENCY,
     DEFAULT_SERVERS_DIR,
@@ -43,8 +45,20 @@ from envfactory_mcp.settings import (
 )
 
 INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
-# --transport: one spelling for every command (serve's); "http" is an old alias of rollout.
-TRANSPORTS = {"stdio": "stdio", "streamable-http": "http", "http": "http", "memory": "memory"}
+# How ``rollout``'s flags name the fields of ``RolloutConfig`` in its errors (else
+# ``--<field-with-dashes>``).
+ROLLOUT_FLAGS = {
+    "envs": "ENVS",
+    "tasks_path": "--tasks",
+    "agent_temperature": "--temperature",
+    "agent_max_tokens": "--max-tokens",
+    "agent_args['timeout']": "--agent-timeout",
+    "user_args['timeout']": "--user-timeout",
+    "episode_timeout_s": "--episode-timeout",
+    "urls": "--url",
+    "max_tasks": "--num-tasks",
+    "ray_address": "--address",
+}
 
 
 def interrupted() -> typer.Exit:
@@ -55,24 +69,6 @@ def interrupted() -> typer.Exit:
         "[bold yellow]interrupted;[/] rerun the same command to resume", highlight=False, soft_wrap=True
     )
     return typer.Exit(code=INTERRUPTED)
-
-
-def model_args(option: str, text: str | None) -> dict[str, Any]:
-    """``--agent-args`` / ``--user-args``: a JSON object of model keyword arguments."""
-    from envfactory_mcp.host.rollout import RESERVED_MODEL_ARGS
-
-    if text is None:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise usage(f"{option}: not valid JSON ({exc}); e.g. {option} '{{\"temperature\": 0}}'") from None
-    if not isinstance(value, dict):
-        raise usage(f"{option}: expected a JSON object, e.g. {option} '{{\"temperature\": 0}}'")
-    reserved = sorted(set(value) & set(RESERVED_MODEL_ARGS))
-    if reserved:
-        raise usage(f"{option}: {', '.join(reserved)} are set by the host; leave them out")
-    return value
 
 
 def move_aside(run_dir: Path) -> Path:
@@ -103,13 +99,13 @@ def rollout(
     tasks_file: Annotated[Path, typer.Option("--tasks", help="tasks.jsonl to roll out.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="Run directory (resumed if it exists).")],
     agent: Annotated[
-        str,
+        AgentKind,
         typer.Option(
             help="demonstrator (policy-following, decides from the user's words and tool outputs only: "
             "the SFT source), gold-replay (the same procedure following the gold's calls: a reference), "
-            "oracle (replays the gold: a consistency check), noop, random or llm."
+            "oracle (replays the gold: a consistency check), noop, random or llm (--agent-model)."
         ),
-    ] = "demonstrator",
+    ] = AgentKind.demonstrator,
     agent_model: Annotated[
         str | None,
         typer.Option(
@@ -133,7 +129,7 @@ def rollout(
             "gets as long). A slow local model needs more.",
         ),
     ] = None,
-    user: Annotated[str, typer.Option(help="scripted or llm.")] = "scripted",
+    user: Annotated[UserKind, typer.Option(help="scripted or llm (--user-model).")] = UserKind.scripted,
     user_model: Annotated[str | None, typer.Option(help="litellm model string for the llm user.")] = None,
     user_api_base: Annotated[str | None, typer.Option(help="Base URL for the user's model.")] = None,
     user_args: Annotated[
@@ -172,12 +168,12 @@ def rollout(
         ),
     ] = False,
     transport: Annotated[
-        str,
+        RolloutTransport,
         typer.Option(
             help="stdio (a subprocess per env), streamable-http (--url, servers started with serve "
-            "--control) or memory."
+            "--control; http is its old name) or memory."
         ),
-    ] = "stdio",
+    ] = RolloutTransport.stdio,
     url: Annotated[
         list[str] | None, typer.Option(help="env=URL of a server started with --control (streamable-http).")
     ] = None,
@@ -216,7 +212,7 @@ def rollout(
     trust: Trust = False,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
     backend: Annotated[
-        str,
+        Backend,
         typer.Option(
             help="Where episodes run: local (this process) or ray (a Ray cluster; pip install "
             "'envfactory-mcp[ray]'). A run may resume on either."
@@ -236,126 +232,71 @@ def rollout(
     Every package served from --servers-dir must have a passing, current verification report.
     Rerun the same command to resume a run; add --retry-failed to redo its harness failures."""
 
-    from envfactory_mcp.host.rollout import AGENTS, USERS, RolloutConfig, run_interruptibly
+    from envfactory_mcp.host.config import RolloutConfig, parse_model_args
     from envfactory_mcp.host.rollout import rollout as run_rollout
+    from envfactory_mcp.host.rollout import run_interruptibly
     from envfactory_mcp.records.store import MetadataMismatch
 
-    if not is_backend(backend) or (address is not None and backend != "ray"):
-        raise usage("choose --backend local|ray (--address goes with --backend ray)")
-    if agent not in AGENTS:
-        raise usage(f"--agent {agent!r}: choose one of {', '.join(AGENTS)}")
-    if user not in USERS:
-        raise usage(f"--user {user!r}: choose one of {', '.join(USERS)}")
-    if transport not in TRANSPORTS:
-        raise usage(f"--transport {transport!r}: choose stdio, streamable-http or memory")
-    if episode_timeout <= 0:
-        raise usage(f"--episode-timeout must be more than 0 seconds, got {episode_timeout:g}")
-    # A participant played by a model needs the model, checked before any run directory exists.
-    for side, kind, model in (("agent", agent, agent_model), ("user", user, user_model)):
-        if kind == "llm" and not model:
-            raise usage(f"--{side} llm needs --{side}-model (a litellm model string)")
-    agent_kwargs, user_kwargs = model_args("--agent-args", agent_args), model_args("--user-args", user_args)
-    # A model's timeout is its requests' ``timeout`` (llm/litellm_client.py: each attempt's
-    # deadline), so it is recorded with the run's model arguments.
-    for side, model, timeout, kwargs in (
-        ("agent", agent_model, agent_timeout, agent_kwargs),
-        ("user", user_model, user_timeout, user_kwargs),
-    ):
-        if timeout is None:
-            continue
-        if not model:
-            raise usage(f"--{side}-timeout applies to a {side} with a model (--{side}-model)")
-        if "timeout" in kwargs:
-            raise usage(f"--{side}-timeout and timeout in --{side}-args: give one")
-        kwargs["timeout"] = timeout
-    # Sampling options of a participant without a model would be recorded as if they applied.
-    for side, kind, options in (
-        (
-            "agent",
-            agent,
-            {"--temperature": temperature, "--max-tokens": max_tokens, "--agent-args": agent_args},
-        ),
-        (
-            "user",
-            user,
-            {
-                "--user-temperature": user_temperature,
-                "--user-max-tokens": user_max_tokens,
-                "--user-args": user_args,
-            },
-        ),
-    ):
-        given = [flag for flag, value in options.items() if value is not None]
-        if given and kind != "llm":
-            raise usage(f"{', '.join(given)} apply to an llm {side} only (--{side} llm)")
-    for flag, value, args in (
-        ("--temperature", temperature, agent_kwargs),
-        ("--max-tokens", max_tokens, agent_kwargs),
-        ("--user-temperature", user_temperature, user_kwargs),
-        ("--user-max-tokens", user_max_tokens, user_kwargs),
-    ):
-        key = flag.removeprefix("--user-").removeprefix("--").replace("-", "_")
-        if value is not None and key in args:
-            raise usage(f"{flag} and {key} in the {'user' if 'user' in flag else 'agent'} args: give one")
-    ids = (
-        tuple(part.strip() for part in task_ids.split(",") if part.strip()) if task_ids is not None else None
-    )
-    if ids is not None and not ids:
-        raise usage("--task-ids: give task ids separated by commas, e.g. --task-ids retail-0001,retail-0002")
+    # What the flags hold is checked by RolloutConfig (a ConfigError, said here with the
+    # flags' names), before any run directory exists; here only the text is read.
     bad_urls = [item for item in (url or []) if "=" not in item]
     if bad_urls:
         raise usage(f"--url {bad_urls[0]!r}: give env=URL, e.g. --url retail=http://127.0.0.1:8000/mcp")
-    urls = dict(item.split("=", 1) for item in (url or []))
-    env_names = [e for e in envs.split(",") if e]
-    if TRANSPORTS[transport] == "http" and (missing := [e for e in env_names if e not in urls]):
-        raise usage(f"--transport streamable-http needs --url {missing[0]}=URL for each environment")
-    basis = tuple(part.strip() for part in reward_basis.split(",") if part.strip())
-    from envfactory_mcp.scoring.reward import BASES
-
-    unknown = set(basis) - set(BASES)
-    if unknown or not basis:
-        raise usage(f"--reward-basis: unknown {sorted(unknown)}: use {', '.join(BASES)}")
-    config = RolloutConfig(
-        envs=[e for e in envs.split(",") if e],
-        tasks_path=str(tasks_file),
-        agent=agent,
-        agent_model=agent_model,
-        agent_api_base=agent_api_base,
-        agent_temperature=temperature,
-        agent_max_tokens=max_tokens,
-        agent_args=agent_kwargs,
-        user=user,
-        user_model=user_model,
-        user_api_base=user_api_base,
-        user_temperature=user_temperature,
-        user_max_tokens=user_max_tokens,
-        user_args=user_kwargs,
-        trials=trials,
-        concurrency=concurrency,
-        max_steps=max_steps,
-        max_errors=max_errors,
-        episode_timeout_s=episode_timeout,
-        transport=TRANSPORTS[transport],  # type: ignore[arg-type]
-        servers_dir=str(servers_dir),
-        urls=urls,
-        seed=seed,
-        reward_basis=basis,
-        max_tasks=num_tasks,
-        task_ids=ids,
-        retry_failed=retry_failed,
-        allow_unverified=allow_unverified,
-        trust=trust,
-        http_token=http_token,
-        backend=backend,
-        ray_address=address,
-    )
+    try:
+        # A model's request deadline is its requests' ``timeout`` (llm/litellm_client.py:
+        # each attempt's), so it is recorded with the run's model arguments.
+        kwargs = {}
+        for side, text, timeout in (("agent", agent_args, agent_timeout), ("user", user_args, user_timeout)):
+            kwargs[side] = parse_model_args(f"{side}_args", text)
+            if timeout is not None:
+                if "timeout" in kwargs[side]:
+                    raise usage(f"--{side}-timeout and timeout in --{side}-args: give one")
+                kwargs[side]["timeout"] = timeout
+        config = RolloutConfig(
+            envs=[e for e in envs.split(",") if e],
+            tasks_path=str(tasks_file),
+            agent=agent,
+            agent_model=agent_model,
+            agent_api_base=agent_api_base,
+            agent_temperature=temperature,
+            agent_max_tokens=max_tokens,
+            agent_args=kwargs["agent"],
+            user=user,
+            user_model=user_model,
+            user_api_base=user_api_base,
+            user_temperature=user_temperature,
+            user_max_tokens=user_max_tokens,
+            user_args=kwargs["user"],
+            trials=trials,
+            concurrency=concurrency,
+            max_steps=max_steps,
+            max_errors=max_errors,
+            episode_timeout_s=episode_timeout,
+            transport=transport.host_name,
+            servers_dir=str(servers_dir),
+            urls=dict(item.split("=", 1) for item in (url or [])),
+            seed=seed,
+            reward_basis=tuple(part.strip() for part in reward_basis.split(",") if part.strip()),
+            max_tasks=num_tasks,
+            task_ids=None
+            if task_ids is None
+            else tuple(part.strip() for part in task_ids.split(",") if part.strip()),
+            retry_failed=retry_failed,
+            allow_unverified=allow_unverified,
+            trust=trust,
+            http_token=http_token,
+            backend=backend,
+            ray_address=address,
+        )
+    except ConfigError as exc:
+        raise config_usage(exc, ROLLOUT_FLAGS) from None
     reporter = Reporter(quiet)
     try:
         from envfactory_mcp.packages import check_served, ensure_shipped
         from envfactory_mcp.tasks.model import read_tasks
 
         read_tasks(tasks_file)  # a missing or malformed file is refused before any run directory exists
-        if TRANSPORTS[transport] != "http":
+        if config.transport != "http":
             for env in config.envs:
                 ensure_shipped(servers_dir, env, note=reporter.say)
         warn_unverified(

@@ -13,7 +13,7 @@ import typer
 from envfactory_mcp.cli.app import app, fail, usage
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
-from envfactory_mcp.ray_cluster import Backend, is_backend
+from envfactory_mcp.ray_cluster import Backend
 
 if TYPE_CHECKING:
     from envfactory_mcp.synth.report import FidelityReport
@@ -70,7 +70,7 @@ def synthesize(
         typer.Option("--overwrite", help="Replace a package of the same name in -o (refused otherwise)."),
     ] = False,
     backend: Annotated[
-        str,
+        Backend,
         typer.Option(
             help="Where descriptions are synthesised: local (this process) or ray (a Ray cluster, one "
             "worker per CPU; pip install 'envfactory-mcp[ray]'; -o at the same path on every node). "
@@ -92,8 +92,8 @@ def synthesize(
     """
     import anyio
 
-    if not is_backend(backend) or (address is not None and backend != "ray"):
-        raise usage("choose --backend local|ray (--address goes with --backend ray)")
+    if address is not None and backend != "ray":
+        raise usage("--address goes with --backend ray")
     descriptions = list(description or [])
     descriptions_from_file = _read_list(from_list) if from_list is not None else []
     resources = list(resource or [])

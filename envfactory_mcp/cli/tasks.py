@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,6 +22,21 @@ from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import DEFAULT_SERVERS_DIR
 
+if TYPE_CHECKING:
+    from envfactory_mcp.tasks.generate import SamplerName
+
+
+class Sampler(StrEnum):
+    """``tasks --sampler``: ``tasks.generate.SamplerName``'s samplers as the command line spells them."""
+
+    topology = "topology"
+    random_walk = "random-walk"
+    random_walk_old = "random_walk"  # the old spelling
+
+    @property
+    def generator_name(self) -> SamplerName:
+        return "topology" if self is Sampler.topology else "random_walk"
+
 
 @app.command()
 def tasks(
@@ -30,8 +46,8 @@ def tasks(
     n: Annotated[int, typer.Option("-n", "--n", min=1, help="How many valid tasks.")] = 100,
     seed: Annotated[int, typer.Option(help="Sampler seed: same seed, same tasks, byte for byte.")] = 0,
     sampler: Annotated[
-        str, typer.Option(help="topology (the method) or random-walk (ablation baseline).")
-    ] = "topology",
+        Sampler, typer.Option(help="topology (the method) or random-walk (ablation baseline).")
+    ] = Sampler.topology,
     model: Annotated[
         str | None,
         typer.Option(
@@ -63,16 +79,12 @@ def tasks(
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
     import anyio
 
-    from envfactory_mcp.cli.app import usage
     from envfactory_mcp.cli.runs import interrupted
     from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
     from envfactory_mcp.tasks.stats import task_stats
 
-    samplers = {"topology": "topology", "random-walk": "random_walk", "random_walk": "random_walk"}
-    if sampler not in samplers:
-        raise usage(f"--sampler {sampler!r}: use topology or random-walk")
     calibrate = model if model and model != "offline" else None
     refuse_existing(output, overwrite)
     reporter = Reporter(quiet)
@@ -91,7 +103,7 @@ def tasks(
                 made_so_far += 1
                 advance(made_so_far, n)
 
-            made, report = generate_tasks(env, n, seed=seed, sampler=samplers[sampler], on_task=on_task)  # type: ignore[arg-type]
+            made, report = generate_tasks(env, n, seed=seed, sampler=sampler.generator_name, on_task=on_task)
             if calibrate is not None:
                 from envfactory_mcp.llm import LiteLLMClient
 

@@ -14,55 +14,28 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from envfactory_mcp import files
 from envfactory_mcp.env import Environment
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.claims import ClaimJudge
 from envfactory_mcp.eval.compose import KINDS, EvalTask, read_eval_set, write_eval_set
+from envfactory_mcp.eval.config import AGENTS as AGENTS
+from envfactory_mcp.eval.config import EvalAgent, EvalTransport
+from envfactory_mcp.eval.config import EvalConfig as EvalConfig
 from envfactory_mcp.eval.report import EvalResult, eval_result, summarize, write_results
 from envfactory_mcp.eval.sets import ComposedSet, compose_eval_set
-from envfactory_mcp.settings import CONCURRENCY, DEFAULT_SERVERS_DIR, MAX_STEPS
+from envfactory_mcp.host.config import RolloutConfig
 
-AGENTS = ("oracle", "demonstrator", "gold-replay", "noop", "random", "coinflip", "skip-read", "llm")
+if TYPE_CHECKING:
+    from envfactory_mcp.host.connection import Transport
+
 EVAL_SET = "eval_set.jsonl"
 TASKS = "tasks.jsonl"
 DEMO_SERVERS = "servers"  # <out>/servers: the demo packages, and links to the others
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    envs: list[str]
-    agent: str = "oracle"
-    agent_model: str | None = None
-    agent_api_base: str | None = None
-    agent_temperature: float | None = None
-    agent_max_tokens: int | None = None
-    judge_model: str | None = None
-    judge_api_base: str | None = None
-    user: str = "scripted"
-    user_model: str | None = None
-    user_api_base: str | None = None
-    n: int = 20
-    trials: int = 1
-    seed: int = 0
-    max_chain: int = 4
-    max_steps: int = MAX_STEPS
-    concurrency: int = CONCURRENCY
-    tasks_path: str | None = None  # a fixed eval set to re-run
-    # Entity types whose ids mean the same on every server (None: those the servers declare
-    # shared, and the demo servers' own when a linked demo server is given).
-    shared_entities: list[str] | None = None
-    transport: str = "memory"  # the packages over MCP: memory (in this process) or stdio
-    servers_dir: str = str(DEFAULT_SERVERS_DIR)
-    retry_failed: bool = False  # what this session does, not configuration
-    # Seconds one request to each model may take (None: llm.MODEL_TIMEOUT_S), each attempt's
-    # deadline: the agent's and user's are their requests' ``timeout`` (as rollout records it).
-    agent_timeout: float | None = None
-    user_timeout: float | None = None
-    judge_timeout: float | None = None
 
 
 def make_judge(config: EvalConfig) -> ClaimJudge | None:
@@ -76,15 +49,22 @@ def make_judge(config: EvalConfig) -> ClaimJudge | None:
     return ClaimJudge(client)
 
 
-# How eval reaches its servers: the packages over MCP, in this process or as subprocesses.
-EvalTransport = Literal["memory", "stdio"]
-TRANSPORTS: tuple[EvalTransport, ...] = get_args(EvalTransport)
+TRANSPORTS = tuple(transport.value for transport in EvalTransport)
 
 
-def transport_of(name: str) -> EvalTransport:
-    for transport in TRANSPORTS:
-        if name == transport:
-            return transport
+@dataclass(frozen=True)
+class _EvalRollout(RolloutConfig):
+    """The rollout of an eval run: its agent may also be one of eval's own."""
+
+    agent_kinds: ClassVar[type[StrEnum]] = EvalAgent
+
+
+def transport_of(name: str) -> Transport:
+    """The host's transport for ``EvalConfig.transport`` (``EvalTransport``)."""
+    if name == EvalTransport.stdio:
+        return "stdio"
+    if name == EvalTransport.memory:
+        return "memory"
     raise EnvFactoryError(f"unknown transport {name!r}: use one of {', '.join(TRANSPORTS)}")
 
 
@@ -206,11 +186,9 @@ async def evaluate(
     """Build (or reuse) the set, play every missing (task, trial) through the host into the
     run directory ``out``, read every record; writes ``results.json`` and ``report.html``
     and returns the summary and the results."""
-    from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout
+    from envfactory_mcp.host.rollout import make_user, rollout
 
     transport = transport_of(config.transport)  # refused before anything is built
-    if config.agent not in AGENTS and agent_factory is globals()["agent_factory"]:
-        raise EnvFactoryError(f"unknown agent {config.agent!r}: use one of {', '.join(AGENTS)}")
     tasks, digest, statement = prepare(config, envs, out)
     if echo is not None:
         echo(statement)
@@ -227,7 +205,7 @@ async def evaluate(
         {**asdict(config), "eval_set_sha256": digest, "statement": statement},
         sort_keys=True,
     )
-    rollout_config = RolloutConfig(
+    rollout_config = _EvalRollout(
         envs=servers,
         tasks_path=str(out / TASKS),
         agent=config.agent,

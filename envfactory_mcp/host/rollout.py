@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,98 +29,29 @@ from pydantic_core import PydanticSerializationError
 
 from envfactory_mcp.errors import EnvFactoryError, InfrastructureError
 from envfactory_mcp.host.backends import run_ray
-from envfactory_mcp.host.connection import Transport
+
+# RolloutConfig's home is host/config.py (light: the command line imports it); re-exported here.
+from envfactory_mcp.host.config import AGENTS as AGENTS
+from envfactory_mcp.host.config import RESERVED_MODEL_ARGS as RESERVED_MODEL_ARGS
+from envfactory_mcp.host.config import USERS as USERS
+from envfactory_mcp.host.config import AgentKind as AgentKind
+from envfactory_mcp.host.config import ConfigError as ConfigError
+from envfactory_mcp.host.config import RolloutConfig as RolloutConfig
+from envfactory_mcp.host.config import RolloutTransport as RolloutTransport
+from envfactory_mcp.host.config import UserKind as UserKind
 from envfactory_mcp.host.episode import EpisodeConfig, offered_envs, run_episode
 from envfactory_mcp.host.servers import Servers as _Servers
 from envfactory_mcp.host.servers import failed_record as _failed
 from envfactory_mcp.packages import check_served
-from envfactory_mcp.ray_cluster import BACKENDS, Backend, import_ray
+from envfactory_mcp.ray_cluster import BACKENDS, import_ray
 from envfactory_mcp.scoring.gold import GoldCache
-from envfactory_mcp.settings import (
-    CONCURRENCY,
-    DEFAULT_SERVERS_DIR,
-    EPISODE_TIMEOUT_S,
-    MAX_ERRORS,
-    MAX_STEPS,
-    REWARD_BASIS,
-)
 from envfactory_mcp.sim.types import Agent, UserSimulator
 from envfactory_mcp.tasks.model import Task, read_tasks
 
 T = TypeVar("T")
-AGENTS = ("demonstrator", "gold-replay", "oracle", "noop", "random", "llm")
 # Keys a run may change when it resumes: how it runs, not what it records. The task file
 # may move (its content is checked by hash), and a run may be grown by task subsets.
 RESUMABLE_KEYS = ("concurrency", "backend", "ray_address", "tasks_path", "task_ids", "max_tasks")
-# Keyword arguments of a model request that the host sets itself (not --agent-args).
-RESERVED_MODEL_ARGS = ("model", "messages", "tools", "api_base", "api_key", "stream")
-USERS = ("scripted", "llm")
-
-
-@dataclass(frozen=True)
-class RolloutConfig:
-    envs: list[str]
-    tasks_path: str
-    agent: str = "oracle"
-    agent_model: str | None = None
-    agent_api_base: str | None = None
-    agent_temperature: float | None = None  # None: the endpoint's default
-    agent_max_tokens: int | None = None
-    user: str = "scripted"
-    user_model: str | None = None
-    user_api_base: str | None = None
-    user_temperature: float | None = None
-    user_max_tokens: int | None = None
-    trials: int = 1
-    concurrency: int = CONCURRENCY
-    max_steps: int = MAX_STEPS
-    max_errors: int = MAX_ERRORS
-    episode_timeout_s: float = EPISODE_TIMEOUT_S
-    transport: Transport = "stdio"
-    servers_dir: str = str(DEFAULT_SERVERS_DIR)
-    urls: dict[str, str] = field(default_factory=dict)  # env -> URL, for the http transport
-    seed: int = 0
-    reward_basis: tuple[str, ...] = REWARD_BASIS
-    max_tasks: int | None = None  # the first N tasks of the file (after task_ids)
-    task_ids: tuple[str, ...] | None = None  # only these tasks, in the file's order
-    agent_args: dict[str, Any] = field(default_factory=dict)  # further keyword arguments of model requests
-    user_args: dict[str, Any] = field(default_factory=dict)
-    # Re-run recorded episodes whose last record is a harness failure. What this session
-    # does, not configuration: not in the metadata.
-    retry_failed: bool = False
-    # Leave to start packages whose verification report is missing, failed or stale. A
-    # permission, not configuration: it is not in the metadata (a run resumes either way).
-    allow_unverified: bool = False
-    # Leave to run a package's tool code in this process though it is not shipped with
-    # envfactory-mcp (otherwise it runs jailed). A permission too: not in the metadata.
-    trust: bool = False
-    # Bearer token for servers reached over HTTP beyond loopback (``serve --auth-token``).
-    # A secret, not configuration: never written to the metadata.
-    http_token: str | None = field(default=None, repr=False)
-    # Where episodes run (``host.backends``): "local" (this process) or "ray" (a Ray
-    # cluster at ``ray_address``: None starts a private one, "auto" joins this machine's).
-    # Recorded, but a run may resume on another backend: the records are the same.
-    backend: Backend = "local"
-    ray_address: str | None = None
-
-    def metadata(self, run_id: str, tasks_bytes: bytes | None = None) -> dict[str, Any]:
-        """What a resumed run must match: the configuration and the exact task file (read
-        from ``tasks_path`` unless its content is given)."""
-        import hashlib
-
-        data = asdict(self)
-        data["reward_basis"] = list(self.reward_basis)
-        data["task_ids"] = list(self.task_ids) if self.task_ids is not None else None
-        # Absolute, so export, rescore and view find them from any directory.
-        data["tasks_path"] = str(Path(self.tasks_path).resolve())
-        data["servers_dir"] = str(Path(self.servers_dir).resolve())
-        del data["allow_unverified"], data["trust"], data["http_token"], data["retry_failed"]
-        for key in ("agent_args", "user_args"):  # left out when empty, as runs before them were
-            if not data[key]:
-                del data[key]
-        content = Path(self.tasks_path).read_bytes() if tasks_bytes is None else tasks_bytes
-        digest = hashlib.sha256(content).hexdigest()
-        return {"run_id": run_id, "tasks_sha256": digest, **data}
 
 
 @functools.lru_cache(maxsize=16)
@@ -134,6 +64,7 @@ def _package_spec(servers_dir: str, env: str) -> Any:
 
 
 def make_agent(config: RolloutConfig, task: Task) -> Agent:
+    """The agent ``config.agent`` names (``AgentKind``: one branch each)."""
     from envfactory_mcp.sim import agents
 
     if config.agent == "oracle":
@@ -187,6 +118,7 @@ def make_agent(config: RolloutConfig, task: Task) -> Agent:
 
 
 def make_user(config: RolloutConfig, task: Task) -> UserSimulator:
+    """The simulated user ``config.user`` names (``UserKind``: one branch each)."""
     from envfactory_mcp.sim import users
 
     if config.user == "scripted":

@@ -151,10 +151,14 @@ def test_an_unknown_client_is_a_usage_mistake(tmp_path: Path):
     from typer.testing import CliRunner
 
     from envfactory_mcp.cli import app
+    from envfactory_mcp.clients import CLIENTS
 
     done = CliRunner().invoke(
-        app, ["install", "retail", "--client", "zed", "--servers-dir", str(SERVERS_DIR)]
+        app,
+        ["install", "retail", "--client", "zed", "--servers-dir", str(SERVERS_DIR)],
+        env={"COLUMNS": "300"},
     )
     assert done.exit_code == 2
-    assert "unknown client 'zed': use one of claude-desktop" in done.output
-    assert len(done.output.strip().splitlines()) == 1
+    # typer's usage error (issue 30): the option's choices are the clients, said on one line.
+    (said,) = [line for line in done.output.splitlines() if "Invalid value" in line]
+    assert "'--client'" in said and "'zed'" in said and all(f"'{client}'" in said for client in CLIENTS), said

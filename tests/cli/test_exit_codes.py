@@ -17,8 +17,14 @@ MISTAKES = [
     (["nosuchcommand"], "No such command"),
     (["list", "--bogus"], "--bogus"),
     (["serve"], "Missing argument"),
-    (["serve", "retail", "--transport", "carrier-pigeon"], "--transport 'carrier-pigeon'"),
-    (["serve", "retail", "--log-level", "LOUD"], "--log-level 'LOUD'"),
+    (
+        ["serve", "retail", "--transport", "carrier-pigeon"],
+        "Invalid value for '--transport': Value error, 'carrier-pigeon' is not one of 'stdio', 'streamable-http'",
+    ),
+    (
+        ["serve", "retail", "--log-level", "LOUD"],
+        "Invalid value for '--log-level': Value error, 'LOUD' is not one of",
+    ),
     (["serve", "retail", "--port", "99999"], "--port"),
     (["serve", "retail", "--port", "eighty"], "--port"),
     (["serve", "retail", "--call-timeout", "-1"], "--call-timeout"),
@@ -27,10 +33,19 @@ MISTAKES = [
     (["serve", "retail", "--transport", "streamable-http", "--host", "0.0.0.0"], "--auth-token"),
     (["build"], "give an environment name or --all"),
     (["build", "retail", "--backend", "ray"], "--backend and --address apply to --all"),
-    (["install", "retail", "--client", "zed"], "unknown client 'zed'"),
-    (["graph", "retail", "--format", "png"], "unknown format 'png'"),
+    (
+        ["install", "retail", "--client", "zed"],
+        "Invalid value for '--client': Value error, 'zed' is not one of",
+    ),
+    (
+        ["graph", "retail", "--format", "png"],
+        "Invalid value for '--format': Value error, 'png' is not one of 'json', 'dot', 'html'",
+    ),
     (["tasks", "retail", "-n", "0", "-o", "{tmp}/t.jsonl"], "-n"),
-    (["tasks", "retail", "--sampler", "dice", "-o", "{tmp}/t.jsonl"], "--sampler 'dice'"),
+    (
+        ["tasks", "retail", "--sampler", "dice", "-o", "{tmp}/t.jsonl"],
+        "Invalid value for '--sampler': Value error, 'dice' is not one of 'topology'",
+    ),
     (
         ["rollout", "retail", "--tasks", "{tmp}/t.jsonl", "--agent", "llm", "-o", "{tmp}/run"],
         "--agent llm needs --agent-model",
@@ -39,13 +54,19 @@ MISTAKES = [
         ["rollout", "retail", "--tasks", "{tmp}/t.jsonl", "--user-timeout", "5", "-o", "{tmp}/run"],
         "--user-timeout applies to a user",
     ),
-    (["eval", "--envs", "retail", "--agent", "wizard", "-o", "{tmp}/ev"], "--agent 'wizard'"),
+    (
+        ["eval", "--envs", "retail", "--agent", "wizard", "-o", "{tmp}/ev"],
+        "Invalid value for '--agent': Value error, 'wizard' is not one of",
+    ),
     (["eval", "--envs", "retail", "--user", "llm", "-o", "{tmp}/ev"], "--user llm needs --user-model"),
     (
         ["eval", "--envs", "retail", "--judge-timeout", "5", "-o", "{tmp}/ev"],
         "--judge-timeout applies to a judge",
     ),
-    (["eval", "--envs", "retail", "--transport", "pigeon", "-o", "{tmp}/ev"], "--transport 'pigeon'"),
+    (
+        ["eval", "--envs", "retail", "--transport", "pigeon", "-o", "{tmp}/ev"],
+        "Invalid value for '--transport': Value error, 'pigeon' is not one of 'memory', 'stdio'",
+    ),
     (["eval", "--envs", ",", "-o", "{tmp}/ev"], "--envs names no server"),
     (["eval-standing", "--groups", "one,two", "-o", "{tmp}/set.jsonl"], "--groups: not a list of numbers"),
     (["export", "{tmp}", "--format", "parchment", "-o", "{tmp}/x.jsonl"], "unknown format 'parchment'"),

@@ -42,7 +42,7 @@ def test_options_that_take_a_value_still_name_its_type():
         (["build"], "give an environment name or --all (not both)"),
         (["build", "retail", "--all"], "give an environment name or --all (not both)"),
         (["build", "--all", "--seed", "3"], "--seed applies to one environment, not to --all"),
-        (["build", "--all", "--backend", "slurm"], "choose --backend local|ray"),
+        (["build", "--all", "--backend", "slurm"], "Invalid value for '--backend'"),
         (["build", "retail", "--backend", "ray"], "--backend and --address apply to --all"),
     ],
 )

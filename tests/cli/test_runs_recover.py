@@ -207,7 +207,7 @@ def test_task_subsets(tasks: list[Task], tasks_file: Path, tmp_path: Path):
           '{"temperature": 0}'], "give one"),
         (["--transport", "streamable-http"], "--transport streamable-http needs --url retail=URL"),
         (["--transport", "http"], "--transport streamable-http needs --url retail=URL"),  # the old spelling
-        (["--transport", "carrier-pigeon"], "choose stdio, streamable-http or memory"),
+        (["--transport", "carrier-pigeon"], "Invalid value for '--transport'"),
         (["--max-errors", "0"], "--max-errors"),
     ],
 )  # fmt: skip

@@ -61,7 +61,7 @@ def test_an_agent_endpoint_that_goes_down_mid_run_leaves_unscored_episodes(tasks
 
         client = LiteLLMClient("openai/agent", api_base=server.base_url, max_retries=1, backoff_s=0.01)
         agent = lambda cfg, t: LLMAgent(client)
-        cfg = config(path, agent="llm", trials=3, concurrency=1)
+        cfg = config(path, agent="llm", agent_model="openai/agent", trials=3, concurrency=1)
         summary = anyio.run(rollout, cfg, tmp_path / "run", stop_the_endpoint, agent, make_user)
     done = sorted(records(tmp_path / "run"), key=lambda r: r.termination)
     assert [r.termination for r in done] == ["model_unavailable", "model_unavailable", "user_stop"]
@@ -115,7 +115,12 @@ def test_a_model_that_answers_unusably_is_the_agents_failure_and_scored(tasks: l
         client = LiteLLMClient("openai/agent", api_base=server.base_url, max_retries=3, backoff_s=0.01)
         agent = lambda cfg, t: LLMAgent(client)
         summary = anyio.run(
-            rollout, config(path, agent="llm", concurrency=1), tmp_path / "run", None, agent, make_user
+            rollout,
+            config(path, agent="llm", agent_model="openai/agent", concurrency=1),
+            tmp_path / "run",
+            None,
+            agent,
+            make_user,
         )
     done = records(tmp_path / "run")
     assert sorted(r.termination for r in done) == ["agent_error", "agent_error", "context_window_exceeded"]

@@ -210,6 +210,7 @@ def test_one_hostile_model_reply_fails_only_its_own_call_and_the_other_episodes_
             servers_dir=str(SERVERS_DIR),
             transport=transport,  # type: ignore[arg-type]
             agent="llm",
+            agent_model="openai/hostile",  # recorded; the factory below plays it
             concurrency=len(chosen),  # every episode in flight at once, on one connection
         )
 

@@ -123,7 +123,14 @@ def test_llm_agent_and_llm_user_end_to_end(tasks: list[Task], tmp_path: Path):
         user = lambda cfg, t: LLMUser(LiteLLMClient("openai/user-model", api_base=user_server.base_url))
         anyio.run(
             rollout,
-            config(path, agent="llm", user="llm", transport="memory"),
+            config(
+                path,
+                agent="llm",
+                agent_model="openai/agent-model",
+                user="llm",
+                user_model="openai/user-model",
+                transport="memory",
+            ),
             tmp_path / "run",
             None,
             agent,
@@ -155,7 +162,7 @@ def test_a_model_endpoint_that_keeps_failing_is_a_harness_failure_and_nothing_is
             "openai/flaky", api_base=server.base_url, max_retries=1, backoff_s=0.01, timeout_s=0.5
         )
         agent = lambda cfg, t: LLMAgent(client)
-        cfg = config(path, agent="llm", transport="memory", concurrency=1)
+        cfg = config(path, agent="llm", agent_model="openai/flaky", transport="memory", concurrency=1)
         summary = anyio.run(rollout, cfg, tmp_path / "run", None, agent, make_user)
     done = records(tmp_path / "run")
     assert sorted(r.termination for r in done) == ["model_unavailable", "model_unavailable"]
