@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from envfactory_mcp.blueprints.retail.seed import CLOCK_DAY
+from envfactory_mcp.blueprints.retail.spec import RETURN_WINDOW_DAYS
 from envfactory_mcp.runtime import Toolbox, dump_state, state_hash
 
 ADDRESS = {
@@ -41,10 +44,14 @@ class Seed:
             self.variants[i["product_id"]].append(i)
 
     def orders_with(self, status: str, **fields: Any) -> list[dict]:
+        """Orders in ``status``; delivered ones only within the return window (older ones
+        are refused by the window rule, see test_the_return_window)."""
         return [
             o
             for o in self.state["orders"]
-            if o["status"] == status and all(o[k] == v for k, v in fields.items())
+            if o["status"] == status
+            and all(o[k] == v for k, v in fields.items())
+            and (status != "delivered" or not past_return_window(o))
         ]
 
     def total(self, order_id: str) -> int:
@@ -115,6 +122,14 @@ class Seed:
                     if want(order, line, new):
                         return order, line, new
         pytest.fail(f"the seed has no {status} order that fits")
+
+
+CLOCK = datetime(*CLOCK_DAY, 12, 0, tzinfo=UTC)
+
+
+def past_return_window(order: dict) -> bool:
+    placed = datetime.fromisoformat(order["created_at"].replace("Z", "+00:00"))
+    return CLOCK - placed > timedelta(days=RETURN_WINDOW_DAYS)
 
 
 class Desk:
@@ -880,3 +895,39 @@ def test_every_declared_table_is_needed(retail_env, toolbox, seed):
                 assert out.ok, (name, out.error)
             else:
                 assert out.internal, (name, table, out)
+
+
+def test_the_return_window(desk, seed):
+    """Items of a delivered order can be returned or exchanged only within 90 days of the
+    order being placed: a declared window rule (issue 31), enforced by the runtime. The
+    same order placed a day inside the window goes through."""
+    old = [o for o in seed.state["orders"] if o["status"] == "delivered" and past_return_window(o)]
+    assert old, "the seed has delivered orders past the return window"
+    order = old[0]
+    oid, line = order["order_id"], seed.lines[order["order_id"]][0]
+    paid = seed.paid_with(oid)
+    desk.refused(
+        "return_delivered_order_items",
+        "within 90 days of the order being placed",
+        order_id=oid,
+        item_ids=[line["item_id"]],
+        payment_method_id=paid,
+    )
+    # An exchange the tool itself takes (no price to charge), refused by the window alone.
+    swaps = [
+        (o["order_id"], ln, n)
+        for o in old
+        for ln in seed.lines[o["order_id"]]
+        for n in seed.alternatives(o["order_id"], ln["item_id"])
+        if n["price_cents"] <= ln["price_cents"]
+    ]
+    assert swaps, "an old delivered order has a cheaper variant to exchange for"
+    other, some, cheaper = swaps[0]
+    desk.refused(
+        "exchange_delivered_order_items",
+        "within 90 days of the order being placed",
+        **swap(other, some["item_id"], cheaper["item_id"], seed.paid_with(other)),
+    )
+    inside = (CLOCK - timedelta(days=RETURN_WINDOW_DAYS - 1)).strftime("%Y-%m-%dT%H:%M:00Z")
+    desk.db.execute("UPDATE orders SET created_at = ? WHERE order_id = ?", (inside, oid))
+    desk.ok("return_delivered_order_items", order_id=oid, item_ids=[line["item_id"]], payment_method_id=paid)

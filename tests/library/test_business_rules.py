@@ -173,10 +173,6 @@ def rules_of(spec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 FLAGSHIPS = ("airline", "banking", "clinic", "logistics", "retail", "telecom", "travel", "workplace")
-# Retail's only coded rule beyond status that the declared kinds can state exactly is the
-# one-time item change; its others (a gift card covers the amount, refund targets) are not
-# yet expressible, so it declares one rule of one kind.
-ONE_KIND = {"retail"}
 
 
 @pytest.mark.parametrize("name", [*service_names(), *FLAGSHIPS])
@@ -185,10 +181,7 @@ def test_every_rule_is_refused_when_broken_and_kept_otherwise(name: str):
     spec = dict(env.bundle().spec)
     rules = rules_of(spec)
     kinds = Counter(r["kind"] for r in rules)
-    if name in ONE_KIND:
-        assert len(rules) >= 1, kinds
-    else:
-        assert len(rules) >= 2 and len(kinds) >= 2, kinds
+    assert len(rules) >= 2 and len(kinds) >= 2, kinds
     for rule in rules:
         alone = copy.deepcopy(spec)
         alone["policy_rules"] = {**spec["policy_rules"], "rules": [rule]}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from envfactory_mcp.blueprints import kit
 from envfactory_mcp.spec import Authentication, EnvSpec, PolicyRules, RefusalRule, SeedSpec, Transfer
-from envfactory_mcp.spec.policy import EligibilityRule
+from envfactory_mcp.spec.policy import EligibilityRule, WindowRule
 
 from .spec_tables import build_tables
 from .spec_tools import build_tools
@@ -29,6 +29,8 @@ _ORDER_CHANGES = {
 }
 
 
+RETURN_WINDOW_DAYS = 90
+
 # The coded rules beyond status, declared as data (issue 31): the runtime checks them before
 # the tool runs, never stricter than the tool's own check (a bound covering every tier).
 BUSINESS_RULES = [
@@ -39,6 +41,24 @@ BUSINESS_RULES = [
         column="items_modified",
         allowed=[0],
         reason="the items of an order can only be modified once",
+    ),
+    # The return window is a rule of the policy only (no tool code checks it): the runtime
+    # enforces it as declared. Delivered orders were placed 10 to 120 days ago, so about
+    # a quarter of them are past it.
+    *(
+        WindowRule(
+            tool=tool,
+            table="orders",
+            key="order_id",
+            column="created_at",
+            side="after",
+            hours=RETURN_WINDOW_DAYS * 24,
+            reason=f"items can only be {done} within {RETURN_WINDOW_DAYS} days of the order being placed",
+        )
+        for tool, done in (
+            ("return_delivered_order_items", "returned"),
+            ("exchange_delivered_order_items", "exchanged"),
+        )
     ),
 ]
 
