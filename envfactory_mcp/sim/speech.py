@@ -47,6 +47,7 @@ from envfactory_mcp.tasks.addresses import ADDRESS_PARTS, format_us_address
 from envfactory_mcp.tasks.model import Claim, Fact, GoldAction
 from envfactory_mcp.tasks.naturalness import names_tool_or_field, spec_vocabulary
 from envfactory_mcp.tasks.values import words_in
+from envfactory_mcp.tasks.wording import unform
 
 OPENERS = [
     "I can help with that.",
@@ -824,7 +825,8 @@ class Speaker:
             return f"{subject} is {'' if value else 'not '}{label}"
         if isinstance(value, int | float):
             said = self.value(value, claim.path)
-            of = f" of {element}" if "[]" in claim.path and element else ""
+            # the element as the user named it, its options without a form's colons
+            of = f" of {unform(element)}" if "[]" in claim.path and element else ""
             if label == "result":
                 return self.pick("total", [f"that comes to {said} in total", f"the total is {said}",
                                            f"altogether that's {said}", f"together they come to {said}"])  # fmt: skip

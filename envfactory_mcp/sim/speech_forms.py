@@ -48,7 +48,7 @@ IDENTITY_WHY = ["", " so I can verify who I'm speaking with", " to verify your i
 # ---------------------------------------------------------------- a detail the next step needs
 
 DETAIL_LEAD = ["", "Before I go ahead, ", "One thing first: ", "So I get this right, ", "Just to be sure, ",
-               "To set this up, ", "Quick question: ", "One more detail: ", "Before I continue, ",
+               "To set this up, ", "Quick question: ", "One more thing: ", "Before I continue, ",
                "To finish this off, ", "Almost there; ", "Good. Next, ",
                "Right, and ", "Now, ", "For this step, "]  # fmt: skip
 DETAIL_ASK = ["which {label} would you like to use?", "which {label} should I use?", "which {label} do you mean?",
