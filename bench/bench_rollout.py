@@ -2,6 +2,7 @@
 episodes vs a fresh server process per episode.
 
     python bench/bench_rollout.py [--tasks 100] [--trials 2] [--rounds 3] [--concurrency 4] [--budget]
+        [--servers-dir generated_servers --trust]
 
 Oracle agent + scripted user on retail tasks, over real stdio. The shared-server figure is
 the median over rounds of (episodes / wall time) for a whole rollout into a fresh run
@@ -50,6 +51,7 @@ from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 
 SERVERS = ROOT / "generated_servers"
+TRUST = False  # --trust: a package built elsewhere (--servers-dir) runs unjailed, as shipped code does
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -73,7 +75,7 @@ async def request_costs(tasks: list[Task]) -> dict[str, tuple[float, float, int]
     resets, tool calls (the tasks' gold actions), state hashes, session ends."""
     before = child_pids()
     costs: dict[str, tuple[float, float, int]] = {}
-    async with ServerConnection("retail", "stdio", SERVERS) as conn:
+    async with ServerConnection("retail", "stdio", SERVERS, trust=TRUST) as conn:
         (pid,) = child_pids() - before
         keys = [f"budget/{i}" for i in range(len(tasks))]
         for key in keys[:20]:  # warm up
@@ -106,7 +108,7 @@ def budget(tasks: list[Task], tasks_path: Path, trials: int) -> None:
     costs = anyio.run(request_costs, tasks)
     with tempfile.TemporaryDirectory() as tmp:
         config = RolloutConfig(
-            envs=["retail"], tasks_path=str(tasks_path), servers_dir=str(SERVERS), trials=trials
+            envs=["retail"], tasks_path=str(tasks_path), servers_dir=str(SERVERS), trials=trials, trust=TRUST
         )
         anyio.run(rollout, config, Path(tmp) / "run")
         lines = (Path(tmp) / "run" / "trajectories.jsonl").read_bytes().splitlines()
@@ -171,6 +173,7 @@ def shared(tasks_path: Path, concurrency: int, n: int, trials: int, cpu: dict[st
             servers_dir=str(SERVERS),
             concurrency=concurrency,
             trials=trials,
+            trust=TRUST,
         )
         started, host, server = time.perf_counter(), time.process_time(), children_cpu()
         summary = anyio.run(rollout, config, Path(tmp) / "run")
@@ -187,7 +190,8 @@ def whole_command(tasks_path: Path, concurrency: int, episodes: int, trials: int
     with tempfile.TemporaryDirectory() as tmp:
         command = [sys.executable, "-m", "envfactory_mcp", "rollout", "retail", "--tasks", str(tasks_path),
                    "-o", str(Path(tmp) / "run"), "--agent", "oracle", "--trials", str(trials),
-                   "--concurrency", str(concurrency), "--servers-dir", str(SERVERS), "-q"]  # fmt: skip
+                   "--concurrency", str(concurrency), "--servers-dir", str(SERVERS), "-q",
+                   *(["--trust"] if TRUST else [])]  # fmt: skip
         process = subprocess.Popen(command, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         assert process.stderr is not None
         stderr = process.stderr.read()
@@ -212,13 +216,14 @@ async def fresh_per_episode(tasks: list[Task]) -> float:
     config = EpisodeConfig(run_id="bench-fresh")
     started = time.perf_counter()
     for task in tasks:
-        async with ServerConnection("retail", "stdio", SERVERS) as conn:
+        async with ServerConnection("retail", "stdio", SERVERS, trust=TRUST) as conn:
             record = await run_episode(task, 0, OracleAgent(), ScriptedUser(), conn, config, GoldCache())
         assert record.reward == 1.0, record.termination_detail
     return len(tasks) / (time.perf_counter() - started)
 
 
 def main() -> None:
+    global SERVERS, TRUST
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=100)
     parser.add_argument("--fresh-tasks", type=int, default=10)
@@ -226,7 +231,10 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--trials", type=int, default=2)
     parser.add_argument("--budget", action="store_true", help="also print the CPU budget of one episode")
+    parser.add_argument("--servers-dir", type=Path, default=SERVERS, help="where the retail package is")
+    parser.add_argument("--trust", action="store_true", help="run a package built elsewhere unjailed")
     args = parser.parse_args()
+    SERVERS, TRUST = args.servers_dir, args.trust
     if not (SERVERS / "retail").is_dir():
         sys.exit("generated_servers/retail is missing: run envfactory-mcp build retail")
     env = build_env(load_blueprint("retail"))

@@ -407,8 +407,11 @@ class ServerConnection:
         if client is None:
             raise InfrastructureError(f"server {self.server!r} is not connected")
         try:
-            with anyio.fail_after(self.call_timeout_s):
+            if isinstance(client, LeanStdioClient):  # each request bounded by the same timeout
                 result = await client.call_tool(tool, arguments, meta={SESSION_META_KEY: session})
+            else:
+                with anyio.fail_after(self.call_timeout_s):
+                    result = await client.call_tool(tool, arguments, meta={SESSION_META_KEY: session})
         except Exception as exc:
             if _peer_answered(exc):
                 # The server is alive and said no to this one request: it fails, the

@@ -70,39 +70,52 @@ class _View:
     async def goal_met(self) -> bool:
         ep = self.episode
         # The user also wants to hear the outcome (claims) and to be handed over when
-        # that was the point (a transfer changes nothing in the database). Both are
-        # checked here first: only then is the server asked for the state's hash.
+        # that was the point (a transfer changes nothing in the database). The required
+        # calls are checked first; on one server then its hash (known without asking when
+        # no call came since the last check), and the claims, which read every message,
+        # only for a state that can still be the gold one. The answer is the same in any
+        # order.
         called = {name.rsplit("__", 1)[-1] for name, _ in agent_calls(ep.messages)}
         if any(tool not in called for tool in ep.task.gold.required_calls):
             return False
-        if claims_communicated(ep.task.gold.claims, ep.messages, ep.conn.spec)[1]:
-            return False
-        own_initial: str | None
-        if ep.multi:
+        if not ep.multi:
+            known = ep.final_hash_known()
+            own = state = known if known is not None else await ep.conn.state_hash(ep.session)
+            ep.hash_seen = (ep.calls_sent, state)
+            if state != ep.gold_hash and not self._by_meaning(own, ep.initial_hash):
+                return False
+            if claims_communicated(ep.task.gold.claims, ep.messages, ep.conn.spec)[1]:
+                return False
+            if state == ep.gold_hash:
+                return True
+        else:
+            if claims_communicated(ep.task.gold.claims, ep.messages, ep.conn.spec)[1]:
+                return False
             hashes = await ep.server_hashes()
             state = combined_hash(hashes)
             ep.hash_seen = (ep.calls_sent, state)
             if state == ep.gold_hash:
                 return True
-            own_or_none, own_initial = ep.own_hash(hashes), ep.initial_hashes[ep.conn.server]
+            own_or_none = ep.own_hash(hashes)
             if own_or_none is None:
                 return False  # another server is not in its gold state: no meaning saves that
-            own: str = own_or_none
-        else:
-            own = state = await ep.conn.state_hash(ep.session)
-            own_initial = ep.initial_hash
-            ep.hash_seen = (ep.calls_sent, state)
-            if state == ep.gold_hash:
-                return True
-        # Free text in the agent's own words changes the hash, not the meaning: compare the
-        # changes themselves, where the spec has free-text columns and the gold diff is known.
-        if own == own_initial or ep.initial_state is None or ep.gold_hash != ep.task.gold.final_state_hash:
-            return False
-        if not text_columns(ep.conn.spec):
-            return False
+            own = own_or_none
+            if not self._by_meaning(own, ep.initial_hashes[ep.conn.server]):
+                return False
+        assert ep.initial_state is not None  # _by_meaning said so
         final = await ep.conn.state(ep.session)
         diff = diff_states(ep.initial_state, final, _row_keys(ep.conn, ep.initial_state, final))
         return state_means_gold(diff, ep.task.gold.diff, ep.conn.spec)
+
+    def _by_meaning(self, own: str, own_initial: str | None) -> bool:
+        """Whether the own server's state, not its gold hash, may still mean the gold one:
+        free text in the agent's own words changes the hash, not the meaning, so the
+        changes themselves are compared where the spec has free-text columns and the gold
+        diff is known."""
+        ep = self.episode
+        if own == own_initial or ep.initial_state is None or ep.gold_hash != ep.task.gold.final_state_hash:
+            return False
+        return bool(text_columns(ep.conn.spec))
 
     def writes_done(self) -> int:
         return self.episode.writes_done
