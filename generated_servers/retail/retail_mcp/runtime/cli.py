@@ -208,8 +208,9 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     # Arguments first, the MCP stack after: --help and argument errors answer at once.
     import anyio
 
+    from .bundle import Bundle
+    from .calls import Calls, ServerOptions
     from .isolation import IsolationError
-    from .server import Bundle, ServerOptions, create_server
 
     bundle = None
     if not args.jail:
@@ -234,9 +235,14 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
         prefer_sessions=args.transport == "streamable-http",
         version=version,
     )
+    stdio = args.transport == "stdio"
+    server: Any = None
     try:  # a seed that does not load is a ValueError (``SeedLoadError``): one line
         if bundle is not None:
-            server = create_server(bundle, options)
+            # On stdio the SDK is imported and its server built only for a request the
+            # lean path leaves to it (``stdio.serve_stdio``): most of a server's start.
+            calls = Calls(bundle, options)
+            server = None if stdio else _sdk_server(bundle, options, calls)
         else:
             from .front import create_jailed_server
 
@@ -246,15 +252,27 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     except (RuntimeError, OSError, ValueError) as exc:  # JailedServerError is a RuntimeError
         print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    # What start-up built (the MCP stack's classes, the spec, the tools) lives as long as
-    # the process: kept out of the collector's full passes, which would otherwise walk it
-    # again and again as calls allocate. No collection first: it would cost ~50 ms of the
-    # cold start to free the little start-up garbage this keeps.
+    # What start-up built (the spec, the tools, the MCP stack's classes when loaded) lives
+    # as long as the process: kept out of the collector's full passes, which would otherwise
+    # walk it again and again as calls allocate. No collection first: it would cost ~50 ms
+    # of the cold start to free the little start-up garbage this keeps.
     gc.freeze()
     loop = event_loop_options()
     try:
-        if args.transport == "stdio":
-            anyio.run(_serve_stdio, server, args.max_request_bytes, backend_options=loop)
+        if stdio:
+            if server is not None:  # jailed: the front's server, with no lean path
+                built = server
+                anyio.run(_serve_stdio, lambda: built, None, args.max_request_bytes, backend_options=loop)
+            else:
+                assert bundle is not None
+                made = calls
+
+                def sdk() -> Any:
+                    found = _sdk_server(bundle, options, made)
+                    gc.freeze()  # the SDK's classes and the server, as above
+                    return found
+
+                anyio.run(_serve_stdio, sdk, made.lean, args.max_request_bytes, backend_options=loop)
         else:
             names = allowed_host_names(args.host, args.allowed_host)
             if not is_loopback(args.host):
@@ -332,15 +350,18 @@ def forget_environment(token: str | None = None) -> None:
             return
 
 
-async def _serve_stdio(server: Any, max_request_bytes: int) -> None:
-    from .server import lean_calls
-    from .stdio import stdio_streams
+def _sdk_server(bundle: Any, options: Any, calls: Any) -> Any:
+    from .server import create_server
 
-    lean = lean_calls(server)
+    return create_server(bundle, options, calls=calls)
+
+
+async def _serve_stdio(sdk_server: Any, lean: Any, max_request_bytes: int) -> None:
+    from .stdio import serve_stdio
+
     if lean is not None:
         lean.serve_stdio()
-    async with stdio_streams(max_request_bytes, lean) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await serve_stdio(sdk_server, max_request_bytes, lean)
 
 
 async def _serve_http(server: Any, args: argparse.Namespace, names: list[str], prog: str) -> None:

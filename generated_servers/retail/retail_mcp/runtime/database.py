@@ -705,13 +705,25 @@ class _Seed:
         self.reader.execute("PRAGMA query_only = ON")  # whatever runs on it, the seed stays the seed
 
 
-_SEEDS: dict[int, _Seed] = {}
+# The seeds whose shared reader and facts stay built, most recently used last: a server
+# has one seed (a jailed session process one too), but a process that builds many (the
+# verifier, the task oracle, tests) must not keep every image it ever served. A seed
+# dropped here is built again from its image on its next use.
+_SEEDS: OrderedDict[int, _Seed] = OrderedDict()
+SEEDS_KEPT = 8
 
 
 def _seed(image: bytes) -> _Seed:
-    seed = _SEEDS.get(id(image))
-    if seed is None or seed.image is not image:
-        seed = _SEEDS[id(image)] = _Seed(image)
+    key = id(image)
+    seed = _SEEDS.get(key)
+    if seed is not None and seed.image is image:
+        if next(reversed(_SEEDS)) != key:
+            _SEEDS.move_to_end(key)
+        return seed
+    seed = _SEEDS[key] = _Seed(image)
+    _SEEDS.move_to_end(key)
+    while len(_SEEDS) > SEEDS_KEPT:
+        _SEEDS.popitem(last=False)
     return seed
 
 
@@ -970,6 +982,19 @@ class SessionDatabase:
         if self._hot is not None:
             self._hot.touch(self)
         return True
+
+    def changed_keys(self) -> dict[str, set[tuple[Any, ...]]] | None:
+        """Per table, the keys (primary key values, or the rowid of a rowid table) of every
+        row written since the seed or the last reset, the change logs drained first; None
+        where they are not known (a file-backed session, a schema moved, a seed hashed by
+        full scans, a reset to a given state). A caller reads those rows instead of the
+        whole state (the task oracle's gold diff). The sets are copies."""
+        self.hash()
+        if self.path is not None or self._touched is None:
+            return None
+        if self._own is not None and self._digests is None:
+            return None
+        return {table: set(keys) for table, keys in self._touched.items() if keys}
 
     def mark_written(self, tables: Iterable[str]) -> None:
         """Tables a tool call may have written. Kept for callers; the hash does not need

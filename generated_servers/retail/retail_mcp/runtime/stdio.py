@@ -21,16 +21,15 @@ import os
 import re
 import stat
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import IO, Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import anyio
-import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
 
 from .limits import DEFAULT_MAX_LINE_BYTES
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
 
 _ID_SCAN_BYTES = 64 * 1024  # an over-long line's id is looked for in its first 64 KiB
 _CHUNK = 64 * 1024
@@ -41,46 +40,65 @@ _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}:,]|[^\[\]{}:,"\s]+')
 
 
 class LeanAnswers(Protocol):
-    """A server's own answers to some requests (``server.LeanCalls``)."""
+    """A server's own answers to some requests (``calls.LeanCalls``)."""
 
     async def answer(self, message: Any) -> bytes | None: ...
 
+    def handover(self) -> bytes | None: ...
 
-@asynccontextmanager
-async def stdio_streams(
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, lean: LeanAnswers | None = None
-) -> AsyncIterator[tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[SessionMessage]]]:
-    """Streams for ``Server.run`` over stdin/stdout; a line that is not a usable JSON-RPC
-    message is answered with an error here and never reaches the server.
+
+async def serve_stdio(
+    sdk_server: Callable[[], Any],
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    lean: LeanAnswers | None = None,
+) -> None:
+    """Serve MCP over stdin/stdout until the client closes stdin; a line that is not a
+    usable JSON-RPC message is answered with an error here and never reaches the server.
 
     With ``lean`` (and pipes at both ends, ``_pipe_io``), every line is first offered
     to ``lean.answer`` as parsed by ``json``; a line it answers is written at once and
-    never reaches the SDK, any other goes on as before."""
+    never reaches the SDK. The SDK's server (``sdk_server()``, which may import the SDK
+    and build it only then) is started on the first line the lean path leaves to it,
+    after the line ``lean.handover()`` gives it, if any, whose answer is dropped; a
+    client the lean path serves whole never loads the SDK."""
     wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
-    readline, write = _pipe_io(wire_in, wire_out)
+    readline, write, more = _pipe_io(wire_in, wire_out)
     if not (_is_pipe(wire_in) and _is_pipe(wire_out)):
         lean = None  # the threaded writer could interleave with a second writer
+    # Lean answers to requests that arrived together (concurrent clients' lines read in one
+    # chunk) leave in one write, once no whole request is left unanswered in the buffer.
+    held: list[bytes] = []
 
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    answers = write_send.clone()  # the reader's own handle: refusals go out with the rest
+    async def flush() -> None:
+        if held:
+            data = b"".join(held)
+            held.clear()
+            await write(data)
 
-    async def reader() -> None:
-        async with read_send, answers:
+    async with anyio.create_task_group() as tg:
+        sdk: _Sdk | None = None
+
+        async def to_sdk() -> _Sdk:
+            nonlocal sdk
+            await flush()
+            if sdk is None:
+                opening = lean.handover() if lean is not None else None
+                sdk = _Sdk(tg, sdk_server(), write)
+                if opening is not None:
+                    await sdk.line(opening)
+            return sdk
+
+        try:
             while True:
+                if not more():
+                    await flush()
                 line = await readline(max_line_bytes + 1)
                 if not line:
                     return
                 if len(line) > max_line_bytes and not line.endswith(b"\n"):
                     while not (rest := await readline(_CHUNK)).endswith(b"\n") and rest:
                         pass  # the rest of the over-long line is read and thrown away
-                    await answers.send(
-                        _error(
-                            line[:_ID_SCAN_BYTES],
-                            types.INVALID_REQUEST,
-                            f"Request refused: a message is at most {max_line_bytes} bytes on one line.",
-                        )
-                    )
+                    await (await to_sdk()).too_long(line[:_ID_SCAN_BYTES], max_line_bytes)
                     continue
                 if not line.strip():
                     continue
@@ -91,37 +109,75 @@ async def stdio_streams(
                         parsed = None
                     answer = await lean.answer(parsed)
                     if answer is not None:
-                        await write(answer)
+                        held.append(answer)
                         continue
-                try:
-                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                except Exception as exc:  # noqa: BLE001 - every unreadable line is answered, whatever the parser raised
-                    refusal = _refusal(line, exc)
-                    if refusal is not None:
-                        await answers.send(refusal)
-                    continue
-                await read_send.send(SessionMessage(message))
-
-    async def writer() -> None:
-        async with write_receive:
-            async for item in write_receive:
-                data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await write(data.encode("utf-8") + b"\n")
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(reader)
-        tg.start_soon(writer)
-        try:
-            yield read_receive, write_send
+                await (await to_sdk()).line(line)
         finally:
-            tg.cancel_scope.cancel()
+            await flush()
+            if sdk is not None:
+                await sdk.close()  # the server ends when its input does, then the writer
+
+
+class _Sdk:
+    """The SDK's server running on this connection: ``line`` hands it a line, its
+    answers are written by its own task."""
+
+    def __init__(self, tg: Any, server: Any, write: Callable[[bytes], Awaitable[None]]) -> None:
+        from mcp.shared.message import SessionMessage
+
+        from .calls import ERA_REQUEST_ID
+
+        self._message = SessionMessage
+        read_send, read_receive = anyio.create_memory_object_stream[Any](0)
+        write_send, write_receive = anyio.create_memory_object_stream[Any](0)
+        self._read_send = read_send
+        self._answers = write_send.clone()  # refusals go out with the rest
+
+        async def writer() -> None:
+            async with write_receive:
+                async for item in write_receive:
+                    if getattr(item.message, "id", None) == ERA_REQUEST_ID:
+                        continue  # the answer to ``handover``'s line
+                    data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await write(data.encode("utf-8") + b"\n")
+
+        async def run() -> None:
+            try:
+                await server.run(read_receive, write_send, server.create_initialization_options())
+            finally:
+                await self._answers.aclose()
+
+        tg.start_soon(writer)
+        tg.start_soon(run)
+
+    async def line(self, line: bytes) -> None:
+        import mcp_types as types
+
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as exc:  # noqa: BLE001 - every unreadable line is answered, whatever the parser raised
+            refusal = _refusal(line, exc)
+            if refusal is not None:
+                await self._answers.send(refusal)
+            return
+        await self._read_send.send(self._message(message))
+
+    async def too_long(self, head: bytes, max_line_bytes: int) -> None:
+        import mcp_types as types
+
+        message = f"Request refused: a message is at most {max_line_bytes} bytes on one line."
+        await self._answers.send(_error(head, types.INVALID_REQUEST, message))
+
+    async def close(self) -> None:
+        await self._read_send.aclose()
 
 
 def _pipe_io(
     wire_in: IO[bytes], wire_out: IO[bytes]
-) -> tuple[Callable[[int], Awaitable[bytes]], Callable[[bytes], Awaitable[None]]]:
+) -> tuple[Callable[[int], Awaitable[bytes]], Callable[[bytes], Awaitable[None]], Callable[[], bool]]:
     """``readline(limit)`` (``IO.readline``'s meaning: at most ``limit`` bytes, up to and
-    including a newline; ``b""`` at the end) and ``write(data)`` on the wire.
+    including a newline; ``b""`` at the end), ``write(data)`` on the wire, and ``more()``:
+    whether a whole line is already read and waiting (so ``readline`` returns at once).
 
     When both ends are pipes or sockets (what an MCP client gives a server it spawns, and
     so not shared with anyone else), they are made non-blocking and served on the event
@@ -195,7 +251,10 @@ def _pipe_io(
                 drained.remove(done)
                 done.set()
 
-        return read_pipe, write_pipe
+        def more() -> bool:
+            return pending.find(b"\n", scanned) >= 0
+
+        return read_pipe, write_pipe, more
 
     async def read_thread(limit: int) -> bytes:
         # Abandoned on cancel: a thread blocked on a pipe cannot be interrupted, and it
@@ -209,7 +268,7 @@ def _pipe_io(
     async def write_thread(data: bytes) -> None:
         await anyio.to_thread.run_sync(write_line, data)
 
-    return read_thread, write_thread
+    return read_thread, write_thread, lambda: False
 
 
 def _is_pipe(handle: IO[bytes]) -> bool:
@@ -225,6 +284,8 @@ def _is_pipe(handle: IO[bytes]) -> bool:
 def _refusal(line: bytes, exc: Exception) -> SessionMessage | None:
     """The error answer to a line the parser refused; None for a broken notification or
     response (JSON-RPC answers neither)."""
+    import mcp_types as types
+
     text = str(exc)
     if "recursion limit" in text:
         return _error(line, types.INVALID_REQUEST, "Request refused: JSON nested deeper than 200 levels.")
@@ -240,6 +301,9 @@ def _refusal(line: bytes, exc: Exception) -> SessionMessage | None:
 
 
 def _error(line: bytes, code: int, message: str) -> SessionMessage:
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
     error = types.JSONRPCError(
         jsonrpc="2.0", id=request_id(line), error=types.ErrorData(code=code, message=message)
     )

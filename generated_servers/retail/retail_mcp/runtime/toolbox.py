@@ -235,6 +235,15 @@ class Toolbox:
             raise
         if watch.expired:  # the deadline passed in the toolbox's own checks, or the tool
             return self._timed_out(db, name, watch)  # caught an interrupted statement
+        if guard.denied is not None:  # the tool caught a denied statement's error and went on:
+            _undo(db)  # none of its writes are kept, as when it lets the error through
+            logger.error("tool %s went on after a denied statement: %s", name, guard.denied)
+            return CallOutcome(
+                ok=False,
+                error=f"Internal error in tool {name}: {guard.denied}",
+                internal=True,
+                fault=guard.kind,
+            )
         if refused is not None:
             _undo(db)
             return CallOutcome(ok=False, error=_clip(refused))
