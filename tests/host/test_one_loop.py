@@ -43,7 +43,9 @@ def test_eval_plays_through_the_host() -> None:
     eval_dir = PACKAGE / "eval"
     assert not (eval_dir / "runner.py").exists()
     sources = {p.name: p.read_text(encoding="utf-8") for p in eval_dir.glob("*.py")}
-    assert "from envfactory_mcp.host.rollout import RolloutConfig, make_user, rollout" in sources["main.py"]
+    # The eval plays its episodes with the host's rollout and its configuration type.
+    assert "from envfactory_mcp.host.rollout import make_user, rollout" in sources["main.py"]
+    assert "from envfactory_mcp.host.config import RolloutConfig" in sources["main.py"]
     for name, text in sources.items():
         tree = ast.parse(text)
         acting = {
