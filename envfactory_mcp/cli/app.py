@@ -46,6 +46,32 @@ class _Group(_HelpWithoutFlagTypes, typer.core.TyperGroup):
         super().__init__(*args, **kwargs)
         _no_flag_metavar(self.params)
 
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Run as click does, but a mistake in the command line (typer's parsing errors:
+        an unknown option, a value not among the choices) is one line on stderr, like the
+        errors the commands raise themselves (``usage``), never a box that wraps at the
+        terminal's width; exit code 2 as click's."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        from typer import _click  # typer vendors its own click
+        from typer.exceptions import Abort
+
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()  # the help, as click shows it
+            sys.exit(exc.exit_code)
+        except _click.exceptions.ClickException as exc:
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+            line = " ".join(exc.format_message().split())
+            _echo_error(f"{line}{hint}")
+            sys.exit(exc.exit_code)
+        except Abort:
+            _echo_error("aborted")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 class _App(typer.Typer):
     def command(self, *args: Any, **kwargs: Any) -> Any:
@@ -166,14 +192,17 @@ def settings(servers_dir: Path) -> Settings:
     return Settings(servers_dir=servers_dir)
 
 
-def fail(exc: Exception) -> typer.Exit:
-    """Print ``exc`` as a one-line error on stderr; raise the returned Exit."""
+def _echo_error(message: str) -> None:
+    """``error: message`` on stderr, on one line however wide the terminal."""
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True).print(
-        f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True
-    )  # one line per error
+    Console(stderr=True).print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print ``exc`` as a one-line error on stderr; raise the returned Exit."""
+    _echo_error(str(exc))
     return typer.Exit(code=1)
 
 

@@ -18,7 +18,7 @@ import pytest
 from paths import ROOT, SERVERS_DIR
 from ray_cluster import NO_RAY, RAY_ENV, ray_cluster
 
-from envfactory_mcp.errors import EnvFactoryError
+from envfactory_mcp.host.config import ConfigError
 from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.store import read_records
 from envfactory_mcp.records.trajectory import TrajectoryRecord
@@ -29,14 +29,13 @@ TASKS, TRIALS = 25, 8  # 200 episodes
 
 def test_an_unknown_backend_is_refused_before_any_run_directory_exists(tmp_path: Path):
     (tmp_path / "tasks.jsonl").write_text("", encoding="utf-8")
-    config = RolloutConfig(
-        envs=["retail"],
-        tasks_path=str(tmp_path / "tasks.jsonl"),
-        servers_dir=str(SERVERS_DIR),
-        backend="spark",  # type: ignore[arg-type]  # not a backend, on purpose
-    )
-    with pytest.raises(EnvFactoryError, match="unknown backend 'spark'"):
-        anyio.run(rollout, config, tmp_path / "run")
+    with pytest.raises(ConfigError, match="backend 'spark': choose one of local, ray"):
+        RolloutConfig(
+            envs=["retail"],
+            tasks_path=str(tmp_path / "tasks.jsonl"),
+            servers_dir=str(SERVERS_DIR),
+            backend="spark",  # type: ignore[arg-type]  # not a backend, on purpose
+        )
     assert not (tmp_path / "run").exists()
 
 

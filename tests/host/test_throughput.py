@@ -15,6 +15,7 @@ from paths import SERVERS_DIR
 from envfactory_mcp.host.connection import CallResult, ServerConnection
 from envfactory_mcp.host.episode import EpisodeConfig, run_episode
 from envfactory_mcp.scoring.gold import GoldCache
+from envfactory_mcp.scoring.reward import agent_calls
 from envfactory_mcp.sim.agents import OracleAgent
 from envfactory_mcp.sim.users import ScriptedUser
 from envfactory_mcp.tasks.model import Task
@@ -35,6 +36,21 @@ class Counting(ServerConnection):
         if tool == "control.reset" and "/gold/" not in session:
             self.sessions.append(session)
         return await super()._request(tool, arguments, session, starts_session)
+
+
+def hash_reads(task: Task, messages: list[dict[str, Any]]) -> int:
+    """How many state hashes the scripted user's goal checks need in one episode: one at
+    each user reply after every required call was made, when a call came since the last."""
+    called: set[str] = set()
+    reads, changed = 0, True
+    for message in messages[1:]:  # the opening message is no reply
+        if message.get("role") == "assistant":
+            for name, _ in agent_calls([message]):
+                called.add(name.rsplit("__", 1)[-1])
+                changed = True
+        elif message.get("role") == "user" and changed and set(task.gold.required_calls) <= called:
+            reads, changed = reads + 1, False
+    return reads
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +77,14 @@ async def test_kept_sessions_are_reused_from_the_seed_and_no_episode_ends_one(ta
         episodes = len(records)
         assert conn.sent["control.end_session"] == 0
         assert conn.sent["control.reset"] == episodes
-        # One hash per user reply once every claim was told (the user's check that the goal
-        # is met): the reply to the closing words and, in a task with nothing to tell, to
-        # each of the oracle's requests for confirmation too; the final read reuses the last.
-        asked_early = sum(a.confirm for task in tasks if not task.gold.claims for a in task.gold.actions)
-        assert asked_early and conn.sent["control.state_hash"] == episodes + 2 * asked_early
+        # The user's check that the goal is met reads the state hash at a reply once every
+        # required call was made, and only when a tool call came since the last read (the
+        # state cannot have changed otherwise); the episode's final read reuses the last.
+        reads = sum(
+            hash_reads(task, record.messages) for task, record in zip(tasks * 2, records, strict=True)
+        )
+        assert episodes <= reads < conn.sent["call"]  # fewer reads than calls: the unchanged are reused
+        assert conn.sent["control.state_hash"] == reads
         assert all(r.final_state_hash == r.gold_state_hash for r in records)
         # Kept sessions are still open on the server: the next reset is the only way in,
         # and shutting down ends them.
