@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -46,18 +46,26 @@ class _Group(_HelpWithoutFlagTypes, typer.core.TyperGroup):
         super().__init__(*args, **kwargs)
         _no_flag_metavar(self.params)
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
         """Run as click does, but a mistake in the command line (typer's parsing errors:
         an unknown option, a value not among the choices) is one line on stderr, like the
         errors the commands raise themselves (``usage``), never a box that wraps at the
         terminal's width; exit code 2 as click's."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **kwargs)
         from typer import _click  # typer vendors its own click
         from typer.exceptions import Abort
 
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **kwargs)
         except _click.exceptions.NoArgsIsHelpError as exc:
             exc.show()  # the help, as click shows it
             sys.exit(exc.exit_code)
