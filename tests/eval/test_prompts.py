@@ -150,9 +150,10 @@ def test_a_server_short_of_usable_tasks_leaves_its_share_to_the_others(
     its share, and the set holds as many tasks as asked for."""
     from envfactory_mcp.eval import sets
     from envfactory_mcp.eval.sets import compose_eval_set
+    from envfactory_mcp.tasks.generate import generate_tasks
 
     names = ("citycab_business_account", "coastline_car_rental", "cyclecity_bike_share")
-    real = sets.generate_tasks
+    real = generate_tasks  # what eval.sets calls
 
     def short_for_citycab(env: Any, n: int, seed: int = 0) -> Any:
         pool, stats = real(env, n, seed=seed)
