@@ -95,6 +95,10 @@ class Describer:
         # a state the policy checks before acting is what the user asks about ("if it is
         # still open"), never how they name the thing ("the closed account")
         self._states = {(rule.entity, rule.column) for rule in env.spec.policy_rules.refusals}
+        # nor by what a write records from what a user said: a choice among a write's fixed
+        # values (a cancellation's reason) is another request's detail, never a name ("the
+        # ordered by mistake order")
+        self._recorded = _recorded_columns(env)
         # what a read of an object lists with it (an order's items, a bill's items): the
         # only holders a person describes it by (a card is not "the card with the REI")
         self._listed: dict[str, set[str]] = {}
@@ -242,6 +246,8 @@ class Describer:
             if column.name in NAME_COLUMNS or text.startswith("{"):
                 continue
             if column.enum and (self._entity_of.get(table_name), column.name) in self._states:
+                continue
+            if (table_name, column.name) in self._recorded:
                 continue
             if column.enum:
                 shown = display_of(self.env.spec, column.name, text) if column.enum_labels else None
@@ -873,6 +879,37 @@ def _goals(
         goals.append(outcome)
         plans.append(plan)
     return goals, plans
+
+
+def _recorded_columns(env: Environment) -> set[tuple[str, str]]:
+    """(table, column) of the enum columns a write sets on an existing row from a choice the
+    user makes: a column of a table the tool writes, and names a row of by its key, whose
+    values take in all of one of its enum parameters' (an order's ``cancel_reason`` and
+    ``cancel_pending_order(order_id=..., reason=...)``). What a booking tool sets when it
+    makes the row (a lesson's level) stays a way to name it."""
+    tables = {t.name: t for t in env.spec.tables}
+    found: set[tuple[str, str]] = set()
+    for tool in env.spec.tools:
+        if tool.effect != "write":
+            continue
+        properties = tool.input_schema.get("properties", {})
+        choices = [
+            {str(v) for v in schema["enum"]}
+            for schema in properties.values()
+            if isinstance(schema, dict) and isinstance(schema.get("enum"), list) and len(schema["enum"]) > 1
+        ]
+        for table_name in tool.writes:
+            table = tables.get(table_name)
+            if table is None:
+                continue
+            keys = {c.entity for c in table.columns if c.name in table.primary_key and c.entity}
+            if not any(param.entity in keys for param in tool.params.values()):
+                continue
+            for column in table.columns:
+                values = {str(v) for v in column.enum or []}
+                if values and any(choice <= values for choice in choices):
+                    found.add((table_name, column.name))
+    return found
 
 
 def _state_of(describer: Describer, rule: Any, arguments: dict[str, Any], tool: ToolSpec) -> Any:

@@ -155,3 +155,25 @@ def test_descriptions_are_a_persons_words(
                     assert not words, (name, text)  # never even a candidate
                     examined += 1
     assert seen >= 1500 and examined >= 300  # objects with a state the policy checks
+
+
+def test_nothing_is_named_by_a_choice_a_write_recorded_on_it(
+    described: dict[str, list[tuple[Describer, str, Any, int, Any]]],
+) -> None:
+    """What a write sets on an existing row from the user's choice among fixed values (an
+    order's cancellation reason, from cancel_pending_order's ``reason``) is another request's
+    detail, never how a customer names the thing: retail seed 11 once opened "would you be
+    able to cancel my ordered by mistake order?" while that same reason was held back as
+    another goal's detail."""
+    retail = described["retail"][0][0]
+    assert ("orders", "cancel_reason") in retail._recorded
+    recorded = 0
+    for name, rows in described.items():
+        for describer, entity, value, _, description in rows:
+            row = describer.data.owner_row(entity, value)
+            assert row is not None
+            table_name, values = describer.data.rows[row]
+            for attribute in describer._attributes_of(row):
+                assert (table_name, attribute[1]) not in describer._recorded, (name, description)
+            recorded += any(values.get(c) for t, c in describer._recorded if t == table_name)
+    assert recorded >= 50  # objects that carry such a record and are still described
