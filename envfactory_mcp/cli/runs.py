@@ -13,6 +13,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -502,10 +503,22 @@ def view(
     _outputs(f"wrote {path}" + (" (failures only)" if failures else ""))
 
 
+class ExportFormat(StrEnum):
+    """``export --format``: the datasets ``trajectories.export`` writes (its ``FORMATS``, kept
+    here so the CLI starts without importing the exporter; tests/cli check they agree)."""
+
+    openai = "openai"
+    trl = "trl"
+    sharegpt = "sharegpt"
+    verl = "verl"
+
+
 @app.command()
 def export(
     run_dir: Annotated[Path, typer.Argument(help="A run directory written by rollout.")],
-    fmt: Annotated[str, typer.Option("--format", help="openai, trl, sharegpt or verl.")] = "openai",
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", help="openai, trl, sharegpt (SFT) or verl (RL prompts).")
+    ] = ExportFormat.openai,
     output: Annotated[Path, typer.Option("-o", "--output", help="The JSONL file to write.")] = Path(
         "sft.jsonl"
     ),
@@ -526,16 +539,14 @@ def export(
     overwrite: Overwrite = False,
 ) -> None:
     """Export a run's trajectories as a training dataset (SFT: openai, trl, sharegpt; RL prompts: verl)."""
-    from envfactory_mcp.trajectories.export import FORMATS, export_run
+    from envfactory_mcp.trajectories.export import export_run
 
-    if fmt not in FORMATS:
-        raise usage(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     refuse_existing(output, overwrite)
     policy = _run_policy(run_dir) if system_prompt else None
     try:
         stats = export_run(
             run_dir,
-            fmt,
+            fmt.value,
             output,
             min_reward=None if min_reward is not None and min_reward < 0 else min_reward,
             allow_ungrounded=allow_ungrounded,
@@ -550,7 +561,7 @@ def export(
         else f"{stats.ungrounded} with ungrounded tool-call values, {stats.policy_violations} breaking the policy"
     )
     typer.echo(
-        f"wrote {stats.exported} {fmt} examples to {output} ({stats.seen} episodes: {stats.filtered_by_reward} below "
+        f"wrote {stats.exported} {fmt.value} examples to {output} ({stats.seen} episodes: {stats.filtered_by_reward} below "
         f"the reward bar, {stats.excluded} harness failures, {left_out}, {sum(stats.skipped.values())} skipped)",
         err=True,
     )

@@ -16,11 +16,12 @@ from typer.testing import CliRunner
 
 from envfactory_mcp.cli import app
 from envfactory_mcp.cli.environments import GraphFormat, LogLevel, ServeTransport
-from envfactory_mcp.cli.runs import ROLLOUT_FLAGS
+from envfactory_mcp.cli.runs import ROLLOUT_FLAGS, ExportFormat
 from envfactory_mcp.cli.tasks import Sampler
 from envfactory_mcp.eval.config import EvalAgent, EvalConfig, EvalTransport
 from envfactory_mcp.host.config import AgentKind, ConfigError, RolloutConfig, RolloutTransport, UserKind
 from envfactory_mcp.tasks.generate import SamplerName
+from envfactory_mcp.trajectories.export import FORMATS
 
 
 def invoke(*args: str, columns: int = 80) -> tuple[int, str]:
@@ -46,6 +47,7 @@ CHOICES: list[tuple[list[str], str, Any]] = [
     (["serve", "retail"], "--log-level", LogLevel),
     (["tasks", "retail", "-o", "t.jsonl"], "--sampler", Sampler),
     (["graph", "retail"], "--format", GraphFormat),
+    (["export", "run"], "--format", ExportFormat),
 ]
 
 
@@ -56,7 +58,8 @@ def test_a_value_out_of_the_choices_is_typers_usage_error(
     args: list[str], option: str, kinds: Any, tmp_path: Path
 ):
     where = [str(tmp_path / a) if a in ("t.jsonl", "run", "ev") else a for a in args]
-    code, output = invoke(*where, option, "wizard", "--servers-dir", str(tmp_path / "servers"))
+    servers = [] if args[0] == "export" else ["--servers-dir", str(tmp_path / "servers")]  # reads a run only
+    code, output = invoke(*where, option, "wizard", *servers)
     assert code == 2, output
     (said,) = error_lines(output)
     assert f"Invalid value for '{option}'" in said and "'wizard'" in said, said
@@ -238,3 +241,8 @@ def test_eval_config_widens_the_rollouts_agents_to_its_own():
         EvalConfig(envs=["crm"], agent=EvalAgent("skip-read"), transport=EvalTransport.stdio).agent
         == "skip-read"
     )
+
+
+def test_export_formats_are_the_exporters():
+    """``ExportFormat`` lives in the CLI so that it starts without the exporter: the same set."""
+    assert tuple(kind.value for kind in ExportFormat) == FORMATS

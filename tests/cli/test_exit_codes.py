@@ -69,7 +69,10 @@ MISTAKES = [
     ),
     (["eval", "--envs", ",", "-o", "{tmp}/ev"], "--envs names no server"),
     (["eval-standing", "--groups", "one,two", "-o", "{tmp}/set.jsonl"], "--groups: not a list of numbers"),
-    (["export", "{tmp}", "--format", "parchment", "-o", "{tmp}/x.jsonl"], "unknown format 'parchment'"),
+    (
+        ["export", "{tmp}", "--format", "parchment", "-o", "{tmp}/x.jsonl"],
+        "'parchment' is not one of 'openai', 'trl', 'sharegpt', 'verl'",
+    ),
     (["synthesize", "-o", "{tmp}/out"], "give --description, --resource or --from-list"),
     (["synthesize", "--description", "a bakery", "-o", "{tmp}/out"], "a description needs a model"),
     (["view"], "Missing argument"),
