@@ -57,13 +57,12 @@ def build() -> Any:
 
 
 async def _serve_sdk(lean: bool) -> None:
-    server = build()
     if lean:
-        from envfactory_mcp.runtime.stdio import stdio_streams
+        from envfactory_mcp.runtime.stdio import serve_stdio
 
-        async with stdio_streams() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        await serve_stdio(build)  # the runtime's transport, every line to the SDK's server
         return
+    server = build()
     from mcp.server.stdio import stdio_server
 
     async with stdio_server() as (read_stream, write_stream):
@@ -111,7 +110,7 @@ async def _serve_raw() -> None:
     """The JSON-RPC echo on the runtime's lean stdio transport (its pipe I/O on the event loop)."""
     from envfactory_mcp.runtime.stdio import _claim, _pipe_io
 
-    readline, write = _pipe_io(_claim(0, "rb"), _claim(1, "wb"))
+    readline, write, _ = _pipe_io(_claim(0, "rb"), _claim(1, "wb"))
     results, call_result = _answers()
     while line := await readline(1 << 20):
         answer = _answer(line, results, call_result)
