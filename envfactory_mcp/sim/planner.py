@@ -8,6 +8,14 @@ value is used only once the user has said it (all of its ``must`` strings in the
 text); every other value comes from a tool output. An object the user describes (an order
 by its items, an item by its options) is found by calling lookups and reading the
 candidates one by one until one matches the user's words.
+
+Before it proposes a write it checks the policy's rules on it: a status rule on the state
+the lookup shows, and each declared business rule (``policy_rules.rules``: an amount limit,
+a quota, a time window, an eligibility, mutually exclusive states; ``sim.business``) on
+what the tools have shown, making first the read a rule needs (the order's date, the
+customer's open bookings). A write a rule forbids is never proposed: the agent tells what it
+found and the rule's reason in words. A write that comes back refused with a rule's reason
+(what the rule needed could not be read) is told the same way, never as done.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envfactory_mcp.llm import ToolCall
+from envfactory_mcp.sim import business
 from envfactory_mcp.sim.speech import PlainSpeaker, Speaker
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.addresses import ADDRESS_PARTS
@@ -243,6 +252,7 @@ class BlindDemonstrator:
         self._exhausted: set[int] = set()
         self._greeted = False
         self._n = 0
+        self._goal_start = 0  # outputs before the current goal's
 
     # ------------------------------------------------------------------ the turn
 
@@ -326,6 +336,12 @@ class BlindDemonstrator:
             return self._finish("")
         tool = self._tools[tool_name]
         if self._done_call is not None:
+            refused = business.refused_by(self.spec, self._done_call[0], self._done_call[2])
+            if refused is not None:  # a rule refused the write after all: said as a refusal, never a success
+                aside = self._aside(gi, tool, said)
+                if aside is not None:
+                    return aside
+                return self._refuse(gi, goal, refused, self._done_call[1])
             return self._finish(self._result(gi, self._done_call))
         write = tool_name in self.spec.policy_rules.confirm
         # the policy's rules on the object's state, read before anything else is asked
@@ -349,19 +365,7 @@ class BlindDemonstrator:
             state = got[0] if got else None
             if state not in rule.allowed:
                 # described, not named: another object may fit the words and allow it
-                fact = next(
-                    (
-                        f
-                        for f in self.view.facts
-                        if f.goal == gi
-                        and self._resolved.get(id(f)) == part[param]
-                        and id(f) not in self._exhausted
-                    ),
-                    None,
-                )
-                if fact is not None:
-                    self._rejected.setdefault(id(fact), []).append(part[param])
-                    del self._resolved[id(fact)]
+                if self._another(gi, part[param]):
                     return self._goal_step(gi, said, messages)
                 facts = self._result(gi, (rule.shown_by, read[0], read[1]), lead=False)
                 if goal.kind == "contingent" and goal.otherwise:
@@ -394,11 +398,150 @@ class BlindDemonstrator:
             if explore is not None:
                 return self._move(explore, gi, said, messages)
             return self._finish("")
+        if tool.effect != "read":
+            # the declared business rules beyond status, checked on what the tools show
+            checked = self._business_step(gi, goal, tool, args, said, messages)
+            if not isinstance(checked, _Kept):
+                return checked
         if write and self._confirmed != (tool_name, args):
             self._awaiting = (tool_name, args)
             action = GoldAction(server="", name=tool_name, arguments=args, output={}, confirm=True)
             return self._say([self._speech.confirm(action, messages, goal.intent)])
         return self._call(tool_name, args, done=True)
+
+    def _another(self, gi: int, value: Any) -> bool:
+        """Whether the object ``value`` was taken for a description of this goal another
+        object may also fit (described, not named): it is set aside and the goal looked at
+        again; False when the user named it, or every other candidate was read."""
+        fact = next(
+            (
+                f
+                for f in self.view.facts
+                if f.goal == gi and self._resolved.get(id(f)) == value and id(f) not in self._exhausted
+            ),
+            None,
+        )
+        if fact is None:
+            return False
+        self._rejected.setdefault(id(fact), []).append(value)
+        del self._resolved[id(fact)]
+        return True
+
+    def _business_step(
+        self, gi: int, goal: GoalAsked, tool: Any, args: dict[str, Any], said: str, messages: list[Message]
+    ) -> AgentTurn | str | _Kept | None:
+        """Each declared business rule on the write (``policy_rules.rules``), checked on what
+        the tools have shown before the write is proposed (``sim.business``), making first the
+        read that shows what a rule needs; a rule that forbids the write is explained to the
+        user with its reason and the write never proposed. ``_KEPT``: none forbids it (or
+        what one needs cannot be read: the runtime still refuses it, see ``_refuse``)."""
+        for rule in self.spec.policy_rules.business_rules_for(tool.name):
+            verdict = business.judge(self.spec, rule, args, self._ok_outputs())
+            if verdict is None:
+                read = business.lookup(self.spec, rule, args, self._called)
+                if read is not None:
+                    return self._call(*read)
+                continue
+            if not verdict:
+                continue
+            subject = business.subject_of(rule)
+            if (
+                subject is not None
+                and rule.kind in ("window", "eligibility")
+                and self._another(gi, args[subject])
+            ):
+                return self._goal_step(gi, said, messages)  # another object may fit the words and allow it
+            aside = self._aside(gi, tool, said)
+            if aside is not None:
+                return aside
+            return self._refuse(gi, goal, rule, args)
+        return _KEPT
+
+    def _aside(self, gi: int, tool: Any, said: str) -> AgentTurn | None:
+        """Before a refusal is told: the lookup of an object the user named with the request
+        that the write does not take (another item they asked about), when it is not read
+        yet; None when there is none left to read."""
+        props = tool.input_schema.get("properties", {})
+        for fact in self.view.facts:
+            if fact.goal != gi or fact.kind != "reference" or fact.key.rsplit(".", 1)[-1] in props:
+                continue
+            entity = self._key_entity(fact.key)
+            if entity is not None and self._fact_value(fact, entity, said, []) is _UNREAD:
+                explore = self._explore(entity, fact)
+                if explore is not None:
+                    return self._call(*explore)
+        return None
+
+    def _refuse(self, gi: int, goal: GoalAsked, rule: Any, args: dict[str, Any]) -> str | None:
+        """The goal ends refused by ``rule``: what was read for it (the claims of its lookups,
+        and the rule's own column on the object it is about: the date a window counts from,
+        the state an eligibility asks for) and the rule's reason, in words."""
+        facts = ""
+        if getattr(rule, "entity", None) is not None:  # a status rule: its object's state as read
+            param = next(
+                (p for p, s in self._tools[rule.tool].params.items() if s.entity == rule.entity), None
+            )
+            read = self._read_of(rule.shown_by, args.get(param)) if param else None
+            if read is not None:
+                facts = self._result(gi, (rule.shown_by, read[0], read[1]), lead=False, refusing=True)
+        else:
+            name = business.subject_of(rule)
+            about = self._subject_read(args.get(name)) if name is not None else None
+            column = getattr(rule, "column", None) if rule.kind in ("window", "eligibility") else None
+            # the object it is about, and the latest of each other kind of lookup made for the
+            # request (the options of the item asked for), never another object of its kind
+            reads = [about] if about is not None else []
+            kinds = {about[0]} if about is not None else set()
+            for done in reversed(self._ok_outputs()[self._goal_start :]):
+                if self._tools[done[0]].effect == "read" and done[0] not in kinds:
+                    kinds.add(done[0])
+                    reads.append(done)
+            # and where an object the user named beside what the write takes was read
+            props = self._tools[rule.tool].input_schema.get("properties", {})
+            for fact in self.view.facts:
+                value = self._resolved.get(id(fact))
+                if fact.goal != gi or value is None or fact.key.rsplit(".", 1)[-1] in props:
+                    continue
+                where = next(
+                    (
+                        done
+                        for done in reversed(self._ok_outputs())
+                        if self._tools[done[0]].effect == "read" and str(value) in map(str, _scalars(done[2]))
+                    ),
+                    None,
+                )
+                if where is not None and where not in reads:
+                    reads.append(where)
+            claims: list[Claim] = []
+            for done in reads:
+                for claim in self._claims(gi, done, also=column if done is about else None, used=args):
+                    if claim not in claims:
+                        claims.append(claim)
+            if claims:
+                main = reads[0]
+                action = GoldAction(server="", name=main[0], arguments=main[1], output=main[2], confirm=False)
+                named = next(
+                    (f.text for f in reversed(self.view.facts) if f.goal == gi and f.kind == "reference"),
+                    None,
+                )
+                facts = self._speech.claims(
+                    claims, self._speech.subject(action), action, lead=False, element=named
+                )
+        return self._finish(f"{facts} {self._speech.refusal(goal.requested or goal.intent, rule.reason)}")
+
+    def _subject_read(self, value: Any) -> tuple[str, dict[str, Any], Any] | None:
+        """The latest read made with ``value`` as an argument (the object a rule is about)."""
+        if value is None:
+            return None
+        for name, args, output in reversed(self._ok_outputs()):
+            tool = self._tools.get(name)
+            if (
+                tool is not None
+                and tool.effect == "read"
+                and any(str(v) == str(value) for v in args.values())
+            ):
+                return name, args, output
+        return None
 
     # ------------------------------------------------------------------ a total
 
@@ -543,16 +686,55 @@ class BlindDemonstrator:
 
     def _finish(self, text: str) -> str | None:
         self._goal += 1
+        self._goal_start = len(self._ok_outputs())
         self._done_call = None
         self._confirmed = None
         return text or None
 
-    def _result(self, gi: int, done: tuple[str, dict[str, Any], Any], lead: bool = True) -> str:
+    def _result(
+        self, gi: int, done: tuple[str, dict[str, Any], Any], lead: bool = True, refusing: bool = False
+    ) -> str:
+        """The claims of a finished call in words; ``refusing``: nothing when there is
+        nothing to claim (a read that showed nothing to tell is no update)."""
         name, args, output = done
+        claims = self._claims(gi, done)
+        if name not in self._tools or not isinstance(output, dict) or (refusing and not claims):
+            return ""
+        action = GoldAction(
+            server="",
+            name=name,
+            arguments=args,
+            output=output,
+            confirm=name in self.spec.policy_rules.confirm,
+        )
+        refs = [f for f in self.view.facts if f.goal == gi and f.kind == "reference"]
+        named = next((f.text for f in reversed(refs)), None)
+        return self._speech.claims(claims, self._speech.subject(action), action, lead=lead, element=named)
+
+    def _claims(
+        self,
+        gi: int,
+        done: tuple[str, dict[str, Any], Any],
+        also: str | None = None,
+        used: dict[str, Any] | None = None,
+    ) -> list[Claim]:
+        """The declared claims of a finished call (through a list: the element the user's
+        words fit; with ``used``, the arguments of the write it was read for, preferably one
+        the user named beside what the write takes); ``also``: a top-level output field
+        claimed too (the one a business rule reads)."""
+        name, _, output = done
         tool = self._tools.get(name)
         if tool is None or not isinstance(output, dict):
-            return ""
+            return []
         claims = []
+        shown = output.get(also) if also else None
+        if (
+            also
+            and also not in tool.claims
+            and isinstance(shown, (str, int, float))
+            and not isinstance(shown, bool)
+        ):
+            claims.append(Claim(tool=name, path=also, value=shown, text=str(shown)))
         refs = [f for f in self.view.facts if f.goal == gi and f.kind == "reference"]
         for path in tool.claims:
             if "[]" not in path:
@@ -562,7 +744,7 @@ class BlindDemonstrator:
                 continue
             prefix, rest = path.split("[].", 1)
             elements = values_at_list(output, prefix)
-            best = None
+            chosen: list[Any] = []
             parent = _plain(output)
             texts = [_norm(f"{parent}{SEP}{_subtree_text(e, self._labels)}") for e in elements]
             # the element the user's most telling description fits: one that fits the fewest
@@ -576,23 +758,19 @@ class BlindDemonstrator:
                 for k, (ref, found) in enumerate(zip(refs, fits, strict=True))
                 if found
             )
+            if used is not None:  # an object the user named that the write does not take: asked about
+                told = [r for r in ranked if refs[r[2]].key.rsplit(".", 1)[-1] not in used]
+                ranked = told or ranked
             if ranked:
-                best = fits[ranked[0][2]][0]
-            if best is None and elements:
-                best = elements[0]
-            if best is not None:
+                chosen = [fits[ranked[0][2]][0]]
+            if not chosen and elements:
+                chosen = [elements[0]]
+            for best in chosen:
                 values = values_at(best, rest)
-                if values:
-                    claims.append(Claim(tool=name, path=path, value=values[0], text=str(values[0])))
-        action = GoldAction(
-            server="",
-            name=name,
-            arguments=args,
-            output=output,
-            confirm=name in self.spec.policy_rules.confirm,
-        )
-        named = next((f.text for f in reversed(refs)), None)
-        return self._speech.claims(claims, self._speech.subject(action), action, lead=lead, element=named)
+                claim = Claim(tool=name, path=path, value=values[0], text=str(values[0])) if values else None
+                if claim is not None and claim not in claims:
+                    claims.append(claim)
+        return claims
 
     # ------------------------------------------------------------------ choosing
 
@@ -1051,6 +1229,13 @@ class BlindDemonstrator:
 
 class _Unread:
     pass
+
+
+class _Kept:
+    """No declared business rule forbids the write."""
+
+
+_KEPT = _Kept()
 
 
 _UNREAD: Any = _Unread()

@@ -593,6 +593,8 @@ class Speaker:
                 options.append(f"{front} still left")
             if last == "used":
                 options.append(f"{front} you've used")
+            if last in ("at", "on") and len(words) == 2:  # a moment: "created at", "expires on"
+                options.append(f"date {head}" if head.endswith("ed") else f"date it {head}")
             if last in (
                 *("charge", "fee", "price", "cost", "amount", "rate", "date", "time", "limit", "total"),
                 *("balance", "fare", "deposit", "discount", "credit", "refund", "payment", "status"),
