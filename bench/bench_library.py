@@ -15,8 +15,9 @@ how distinct its services are, how many tasks each gives, and its size on disk.
    server per run): valid tasks, oracle mean reward (must be 1.0), no-op mean reward (0).
 5. Rules (issue 31): per environment, its declared rules by kind (``status``: the
    refusal rules; the other kinds from ``policy_rules.rules``, enforced by the runtime), and
-   with tasks, the share whose outcome depends on a non-status rule (a task whose gold
-   calls, chain or required calls use a tool such a rule restricts; target >= 25%).
+   with tasks, the share whose outcome depends on a non-status rule (its gold would differ
+   were the rule absent: a goal refused by that rule alone; ``depends_on_a_rule``; target
+   >= 25%), overall and per environment.
 6. Size: bytes of the built packages, and of their distinct file contents (what git
    stores: the vendored runtime is the same blob in every package).
 """
@@ -32,6 +33,7 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -56,18 +58,7 @@ def tasks_for(servers_dir: str, name: str, n: int, out: str) -> dict[str, object
     path.parent.mkdir(parents=True, exist_ok=True)
     write_tasks(tasks, path)
     spec = json.loads((Path(servers_dir) / name / f"{name}_mcp" / "data" / "spec.json").read_text())
-    ruled = {r["tool"] for r in (spec.get("policy_rules") or {}).get("rules") or []}
-    on_rules = sum(
-        bool(
-            ruled
-            & {
-                *(a.name for a in t.gold.actions),
-                *t.provenance.chain,
-                *t.gold.required_calls,
-            }
-        )
-        for t in tasks
-    )
+    on_rules = sum(depends_on_a_rule(t, spec) for t in tasks)
     rewards: dict[str, object] = {"on_rules": on_rules}
     for agent in ("oracle", "noop"):
         config = RolloutConfig(
@@ -84,6 +75,19 @@ def tasks_for(servers_dir: str, name: str, n: int, out: str) -> dict[str, object
         rewards[agent] = summary.get("mean_reward")
         rewards[f"{agent}_harness_failures"] = failures
     return {"name": name, "tasks": len(tasks), "seconds": time.perf_counter() - started, **rewards}
+
+
+def depends_on_a_rule(task: Any, spec: dict[str, Any]) -> bool:
+    """Whether the task's gold outcome would differ were a non-status rule absent: one of
+    its goals is a refusal by such a rule (the user asks for a write that rule alone
+    refuses on the state at that point, checked at generation against the same tools
+    without the rules: ``Oracle.refusal``; without the rule the write would be made). A
+    task that merely calls a tool a rule restricts, with a call the rule allows, does not
+    count: its outcome is the same without the rule."""
+    policy = spec.get("policy_rules") or {}
+    business = {r["reason"] for r in policy.get("rules") or []}
+    status = {r["reason"] for r in policy.get("refusals") or []}
+    return any(g.kind == "refuse" and g.reason in business - status for g in task.gold.goals)
 
 
 def distinct_size(folder: Path) -> tuple[int, int]:
@@ -222,6 +226,8 @@ def main() -> int:
                 f"tasks whose outcome depends on a non-status rule: {on_rules}/{sum(counts)} "
                 f"({on_rules / max(1, sum(counts)):.1%}; target >= 25%)"
             )
+            low = sorted((int(r["on_rules"]) / max(1, int(r["tasks"])), str(r["name"])) for r in results)  # type: ignore[call-overload]
+            print("  lowest shares: " + ", ".join(f"{n} {v:.0%}" for v, n in low[:8]))
             for r in bad:
                 print(f"  not usable end to end: {r}")
         return 1 if failed else 0

@@ -1,6 +1,6 @@
 """Composing a task from goals, so that an agent that follows the policy can finish it.
 
-A task is one to three goals of one user. Each goal is a chain the sampler built for a goal
+A task is one to three goals of one user, and sometimes a refusal by a business rule besides. Each goal is a chain the sampler built for a goal
 tool (topology-aware, lookups included); the chains run together through the oracle, so
 every goal acts on that user's own objects. Then the gold is completed the way the
 policy (``EnvSpec.policy_rules``) needs it:
@@ -18,7 +18,16 @@ Goal kinds (``GoalDraw.kind``): ``act`` (a write), ``ask`` (a read with claims),
 ``refuse`` (the user asks for a write the rules forbid in the object's state: the gold
 looks the state up and changes nothing; the state is the claim), ``contingent`` ("if it
 is still pending, cancel it; otherwise return it": the seed decides the branch), and
-``transfer`` (a request no tool serves: hand-off to a human). A hand-off is drawn only
+``transfer`` (a request no tool serves: hand-off to a human). A refusal is also drawn
+from a declared business rule (``policy_rules.rules``: an amount above a limit, a row
+outside a time window, an owner at a quota, another row in an exclusive state, a record
+not eligible; issue 31): the chain ends in the write the user asks for, with arguments
+the tool itself takes but that rule alone refuses on the state at that point; the gold
+makes the lookups before it and not the write, and the goal's own action is the lookup
+of the object the rule is about where there is one, else the last (the agent looks,
+tells what it found and explains the rule's reason); where that lookup shows the
+rule's column (the order's date a return window counts from, the tier an eligibility
+rule asks for), that value is a claim of the goal (``rule_claim``). A hand-off is drawn only
 from the out-of-scope requests the policy text does not refuse, and when the text lists
 what the agent must not promise the user asks for a person too (``tasks.policy_text``):
 whether a goal ends in a refusal, a hand-off or an action follows the policy.
@@ -33,6 +42,7 @@ from typing import Any, Literal
 
 from envfactory_mcp.graph.sample import Chain, Step
 from envfactory_mcp.spec import EnvSpec, RefusalRule, ToolSpec
+from envfactory_mcp.spec.policy import AmountRule, EligibilityRule, ExclusiveRule, QuotaRule, WindowRule
 from envfactory_mcp.tasks.model import GoalKind
 from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, OracleRun, Rejected, values_at
 from envfactory_mcp.tasks.oracle import GoldAction as GoalAction
@@ -53,6 +63,12 @@ KIND_WEIGHTS: dict[GoalKind, float] = {
 }
 TELL_STATE = "just tell me where it stands"
 TOTAL_SHARE = 0.3  # of ask goals, when a calculator and list amounts exist
+# How often a task also holds a refusal by a declared business rule, beside the goals
+# drawn above (when the environment declares rules the seed can break on the writes goals
+# use): a goal of its own, so the other goals keep their shares (writes, refusals).
+RULE_REFUSAL_SHARE = 0.7
+
+Business = AmountRule | QuotaRule | WindowRule | EligibilityRule | ExclusiveRule
 TOTAL_INTENT = "find out how much they would cost together"
 
 
@@ -62,7 +78,8 @@ class GoalDraw:
 
     kind: GoalKind
     tool: str  # the tool the goal's chain ends in (spec name)
-    rule: RefusalRule | None = None  # refuse / contingent: the restriction in play
+    rule: RefusalRule | Business | None = None  # refuse / contingent: the restriction in play
+    business: int | None = None  # refuse by a business rule: its index in policy_rules.rules
     counter: RefusalRule | None = None  # contingent: the rule of the other branch (None: tell the state)
     taken: Branch | None = None  # contingent: the branch the chain serves
     request: str | None = None  # transfer: the out-of-scope request
@@ -102,6 +119,8 @@ class GoalDrawer:
             else []
         )
         self.rules = list(rules.refusals)
+        # Declared business rules on the writes goals use, by index (refusals by a rule).
+        self.business = [i for i, r in enumerate(rules.rules) if r.tool in self.writes]
         self.transfer = rules.transfer
         # Out-of-scope requests the policy text refuses are never handed off (tasks.policy_text).
         reading = read_policy(spec)
@@ -119,7 +138,18 @@ class GoalDrawer:
             goal = self._goal(kind)
             if goal is not None:
                 goals.append(goal)
+        if self.business and rng.random() < RULE_REFUSAL_SHARE:
+            # Before a hand-off, which ends the conversation.
+            end = len(goals) - (1 if goals and goals[-1].kind == "transfer" else 0)
+            goals.insert(rng.randint(0, end), self._rule_refusal())
         return goals
+
+    def _rule_refusal(self) -> GoalDraw:
+        """The user asks for a write a declared business rule forbids (the rule used least)."""
+        rules = self.spec.policy_rules.rules
+        key = self._least_used([f"rule {i}" for i in self.business])
+        index = int(key.split()[1])
+        return GoalDraw("refuse", rules[index].tool, rule=rules[index], business=index)
 
     def _possible(self, kind: GoalKind, last: bool, goals: list[GoalDraw]) -> bool:
         if kind == "act":
@@ -229,9 +259,24 @@ def complete_for_policy(
     kept: list[tuple[GoalAction, int]] = []  # (action, goal)
     step_goal: dict[int, int] = {}
     goal_index: list[int] = [-1] * len(draws)
+    refused_goals: set[int] = set()
     for index, action in enumerate(run.actions):
         goal = goal_of(index)
         step_goal[index] = goal
+        if goal in refused_goals:
+            continue  # what the chain did after the write it asked for: nothing was written
+        if index in run.refused:
+            # A write the rule refuses is not made: the goal's own action is its last lookup.
+            own = [i for i, (a, g) in enumerate(kept) if g == goal and oracle.tools[a.tool].effect == "read"]
+            if not own:
+                raise Rejected("no_rule_lookup", f"nothing is looked up before the refused {action.tool}")
+            # Preferably the lookup of the object the rule is about (the order whose date is
+            # past the window, the owner at the quota), else the last one.
+            subject = _rule_subject(oracle, draws[goal], action.arguments)
+            about = [i for i in own if subject is not None and _mentions(kept[i][0].arguments, subject)]
+            goal_index[goal] = (about or own)[-1]
+            refused_goals.add(goal)
+            continue
         if action.tool in auth_tools or index in dropped:
             continue
         tool = oracle.tools[action.tool]
@@ -312,14 +357,27 @@ def complete_for_policy(
     )
 
 
+def _rule_subject(oracle: Oracle, draw: GoalDraw, arguments: dict[str, Any]) -> Any:
+    """The value of the refused call that names what its business rule is about, or None."""
+    if draw.business is None:
+        return None
+    rule = oracle.business_rules[draw.business]
+    name = {"window": "key", "eligibility": "via", "quota": "owner", "exclusive": "owner"}.get(rule["kind"])
+    return arguments.get(rule[name]) if name is not None else None
+
+
+def _mentions(arguments: dict[str, Any], value: Any) -> bool:
+    return any(v == value or (isinstance(v, list) and value in v) for v in arguments.values())
+
+
 def _check_branch(draw: GoalDraw, own: list[GoalAction]) -> None:
     """Rejects a refusal or contingent goal whose branch the state it shows, replayed after
     the goals before it, no longer supports: an earlier goal's write may have changed it
     (paying an overdue invoice lifts the account's credit hold, so "book a pickup if the
     account is active, otherwise tell me where it stands" must book)."""
     rule = draw.rule
-    if rule is None or draw.kind not in ("refuse", "contingent"):
-        return
+    if not isinstance(rule, RefusalRule) or draw.kind not in ("refuse", "contingent"):
+        return  # a business rule's refusal was checked on the state at its step (Oracle.refusal)
     reads = [a for a in own if a.tool == rule.shown_by]
     states = values_at(reads[-1].output, rule.path) if reads else []
     if not states:
@@ -464,3 +522,16 @@ def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction]
             raise Rejected("no_change", f"{action.tool} leaves the state as it was")
         done.append(GoalAction(action.server, action.tool, action.arguments, outcome.output))
     return done, oracle.seed_diff()
+
+
+def rule_claim(oracle: Oracle, draw: GoalDraw, action: GoalAction) -> tuple[str, Any] | None:
+    """``(path, value)`` of the refused goal's lookup output that shows the column its
+    business rule reads (a window's moment, an eligibility's state), or None."""
+    if draw.business is None:
+        return None
+    rule = oracle.business_rules[draw.business]
+    if rule["kind"] not in ("window", "eligibility"):
+        return None
+    column = rule["column"]
+    value = action.output.get(column) if isinstance(action.output, dict) else None
+    return (column, value) if isinstance(value, str | int | float) and not isinstance(value, bool) else None

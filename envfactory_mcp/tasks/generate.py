@@ -13,13 +13,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.graph import build_graph
 from envfactory_mcp.graph.build import tool_id
 from envfactory_mcp.graph.sample import Chain, RandomWalkSampler, SamplerConfig, TopologySampler
+from envfactory_mcp.spec import RefusalRule
 from envfactory_mcp.tasks.calibrate import check_message, leak_rules_for
 from envfactory_mcp.tasks.compose import (
     ComposedGold,
@@ -27,10 +28,12 @@ from envfactory_mcp.tasks.compose import (
     GoalDrawer,
     complete_for_policy,
     concatenate,
+    rule_claim,
     state_filter,
 )
 from envfactory_mcp.tasks.model import (
     Calibration,
+    Claim,
     GoalKind,
     Gold,
     GoldAction,
@@ -74,6 +77,9 @@ def generate_tasks(
     walk = RandomWalkSampler(graph, seed, config)
     drawer = GoalDrawer(env.spec, random.Random(f"goals:{seed}"))
     oracle = Oracle(env, seed)
+    # Refusals by a business rule only where the seed holds a call that rule alone refuses.
+    declared = env.spec.policy_rules.rules
+    drawer.business = [i for i in drawer.business if oracle.breaking(declared[i].tool, i)]
     describer = Describer(env, oracle.data)
     rng = random.Random(f"tasks:{seed}:{sampler}")
     report = GenerationReport()
@@ -87,19 +93,33 @@ def generate_tasks(
         if drawn is None:
             report.sampler_misses += 1
             continue
-        chain, goal_steps, chain_goal, goals, filters = drawn
+        chain, goal_steps, chain_goal, goals, filters, refused = drawn
         report.sampled += 1
         try:
-            run = oracle.run(chain, rng, goal_filters=filters)
+            run = oracle.run(chain, rng, goal_filters=filters, refused=refused)
             gold = complete_for_policy(oracle, run, goal_steps, chain_goal, goals, rng)
         except Rejected as exc:
             report.rejected[exc.code] += 1
             continue
+        # A refusal by a business rule: the goal's own action is the lookup before the write
+        # not made, as a status refusal's is the read that shows the state.
+        goals = [
+            replace(g, tool=gold.actions[gold.goal_index[i]].tool) if g.business is not None else g
+            for i, g in enumerate(goals)
+        ]
         try:
             scenario = build_scenario(run, gold, goals, env, describer, rng)
         except Rejected as exc:  # an object of the task is another customer's
             report.rejected[exc.code] += 1
             continue
+        for g, draw in enumerate(goals):  # a refusal by a business rule: what the rule reads is told
+            shown = rule_claim(oracle, draw, gold.actions[gold.goal_index[g]])
+            if shown is not None and not any(c.goal == g and c.path == shown[0] for c in scenario.claims):
+                action = gold.actions[gold.goal_index[g]]
+                text = str(shown[1]).replace("_", " ")
+                scenario.claims.append(
+                    Claim(tool=action.tool, path=shown[0], value=shown[1], text=text, goal=g)
+                )
         writes = any(env.spec.tool(a.tool).effect == "write" for a in gold.actions)  # type: ignore[union-attr]
         required = _required_calls(goals)
         if not writes and not scenario.claims and not required:
@@ -135,7 +155,7 @@ def generate_tasks(
     return tasks, report
 
 
-Drawn = tuple[Chain, list[int], list[int], list[GoalDraw], dict[int, GoalFilter]]
+Drawn = tuple[Chain, list[int], list[int], list[GoalDraw], dict[int, GoalFilter], dict[int, int]]
 
 
 def _draw(
@@ -146,15 +166,16 @@ def _draw(
     oracle: Oracle,
     sampler: SamplerName,
 ) -> Drawn | None:
-    """A chain, its goal steps, the goal each serves, the goals and the goal filters; None
-    when the sampler missed."""
+    """A chain, its goal steps, the goal each serves, the goals, the goal filters and the
+    goal steps a declared business rule refuses (step -> rule index); None when the
+    sampler missed."""
     if sampler == "random_walk":
         chain = walk.sample()
         if chain is None:
             return None
         last = chain.steps[-1].tool.split("/", 1)[1]
         kind: GoalKind = "act" if env.spec.tool(last).effect == "write" else "ask"  # type: ignore[union-attr]
-        return chain, [len(chain.steps) - 1], [0], [GoalDraw(kind, last)], {}
+        return chain, [len(chain.steps) - 1], [0], [GoalDraw(kind, last)], {}, {}
     goals = drawer.draw()
     chains: list[Chain] = []
     chain_goal: list[int] = []
@@ -171,13 +192,16 @@ def _draw(
         return None
     chain, goal_steps = concatenate(chains)
     filters: dict[int, GoalFilter] = {}
+    refused: dict[int, int] = {}
     for index, step in zip(chain_goal, goal_steps, strict=True):
         goal = goals[index]
+        if goal.business is not None:  # the write the user asks for, refused by that rule
+            refused[step] = goal.business
         # A refusal, or a contingent goal whose fallback is to tell the state: the object
         # must be in a state the rule does not allow.
-        if goal.rule is not None and goal.tool == goal.rule.shown_by:
+        elif isinstance(goal.rule, RefusalRule) and goal.tool == goal.rule.shown_by:
             filters[step] = state_filter(oracle, goal.tool, goal.rule, allowed=False)
-    return chain, goal_steps, chain_goal, goals, filters
+    return chain, goal_steps, chain_goal, goals, filters, refused
 
 
 def _required_calls(goals: list[GoalDraw]) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from envfactory_mcp.env import Environment
 from envfactory_mcp.graph.build import split_tool_id
 from envfactory_mcp.graph.sample import Chain
 from envfactory_mcp.runtime import Toolbox, diff_states, dump_state
+from envfactory_mcp.runtime.rules import broken
 from envfactory_mcp.runtime.state import (
     DIGEST_MODULUS,
     State,
@@ -79,6 +80,9 @@ class OracleRun:
     initial_hash: str
     final_hash: str
     writes: int
+    # step -> the reason of the declared rule that refuses it: a write the user asks for
+    # that a business rule forbids (the call is not made; issue 31)
+    refused: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,6 +94,9 @@ class Oracle:
     pool_size: int = 96
     pool_attempts: int = 2000
     pools: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # (tool, rule index) -> calls on the seed that the tool takes but that rule refuses
+    breakers: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
+    _searched: set[tuple[str, int]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.server = self.env.spec.name
@@ -100,6 +107,18 @@ class Oracle:
         # call for a pool leaves the seed as it was, so no reset is needed after it.
         self.probe = Toolbox(
             {**self.spec_json, "tools": [{**t, "effect": "read"} for t in self.spec_json["tools"]]},
+            self.env.tools_module,
+        )
+        # And without the declared business rules: a call a rule refuses that this takes
+        # is refused by the rule alone (its gold would differ were the rule absent).
+        rules = (self.spec_json.get("policy_rules") or {}).get("rules") or []
+        self.business_rules: list[Mapping[str, Any]] = list(rules)
+        self.unruled = Toolbox(
+            {
+                **self.spec_json,
+                "tools": [{**t, "effect": "read"} for t in self.spec_json["tools"]],
+                "policy_rules": {**(self.spec_json.get("policy_rules") or {}), "rules": []},
+            },
             self.env.tools_module,
         )
         self.session = self.env.new_session()
@@ -150,9 +169,62 @@ class Oracle:
             db = self.session.db
             if self.probe.call(db, tool, args).ok:
                 found.append(args)
+            else:
+                self._note_breaker(tool, args)
             self._seed_changes = db.total_changes  # rolled back: still the seed
         self.pools[tool] = found
         return found
+
+    def _note_breaker(self, tool: str, args: dict[str, Any], only: int | None = None) -> None:
+        """Keeps a refused call that exactly one declared rule on ``tool`` refuses and the
+        tool itself takes (run without the rules)."""
+        db = self.session.db
+        clock = self.spec_json["clock"]
+        hits = [
+            i
+            for i, r in enumerate(self.business_rules)
+            if r.get("tool") == tool and broken([r], db, tool, args, clock)
+        ]
+        if len(hits) == 1 and only in (None, hits[0]) and self.unruled.call(db, tool, args).ok:
+            self.breakers.setdefault((tool, hits[0]), []).append(args)
+
+    def breaking(self, tool: str, rule: int) -> list[dict[str, Any]]:
+        """Calls of ``tool`` on the seed that the declared rule ``rule`` (its index in
+        ``policy_rules.rules``) alone refuses."""
+        key = (tool, rule)
+        if key not in self._searched:
+            self._searched.add(key)
+            self.viable(tool)  # notes the breakers among its draws
+            rng = random.Random(f"breakers:{self.seed}:{tool}:{rule}")
+            found = self.breakers.setdefault(key, [])
+            seen = {repr(sorted(a.items())) for a in found}
+            stale = 0
+            for _ in range(self.pool_attempts):
+                if len(found) >= self.pool_size // 2 or stale > 200:
+                    break
+                args = valid_arguments(self.params[tool], self.data, rng)
+                text = repr(sorted(args.items()))
+                if text in seen or not self.validators[tool].is_valid(args):
+                    stale += 1
+                    continue
+                seen.add(text)
+                self.reset()
+                before = len(found)
+                self._note_breaker(tool, args, only=rule)
+                stale = 0 if len(found) > before else stale + 1
+                self._seed_changes = self.session.db.total_changes  # rolled back: still the seed
+        return self.breakers.get(key, [])
+
+    def refusal(self, tool: str, rule: int, args: dict[str, Any]) -> str | None:
+        """The rule's reason if, on the session's state now, ``rule`` alone refuses the call
+        and the tool would take it without the rules; else None."""
+        db = self.session.db
+        spec = self.business_rules[rule]
+        clock = self.spec_json["clock"]
+        others = [r for i, r in enumerate(self.business_rules) if i != rule and r.get("tool") == tool]
+        if broken([spec], db, tool, args, clock) is None or broken(others, db, tool, args, clock) is not None:
+            return None
+        return str(spec["reason"]) if self.unruled.call(db, tool, args).ok else None
 
     def seed_diff(self) -> dict[str, Any]:
         """``diff_states`` from the seed to the session's state, reading only the rows the
@@ -213,13 +285,17 @@ class Oracle:
         rng: random.Random,
         attempts: int = 4,
         goal_filters: dict[int, GoalFilter] | None = None,
+        refused: dict[int, int] | None = None,
     ) -> OracleRun:
         """Gold actions for ``chain``, trying up to ``attempts`` goal instantiations.
         ``goal_filters`` (step index -> predicate on the goal's arguments) narrow the goal
-        calls drawn for those steps (an order that is *not* pending, for a refusal)."""
+        calls drawn for those steps (an order that is *not* pending, for a refusal).
+        ``refused`` (step index -> index of a declared business rule): that goal step is a
+        call the rule alone refuses; it is drawn from ``breaking``, not made, and its
+        action's output is ``{"refused": reason}``."""
         for attempt in range(attempts):
             try:
-                return self._run_once(chain, rng, goal_filters or {})
+                return self._run_once(chain, rng, goal_filters or {}, refused or {})
             except Rejected as exc:
                 # Another draw of the first goal picks another user, who may have what the
                 # other goals need; a chain with a parameter nobody provides never will.
@@ -227,7 +303,9 @@ class Oracle:
                     raise
         raise AssertionError("unreachable")
 
-    def _run_once(self, chain: Chain, rng: random.Random, goal_filters: dict[int, GoalFilter]) -> OracleRun:
+    def _run_once(
+        self, chain: Chain, rng: random.Random, goal_filters: dict[int, GoalFilter], refused: dict[int, int]
+    ) -> OracleRun:
         for i, step in enumerate(chain.steps):
             for b in step.bindings:
                 if b.source == "missing":
@@ -241,14 +319,21 @@ class Oracle:
         goals = [i for i, step in enumerate(chain.steps) if step.goal]
         # Goals that act on objects decide who the user is; goals with only typed values
         # (a log-in, a calculation) then take that user's own values.
+        # A write a rule refuses is rarer than one that goes through: it decides first.
         goals.sort(
-            key=lambda i: not any(p.entity for p in self.params[split_tool_id(chain.steps[i].tool)[1]])
+            key=lambda i: (
+                i not in refused,
+                not any(p.entity for p in self.params[split_tool_id(chain.steps[i].tool)[1]]),
+            )
         )
         for i in goals:
             _, tool = split_tool_id(chain.steps[i].tool)
-            pool = self.viable(tool)
+            pool = self.breaking(tool, refused[i]) if i in refused else self.viable(tool)
             if i in goal_filters:
                 pool = [a for a in pool if goal_filters[i](a)]
+            if i in refused and persona_value is None:
+                # The refused call decides who the user is: someone every other goal can serve.
+                pool = [a for a in pool if self._serves_all(chain, goals, i, a, goal_filters)]
             if persona_value is not None:
                 pool = [a for a in pool if self._belongs(tool, a, persona_value)]
             # Each goal is about its own objects: two goals on one order would contradict
@@ -272,6 +357,7 @@ class Oracle:
         actions: list[GoldAction] = []
         user_values: list[UserValue] = []
         looked_up: list[tuple[int, str, str, Any]] = []
+        refusals: dict[int, str] = {}
         for i, step in enumerate(chain.steps):
             server, tool = split_tool_id(step.tool)
             params = {p.name: p for p in self.params[tool]}
@@ -303,12 +389,25 @@ class Oracle:
                     user_values.append(UserValue(i, name, value, params[name].entity))
             if not self.validators[tool].is_valid(args):
                 raise Rejected("invalid_args", f"step {i} ({tool}): arguments do not match the input schema")
+            if i in refused:  # asked for, refused by the rule alone on the state here: not made
+                reason = self.refusal(tool, refused[i], args)
+                if reason is None:
+                    raise Rejected(
+                        "rule_not_broken", f"step {i} ({tool}): the rule no longer refuses the call"
+                    )
+                refusals[i] = reason
+                actions.append(GoldAction(server, tool, args, {"refused": reason}))
+                continue
             outcome = self.toolbox.call(self.session.db, tool, args)
             if not outcome.ok:
                 raise Rejected("step_error", f"step {i} ({tool}) failed: {outcome.error}")
             assert outcome.output is not None
             actions.append(GoldAction(server, tool, args, outcome.output))
-        writes = sum(1 for s in chain.steps if self.tools[split_tool_id(s.tool)[1]].effect == "write")
+        writes = sum(
+            1
+            for i, s in enumerate(chain.steps)
+            if self.tools[split_tool_id(s.tool)[1]].effect == "write" and i not in refusals
+        )
         # The session's hash is kept up to date per written row: it equals hash_state(final).
         initial_hash, final_hash = self.env.seed_hash, self.session.hash()
         if writes and final_hash == initial_hash:
@@ -323,6 +422,7 @@ class Oracle:
             initial_hash=initial_hash,
             final_hash=final_hash,
             writes=writes,
+            refused=refusals,
         )
 
     # ---------------------------------------------------------------- helpers
@@ -364,6 +464,29 @@ class Oracle:
                 if owners:
                     return owners[0]
         return None
+
+    def _serves_all(
+        self,
+        chain: Chain,
+        goals: list[int],
+        step: int,
+        args: dict[str, Any],
+        goal_filters: dict[int, GoalFilter],
+    ) -> bool:
+        """Whether the persona of goal call ``args`` (at ``step``) has a viable call for
+        every other goal step of ``chain``."""
+        tool = split_tool_id(chain.steps[step].tool)[1]
+        persona = self._persona_of(tool, args)
+        if persona is None:
+            return True
+        for j in goals:
+            if j == step:
+                continue
+            other = split_tool_id(chain.steps[j].tool)[1]
+            pool = [a for a in self.viable(other) if j not in goal_filters or goal_filters[j](a)]
+            if not any(self._belongs(other, a, persona) for a in pool):
+                return False
+        return True
 
     def _belongs(self, tool: str, args: dict[str, Any], persona: Any) -> bool:
         """Whether ``args`` (a call in ``pools``, which live as long as the oracle) are the

@@ -23,7 +23,7 @@ from typing import Any
 
 from envfactory_mcp.env import Environment
 from envfactory_mcp.seeddata import SeedData
-from envfactory_mcp.spec import ToolSpec
+from envfactory_mcp.spec import RefusalRule, ToolSpec
 from envfactory_mcp.tasks.compose import TELL_STATE, TOTAL_INTENT, ComposedGold, GoalDraw
 from envfactory_mcp.tasks.model import Claim, Fact, FactKind, GoalOutcome
 from envfactory_mcp.tasks.oracle import OracleRun, Rejected, persona_entity_of, values_at
@@ -840,7 +840,7 @@ def _goals(
             outcome = outcome.model_copy(update={"requested": requested, "reason": draw.rule.reason})
             plan = GoalPlan(kind="refuse", intent=requested, tool=draw.rule.tool, facts=opening)
         elif draw.kind == "contingent":
-            assert draw.rule is not None
+            assert isinstance(draw.rule, RefusalRule)  # contingent goals come from status rules
             then_intent = tools[draw.rule.tool].intent
             otherwise = tools[draw.counter.tool].intent if draw.counter else TELL_STATE
             if draw.taken == "then":

@@ -158,7 +158,8 @@ def outcome_problems(task: Task, spec: EnvSpec) -> list[str]:
     * every write a refusal rule restricts comes after the rule's read showed its object
       in a state the rule allows (the gold never does what the policy refuses);
     * ``refuse``: a rule gives the goal's reason, its read shows a state the rule does not
-      allow, and the goal writes nothing;
+      allow, and the goal writes nothing; a declared business rule's refusal (issue 31)
+      writes nothing and ends in a lookup of its own;
     * ``contingent``: the branch taken is the one the state shown decides;
     * ``transfer``: the hand-off tool, called last; the request is declared out of scope
       and not one the policy text refuses; when the text lists what the agent must not
@@ -223,8 +224,31 @@ def _goal_rule(spec: EnvSpec, goal: GoalOutcome) -> RefusalRule | None:
     return None
 
 
+def _business_rule(spec: EnvSpec, goal: GoalOutcome) -> Any:
+    """The declared business rule a refuse goal is about (its reason and requested action)."""
+    for rule in spec.policy_rules.rules:
+        tool = spec.tool(rule.tool)
+        if rule.reason == goal.reason and tool is not None and tool.intent == goal.requested:
+            return rule
+    return None
+
+
+def _business_refusal_problems(task: Task, spec: EnvSpec, g: int, goal: GoalOutcome) -> list[str]:
+    """A refusal by a business rule (the generator checked, on the state at that point,
+    that the rule alone refuses the call): the gold looks and writes nothing."""
+    own = [task.gold.actions[i] for i in goal.actions]
+    writes = [a.name for a in own if (t := spec.tool(a.name)) is not None and t.effect == "write"]
+    problems = [f"refuse goal {g}: the gold writes {', '.join(writes)} although it refuses"] if writes else []
+    if goal.tool not in [a.name for a in own]:
+        problems.append(f"refuse goal {g}: no lookup of its own before the refusal")
+    return problems
+
+
 def _restricted_goal_problems(task: Task, spec: EnvSpec, g: int, goal: GoalOutcome) -> list[str]:
     rule = _goal_rule(spec, goal)
+    business = _business_rule(spec, goal) if rule is None and goal.kind == "refuse" else None
+    if business is not None:
+        return _business_refusal_problems(task, spec, g, goal)
     if rule is None:
         return [f"{goal.kind} goal {g}: no refusal rule gives its reason for {goal.requested!r}"]
     own = [(i, task.gold.actions[i]) for i in goal.actions]

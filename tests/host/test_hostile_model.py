@@ -101,7 +101,8 @@ HOSTILE_ARGUMENTS: dict[str, dict[str, Any]] = {
 async def test_arguments_a_connection_cannot_carry_cost_the_call_not_the_connection(
     tasks: list[Task], transport: str
 ):
-    write = next(a for a in tasks[2].gold.actions if a.name == "modify_pending_order_address")
+    # a task's address change (which task holds one follows the generator: drawn by name)
+    write = next(a for t in tasks for a in t.gold.actions if a.name == "modify_pending_order_address")
     conn = ServerConnection("retail", transport, SERVERS_DIR, call_timeout_s=5)  # type: ignore[arg-type]
     async with conn:
         seed = await conn.reset("bystander")
@@ -290,7 +291,9 @@ class ReconnectingOracle(OracleAgent):
 async def test_an_episode_whose_session_was_lost_to_a_reconnect_is_a_harness_failure_not_a_score(
     tasks: list[Task], when: str
 ):
-    task, after = tasks[2], tasks[3]
+    # a task that writes (which one follows the generator: drawn by that), and the next one
+    index = next(i for i, t in enumerate(tasks[:-1]) if any(a.confirm for a in t.gold.actions))
+    task, after = tasks[index], tasks[index + 1]
     conn = ServerConnection("retail", "stdio", SERVERS_DIR, call_timeout_s=10)
     config = EpisodeConfig(run_id="reconnect", max_steps=40)
     gold = GoldCache()

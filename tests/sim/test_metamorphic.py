@@ -277,8 +277,12 @@ def test_the_suite_judges_every_mode_on_retail(retail: tuple[list[Task], EnvSpec
     for (_, mode), cell in cells.items():
         assert cell.should_pass == (mode in GOOD) and cell.excluded == 0
         assert 0 <= cell.wrong <= cell.applicable
-        if mode in ("paraphrase", "dates"):  # retail tasks have no free text the agent writes, no date claims
+        if mode == "paraphrase":  # retail tasks have no free text the agent writes
             assert cell.applicable == 0
+        elif mode == "dates":
+            # a date is claimed only where a declared window refuses a return or exchange (the
+            # order's date; issue 31), so the few episodes may hold one or none: judged right
+            assert cell.wrong == 0
         else:
             assert cell.applicable >= 2, mode
         for example in cell.examples:

@@ -181,7 +181,13 @@ def test_the_check_finds_a_hand_off_the_policy_does_not_allow(retail_env: Enviro
 
 def test_the_check_finds_a_refusal_or_a_write_against_the_rules(retail_env: Environment, tasks: list[Task]):
     spec = retail_env.spec
-    refused, g = _first(tasks, "refuse")
+    statuses = {r.reason for r in spec.policy_rules.refusals}
+    refused, g = next(
+        (t.model_copy(deep=True), g)
+        for t in tasks
+        for g, goal in enumerate(t.gold.goals)
+        if goal.kind == "refuse" and goal.reason in statuses
+    )
     rule = next(r for r in spec.policy_rules.refusals if r.reason == refused.gold.goals[g].reason)
     read = refused.gold.actions[refused.gold.goals[g].actions[-1]]
     assert read.name == rule.shown_by

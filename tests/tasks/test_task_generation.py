@@ -103,9 +103,16 @@ def test_offline_calibration_leaks_nothing_and_keeps_every_needed_fact(retail_en
 def test_claims_come_from_declared_paths_of_gold_outputs(retail_env: Environment, generated):
     tasks, _ = generated
     declared = {t.name: t.claims for t in retail_env.spec.tools}
+    rules = retail_env.spec.policy_rules.rules
     for task in tasks:
         for claim in task.gold.claims:
-            assert claim.path in declared[claim.tool]
+            # Or, for a refusal by a declared business rule, the column that rule reads
+            # (the order's date a return window counts from): declared by the rule.
+            goal = task.gold.goals[claim.goal]
+            read = {
+                r.column for r in rules if r.reason == goal.reason and r.kind in ("window", "eligibility")
+            }
+            assert claim.path in [*declared[claim.tool], *read]
             assert any(
                 claim.value in values_at(a.output, claim.path)
                 for a in task.gold.actions
@@ -180,7 +187,14 @@ def test_refusals_contingent_goals_and_transfers_follow_the_state_of_the_seed(
         for goal in task.gold.goals:
             kinds[goal.kind] += 1
             own = [task.gold.actions[i] for i in goal.actions]
-            if goal.kind == "refuse":
+            business = next((r for r in spec.policy_rules.rules if r.reason == goal.reason), None)
+            if goal.kind == "refuse" and business is not None:
+                # Refused by a declared business rule (issue 31): the write asked for never
+                # happens, the goal ends in its own lookup (tests/tasks/test_rule_refusals).
+                kinds["refuse by a business rule"] = kinds.get("refuse by a business rule", 0) + 1
+                assert intents[business.tool] == goal.requested
+                assert business.tool not in [a.name for a in own] and goal.tool in [a.name for a in own]
+            elif goal.kind == "refuse":
                 # The restricted write never happens; the state that forbids it is what the agent says.
                 rule = next(r for r in spec.policy_rules.refusals if intents[r.tool] == goal.requested)
                 assert rule.tool not in [a.name for a in own] and goal.reason == rule.reason
