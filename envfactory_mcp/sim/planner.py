@@ -241,6 +241,11 @@ class BlindDemonstrator:
             PlainSpeaker(rng) if self.voice == "plain" else Speaker(self.seed, self.view.task_id, self.spec)
         )
         self._outputs: list[tuple[str, dict[str, Any], Any]] = []  # (tool, arguments, output)
+        # ``_candidates`` per (entity, outputs read so far): the outputs only grow
+        self._candidate_cache: dict[tuple[str, int], list[tuple[Any, str, str]]] = {}
+        # the words and scalars of an object read (by its id: what was read is never changed)
+        self._texts: dict[int, str] = {}
+        self._scalar_lists: dict[int, list[Any]] = {}
         self._pending: tuple[str, dict[str, Any]] | None = None
         self._goal = 0
         self._asked: dict[str, int] = {}
@@ -1017,6 +1022,14 @@ class BlindDemonstrator:
     def _candidates(self, entity: str, with_output: bool = False) -> list[Any]:
         """(id, the text around it) for every object of ``entity`` seen in an output, in the
         order read; the text is the object's own subtree and its ancestors' plain values."""
+        key = (entity, len(self._outputs))
+        cached = self._candidate_cache.get(key)
+        if cached is None:
+            cached = self._candidate_cache[key] = self._read_candidates(entity)
+        return list(cached) if with_output else [(v, t) for v, t, _ in cached]
+
+    def _read_candidates(self, entity: str) -> list[tuple[Any, str, str]]:
+        """``_candidates`` with the whole output each was read in, worked out anew."""
         scalar, listed = self._id_fields(entity)
         out: list[tuple[Any, str, str]] = []
 
@@ -1031,16 +1044,10 @@ class BlindDemonstrator:
                     if key in scalar and not isinstance(value, (dict, list)) and value is not None:
                         # the object's words, and those of what it points at (a ticket's line label)
                         joined = SEP.join(
-                            about[str(v)] for v in _scalars(node) if str(v) in about and v != value
+                            about[str(v)] for v in self._scalars_of(node) if str(v) in about and v != value
                         )
                         joined += pointing.get(str(value), "")  # and of what points at it (a line's ticket)
-                        out.append(
-                            (
-                                value,
-                                _norm(f"{context}{SEP}{_subtree_text(node, self._labels)}{SEP}{joined}"),
-                                whole,
-                            )
-                        )
+                        out.append((value, _norm(f"{context}{SEP}{self._text_of(node)}{SEP}{joined}"), whole))
                     if key in listed and isinstance(value, list):
                         out.extend((v, "", whole) for v in value if not isinstance(v, (dict, list)))
                 for value in node.values():
@@ -1067,7 +1074,7 @@ class BlindDemonstrator:
         spans: list[tuple[int, int]] = []
         for index, (name, args, output) in enumerate(self._ok_outputs()):
             start = len(out)
-            walk(output, "", _norm(_subtree_text(output, self._labels)))
+            walk(output, "", _norm(self._text_of(output)))
             spans.append((start, len(out)))
             tool = self._tools.get(name)
             if tool is not None and tool.effect == "write":
@@ -1077,13 +1084,26 @@ class BlindDemonstrator:
                 for path in tool.outputs:
                     if "[]" not in path and "." not in path and str(output.get(path)) in given:
                         changed[str(output[path])] = index
-        out = [
+        return [
             entry
             for index, (start, end) in enumerate(spans)
             for entry in out[start:end]
             if changed.get(str(entry[0]), -1) <= index
         ]
-        return out if with_output else [(v, t) for v, t, _ in out]
+
+    def _text_of(self, node: dict[str, Any]) -> str:
+        """``_subtree_text(node)`` of an object read, worked out once an episode."""
+        found = self._texts.get(id(node))
+        if found is None:
+            found = self._texts[id(node)] = _subtree_text(node, self._labels)
+        return found
+
+    def _scalars_of(self, node: dict[str, Any]) -> list[Any]:
+        """``_scalars(node)`` of an object read, worked out once an episode."""
+        found = self._scalar_lists.get(id(node))
+        if found is None:
+            found = self._scalar_lists[id(node)] = _scalars(node)
+        return found
 
     def _ids_of(self, entity: str) -> list[Any]:
         seen: list[Any] = []
