@@ -43,6 +43,7 @@ their targets:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -465,23 +466,33 @@ def names_tool_or_field(text: str, tools: Iterable[str], fields: Iterable[str]) 
 
     An id that contains a field name (``user_000001`` for ``user``) is not the field."""
     plain = _URL.sub(" ", _EMAIL.sub(" ", text)).casefold()
-    tool_set = set(tools)
-    hits = []
+    return [
+        name
+        for name, forms in _naming_patterns(frozenset(tools), frozenset(fields))
+        if any(word in plain and pattern.search(plain) for word, pattern in forms)
+    ]
+
+
+@functools.lru_cache(maxsize=64)
+def _naming_patterns(
+    tool_set: frozenset[str], fields: frozenset[str]
+) -> tuple[tuple[str, tuple[tuple[str, re.Pattern[str]], ...]], ...]:
+    """Per name ``names_tool_or_field`` looks for, sorted: its forms as (a word every match
+    holds, the compiled pattern), compiled once per vocabulary (a speaker checks every turn
+    against the same one)."""
+    found = []
     for name in sorted(tool_set | {f for f in fields if "_" in f.strip("_")}):
         words = " ".join(w for w in name.split("_") if w)
         forms = [name]
         if name in tool_set or not everyday_phrase(words):
             forms.append(words)
+        compiled = []
         for form in forms:
-            pattern = (
-                r"\s+".join(re.escape(w) for w in form.casefold().split())
-                if " " in form
-                else re.escape(form.casefold())
-            )
-            if re.search(rf"(?<![\w@#]){pattern}(?![\w@])", plain):
-                hits.append(name)
-                break
-    return hits
+            parts = form.casefold().split()
+            pattern = r"\s+".join(re.escape(w) for w in parts) if " " in form else re.escape(form.casefold())
+            compiled.append((parts[0], re.compile(rf"(?<![\w@#]){pattern}(?![\w@])")))
+        found.append((name, tuple(compiled)))
+    return tuple(found)
 
 
 # ------------------------------------------------------------------------------ field dumps
