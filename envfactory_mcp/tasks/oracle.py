@@ -333,7 +333,8 @@ class Oracle:
                 pool = [a for a in pool if goal_filters[i](a)]
             if i in refused and persona_value is None:
                 # The refused call decides who the user is: someone every other goal can serve.
-                pool = [a for a in pool if self._serves_all(chain, goals, i, a, goal_filters)]
+                serves = self._serving(chain, goals, i, goal_filters)
+                pool = [a for a in pool if serves(a)]
             if persona_value is not None:
                 pool = [a for a in pool if self._belongs(tool, a, persona_value)]
             # Each goal is about its own objects: two goals on one order would contradict
@@ -465,38 +466,65 @@ class Oracle:
                     return owners[0]
         return None
 
-    def _serves_all(
+    def _serving(
         self,
         chain: Chain,
         goals: list[int],
         step: int,
-        args: dict[str, Any],
         goal_filters: dict[int, GoalFilter],
-    ) -> bool:
-        """Whether the persona of goal call ``args`` (at ``step``) has a viable call for
-        every other goal step of ``chain``."""
+    ) -> GoalFilter:
+        """Whether the persona of a goal call (at ``step``) has a viable call for every
+        other goal step of ``chain``: a predicate that asks it once per persona (the calls of
+        a pool share few), reading each other goal's pool when first needed."""
         tool = split_tool_id(chain.steps[step].tool)[1]
-        persona = self._persona_of(tool, args)
-        if persona is None:
-            return True
-        for j in goals:
-            if j == step:
-                continue
-            other = split_tool_id(chain.steps[j].tool)[1]
-            pool = [a for a in self.viable(other) if j not in goal_filters or goal_filters[j](a)]
-            if not any(self._belongs(other, a, persona) for a in pool):
-                return False
-        return True
+        pools: dict[int, tuple[str, list[dict[str, Any]], set[str] | None]] = {}
+        verdicts: dict[Any, bool] = {}
+
+        def serves(args: dict[str, Any]) -> bool:
+            persona = self._persona_of(tool, args)
+            if persona is None:
+                return True
+            key = repr(persona)
+            if key not in verdicts:
+                verdicts[key] = True
+                for j in goals:
+                    if j == step:
+                        continue
+                    if j not in pools:
+                        other = split_tool_id(chain.steps[j].tool)[1]
+                        pool = [a for a in self.viable(other) if j not in goal_filters or goal_filters[j](a)]
+                        # a call on objects is the persona's that owns them (``_belongs``)
+                        owners = (
+                            {repr(self._owner_of_pooled(other, a)) for a in pool}
+                            if any(p.entity for p in self.params[other])
+                            else None
+                        )
+                        pools[j] = (other, pool, owners)
+                    other, pool, owners = pools[j]
+                    if owners is not None:
+                        served = key in owners
+                    else:
+                        served = any(self._belongs(other, a, persona) for a in pool)
+                    if not served:
+                        verdicts[key] = False
+                        break
+            return verdicts[key]
+
+        return serves
+
+    def _owner_of_pooled(self, tool: str, args: dict[str, Any]) -> Any:
+        """``_persona_of`` a call in ``pools`` (which live as long as the oracle), remembered."""
+        key = (tool, id(args))
+        if key not in self._personas:
+            self._personas[key] = self._persona_of(tool, args)
+        return self._personas[key]
 
     def _belongs(self, tool: str, args: dict[str, Any], persona: Any) -> bool:
         """Whether ``args`` (a call in ``pools``, which live as long as the oracle) are the
         persona's: its objects, and its own typed values (a name, a zip code) wherever a
         parameter is a column of the persona's row."""
         if any(p.entity for p in self.params[tool]):
-            key = (tool, id(args))
-            if key not in self._personas:
-                self._personas[key] = self._persona_of(tool, args)
-            same: bool = self._personas[key] == persona
+            same: bool = self._owner_of_pooled(tool, args) == persona
             return same
         row = self._persona_row(persona)
         if row is None:
