@@ -18,7 +18,7 @@ from envfactory_mcp.runtime.rules import KINDS
 from envfactory_mcp.runtime.toolbox import Toolbox
 from envfactory_mcp.spec.policy import BusinessRule
 
-RULE = TypeAdapter(BusinessRule)
+RULE: TypeAdapter[Any] = TypeAdapter(BusinessRule)  # an annotated union: no class to name
 
 
 @pytest.fixture(scope="module")
