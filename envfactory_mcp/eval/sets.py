@@ -93,9 +93,13 @@ def compose_eval_set(
     return ComposedSet(tasks=chains + flows + singles, notes=notes)
 
 
+POOL_GROWTH = 4  # a server's pool grows to at most this many times its first size
+
+
 def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTask]:
     """``n`` tasks spread evenly over ``envs`` (the first servers take the remainder; a
-    server with too few usable tasks leaves its share to the others), each
+    server with too few usable tasks, even from a pool grown ``POOL_GROWTH`` times, leaves its
+    share to the others), each
     one server's task from the task generator with every other server offered beside it.
     Only tasks with ``MIN_CLAIMS`` to ``MAX_CLAIMS`` claims whose request names no tool or
     field of any server of the set and lists no steps (``compose.prompt_flaws``) are kept."""
@@ -111,15 +115,26 @@ def single_tasks(envs: list[Environment], n: int, seed: int = 0) -> list[EvalTas
         name = env.spec.name
         if not wanted[name]:
             continue
-        pool, _ = generate_tasks(env, 4 * wanted[name] + 8, seed=seed)
-        usable[name] = [
-            t
-            for t in pool
-            if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS
-            # a request that names a tool or field of any offered server ("the pickup time"),
-            # or lists steps ("then"), is not an eval prompt
-            and not prompt_flaws(t.user_scenario.opening_message, vocabulary)
-        ]
+        # A larger pool where too few are usable: the generator's first tasks are the same
+        # for any pool size from one seed, so a larger pool only adds to the choice.
+        size = 4 * wanted[name] + 8
+        while True:
+            pool, _ = generate_tasks(env, size, seed=seed)
+            usable[name] = [
+                t
+                for t in pool
+                if MIN_CLAIMS <= len(t.gold.claims) <= MAX_CLAIMS
+                # a request that names a tool or field of any offered server ("the pickup
+                # time"), or lists steps ("then"), is not an eval prompt
+                and not prompt_flaws(t.user_scenario.opening_message, vocabulary)
+            ]
+            if (
+                len(usable[name]) >= wanted[name]
+                or len(pool) < size
+                or size >= POOL_GROWTH * (4 * wanted[name] + 8)
+            ):
+                break
+            size *= 2
     taken = {name: min(wanted[name], len(found)) for name, found in usable.items()}
     # A server with too few usable tasks leaves its share to the others, in order.
     short = n - sum(taken.values())
