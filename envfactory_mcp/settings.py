@@ -16,8 +16,11 @@ DEFAULT_SERVERS_DIR: Final = Path("generated_servers")
 # Seconds one agent/user episode may run before it ends as a ``timeout`` (not scored):
 # ``rollout --episode-timeout``, ``RolloutConfig``, ``EpisodeConfig`` and the eval runner.
 EPISODE_TIMEOUT_S: Final = 600.0
-# Seconds one MCP tool call may take on a host connection (``host/connection.py``).
-CALL_TIMEOUT_S: Final = 60.0
+# Seconds one MCP request may take on a host connection (``host/connection.py``): a far
+# backstop for a server that stopped answering. The server bounds each tool call itself
+# (``runtime --call-timeout``, 5 s); a machine at load 20 makes a server start or a state
+# read slow, not broken, so this must sit far above what a busy machine needs.
+CALL_TIMEOUT_S: Final = 300.0
 # An episode's limits: agent turns, and tool errors in a row before it ends.
 MAX_STEPS: Final = 30
 MAX_ERRORS: Final = 5

@@ -320,30 +320,31 @@ async def run_episode(
     except TimeoutError:
         reason, detail = "timeout", f"the episode ran past {config.timeout_s:g} s"
     if ep is not None and reason not in ("infrastructure_error", "timeout"):
+        # Each request below is bounded by its connection's call timeout (a far backstop:
+        # a busy machine is slow, not broken), so the reading needs no deadline of its own.
         try:
-            with anyio.fail_after(60):
-                own_final: str | None
-                if multi:
-                    server_hashes = await ep.server_hashes()
-                    final_hash = combined_hash(server_hashes)
-                    own_final = ep.own_hash(server_hashes)  # None: the diff is not read
-                else:
-                    own_final = final_hash = ep.final_hash_known() or await conn.state_hash(session)
-                if final_hash == initial_hash:
-                    final_diff = {}
-                elif final_hash == gold_hash == task.gold.final_state_hash:
-                    final_diff = task.gold.diff  # the same state as the oracle's: the same diff
-                elif initial_state is not None and own_final is not None:
-                    final_state = await conn.state(session)
-                    final_diff = diff_states(
-                        initial_state, final_state, _row_keys(conn, initial_state, final_state)
-                    )
-                for other in others or []:
-                    if multi and other.server in ep.gold_servers:
-                        continue  # its changes are the task's, judged by the state
-                    now = server_hashes.get(other.server) or await other.state_hash(session)
-                    if now != other_hashes.get(other.server):
-                        collateral.append(other.server)
+            own_final: str | None
+            if multi:
+                server_hashes = await ep.server_hashes()
+                final_hash = combined_hash(server_hashes)
+                own_final = ep.own_hash(server_hashes)  # None: the diff is not read
+            else:
+                own_final = final_hash = ep.final_hash_known() or await conn.state_hash(session)
+            if final_hash == initial_hash:
+                final_diff = {}
+            elif final_hash == gold_hash == task.gold.final_state_hash:
+                final_diff = task.gold.diff  # the same state as the oracle's: the same diff
+            elif initial_state is not None and own_final is not None:
+                final_state = await conn.state(session)
+                final_diff = diff_states(
+                    initial_state, final_state, _row_keys(conn, initial_state, final_state)
+                )
+            for other in others or []:
+                if multi and other.server in ep.gold_servers:
+                    continue  # its changes are the task's, judged by the state
+                now = server_hashes.get(other.server) or await other.state_hash(session)
+                if now != other_hashes.get(other.server):
+                    collateral.append(other.server)
         except (InfrastructureError, TimeoutError) as exc:
             reason, detail = "infrastructure_error", f"reading the final state failed: {exc}"
     if ep is not None and not others and reason not in ("infrastructure_error", "timeout"):

@@ -12,6 +12,7 @@ import json
 import os
 import random
 import time
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -30,9 +31,17 @@ DEADLINE_SLACK_S = 1.0
 MODEL_TIMEOUT_S = 60.0
 
 
+# litellm's ``acompletion`` makes the provider's coroutine in a worker thread and awaits it
+# after; an attempt cancelled in between (our deadline, an episode's timeout, Ctrl-C) leaves
+# that coroutine unawaited and Python warns when it is collected. Nothing ran and nothing
+# leaks (no request was sent), so the warning is noise: it is silenced by its exact text.
+UNAWAITED_PROVIDER_CALL = r"coroutine '\w+\.acompletion' was never awaited"
+
+
 def load_litellm() -> ModuleType:
     """Import litellm quietly and without network access to fetch its cost map."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    warnings.filterwarnings("ignore", message=UNAWAITED_PROVIDER_CALL, category=RuntimeWarning)
     import litellm
 
     litellm.suppress_debug_info = True

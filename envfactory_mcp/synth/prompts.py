@@ -26,7 +26,7 @@ from envfactory_mcp.env.environment import assemble_env
 from envfactory_mcp.env.seed import SeedRows
 from envfactory_mcp.errors import BlueprintError, SeedError, SpecError
 from envfactory_mcp.spec import EnvSpec, dump_spec, parse_spec, spec_json_schema
-from envfactory_mcp.verify.static_gate import ALLOWED_MODULES
+from envfactory_mcp.verify.static_gate import ALLOWED_MODULES, parse_python
 
 Message = dict[str, str]
 
@@ -268,7 +268,7 @@ def retail_example() -> tuple[dict[str, Any], SeedRows, str]:
     source = inspect.getsource(blueprint.tools_module)
     function = next(
         node
-        for node in ast.parse(source).body
+        for node in parse_python(source).body
         if isinstance(node, ast.FunctionDef) and node.name == tool.name
     )
     return data, _EXAMPLE_ROWS, _EXAMPLE_HEADER + (ast.get_source_segment(source, function) or "")

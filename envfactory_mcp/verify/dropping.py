@@ -30,6 +30,7 @@ from envfactory_mcp.errors import EnvFactoryError, SpecError
 from envfactory_mcp.spec import EnvSpec
 from envfactory_mcp.spec.validate import validate_spec
 from envfactory_mcp.verify.report import DroppedTool, VerificationReport
+from envfactory_mcp.verify.static_gate import parse_python
 
 T = TypeVar("T")
 MAX_ROUNDS = 4  # verifications of one environment: the first, then after each drop
@@ -216,7 +217,7 @@ def remove_functions(source: str, names: set[str]) -> str:
     """``source`` without its top-level functions ``names`` (decorators included), each
     only when no other code of the module mentions its name; unchanged when it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return source
     targets = [

@@ -59,9 +59,10 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import threading
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal, overload
 
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.verify.sql_gate import check_sql_text
@@ -123,6 +124,28 @@ _FRAME_IN_STRING = re.compile(r"\.(" + "|".join(sorted(FRAME_ATTRIBUTES)) + r")\
 _PROCESS_PATH = re.compile(r"/proc/|/dev/(?:fd|std(?:in|out|err)|tcp|udp|shm|mem|kmem|tty|pts|ptmx)\b")
 
 
+# CPython 3.11 (3.11.7 here) keeps the recursion depth of ``ast.parse``'s tree building in
+# interpreter-wide state, so two threads parsing at once can fail with "SystemError: AST
+# constructor recursion depth mismatch" (gh-106905; seen in a stress run of the suite).
+# Verification runs in worker threads (``synth`` verifies several environments at once), so
+# every parse of tool code takes turns.
+_PARSE_LOCK = threading.Lock()
+
+
+@overload
+def parse_python(source: str, filename: str = ..., mode: Literal["exec"] = ...) -> ast.Module: ...
+@overload
+def parse_python(source: str, filename: str = ..., *, mode: Literal["eval"]) -> ast.Expression: ...
+def parse_python(
+    source: str, filename: str = "<unknown>", mode: Literal["exec", "eval"] = "exec"
+) -> ast.Module | ast.Expression:
+    """``ast.parse(source, filename, mode)``, one thread at a time (see ``_PARSE_LOCK``)."""
+    with _PARSE_LOCK:
+        tree = ast.parse(source, filename=filename, mode=mode)
+    assert isinstance(tree, ast.Module | ast.Expression)
+    return tree
+
+
 @dataclass(frozen=True, slots=True)
 class GateViolation:
     """One broken rule; ``str()`` gives ``tools.py:LINE:COL: message``."""
@@ -148,7 +171,7 @@ class UnsafeCodeError(EnvFactoryError):
 def check_tool_code(source: str, filename: str = "tools.py") -> list[GateViolation]:
     """Every violation of the gate's rules in source order; an empty list means the code passes."""
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = parse_python(source, filename)
     except SyntaxError as exc:
         line, col = exc.lineno or 1, exc.offset or 1
         return [GateViolation(line, col, "syntax", f"syntax error: {exc.msg}", filename)]
@@ -356,7 +379,7 @@ class _Gate(ast.NodeVisitor):
             self._check_sql(node, node.value)
         if id(node) in self.annotations:  # typing.get_type_hints would evaluate it: judge it as code
             try:
-                expr = ast.parse(node.value.strip(), mode="eval")
+                expr = parse_python(node.value.strip(), mode="eval")
             except (SyntaxError, ValueError):
                 return
             ast.increment_lineno(expr, node.lineno - 1)

@@ -53,7 +53,10 @@ def test_a_closed_port_at_the_default_concurrency_is_model_unavailable_within_a_
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     lines = (run / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
     records = [TrajectoryRecord.model_validate_json(line) for line in lines]
-    assert [r.termination for r in records] == ["model_unavailable"] * 3, done.stderr[-3000:]
+    assert [r.termination for r in records] == ["model_unavailable"] * 3, (
+        [r.termination_detail for r in records],
+        done.stderr[-3000:],
+    )
     assert all(r.reward is None for r in records)
     # Refused, so not retried: one attempt each, the connection named.
     assert all(

@@ -79,10 +79,11 @@ def test_a_model_that_never_answers_is_model_unavailable_at_the_flags_time(one_t
     assert record.termination == "model_unavailable", output
     detail = record.termination_detail
     assert "timeout" in detail and "openai/slow" in detail and "server 'retail'" not in detail, detail
-    # Each attempt was cut at the flag's second (plus the client's small slack), not at the
-    # 60 s default nor the hour the server would take: 4 attempts and their backoffs.
+    # Each attempt was cut at the flag's second, not at the 60 s default nor the hour the
+    # server would take: 4 attempts. The wall time is only a far bound (the machine may be
+    # busy: issue 30): half of what four attempts at the default would take at the least.
     assert attempts == 4
-    assert seconds < 4 * (1 + litellm_client.DEADLINE_SLACK_S) + 10, seconds
+    assert seconds < 4 * litellm_client.MODEL_TIMEOUT_S / 2, seconds
 
 
 def test_timeout_flags_without_a_model_or_twice_are_usage_errors(one_task: Path, tmp_path: Path):

@@ -5,6 +5,7 @@ fallback for a wire that is not a pipe (a file), all over a real server process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -95,26 +96,33 @@ def test_a_wire_that_is_not_a_pipe_is_served_with_blocking_io(package: Path, tmp
     # Answers go to a file (not a pipe), so the server keeps blocking I/O in threads; the
     # requests come on a pipe kept open until every answer is in (at the end of its input
     # a server stops, whatever is still in flight).
-    answers_file = tmp_path / "answers.jsonl"
-    with open(answers_file, "wb") as stdout:
+    # A far backstop only: the loop ends when the answers are in (or the server is gone).
+    answers_file, errors_file = tmp_path / "answers.jsonl", tmp_path / "stderr.txt"
+    with open(answers_file, "wb") as stdout, open(errors_file, "wb") as stderr:
         proc = subprocess.Popen(
             server(package),
             stdin=subprocess.PIPE,
             stdout=stdout,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             env={**os.environ, "PYTHONPATH": str(package)},
         )
+    assert proc.stdin is not None
     try:
-        assert proc.stdin is not None
         proc.stdin.write(HANDSHAKE + call(1, "acc_001") + call(2, "acc_404"))
         proc.stdin.flush()
-        deadline = time.monotonic() + 60
-        while answers_file.read_bytes().count(b"\n") < 3 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 600
+        while answers_file.read_bytes().count(b"\n") < 3 and proc.poll() is None:
+            assert time.monotonic() < deadline, "no answers in 600 s"
             time.sleep(0.05)
         proc.stdin.close()
-        proc.wait(timeout=30)
+        proc.wait(timeout=600)
+    except BrokenPipeError:
+        pytest.fail(f"the server exited ({proc.wait()}) before reading: {errors_file.read_text()[-2000:]}")
     finally:
         proc.kill()
+        proc.wait()
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()  # never left for the collector (a ResourceWarning in a later test)
     answers = {a["id"]: a for a in map(json.loads, answers_file.read_text().splitlines())}
     assert answers[1]["result"]["structuredContent"]["account_id"] == "acc_001"
     assert answers[2]["result"]["isError"] is True
