@@ -74,16 +74,21 @@ def tasks(
     allow_unverified: AllowUnverified = False,
     trust: Trust = False,
     servers_dir: ServersDir = DEFAULT_SERVERS_DIR,
+    pool_cache: Annotated[
+        bool,
+        typer.Option(
+            "--pool-cache/--no-pool-cache",
+            help="Reuse the oracle's candidate pools cached for this environment and seed in the user's "
+            "cache folder (the tasks are the same either way; ENVFACTORY_MCP_POOL_CACHE=off also turns "
+            "it off).",
+        ),
+    ] = True,
     quiet: Quiet = False,
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
-    import anyio
-
     from envfactory_mcp.cli.runs import interrupted
-    from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
-    from envfactory_mcp.tasks.stats import task_stats
 
     calibrate = model if model and model != "offline" else None
     refuse_existing(output, overwrite)
@@ -103,9 +108,14 @@ def tasks(
                 made_so_far += 1
                 advance(made_so_far, n)
 
-            made, report = generate_tasks(env, n, seed=seed, sampler=sampler.generator_name, on_task=on_task)
+            made, report = generate_tasks(
+                env, n, seed=seed, sampler=sampler.generator_name, on_task=on_task, pool_cache=pool_cache
+            )
             if calibrate is not None:
+                import anyio
+
                 from envfactory_mcp.llm import LiteLLMClient
+                from envfactory_mcp.tasks.calibrate import recalibrate_with_llm
 
                 stage(f"calibrating {len(made)} messages with {calibrate}")
                 client = LiteLLMClient(calibrate, api_base=api_base, timeout_s=model_timeout)
@@ -129,6 +139,8 @@ def tasks(
     write_tasks(made, output)
     result: dict[str, object] = {"env": name, "output": str(output), "tasks": len(made), "requested": n}
     if stats:
+        from envfactory_mcp.tasks.stats import task_stats
+
         result["stats"] = task_stats(made, report, env.spec)
     emit_json(result)
     reporter.say(f"wrote {len(made)} tasks to {output}")

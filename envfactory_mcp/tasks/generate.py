@@ -43,6 +43,8 @@ from envfactory_mcp.tasks.model import (
     UserScenario,
 )
 from envfactory_mcp.tasks.oracle import GoalFilter, Oracle, Rejected
+from envfactory_mcp.tasks.pool_cache import load as pool_cache_load
+from envfactory_mcp.tasks.pool_cache import save as pool_cache_save
 from envfactory_mcp.tasks.realise import OpeningPlan, realise_opening
 from envfactory_mcp.tasks.scenario import Describer, Scenario, build_scenario
 from envfactory_mcp.tasks.stats import outcome_key
@@ -69,14 +71,18 @@ def generate_tasks(
     config: SamplerConfig | None = None,
     max_draws: int | None = None,
     on_task: Callable[[Task], None] | None = None,
+    pool_cache: bool = True,
 ) -> tuple[list[Task], GenerationReport]:
-    """Up to ``n`` valid tasks (fewer only if ``max_draws`` draws run out first)."""
+    """Up to ``n`` valid tasks (fewer only if ``max_draws`` draws run out first).
+    ``pool_cache``: read and write the oracle's candidate pools in the user's cache
+    (``tasks.pool_cache``; the tasks are the same either way)."""
     config = config or SamplerConfig(expected=n)
     graph = build_graph(env.spec)
     topology = TopologySampler(graph, seed, config)
     walk = RandomWalkSampler(graph, seed, config)
     drawer = GoalDrawer(env.spec, random.Random(f"goals:{seed}"))
     oracle = Oracle(env, seed)
+    cached = pool_cache_load(oracle) if pool_cache else None
     # Refusals by a business rule only where the seed holds a call that rule alone refuses.
     declared = env.spec.policy_rules.rules
     drawer.business = [i for i in drawer.business if oracle.breaking(declared[i].tool, i)]
@@ -152,6 +158,7 @@ def generate_tasks(
         tasks.append(task)
         if on_task is not None:
             on_task(task)
+    pool_cache_save(oracle, cached)
     return tasks, report
 
 

@@ -131,6 +131,8 @@ class Oracle:
         self._seed_changes: int | None = None  # SQLite's total_changes right after the last reset
         self._personas: dict[tuple[str, int], Any] = {}  # (tool, id of a pooled call) -> its persona
         self._pool_objects: dict[tuple[str, int], set[tuple[str, str]]] = {}  # (tool, id of a pooled call)
+        self._owner_groups: dict[str, dict[Any, list[dict[str, Any]]] | None] = {}  # tool -> owner -> calls
+        self._owner_keys: dict[str, set[str]] = {}  # tool -> repr of the owner of each call of its pool
         self._seed_digests: dict[str, int] | None = None  # each table's digest in the seed
         self._infos: dict[str, TableInfo] | None = None  # the session's tables
         self._seed_rows: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}  # table -> key -> seed row
@@ -214,6 +216,26 @@ class Oracle:
                 stale = 0 if len(found) > before else stale + 1
                 self._seed_changes = self.session.db.total_changes  # rolled back: still the seed
         return self.breakers.get(key, [])
+
+    def pool_state(self) -> dict[str, Any]:
+        """What ``viable`` and ``breaking`` found so far, as JSON values (``tasks.pool_cache``
+        keeps it on disk): each tool's pool, the breakers noted per (tool, rule) — by
+        ``viable``'s draws and by ``breaking``'s search — and the (tool, rule) searched."""
+        return {
+            "pools": [[tool, pool] for tool, pool in self.pools.items()],
+            "breakers": [[tool, rule, calls] for (tool, rule), calls in self.breakers.items()],
+            "searched": sorted([tool, rule] for tool, rule in self._searched),
+        }
+
+    def restore_pools(self, state: Mapping[str, Any]) -> None:
+        """Takes ``pool_state`` of an oracle of the same environment, seed and pool sizes
+        (before any pool of this one is built): ``viable`` and ``breaking`` then give what
+        they would have found."""
+        for tool, pool in state["pools"]:
+            self.pools.setdefault(tool, pool)
+        for tool, rule, calls in state["breakers"]:
+            self.breakers.setdefault((tool, rule), calls)
+        self._searched |= {(tool, rule) for tool, rule in state["searched"]}
 
     def refusal(self, tool: str, rule: int, args: dict[str, Any]) -> str | None:
         """The rule's reason if, on the session's state now, ``rule`` alone refuses the call
@@ -336,7 +358,7 @@ class Oracle:
                 serves = self._serving(chain, goals, i, goal_filters)
                 pool = [a for a in pool if serves(a)]
             if persona_value is not None:
-                pool = [a for a in pool if self._belongs(tool, a, persona_value)]
+                pool = self._owned(tool, pool, persona_value)
             # Each goal is about its own objects: two goals on one order would contradict
             # each other (change its address, then cancel it) or ask the same thing twice.
             pool = [a for a in pool if not self._pooled_objects(tool, a) & taken]
@@ -481,7 +503,7 @@ class Oracle:
         verdicts: dict[Any, bool] = {}
 
         def serves(args: dict[str, Any]) -> bool:
-            persona = self._persona_of(tool, args)
+            persona = self._owner_of_pooled(tool, args)  # a pooled call: remembered
             if persona is None:
                 return True
             key = repr(persona)
@@ -494,11 +516,13 @@ class Oracle:
                         other = split_tool_id(chain.steps[j].tool)[1]
                         pool = [a for a in self.viable(other) if j not in goal_filters or goal_filters[j](a)]
                         # a call on objects is the persona's that owns them (``_belongs``)
-                        owners = (
-                            {repr(self._owner_of_pooled(other, a)) for a in pool}
-                            if any(p.entity for p in self.params[other])
-                            else None
-                        )
+                        owners: set[str] | None = None
+                        if j not in goal_filters and other in self._owner_keys:
+                            owners = self._owner_keys[other]
+                        elif any(p.entity for p in self.params[other]):
+                            owners = {repr(self._owner_of_pooled(other, a)) for a in pool}
+                            if j not in goal_filters:  # the whole pool: the same for every chain
+                                self._owner_keys[other] = owners
                         pools[j] = (other, pool, owners)
                     other, pool, owners = pools[j]
                     if owners is not None:
@@ -518,6 +542,30 @@ class Oracle:
         if key not in self._personas:
             self._personas[key] = self._persona_of(tool, args)
         return self._personas[key]
+
+    def _owned(self, tool: str, pool: list[dict[str, Any]], persona: Any) -> list[dict[str, Any]]:
+        """The calls of ``pool`` (calls in ``pools`` or ``breakers``) that ``_belongs`` to
+        ``persona``, in order. For ``tool``'s whole viable pool of a tool on objects, its
+        calls grouped by owner once (equal values hash alike, so a group holds exactly
+        the calls whose owner ``==`` the persona)."""
+        if not any(p.entity for p in self.params[tool]):
+            return [a for a in pool if self._belongs(tool, a, persona)]
+        if pool is self.pools.get(tool):
+            if tool not in self._owner_groups:
+                groups: dict[Any, list[dict[str, Any]]] | None = {}
+                try:
+                    for a in pool:
+                        groups.setdefault(self._owner_of_pooled(tool, a), []).append(a)  # type: ignore[union-attr]
+                except TypeError:  # an owner that cannot be hashed: compare one by one
+                    groups = None
+                self._owner_groups[tool] = groups
+            groups = self._owner_groups[tool]
+            if groups is not None:
+                try:
+                    return list(groups.get(persona, ()))
+                except TypeError:
+                    pass
+        return [a for a in pool if self._owner_of_pooled(tool, a) == persona]
 
     def _belongs(self, tool: str, args: dict[str, Any], persona: Any) -> bool:
         """Whether ``args`` (a call in ``pools``, which live as long as the oracle) are the
