@@ -63,10 +63,29 @@ class Value:
     allowed: tuple[Any, ...] = ()
 
 
+# ``mentions`` remembered: a simulated user checks the claims after every turn and the score
+# once more at the end, each time over every reply so far (the same reply, the same value).
+_MENTIONS: dict[tuple[type, Value, str], int] = {}
+_MENTIONS_KEPT = 8192
+
+
 def mentions(value: Value, text: str) -> int:
     """How many times ``text`` states ``value``; none at all when the text hedges it against
     a rival anywhere, or another clause says the same thing with a rival value (a
     contradiction): an answer giving conflicting values for the fact does not state it."""
+    key = (type(value.value), value, text)
+    try:
+        known = _MENTIONS.get(key)
+    except TypeError:  # a value that cannot be a key (a list, a mapping)
+        return _mentions(value, text)
+    if known is None:
+        if len(_MENTIONS) >= _MENTIONS_KEPT:
+            _MENTIONS.clear()
+        known = _MENTIONS[key] = _mentions(value, text)
+    return known
+
+
+def _mentions(value: Value, text: str) -> int:
     parts = words.clauses(text)
     read = [_in_clause(value, clause) for clause in parts]
     counts = [n for n, _ in read]
@@ -280,9 +299,9 @@ def _phrase_hits(
     cancelled", "to close the ticket") nor a general rule ("only pending orders can be
     cancelled", "a bill pending insurance is not payable", "if it is still pending")."""
     hits: set[int] = set()
-    present = words.stems_in(toks)
+    present = words.stems_in(toks).keys()
     for phrase in phrases:
-        if any(base not in present for base in words.phrase_bases(phrase)):
+        if not present >= words.phrase_base_set(phrase):
             continue  # most phrases share no word with the clause
         for span in words.find_phrase(toks, phrase):
             if statements_only and (_irrealis(toks, span[0]) or _generic(toks, span)):

@@ -176,9 +176,17 @@ PARTICIPLE = "+"
 
 
 @functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=65536)
 def phrase_bases(phrase: tuple[str, ...]) -> tuple[str, ...]:
-    """The stems of a phrase's elements, participle marks dropped."""
+    """The stems of a phrase's elements, participle marks dropped (remembered: scoring asks
+    for every phrase of a vocabulary in every clause)."""
     return tuple(element.split(PARTICIPLE)[0] for element in phrase)
+
+
+@functools.lru_cache(maxsize=65536)
+def phrase_base_set(phrase: tuple[str, ...]) -> frozenset[str]:
+    """``phrase_bases`` as a set: a clause holds the phrase only if its stems include these."""
+    return frozenset(phrase_bases(phrase))
 
 
 _PARTICIPLE_ENDINGS = ("ed", "en", "ation", "ations", "ment")
