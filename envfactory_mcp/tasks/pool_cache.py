@@ -145,12 +145,12 @@ def save(oracle: Oracle, handle: Handle | None) -> bool:
         "seed": oracle.seed,
         "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
     }
-    from envfactory_mcp.files import write_text
+    from envfactory_mcp import files
     from envfactory_mcp.verify.signing import private_dir
 
     try:
         private_dir(handle.path.parent)
-        write_text(handle.path, json.dumps(header, sort_keys=True) + "\n" + body + "\n", new_mode=0o600)
+        files.write_text(handle.path, json.dumps(header, sort_keys=True) + "\n" + body + "\n", new_mode=0o600)
     except OSError:
         return False
     _prune(handle.path)
