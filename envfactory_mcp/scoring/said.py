@@ -20,6 +20,7 @@ time, ids, the content words of a name or a text), leaving out what states nothi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -63,26 +64,22 @@ class Value:
     allowed: tuple[Any, ...] = ()
 
 
-# ``mentions`` remembered: a simulated user checks the claims after every turn and the score
-# once more at the end, each time over every reply so far (the same reply, the same value).
-_MENTIONS: dict[tuple[type, Value, str], int] = {}
-_MENTIONS_KEPT = 8192
-
-
 def mentions(value: Value, text: str) -> int:
     """How many times ``text`` states ``value``; none at all when the text hedges it against
     a rival anywhere, or another clause says the same thing with a rival value (a
     contradiction): an answer giving conflicting values for the fact does not state it."""
-    key = (type(value.value), value, text)
     try:
-        known = _MENTIONS.get(key)
+        return _remembered(type(value.value).__qualname__, value, text)
     except TypeError:  # a value that cannot be a key (a list, a mapping)
         return _mentions(value, text)
-    if known is None:
-        if len(_MENTIONS) >= _MENTIONS_KEPT:
-            _MENTIONS.clear()
-        known = _MENTIONS[key] = _mentions(value, text)
-    return known
+
+
+# Remembered: a simulated user checks the claims after every turn and the score once more
+# at the end, each time over every reply so far (the same reply, the same value). The
+# value's type is part of the key: 1 and 1.0 are equal keys, not the same money.
+@functools.lru_cache(maxsize=8192)
+def _remembered(_type: str, value: Value, text: str) -> int:
+    return _mentions(value, text)
 
 
 def _mentions(value: Value, text: str) -> int:
