@@ -174,6 +174,14 @@ class TrajectoryRecord(Model):
         return (self.task_id, self.trial)
 
     def to_line(self) -> bytes:
-        """The record as one UTF-8 JSON line, lone surrogates made storable."""
-        data = storable(self.model_dump(mode="json"))
-        return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        """The record as one UTF-8 JSON line, lone surrogates made storable (only a line
+        that cannot be encoded is walked for them: ``storable`` changes nothing else)."""
+        data = self.model_dump(mode="json")
+        try:
+            return _line(data).encode("utf-8")
+        except UnicodeEncodeError:
+            return _line(storable(data)).encode("utf-8")
+
+
+def _line(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envfactory_mcp.scoring import meaning, said
-from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
+from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, cached_for_short_texts
 from envfactory_mcp.spec.models import EnvSpec
 from envfactory_mcp.tasks.model import Claim
 
@@ -91,21 +91,30 @@ def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]
     return out
 
 
+_FENCE = re.compile(r"```[a-z]*\s*([\[{].*?)```", re.DOTALL)
+_OPENING = re.compile(r"[\[{]")
+_JSON_INSIDE = re.compile(r"\"[^\"]*\"\s*:|\{")
+
+
+@cached_for_short_texts(maxsize=4096)
 def without_json(text: str) -> str:
     """``text`` with every JSON object or array in it blanked (balanced brackets holding a
-    ``"key":`` or nested objects), code fences included."""
-    text = re.sub(r"```[a-z]*\s*([\[{].*?)```", r"\1", text, flags=re.DOTALL)
+    ``"key":`` or nested objects), code fences included. Remembered: the user's goal check
+    and the score read the same replies."""
+    text = _FENCE.sub(r"\1", text)
     out: list[str] = []
-    i = 0
-    while i < len(text):
-        if text[i] in "{[":
-            end = _closing(text, i)
-            if end is not None and re.search(r"\"[^\"]*\"\s*:|\{", text[i + 1 : end]):
-                out.append(" ")
-                i = end + 1
-                continue
-        out.append(text[i])
-        i += 1
+    kept = 0  # text[kept:] is not in ``out`` yet
+    at = _OPENING.search(text)
+    while at is not None:
+        start = at.start()
+        end = _closing(text, start)
+        if end is not None and _JSON_INSIDE.search(text, start + 1, end):
+            out += (text[kept:start], " ")
+            kept = end + 1
+            at = _OPENING.search(text, kept)
+        else:
+            at = _OPENING.search(text, start + 1)
+    out.append(text[kept:])
     return "".join(out)
 
 
@@ -184,15 +193,32 @@ def _copies_output(text: str, outputs: list[frozenset[str]]) -> bool:
     a few of its values, a rendered dump nearly all."""
     written = text.casefold()
     for leaves in outputs:
-        repeated = sum(1 for leaf in leaves if leaf in written and _as_token(leaf).search(written))
+        repeated = sum(1 for leaf in leaves if leaf in written and _has_token(written, leaf))
         if repeated >= DUMP_MIN_VALUES and repeated >= DUMP_SHARE * len(leaves):
             return True
     return False
 
 
-@functools.lru_cache(maxsize=8192)
-def _as_token(leaf: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.]){re.escape(leaf)}(?![\w]|\.\d)")
+def _has_token(text: str, token: str) -> bool:
+    r"""Whether ``text`` holds ``token`` as a whole token: no word character or ``.`` just
+    before it, no word character or ``.<digit>`` just after it (as the regular expression
+    ``(?<![\w.])token(?![\w]|\.\d)`` reads it; found with ``str.find``, compiling nothing)."""
+    at = text.find(token)
+    while at >= 0:
+        end = at + len(token)
+        before = text[at - 1] if at else ""
+        after = text[end : end + 2]
+        if not (before and (_word(before) or before == ".")) and not (
+            after and (_word(after[0]) or (after[0] == "." and after[1:].isdecimal()))
+        ):
+            return True
+        at = text.find(token, at + 1)
+    return False
+
+
+def _word(char: str) -> bool:
+    r"""``\w`` of a regular expression on ``str``: alphanumeric or ``_``."""
+    return char.isalnum() or char == "_"
 
 
 # ------------------------------------------------------------------------------ claims
@@ -285,10 +311,8 @@ def _shown_at(
         key = (claim.tool, claim.path, claim.text)
         if key in shown:
             continue
-        pattern = re.compile(
-            "|".join(rf"(?<![\w.]){re.escape(w)}(?![\w]|\.\d)" for w in _raw_forms(claim.value))
-        )
-        holding = [(i, name) for i, name, text in tools if pattern.search(text)]
+        forms = _raw_forms(claim.value)
+        holding = [(i, name) for i, name, text in tools if any(_has_token(text, form) for form in forms)]
         tool = spec.tool(claim.tool) if spec is not None else None
         write = tool is not None and tool.effect == "write"
         own = next((i for i, name in holding if name == claim.tool), None) if write else None

@@ -207,8 +207,8 @@ class _Evidence:
         wanted = _normal(value)
         if not wanted:
             return True
-        pattern = _whole_token(wanted)
-        return any(pattern.search(text) for text in self.texts)
+        starts, ends = _word(wanted[0]), _word(wanted[-1])
+        return any(_holds(text, wanted, starts, ends) for text in self.texts if wanted in text)
 
     def has_number(self, value: Decimal) -> bool:
         return value in self.numbers
@@ -251,11 +251,24 @@ def _normal(text: str) -> str:
     return _SPACE.sub(" ", text.casefold()).strip()
 
 
-@functools.lru_cache(maxsize=4096)
-def _whole_token(text: str) -> re.Pattern[str]:
-    before = r"(?<!\w)" if re.match(r"\w", text) else ""
-    after = r"(?!\w)" if re.search(r"\w$", text) else ""
-    return re.compile(before + re.escape(text) + after)
+def _holds(text: str, token: str, starts: bool, ends: bool) -> bool:
+    """Whether ``text`` holds ``token`` as a whole token: where the token starts (ends) with
+    a word character, none just before (after) it. Found with ``str.find``, compiling
+    nothing (a value is looked for once or twice)."""
+    at = text.find(token)
+    while at >= 0:
+        stop = at + len(token)
+        if not (starts and at and _word(text[at - 1])) and not (
+            ends and stop < len(text) and _word(text[stop])
+        ):
+            return True
+        at = text.find(token, at + 1)
+    return False
+
+
+def _word(char: str) -> bool:
+    r"""``\w`` of a regular expression on ``str``: alphanumeric or ``_``."""
+    return char.isalnum() or char == "_"
 
 
 def _numbers(text: str) -> Iterator[Decimal]:
