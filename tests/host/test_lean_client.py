@@ -125,3 +125,51 @@ def test_a_stdio_connection_loads_no_mcp_sdk_in_the_host(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+# A server that answers the handshake and then never answers ("silent"), or never reads
+# its stdin again ("deaf": the pipe fills up under the requests' lines).
+FAKE_SERVER = """
+import json, sys, time
+mode = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["method"] in ("server/discover", "tools/list"):
+        result = {"instructions": ""} if message["method"] == "server/discover" else {"tools": []}
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+    elif mode == "deaf":
+        time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("mode", ["silent", "deaf"])
+async def test_a_request_left_unanswered_times_out(tmp_path, mode: str) -> None:
+    """Every request ends with TimeoutError after about the timeout, also when the server
+    stopped reading its stdin (it is killed then: no line would get through)."""
+    import sys
+    import types
+    from contextlib import AsyncExitStack
+
+    script = tmp_path / "fake_server.py"
+    script.write_text(FAKE_SERVER)
+    params = types.SimpleNamespace(command=sys.executable, args=[str(script), mode], env={}, cwd=None)
+    client = LeanStdioClient(params, timeout_s=1.0)
+    line = "x" * 200_000 if mode == "deaf" else ""  # more than a pipe holds
+    outcomes: list[str] = []
+
+    async def one() -> None:
+        try:
+            await client.request("tools/call", {"name": "a", "arguments": {"pad": line}})
+        except TimeoutError:
+            outcomes.append("timeout")
+
+    with anyio.fail_after(30):
+        async with AsyncExitStack() as stack:
+            await client.start(stack)
+            started = anyio.current_time()
+            async with anyio.create_task_group() as group:
+                for _ in range(3):
+                    group.start_soon(one)
+            waited = anyio.current_time() - started
+    assert outcomes == ["timeout"] * 3
+    assert 1.0 <= waited < 5.0
