@@ -484,7 +484,7 @@ def _auth_call(oracle: Oracle, persona: dict[str, Any], tools: list[str], rng: r
     rng.shuffle(options)
     for name, args in options:
         oracle.reset()
-        outcome = oracle.toolbox.call(oracle.session.db, name, args)
+        outcome = oracle.call(name, args)
         if outcome.ok and outcome.output is not None:
             return GoalAction(oracle.server, name, args, outcome.output)
     raise Rejected("no_authentication", "no authentication tool identifies this user from their own values")
@@ -512,7 +512,7 @@ def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction]
     done: list[GoalAction] = []
     for action in actions:
         before = oracle.session.hash()
-        outcome = oracle.toolbox.call(oracle.session.db, action.tool, action.arguments)
+        outcome = oracle.call(action.tool, action.arguments)
         if not outcome.ok or outcome.output is None:
             raise Rejected("policy_completion", f"{action.tool} failed once completed: {outcome.error}")
         if outcome.written:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jsonschema_rs
@@ -27,7 +27,7 @@ import jsonschema_rs
 from envfactory_mcp.env import Environment
 from envfactory_mcp.graph.build import split_tool_id
 from envfactory_mcp.graph.sample import Chain
-from envfactory_mcp.runtime import Toolbox, diff_states, dump_state
+from envfactory_mcp.runtime import CallOutcome, Toolbox, diff_states, dump_state
 from envfactory_mcp.runtime.rules import broken
 from envfactory_mcp.runtime.state import (
     DIGEST_MODULUS,
@@ -42,6 +42,8 @@ from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_argu
 from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
 
 GoalFilter = Callable[[dict[str, Any]], bool]
+
+SEED_CALLS_MAX = 4096  # calls on the seed state whose outcome ``Oracle.call`` (``refusal``) keeps
 
 
 class Rejected(Exception):
@@ -136,6 +138,31 @@ class Oracle:
         self._seed_digests: dict[str, int] | None = None  # each table's digest in the seed
         self._infos: dict[str, TableInfo] | None = None  # the session's tables
         self._seed_rows: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}  # table -> key -> seed row
+        self._seed_calls: dict[tuple[str, str], CallOutcome] = {}  # (tool, its arguments' repr) on the seed
+        self._seed_refusals: dict[tuple[str, int, str], str | None] = {}  # ``refusal`` on the seed
+
+    def call(self, tool: str, args: dict[str, Any]) -> CallOutcome:
+        """``self.toolbox.call`` on the session. A call made on the seed state that leaves
+        it so (a read, a refused write) gives the same outcome every time: it is kept (up to
+        ``SEED_CALLS_MAX`` calls) and given again, its output a fresh copy, without running
+        the tool (the chains' lookups repeat: half the calls of ``tasks retail``)."""
+        db = self.session.db
+        key = None
+        if self._seed_changes is not None and db.total_changes == self._seed_changes:
+            key = (tool, repr(sorted(args.items())))
+            kept = self._seed_calls.get(key)
+            if kept is not None:
+                return kept if kept.text is None else replace(kept, output=json.loads(kept.text))
+        outcome = self.toolbox.call(db, tool, args)
+        if (
+            key is not None
+            and db.total_changes == self._seed_changes  # still the seed
+            and not outcome.internal  # a broken tool, a time limit: not the request's outcome
+            and (outcome.output is None or outcome.text is not None)
+            and len(self._seed_calls) < SEED_CALLS_MAX
+        ):
+            self._seed_calls[key] = outcome
+        return outcome
 
     def reset(self) -> None:
         """The session back to the seed state. Skipped when no row changed since the last
@@ -241,12 +268,26 @@ class Oracle:
         """The rule's reason if, on the session's state now, ``rule`` alone refuses the call
         and the tool would take it without the rules; else None."""
         db = self.session.db
+        key = None
+        if self._seed_changes is not None and db.total_changes == self._seed_changes:
+            key = (tool, rule, repr(sorted(args.items())))  # on the seed: the same answer every time
+            if key in self._seed_refusals:
+                return self._seed_refusals[key]
         spec = self.business_rules[rule]
         clock = self.spec_json["clock"]
         others = [r for i, r in enumerate(self.business_rules) if i != rule and r.get("tool") == tool]
         if broken([spec], db, tool, args, clock) is None or broken(others, db, tool, args, clock) is not None:
-            return None
-        return str(spec["reason"]) if self.unruled.call(db, tool, args).ok else None
+            reason = None
+        else:
+            outcome = self.unruled.call(db, tool, args)
+            if outcome.internal:
+                return None
+            reason = str(spec["reason"]) if outcome.ok else None
+        if key is not None:
+            self._seed_changes = db.total_changes  # ``unruled`` rolls every call back: still the seed
+            if len(self._seed_refusals) < SEED_CALLS_MAX:
+                self._seed_refusals[key] = reason
+        return reason
 
     def seed_diff(self) -> dict[str, Any]:
         """``diff_states`` from the seed to the session's state, reading only the rows the
@@ -315,9 +356,10 @@ class Oracle:
         ``refused`` (step index -> index of a declared business rule): that goal step is a
         call the rule alone refuses; it is drawn from ``breaking``, not made, and its
         action's output is ``{"refused": reason}``."""
+        narrowed: dict[tuple[int, bool], list[dict[str, Any]]] = {}  # the goal pools, narrowed once a chain
         for attempt in range(attempts):
             try:
-                return self._run_once(chain, rng, goal_filters or {}, refused or {})
+                return self._run_once(chain, rng, goal_filters or {}, refused or {}, narrowed)
             except Rejected as exc:
                 # Another draw of the first goal picks another user, who may have what the
                 # other goals need; a chain with a parameter nobody provides never will.
@@ -326,8 +368,16 @@ class Oracle:
         raise AssertionError("unreachable")
 
     def _run_once(
-        self, chain: Chain, rng: random.Random, goal_filters: dict[int, GoalFilter], refused: dict[int, int]
+        self,
+        chain: Chain,
+        rng: random.Random,
+        goal_filters: dict[int, GoalFilter],
+        refused: dict[int, int],
+        narrowed: dict[tuple[int, bool], list[dict[str, Any]]],
     ) -> OracleRun:
+        """One attempt of ``run``. ``narrowed``: (goal step, whether it decides the user) ->
+        its pool narrowed by its goal filter (and, deciding, by ``_serving``), as an
+        earlier attempt on this chain found it: the same for every attempt."""
         for i, step in enumerate(chain.steps):
             for b in step.bindings:
                 if b.source == "missing":
@@ -350,18 +400,25 @@ class Oracle:
         )
         for i in goals:
             _, tool = split_tool_id(chain.steps[i].tool)
-            pool = self.breaking(tool, refused[i]) if i in refused else self.viable(tool)
-            if i in goal_filters:
-                pool = [a for a in pool if goal_filters[i](a)]
-            if i in refused and persona_value is None:
-                # The refused call decides who the user is: someone every other goal can serve.
-                serves = self._serving(chain, goals, i, goal_filters)
-                pool = [a for a in pool if serves(a)]
+            decides = i in refused and persona_value is None
+            cached = narrowed.get((i, decides))
+            if cached is not None:
+                pool = cached
+            else:
+                pool = self.breaking(tool, refused[i]) if i in refused else self.viable(tool)
+                if i in goal_filters:
+                    pool = [a for a in pool if goal_filters[i](a)]
+                if decides:
+                    # The refused call decides who the user is: someone every other goal can serve.
+                    serves = self._serving(chain, goals, i, goal_filters)
+                    pool = [a for a in pool if serves(a)]
+                narrowed[(i, decides)] = pool
             if persona_value is not None:
                 pool = self._owned(tool, pool, persona_value)
             # Each goal is about its own objects: two goals on one order would contradict
             # each other (change its address, then cancel it) or ask the same thing twice.
-            pool = [a for a in pool if not self._pooled_objects(tool, a) & taken]
+            if taken:
+                pool = [a for a in pool if not self._pooled_objects(tool, a) & taken]
             if not pool:
                 raise Rejected(
                     "no_viable_goal", f"no call of {tool} succeeds on the seed state for this user"
@@ -421,7 +478,7 @@ class Oracle:
                 refusals[i] = reason
                 actions.append(GoldAction(server, tool, args, {"refused": reason}))
                 continue
-            outcome = self.toolbox.call(self.session.db, tool, args)
+            outcome = self.call(tool, args)
             if not outcome.ok:
                 raise Rejected("step_error", f"step {i} ({tool}) failed: {outcome.error}")
             assert outcome.output is not None

@@ -1,14 +1,20 @@
 """The oracle's cheaper paths give what the plain ones gave (issue 32): pools probed with
 every call rolled back, the gold diff read from the changed rows only, remembered seed
-lookups that draw the same values with the same random numbers."""
+lookups that draw the same values with the same random numbers, calls and refusals on the
+seed state made once and given again."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import diff_states, dump_state
+from envfactory_mcp.runtime import CallOutcome, diff_states, dump_state
 from envfactory_mcp.seeddata import home_tables, record_row, valid_arguments
+from envfactory_mcp.tasks import oracle as oracle_module
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.oracle import Oracle
 
@@ -126,3 +132,72 @@ def test_drawn_arguments_do_not_depend_on_what_was_drawn_before(retail_env: Envi
         assert [valid_arguments(cold.params[tool], cold.data, a) for _ in range(60)] == [
             valid_arguments(warm.params[tool], warm.data, b) for _ in range(60)
         ], tool
+
+
+def counted(oracle: Oracle, toolbox: str) -> list[str]:
+    """The names of the tools ``oracle``'s ``toolbox`` (an attribute name) runs from now on."""
+    made: list[str] = []
+    box = getattr(oracle, toolbox)
+    call: Callable[..., CallOutcome] = box.call
+
+    def counting(db: Any, name: str, args: dict[str, Any]) -> CallOutcome:
+        made.append(name)
+        return call(db, name, args)
+
+    box.call = counting
+    return made
+
+
+def test_calls_on_the_seed_are_made_once_and_given_again_as_fresh_copies(retail_env: Environment) -> None:
+    oracle = Oracle(retail_env, seed=0)
+    made = counted(oracle, "toolbox")
+    order = next(o for o in retail_env.seed_state["orders"] if o["status"] == "pending")
+    args = {"order_id": order["order_id"]}
+    oracle.reset()
+    first = oracle.call("get_order_details", args)
+    again = oracle.call("get_order_details", dict(args))
+    assert first.ok and again.ok and made == ["get_order_details"]
+    assert again.output == first.output and again.output is not first.output  # a copy to keep
+    assert again.output is not None and list(again.output) == list(first.output or {})
+    # A call the tool refuses on the seed leaves it so: kept too.
+    missing = {"order_id": "#W0000000"}
+    assert not oracle.call("get_order_details", missing).ok
+    assert not oracle.call("get_order_details", missing).ok
+    assert made == ["get_order_details"] * 2
+    # After a write the state is not the seed: every call is made.
+    cancel = {"order_id": order["order_id"], "reason": "no longer needed"}
+    assert oracle.call("cancel_pending_order", cancel).ok
+    after = oracle.call("get_order_details", args)
+    assert after.ok and after.output != first.output and made[-1] == "get_order_details"
+    assert len(made) == 4
+    oracle.reset()  # the seed again: what was kept is given
+    assert oracle.call("get_order_details", args).output == first.output and len(made) == 4
+
+
+def test_refusals_on_the_seed_are_asked_once_and_leave_the_seed(retail_env: Environment) -> None:
+    oracle = Oracle(retail_env, seed=0, pool_size=24, pool_attempts=300)
+    tool = "return_delivered_order_items"
+    rule = next(i for i, r in enumerate(oracle.business_rules) if r["tool"] == tool)
+    calls = oracle.breaking(tool, rule)
+    assert calls
+    oracle.reset()
+    made = counted(oracle, "unruled")
+    reason = oracle.refusal(tool, rule, calls[0])
+    assert reason == oracle.business_rules[rule]["reason"] and made == [tool]
+    assert oracle.refusal(tool, rule, dict(calls[0])) == reason and made == [tool]
+    # The call was rolled back: the session is still the seed, and known to be.
+    assert oracle.session.hash() == retail_env.seed_hash
+    reads = counted(oracle, "toolbox")
+    oracle.call("get_order_details", {"order_id": calls[0]["order_id"]})
+    oracle.reset()
+    oracle.call("get_order_details", {"order_id": calls[0]["order_id"]})
+    assert reads == ["get_order_details"]
+
+
+def test_tasks_are_the_same_when_no_call_is_kept(
+    retail_env: Environment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept, _ = generate_tasks(retail_env, 10, seed=5, pool_cache=False)
+    monkeypatch.setattr(oracle_module, "SEED_CALLS_MAX", 0)
+    made, _ = generate_tasks(retail_env, 10, seed=5, pool_cache=False)
+    assert [t.to_line() for t in kept] == [t.to_line() for t in made]
