@@ -75,10 +75,10 @@ def told(messages: list[dict[str, Any]], reference_chars: int = 0) -> list[Told]
         role = message.get("role")
         text = message_text(message)
         if role == "tool":
-            leaves = _output_values(text)
+            leaves, fields = _output(text)
             if len(leaves) >= DUMP_MIN_VALUES:
                 outputs.append(leaves)
-            keys |= _output_keys(text)
+            keys |= fields
             continue
         if role != "assistant" or not text:
             continue
@@ -139,18 +139,25 @@ def _closing(text: str, start: int) -> int | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def _output_keys(text: str) -> frozenset[str]:
-    """The keys of a tool's JSON output that no one writes in prose (``refills_remaining``)."""
-    found: set[str] = set()
+def _output(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A tool's JSON output read once (a text that is not JSON has nothing): its scalar
+    values, casefolded, of four or more characters (what a dump repeats), and its keys
+    that no one writes in prose (``refills_remaining``)."""
+    values: set[str] = set()
+    keys: set[str] = set()
     stack = [_json(text)]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            found |= {str(k) for k in node if "_" in str(k)}
+            keys.update(key for key in map(str, node) if "_" in key)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return frozenset(found)
+        elif not (isinstance(node, bool) or node is None):
+            value = str(node).casefold()
+            if len(value) >= 4:
+                values.add(value)
+    return frozenset(values), frozenset(keys)
 
 
 def _field_dump(text: str, keys: set[str]) -> bool:
@@ -160,13 +167,6 @@ def _field_dump(text: str, keys: set[str]) -> bool:
     return len(pairs) >= DUMP_FIELDS
 
 
-@functools.lru_cache(maxsize=1024)
-def _output_values(text: str) -> frozenset[str]:
-    """The scalar values of a tool's JSON output (a text that is not JSON has none)."""
-    data = _json(text)
-    return frozenset(_leaves(data)) if data is not None else frozenset()
-
-
 def _json(text: str) -> Any:
     if text[:1] not in "{[":
         return None
@@ -174,17 +174,6 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return None
-
-
-def _leaves(data: Any) -> list[str]:
-    if isinstance(data, dict):
-        return [leaf for v in data.values() for leaf in _leaves(v)]
-    if isinstance(data, list):
-        return [leaf for v in data for leaf in _leaves(v)]
-    if isinstance(data, bool) or data is None:
-        return []
-    text = str(data).casefold()
-    return [text] if len(text) >= 4 else []
 
 
 def _copies_output(text: str, outputs: list[frozenset[str]]) -> bool:

@@ -56,7 +56,6 @@ _GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])")
 _TOKEN = re.compile(r"#?\w+(?:[.@]\w+)*")
 _DIGIT = re.compile(r"\d")
 _PLAIN_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_SPACE = re.compile(r"\s+")
 # Texts up to this long have their normalised forms and numbers cached (a longer one is
 # worked out each time, so the caches stay small: at most a few tens of MB).
 CACHED_TEXT_CHARS = 16 * 1024
@@ -221,7 +220,7 @@ def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
     pieces = [text]
     if parse_json:
         try:
-            pieces.extend(_json_pieces(json.loads(text)))
+            _json_pieces(json.loads(text), pieces)
         except ValueError:
             pass
     return tuple(normal for normal in map(_normal, pieces) if normal)
@@ -232,23 +231,26 @@ def _numbers_in(normal: str) -> frozenset[Decimal]:
     return frozenset(_numbers(normal))
 
 
-def _json_pieces(value: Any) -> Iterator[str]:
-    """Keys and leaf values of decoded JSON, as text (strings unescaped)."""
+def _json_pieces(value: Any, out: list[str]) -> None:
+    """Keys and leaf values of decoded JSON, as text (strings unescaped), added to ``out``
+    in document order."""
     if isinstance(value, dict):
         for key, item in value.items():
-            yield str(key)
-            yield from _json_pieces(item)
+            out.append(str(key))
+            _json_pieces(item, out)
     elif isinstance(value, list):
         for item in value:
-            yield from _json_pieces(item)
+            _json_pieces(item, out)
     elif isinstance(value, str):
-        yield value
+        out.append(value)
     elif value is not None and not isinstance(value, bool):
-        yield json.dumps(value)
+        out.append(json.dumps(value))
 
 
 def _normal(text: str) -> str:
-    return _SPACE.sub(" ", text.casefold()).strip()
+    """Casefolded, every run of whitespace one space, none at the ends (``str.split``'s
+    whitespace is the regular expressions' ``\\s``)."""
+    return " ".join(text.casefold().split())
 
 
 def _holds(text: str, token: str, starts: bool, ends: bool) -> bool:
