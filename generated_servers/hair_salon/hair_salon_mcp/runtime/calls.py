@@ -17,6 +17,7 @@ import json
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -393,7 +394,7 @@ class LeanCalls:
             result["ttlMs"] = 0
             result["_meta"] = {_SERVER_INFO: self.server_info}
             text = self._listed[method] = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
-        head = '{"jsonrpc":"2.0","id":' + json.dumps(request_id, ensure_ascii=False) + ',"result":'
+        head = '{"jsonrpc":"2.0","id":' + _id_text(request_id) + ',"result":'
         return _encoded(head + text + "}\n")
 
     def _line(self, request_id: int | str, outcome: CallOutcome, modern: bool) -> bytes:
@@ -419,7 +420,7 @@ class LeanCalls:
                     {_SERVER_INFO: self.server_info}, ensure_ascii=False, separators=(",", ":")
                 )
             parts += [',"_meta":', self._stamp]
-        head = '{"jsonrpc":"2.0","id":' + json.dumps(request_id, ensure_ascii=False) + ',"result":'
+        head = '{"jsonrpc":"2.0","id":' + _id_text(request_id) + ',"result":'
         return _encoded(head + "".join(parts) + "}}\n")
 
 
@@ -431,7 +432,12 @@ def _encoded(line: str) -> bytes:
 
 
 def _string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """``json.dumps(text, ensure_ascii=False)``, without building an encoder per call."""
+    return encode_basestring(text)
+
+
+def _id_text(request_id: int | str) -> str:
+    return str(request_id) if isinstance(request_id, int) else encode_basestring(request_id)
 
 
 def _envelope_complete(meta: dict[str, Any]) -> bool:

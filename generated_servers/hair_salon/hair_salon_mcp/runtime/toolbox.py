@@ -27,7 +27,14 @@ from typing import Any
 import jsonschema_rs
 
 from .context import ToolContext, ToolError
-from .database import SAFE_SQL_FUNCTIONS, TRACK_PREFIX, GuardedConnection, SeedLoadError, schema_copy
+from .database import (
+    SAFE_SQL_FUNCTIONS,
+    TRACK_PREFIX,
+    GuardedConnection,
+    SeedLoadError,
+    runtime_statements,
+    schema_copy,
+)
 from .limits import CallTimeout, CallWatch
 from .rules import broken
 
@@ -169,7 +176,8 @@ class Toolbox:
             # specific, comes first: a cancelled booking is refused as cancelled, not as
             # too late), and the tool's changes are undone.
             try:
-                refused = broken(self.rules, db, name, args, self.clock)
+                with runtime_statements(db):
+                    refused = broken(self.rules, db, name, args, self.clock)
             except (sqlite3.Error, KeyError, ValueError, TypeError) as exc:
                 _undo(db)
                 return CallOutcome(
@@ -502,12 +510,17 @@ def _change_log(table: str | None, trigger: str | None) -> bool:
     return trigger is not None and trigger.startswith(TRACK_PREFIX) and (table or "").startswith(TRACK_PREFIX)
 
 
+# What ``json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)`` builds on
+# every call, built once (an encoder keeps no state between calls).
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
 def json_text(value: Any) -> str:
     """``value`` as the JSON text of a result's content: keys sorted, non-ASCII kept, no
     NaN or Infinity (``ValueError``); an object with keys that do not sort (``1`` and
     ``"a"``) is written as JSON writes them (as strings), then sorted."""
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        return _SORTED_JSON.encode(value)
     except TypeError:
         plain = json.loads(json.dumps(value, ensure_ascii=False, allow_nan=False))
         return json.dumps(plain, ensure_ascii=False, sort_keys=True)

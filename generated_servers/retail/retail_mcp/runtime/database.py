@@ -16,6 +16,7 @@ and SQLite's ordinary functions (``SAFE_SQL_FUNCTIONS``), and nothing else.
 from __future__ import annotations
 
 import functools
+import graphlib
 import marshal
 import re
 import secrets
@@ -23,7 +24,7 @@ import sqlite3
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +209,20 @@ class GuardedConnection(sqlite3.Connection):
     schema: tuple[str, ...] | None = None
     authority: Authority | None = None
     authorizing: bool = False
+    privately: bool = False  # inside ``runtime_statements``
+
+    @contextmanager
+    def runtime_statements(self) -> Iterator[None]:
+        """Within it, outside a tool's own statements, ``execute`` runs each statement as
+        ``private`` does: the session's hashing and dump (between calls) and the declared
+        rules' check (before the tool runs) would otherwise compile statements under texts
+        a tool's cursor could send, which expires the whole statement cache at the next
+        call (``Authority``): every statement of every tool compiled again."""
+        previous, self.privately = self.privately, True
+        try:
+            yield
+        finally:
+            self.privately = previous
 
     def set_authorizer(self, authorizer_callback: Any, /) -> None:
         super().set_authorizer(authorizer_callback)
@@ -216,12 +231,15 @@ class GuardedConnection(sqlite3.Connection):
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         authority = self.authority
         guard = None if authority is None else authority.guard
-        self.preparing = sql
         if guard is None:
+            if self.privately:
+                return self.private(sql, parameters)
+            self.preparing = sql
             try:
                 return super().execute(sql, parameters)
             finally:
                 self.preparing = None
+        self.preparing = sql
         text = sql + guard.tag
         authority.tagged, authority.text = True, text  # type: ignore[union-attr]
         try:
@@ -284,6 +302,11 @@ class GuardedConnection(sqlite3.Connection):
             super().execute(sql)
         finally:
             authority.tagged = False
+
+
+def runtime_statements(db: sqlite3.Connection) -> AbstractContextManager[None]:
+    """``GuardedConnection.runtime_statements`` for any connection (nothing elsewhere)."""
+    return db.runtime_statements() if isinstance(db, GuardedConnection) else nullcontext()
 
 
 def connect(target: str | Path = ":memory:") -> GuardedConnection:
@@ -608,6 +631,24 @@ class _SeedFacts:
         }
         wanted = {t.log for t in tracking} | {t.log + s for t in tracking for s in _TRIGGER_SUFFIXES}
         self.tracking = tracking if wanted <= present else None
+        # Whether no foreign key takes an action (``_undo_checked``), and the tables with
+        # every table a foreign key of theirs references before them (name order on a cycle).
+        references: dict[str, set[str]] = {t.name: set() for t in self.tables}
+        by_folded = {t.name.lower(): t.name for t in self.tables}
+        self.checked_undo = True
+        for table in self.tables:
+            for parent, on_update, on_delete in db.execute(
+                'SELECT "table", on_update, on_delete FROM pragma_foreign_key_list(?)', (table.name,)
+            ):
+                if on_update not in _NO_ACTION or on_delete not in _NO_ACTION:
+                    self.checked_undo = False
+                found = by_folded.get(str(parent).lower())
+                if found is not None and found != table.name:
+                    references[table.name].add(found)
+        try:
+            self.parents_first: list[str] = list(graphlib.TopologicalSorter(references).static_order())
+        except graphlib.CycleError:
+            self.parents_first = [t.name for t in self.tables]
         # The seed's ``sqlite_sequence`` rows (None: it has no such table).
         self.sequence: list[tuple[Any, ...]] | None = None
         if "sqlite_sequence" in present:
@@ -623,6 +664,7 @@ class _SeedFacts:
 
 
 _TRIGGER_SUFFIXES = ("_i", "_u", "_d")
+_NO_ACTION = frozenset({"NO ACTION", "RESTRICT"})
 
 
 class _Tracking:
@@ -680,6 +722,19 @@ class _Tracking:
             f"VALUES ({', '.join('?' for _ in range(len(info.columns) + with_rowid))})"
         )
         self.clear = f"DELETE FROM {log}"
+        # ``_undo_checked``: where a row of ``row_select`` holds its key and the values an
+        # update sets (every column but the key's), and that update (None: nothing to set).
+        columns = list(info.columns)
+        self.key_at = [0] if with_rowid else [columns.index(k) for k in keys]
+        self.value_at = [columns.index(c) + with_rowid for c in self.row_cols]
+        sets = ", ".join(map(q, self.row_cols))
+        slots = ", ".join("?" for _ in self.row_cols)
+        self.update = (
+            f"UPDATE main.{table} SET ({sets}) = ({slots}) WHERE ({key_tuple}) = "
+            f"({', '.join('?' for _ in self.key_at)})"
+            if self.row_cols
+            else None
+        )
 
     def old_row_dicts(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
         columns, names = self.info.columns, [*self.key_cols, *self.row_cols]
@@ -948,35 +1003,8 @@ class SessionDatabase:
             return False
         reader = _seed(self._seed_image).reader
         by_name = {log.info.name: log for log in tracking}
-        db.private("PRAGMA foreign_keys = OFF")  # rows go back in any order; the seed is consistent
-        try:
-            db.private("BEGIN")
-            for name, key_set in keys_of.items():
-                log = by_name[name]
-                for chunk in _chunks(sorted(key_set, key=_sort_key)):
-                    where = _keys_where(log, chunk)
-                    db.private(f"DELETE FROM main.{_quote(name)} {where}", _flat(chunk))
-                    rows = reader.private(
-                        f"SELECT {log.row_select} FROM main.{_quote(name)} {where}", _flat(chunk)
-                    ).fetchall()
-                    if rows:
-                        db.private(log.insert, rows, many=True)
-            if facts.sequence is not None:
-                db.private("DELETE FROM main.sqlite_sequence")
-                if facts.sequence:
-                    db.private(
-                        "INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)",
-                        facts.sequence,
-                        many=True,
-                    )
-            for name in keys_of:
-                db.private(by_name[name].clear)
-            db.private("COMMIT")
-        except BaseException:
-            db.private("ROLLBACK")
-            raise
-        finally:
-            db.private("PRAGMA foreign_keys = ON")
+        if not (facts.checked_undo and _undo_checked(db, reader, facts, keys_of, by_name)):
+            _undo_unchecked(db, reader, facts, keys_of, by_name)
         self._touched = {}
         self._start_from_seed()
         if self._hot is not None:
@@ -1001,7 +1029,9 @@ class SessionDatabase:
         it (the change logs see every row written, reported or not)."""
 
     def dump(self) -> State:
-        return dump_state(self.reader())
+        reader = self.reader()
+        with runtime_statements(reader):
+            return dump_state(reader)
 
     def hash(self) -> str:
         db = self._own
@@ -1009,6 +1039,10 @@ class SessionDatabase:
             return self._parked_hash if self._parked is not None else self._facts().hash
         if self.path is not None:
             return state_hash(db)
+        with runtime_statements(db):
+            return self._hash(db)
+
+    def _hash(self, db: sqlite3.Connection) -> str:
         # DDL run on ``db`` directly (tools cannot) moves the cookie, not total_changes.
         cookie = db.execute("PRAGMA schema_version").fetchone()[0]
         if cookie != self._facts().schema_version:
@@ -1186,3 +1220,112 @@ def _rows_of(db: sqlite3.Connection, log: _Tracking, keys: list[Any]) -> list[tu
 def _sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
     # Keys may mix None, numbers, text and blobs: a deterministic order all the same.
     return tuple((v is None, type(v).__name__, v if v is not None else 0) for v in key)
+
+
+def _undo_checked(
+    db: GuardedConnection,
+    reader: GuardedConnection,
+    facts: _SeedFacts,
+    keys_of: dict[str, set[tuple[Any, ...]]],
+    by_name: dict[str, _Tracking],
+) -> bool:
+    """Give the keys of ``keys_of`` the seed's rows again, or none, with foreign keys still
+    enforced: rows the episode deleted are inserted (parent tables first), rows it changed
+    updated in place, rows it added deleted (child tables first). True when done.
+
+    Turning the checks off is a flag PRAGMA, and SQLite expires every compiled statement of
+    the connection at one: after each reset every statement of every tool would be compiled
+    (and judged by the authorizer) again. Only for seeds whose foreign keys take no action
+    (``_SeedFacts.checked_undo``): then each statement changes exactly the rows it names,
+    so a check it breaks (an order this cannot follow: a cycle, a key that moved, a unique
+    value two rows swapped) raises instead; everything is rolled back and False returned,
+    for ``_undo_unchecked``."""
+    Plan = tuple[_Tracking, dict[tuple[Any, ...], tuple[Any, ...]], set[tuple[Any, ...]]]
+    plans: list[Plan] = []
+    try:
+        db.private("BEGIN")
+        for name in facts.parents_first:
+            key_set = keys_of.get(name)
+            if not key_set:
+                continue
+            log = by_name[name]
+            table = f"main.{_quote(name)}"
+            seed_rows: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+            present: set[tuple[Any, ...]] = set()
+            for chunk in _chunks(sorted(key_set, key=_sort_key)):
+                where, flat = _keys_where(log, chunk), _flat(chunk)
+                for row in reader.private(f"SELECT {log.row_select} FROM {table} {where}", flat):
+                    seed_rows[tuple(row[i] for i in log.key_at)] = row
+                present.update(map(tuple, db.private(f"SELECT {log.key_expr} FROM {table} {where}", flat)))
+            plans.append((log, seed_rows, present))
+        for log, seed_rows, present in plans:
+            deleted = [row for key, row in seed_rows.items() if key not in present]
+            if deleted:
+                db.private(log.insert, deleted, many=True)
+        for log, seed_rows, present in plans:
+            changed = [
+                [*(row[i] for i in log.value_at), *(row[i] for i in log.key_at)]
+                for key, row in seed_rows.items()
+                if key in present
+            ]
+            if changed and log.update is not None:
+                db.private(log.update, changed, many=True)
+        for log, seed_rows, present in reversed(plans):
+            added = sorted((key for key in present if key not in seed_rows), key=_sort_key)
+            for chunk in _chunks(added):
+                where = _keys_where(log, chunk)
+                db.private(f"DELETE FROM main.{_quote(log.info.name)} {where}", _flat(chunk))
+        _finish_undo(db, facts, keys_of, by_name)
+    except sqlite3.Error:
+        if db.in_transaction:
+            db.private("ROLLBACK")
+        return False
+    return True
+
+
+def _undo_unchecked(
+    db: GuardedConnection,
+    reader: GuardedConnection,
+    facts: _SeedFacts,
+    keys_of: dict[str, set[tuple[Any, ...]]],
+    by_name: dict[str, _Tracking],
+) -> None:
+    """``_undo_checked``'s result with foreign keys off: each key's row deleted and the
+    seed's inserted, in any order (the seed is consistent); expires every statement."""
+    db.private("PRAGMA foreign_keys = OFF")
+    try:
+        db.private("BEGIN")
+        for name, key_set in keys_of.items():
+            log = by_name[name]
+            for chunk in _chunks(sorted(key_set, key=_sort_key)):
+                where = _keys_where(log, chunk)
+                db.private(f"DELETE FROM main.{_quote(name)} {where}", _flat(chunk))
+                rows = reader.private(
+                    f"SELECT {log.row_select} FROM main.{_quote(name)} {where}", _flat(chunk)
+                ).fetchall()
+                if rows:
+                    db.private(log.insert, rows, many=True)
+        _finish_undo(db, facts, keys_of, by_name)
+    except BaseException:
+        db.private("ROLLBACK")
+        raise
+    finally:
+        db.private("PRAGMA foreign_keys = ON")
+
+
+def _finish_undo(
+    db: GuardedConnection,
+    facts: _SeedFacts,
+    keys_of: dict[str, set[tuple[Any, ...]]],
+    by_name: dict[str, _Tracking],
+) -> None:
+    """The seed's ``sqlite_sequence`` again, the undone tables' change logs emptied, commit."""
+    if facts.sequence is not None:
+        db.private("DELETE FROM main.sqlite_sequence")
+        if facts.sequence:
+            db.private(
+                "INSERT INTO main.sqlite_sequence (name, seq) VALUES (?, ?)", facts.sequence, many=True
+            )
+    for name in keys_of:
+        db.private(by_name[name].clear)
+    db.private("COMMIT")
