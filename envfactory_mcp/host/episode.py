@@ -45,7 +45,7 @@ from envfactory_mcp.scoring.free_text import text_columns
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR
 from envfactory_mcp.scoring.rescore import score_record
-from envfactory_mcp.scoring.reward import agent_calls, state_means_gold
+from envfactory_mcp.scoring.reward import called_names, state_means_gold
 from envfactory_mcp.settings import EPISODE_TIMEOUT_S, MAX_ERRORS, MAX_STEPS, REWARD_BASIS
 from envfactory_mcp.sim.types import Agent, AgentTurn, Message, UserSimulator
 from envfactory_mcp.tasks.model import Task
@@ -75,7 +75,7 @@ class _View:
         # no call came since the last check), and the claims, which read every message,
         # only for a state that can still be the gold one. The answer is the same in any
         # order.
-        called = {name.rsplit("__", 1)[-1] for name, _ in agent_calls(ep.messages)}
+        called = {name.rsplit("__", 1)[-1] for name in called_names(ep.messages)}
         if any(tool not in called for tool in ep.task.gold.required_calls):
             return False
         if not ep.multi:

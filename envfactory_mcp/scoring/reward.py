@@ -62,7 +62,19 @@ def agent_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any
     an empty string means no arguments; an already-parsed dict is taken as it is.
     Control-plane tools (``control.*``) are left out.
     """
-    calls: list[tuple[str, dict[str, Any] | None]] = []
+    return [(name, parse_arguments(raw)) for name, raw in _raw_calls(messages)]
+
+
+def called_names(messages: list[dict[str, Any]]) -> list[str]:
+    """The names of :func:`agent_calls`, in order, without parsing any arguments (the
+    simulated user asks after every turn which tools were called)."""
+    return [name for name, _ in _raw_calls(messages)]
+
+
+def _raw_calls(messages: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """``(name, arguments as sent)`` of every assistant tool call, control calls left out;
+    ``("", None)`` for a call without a function object."""
+    calls: list[tuple[str, Any]] = []
     for message in messages:
         if message.get("role") != "assistant":
             continue
@@ -74,7 +86,7 @@ def agent_calls(messages: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any
             name = str(function.get("name") or "")
             if name.startswith(CONTROL_PREFIX):
                 continue
-            calls.append((name, parse_arguments(function.get("arguments"))))
+            calls.append((name, function.get("arguments")))
     return calls
 
 

@@ -300,7 +300,8 @@ class ScriptedUser:
         if new:
             return self._reveal(facts, new)
         others = [f for f in facts if f.kind != "identity"]
-        hits = [f for f in others if _words(f"{fact_label(f)} {f.text}") & _words(question)]
+        asked = _words(question)
+        hits = [f for f in others if _words(f"{fact_label(f)} {f.text}") & asked]
         held = [f for f in hits if not f.in_opening and (f.goal, f.key) not in self._told]
         if held and not consent:  # a detail the user kept back, now asked for: the current goal's first
             current = min(f.goal for f in held)
@@ -341,7 +342,8 @@ class ScriptedUser:
         the usual cues (email; name and zip), or by a fact's own label ("date of birth",
         "ssn last four"), so a service that verifies people otherwise is answered too."""
         identity = [i for i, f in enumerate(facts) if f.kind == "identity"]
-        named = [i for i in identity if _words(fact_label(facts[i])) <= _words(lowered)]
+        said = _words(lowered)
+        named = [i for i in identity if _words(fact_label(facts[i])) <= said]
         if not any(cue in lowered for cue in IDENTITY_CUES):
             return named
         email = [i for i in identity if "email" in facts[i].key]
