@@ -7,10 +7,10 @@ Each failure raises ``SpecError`` whose ``where`` names the exact place, e.g.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+import jsonschema_rs
 
 from envfactory_mcp.errors import SpecError
 from envfactory_mcp.spec.models import EnvSpec, TableSpec, ToolSpec
@@ -219,12 +219,65 @@ def _schema_error_remembered(schema: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def _schema_error(schema: dict[str, Any]) -> tuple[str, str] | None:
-    """(path inside the schema, message) of its first metaschema error, or None."""
+    """(path inside the schema, message) of its first metaschema error, or None.
+
+    The ``jsonschema`` package is the judge, but importing it costs ~0.1 s of every command
+    that loads a spec (a rollout's host, ``tasks``) and its check ~14 ms a schema, so a
+    schema jsonschema-rs finds valid against the metaschema, whose regular expressions
+    Python compiles, and that names no other schema or URI, is valid without asking it: in
+    that case the two agree (``tests/spec/test_schema_check.py``). Anything else, valid or
+    not, is judged by ``jsonschema`` as before (its message and path)."""
+    if _plainly_valid(schema):
+        return None
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         return "/".join(str(p) for p in exc.absolute_path), exc.message
     return None
+
+
+# Keywords whose values ``jsonschema`` may check as URIs (where an URI checker is
+# installed) or that make it load another metaschema: such a schema is always its to judge.
+_REFERENCING = frozenset(
+    {"$schema", "$id", "$ref", "$dynamicRef", "$dynamicAnchor", "$anchor", "$vocabulary"}
+)
+
+
+def _plainly_valid(schema: Any) -> bool:
+    try:
+        if not jsonschema_rs.meta.is_valid(schema):
+            return False
+    except Exception:  # noqa: BLE001 - whatever jsonschema-rs cannot judge, jsonschema does
+        return False
+    try:
+        return _regexes_compile(schema)
+    except RecursionError:
+        return False
+
+
+def _regexes_compile(node: Any) -> bool:
+    """Whether every ``pattern`` string and ``patternProperties`` key under ``node``
+    compiles as a Python regular expression (the ``regex`` format ``jsonschema`` checks)
+    and no ``_REFERENCING`` keyword appears (values such as ``const`` included: a false
+    alarm only sends the schema to ``jsonschema``)."""
+    if isinstance(node, list):
+        return all(_regexes_compile(item) for item in node)
+    if not isinstance(node, dict):
+        return True
+    if not _REFERENCING.isdisjoint(node):
+        return False
+    patterns = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+    if isinstance(node.get("patternProperties"), dict):
+        patterns += [key for key in node["patternProperties"] if isinstance(key, str)]
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError):
+            return False
+    return all(_regexes_compile(value) for value in node.values())
 
 
 def _path_exists(schema: dict[str, Any], path: str, leaf: bool = False) -> bool:
