@@ -372,10 +372,14 @@ def schema_copy(schema: tuple[str, ...]) -> sqlite3.Connection:
     return db
 
 
-# What can hide a ';' from the statement splitter: quoted text and identifiers, and
-# comments (each may run to the end of the script), or the ';' itself.
-_SQL_LEXEME = re.compile(
-    r"""'[^']*(?:'|\Z)|"[^"]*(?:"|\Z)|`[^`]*(?:`|\Z)|\[[^\]]*(?:\]|\Z)|--[^\n]*|/\*.*?(?:\*/|\Z)|;""", re.S
+# Everything up to the next ';' that is outside quoted text and identifiers and comments
+# (each may run to the end of the script): one match per candidate end, so the regex
+# engine walks a seed's many values, not Python (issue 32: a third of building a seed).
+# Possessive, so a script with no ';' left is scanned once, never backtracked.
+_SQL_UP_TO_SEMICOLON = re.compile(
+    r"""(?:[^'"`\[;/\-]++|'[^']*+(?:'|\Z)|"[^"]*+(?:"|\Z)|`[^`]*+(?:`|\Z)|\[[^\]]*+(?:\]|\Z)"""
+    r"""|--[^\n]*+|/\*.*?(?:\*/|\Z)|[/\-])*+;""",
+    re.S,
 )
 # ';' that end no statement (inside a trigger body) one statement may hold before the
 # splitter gives up and hands SQLite the rest: it keeps a hostile script linear.
@@ -387,11 +391,9 @@ def sql_statements(script: str) -> Iterator[str]:
     trailing comment is a last piece of its own). ``executescript`` would refuse a whole
     script longer than one statement may be, and a seed at scale is many statements.
     Linear in the script: only a ';' outside quotes and comments is a candidate end."""
-    start, inner = 0, 0
-    for lexeme in _SQL_LEXEME.finditer(script):
-        if lexeme.group() != ";":
-            continue
-        end = lexeme.end()
+    start, position, inner = 0, 0, 0
+    while (piece := _SQL_UP_TO_SEMICOLON.match(script, position)) is not None:
+        end = position = piece.end()
         if sqlite3.complete_statement(script[start:end]):
             yield script[start:end]
             start, inner = end, 0

@@ -116,6 +116,10 @@ class Toolbox:
         self.tools: dict[str, BoundTool] = {}
         # Declared business rules beyond status (``rules``), checked before a tool runs.
         self.rules: list[Mapping[str, Any]] = list((spec.get("policy_rules") or {}).get("rules") or [])
+        # Each tool's own, in declared order: a call of a tool with none checks nothing.
+        self.rules_of: dict[str, list[Mapping[str, Any]]] = {}
+        for rule in self.rules:
+            self.rules_of.setdefault(str(rule.get("tool")), []).append(rule)
         # The spec's tables, case-folded as SQLite compares names (``_Guard``). A tool's
         # declared tables count only where they are the spec's (when it lists them), so a
         # declaration cannot name SQLite's own virtual tables (``dbstat``, ``sqlite_stmt``).
@@ -170,14 +174,15 @@ class Toolbox:
         ctx = ToolContext(db=db, now=self.clock, _check_time=watch.check if self.call_seconds else None)
         _begin(db)
         refused: str | None = None
-        if self.rules:
+        rules = self.rules_of.get(name)
+        if rules:
             # The declared rules read the state before the call; a broken one refuses the
             # call only once the tool itself has nothing to refuse (its own reason, the more
             # specific, comes first: a cancelled booking is refused as cancelled, not as
             # too late), and the tool's changes are undone.
             try:
                 with runtime_statements(db):
-                    refused = broken(self.rules, db, name, args, self.clock)
+                    refused = broken(rules, db, name, args, self.clock)
             except (sqlite3.Error, KeyError, ValueError, TypeError) as exc:
                 _undo(db)
                 return CallOutcome(
