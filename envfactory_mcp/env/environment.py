@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -51,12 +52,17 @@ class Environment:
     seed_hash: str
     primary_keys: dict[str, tuple[str, ...]]
 
-    def bundle(self) -> Bundle:
-        """The runtime's view (the same data a generated package ships)."""
-        import json
+    @cached_property
+    def spec_text(self) -> str:
+        """``dump_spec(spec)``, the text its package's spec.json holds: made once (a
+        ``model_dump`` and an indented ``json.dumps``; the spec does not change)."""
+        return dump_spec(self.spec)
 
+    def bundle(self) -> Bundle:
+        """The runtime's view (the same data a generated package ships); its spec is a
+        fresh copy each time."""
         return Bundle(
-            spec=json.loads(dump_spec(self.spec)),
+            spec=json.loads(self.spec_text),
             tools_module=self.tools_module,
             schema_sql=self.schema_sql,
             seed_sql=self.seed_sql,

@@ -91,8 +91,6 @@ class TopologySampler:
         ``goal`` (a tool node id) the chain serves that tool and nothing else is woven in:
         the caller composes goals itself."""
         rng, cfg = self.rng, self.config
-        tools = self.graph.tools()
-        writes = [t for t in tools if self.graph.effect(t) == "write"]
         if goal is not None:
             steps: list[Step] = []
             if not self._satisfy(goal, steps, (), goal=True):
@@ -100,6 +98,8 @@ class TopologySampler:
             if rng.random() < cfg.extend_prob:
                 self._extend(steps)
             return Chain(tuple(steps), "topology")
+        tools = self.graph.tools()
+        writes = [t for t in tools if self.graph.effect(t) == "write"]
         # A read goal must leave the user something to be told (declared claims); otherwise
         # an agent that does nothing could not be told apart from one that did the task.
         reads = [t for t in tools if self.graph.effect(t) == "read" and self.graph.claims(t)]

@@ -20,6 +20,7 @@ import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import jsonschema_rs
@@ -39,7 +40,7 @@ from envfactory_mcp.runtime.state import (
     table_infos,
 )
 from envfactory_mcp.seeddata import ParamInfo, SeedData, tool_params, valid_arguments
-from envfactory_mcp.spec import EnvSpec, ToolSpec, dump_spec
+from envfactory_mcp.spec import EnvSpec, ToolSpec
 
 GoalFilter = Callable[[dict[str, Any]], bool]
 
@@ -102,27 +103,11 @@ class Oracle:
 
     def __post_init__(self) -> None:
         self.server = self.env.spec.name
-        self.spec_json = json.loads(dump_spec(self.env.spec))
+        self.spec_json = json.loads(self.env.spec_text)
         self.data = SeedData(self.spec_json, self.env.seed_state)
-        self.toolbox = self.env.toolbox()
-        # The same tools with every call rolled back (a write is not committed): trying a
-        # call for a pool leaves the seed as it was, so no reset is needed after it.
-        self.probe = Toolbox(
-            {**self.spec_json, "tools": [{**t, "effect": "read"} for t in self.spec_json["tools"]]},
-            self.env.tools_module,
-        )
-        # And without the declared business rules: a call a rule refuses that this takes
-        # is refused by the rule alone (its gold would differ were the rule absent).
+        self.toolbox = Toolbox(self.spec_json, self.env.tools_module)  # ``env.toolbox()``
         rules = (self.spec_json.get("policy_rules") or {}).get("rules") or []
         self.business_rules: list[Mapping[str, Any]] = list(rules)
-        self.unruled = Toolbox(
-            {
-                **self.spec_json,
-                "tools": [{**t, "effect": "read"} for t in self.spec_json["tools"]],
-                "policy_rules": {**(self.spec_json.get("policy_rules") or {}), "rules": []},
-            },
-            self.env.tools_module,
-        )
         self.session = self.env.new_session()
         self.tools: dict[str, ToolSpec] = {t.name: t for t in self.env.spec.tools}
         self.params: dict[str, list[ParamInfo]] = {t["name"]: tool_params(t) for t in self.spec_json["tools"]}
@@ -163,6 +148,27 @@ class Oracle:
         ):
             self._seed_calls[key] = outcome
         return outcome
+
+    @cached_property
+    def probe(self) -> Toolbox:
+        """The same tools with every call rolled back (a write is not committed): trying a
+        call for a pool leaves the seed as it was, so no reset is needed after it. Made
+        when first needed (pools read from the cache need none)."""
+        tools = [{**t, "effect": "read"} for t in self.spec_json["tools"]]
+        return Toolbox({**self.spec_json, "tools": tools}, self.env.tools_module)
+
+    @cached_property
+    def unruled(self) -> Toolbox:
+        """``probe`` without the declared business rules: a call a rule refuses that this
+        takes is refused by the rule alone (its gold would differ were the rule absent)."""
+        return Toolbox(
+            {
+                **self.spec_json,
+                "tools": [{**t, "effect": "read"} for t in self.spec_json["tools"]],
+                "policy_rules": {**(self.spec_json.get("policy_rules") or {}), "rules": []},
+            },
+            self.env.tools_module,
+        )
 
     def reset(self) -> None:
         """The session back to the seed state. Skipped when no row changed since the last

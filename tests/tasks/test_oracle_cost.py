@@ -5,6 +5,7 @@ seed state made once and given again."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from envfactory_mcp.env import Environment
 from envfactory_mcp.runtime import CallOutcome, diff_states, dump_state
 from envfactory_mcp.seeddata import home_tables, record_row, valid_arguments
+from envfactory_mcp.spec import dump_spec
 from envfactory_mcp.tasks import oracle as oracle_module
 from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.oracle import Oracle
@@ -201,3 +203,19 @@ def test_tasks_are_the_same_when_no_call_is_kept(
     monkeypatch.setattr(oracle_module, "SEED_CALLS_MAX", 0)
     made, _ = generate_tasks(retail_env, 10, seed=5, pool_cache=False)
     assert [t.to_line() for t in kept] == [t.to_line() for t in made]
+
+
+def test_the_spec_is_dumped_once_and_each_bundle_holds_its_own_copy(retail_env: Environment) -> None:
+    assert retail_env.spec_text == dump_spec(retail_env.spec)
+    first, second = retail_env.bundle().spec, retail_env.bundle().spec
+    assert first == second == json.loads(dump_spec(retail_env.spec)) and first is not second
+
+
+def test_pools_read_back_make_no_probing_toolbox(retail_env: Environment) -> None:
+    built = Oracle(retail_env, seed=2, pool_size=8, pool_attempts=100)
+    pool = built.viable("get_order_details")
+    assert pool and "probe" in vars(built)
+    read = Oracle(retail_env, seed=2, pool_size=8, pool_attempts=100)
+    read.restore_pools(built.pool_state())
+    assert read.viable("get_order_details") == pool
+    assert "probe" not in vars(read) and "unruled" not in vars(read)
