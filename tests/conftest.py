@@ -168,11 +168,32 @@ def retail_tasks(
 MIN_BATCH = 40
 
 
+@pytest.fixture(scope="session")
+def shared_tasks(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int, int], list[Task]]:
+    """``shared_tasks(name, n, seed)``: the tasks ``generate_tasks`` gives for the shipped
+    blueprint ``name``, made once per test run for every module and xdist worker that asks
+    for the same ones (a file under the run's temporary folder, as ``retail_tasks``); each
+    caller gets deep copies."""
+    base = tmp_path_factory.getbasetemp()
+    folder = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # the run's, under xdist
+    envs: dict[str, Environment] = {}
+
+    def tasks(name: str, n: int, seed: int) -> list[Task]:
+        env = envs.get(name)
+        if env is None:
+            env = envs[name] = build_env(load_blueprint(name))
+        made = _shared_tasks(env, n, seed, folder)
+        return [task.model_copy(deep=True) for task in made[:n]]
+
+    return tasks
+
+
 def _shared_tasks(env: Environment, n: int, seed: int, folder: Path) -> list[Task]:
     from envfactory_mcp.tasks.generate import generate_tasks
 
-    path = folder / f"retail-tasks-seed-{seed}.jsonl"
-    with open(folder / f"retail-tasks-seed-{seed}.lock", "w") as lock:
+    stem = f"{env.spec.name}-tasks-seed-{seed}"
+    path = folder / f"{stem}.jsonl"
+    with open(folder / f"{stem}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the worker dies
         if path.exists() and len(stored := read_tasks(path)) >= n:
             return stored

@@ -10,6 +10,7 @@ tool or task."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +75,11 @@ Generated = dict[str, tuple[list[Task], set[str], Any]]
 
 
 @pytest.fixture(scope="module")
-def generated() -> Generated:
+def generated(shared_tasks: Callable[[str, int, int], list[Task]]) -> Generated:
     out = {}
     for name in ENVS:
         env = build_env(load_blueprint(name))
-        tasks, _ = generate_tasks(env, 40, seed=3)
+        tasks = shared_tasks(name, 40, 3)  # made once for this module and tests/tasks/test_rule_refusals.py
         reasons = {r.reason for r in env.spec.policy_rules.rules}
         out[name] = ([t for t in tasks if rule_refusals(t, reasons)][:12], reasons, env)
     return out

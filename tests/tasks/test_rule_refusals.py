@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -23,7 +24,6 @@ from envfactory_mcp.host.rollout import RolloutConfig, rollout
 from envfactory_mcp.records.trajectory import TrajectoryRecord
 from envfactory_mcp.runtime import Toolbox
 from envfactory_mcp.spec import dump_spec
-from envfactory_mcp.tasks.generate import generate_tasks
 from envfactory_mcp.tasks.model import Task, write_tasks
 from envfactory_mcp.tasks.oracle import Oracle
 from envfactory_mcp.tasks.stats import policy_problems
@@ -68,11 +68,11 @@ Generated = dict[str, tuple[list[Task], set[str]]]
 
 
 @pytest.fixture(scope="module")
-def generated() -> Generated:
+def generated(shared_tasks: Callable[[str, int, int], list[Task]]) -> Generated:
     out = {}
     for name in ENVS:
         env = build_env(load_blueprint(name))
-        tasks, _ = generate_tasks(env, 40, seed=3)
+        tasks = shared_tasks(name, 40, 3)  # made once for this module and tests/sim/test_rule_judgement.py
         reasons = {r.reason for r in env.spec.policy_rules.rules} - {
             r.reason for r in env.spec.policy_rules.refusals
         }
