@@ -19,11 +19,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TextIO
 
 import anyio
 
@@ -328,7 +329,8 @@ class ServerConnection:
                     control=True,
                     allow_unverified=self.allow_unverified,
                     trust=self.trust,
-                )
+                ),
+                errlog=_child_stderr(),
             )
         if self.transport == "http":
             if not self.url:
@@ -824,6 +826,18 @@ class LeanStdioClient:
                 if transport.get_returncode() is not None:
                     break
             transport.close()
+
+
+def _child_stderr() -> TextIO:
+    """Where a server started here writes its stderr: this process's, as it is now. The
+    SDK's ``stdio_client`` would take ``sys.stderr`` as it was when ``mcp.client.stdio``
+    was first imported (a default argument), which may since have been replaced by one with
+    no file descriptor (a test's captured stream), and a child needs a descriptor."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ or sys.stderr
+    return sys.stderr
 
 
 class _SchemaCheck:
