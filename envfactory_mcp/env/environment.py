@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
 from typing import Any, Protocol
@@ -16,10 +16,10 @@ from typing import Any, Protocol
 from envfactory_mcp.env.ddl import schema_sql
 from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
-from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image, hash_state
+from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image
 from envfactory_mcp.runtime.database import SeedLoadError
 from envfactory_mcp.runtime.isolation import JailedTools
-from envfactory_mcp.runtime.state import State, primary_keys_of
+from envfactory_mcp.runtime.state import State, hash_digests, primary_keys_of, table_digest
 from envfactory_mcp.spec import EnvSpec, dump_spec, parse_spec, validate_spec
 
 
@@ -51,6 +51,9 @@ class Environment:
     seed_state: State
     seed_hash: str
     primary_keys: dict[str, tuple[str, ...]]
+    # Each table's digest in ``seed_state`` (``seed_hash`` is made of them): read, not
+    # recomputed, by whoever needs them (the task oracle's gold diff); empty: not known.
+    seed_digests: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def spec_text(self) -> str:
@@ -144,6 +147,7 @@ def environment_from_parts(
         pks = primary_keys_of(session.db)
     finally:
         session.close()
+    digests = {name: table_digest(rows) for name, rows in state.items()}
     env = Environment(
         spec=spec,
         tools_source=tools_source,
@@ -152,8 +156,9 @@ def environment_from_parts(
         seed_sql=inserts,
         seed_image=image,
         seed_state=state,
-        seed_hash=hash_state(state),
+        seed_hash=hash_digests(digests),  # ``hash_state(state)``
         primary_keys=pks,
+        seed_digests=digests,
     )
     if check_tools:
         try:

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import CallOutcome, diff_states, dump_state
+from envfactory_mcp.runtime import CallOutcome, diff_states, dump_state, hash_state
+from envfactory_mcp.runtime.state import table_digest
 from envfactory_mcp.seeddata import home_tables, record_row, valid_arguments
 from envfactory_mcp.spec import dump_spec
 from envfactory_mcp.tasks import oracle as oracle_module
@@ -219,3 +220,10 @@ def test_pools_read_back_make_no_probing_toolbox(retail_env: Environment) -> Non
     read.restore_pools(built.pool_state())
     assert read.viable("get_order_details") == pool
     assert "probe" not in vars(read) and "unruled" not in vars(read)
+
+
+def test_the_seed_digests_kept_are_those_of_the_seed_state(retail_env: Environment) -> None:
+    """The oracle's gold diff reads the environment's seed digests instead of hashing every
+    seed row again: they are each table's digest, and the seed hash is made of them."""
+    assert retail_env.seed_digests == {t: table_digest(rows) for t, rows in retail_env.seed_state.items()}
+    assert retail_env.seed_hash == hash_state(retail_env.seed_state)
