@@ -1209,11 +1209,13 @@ def _keys_where(log: _Tracking, keys: list[Any]) -> str:
 
 
 def _rows_of(db: sqlite3.Connection, log: _Tracking, keys: list[Any]) -> list[tuple[Any, ...]]:
-    """The current rows (rowid first for a rowid table) of the given keys that exist."""
+    """The current rows (rowid first for a rowid table) of the given keys that exist, read
+    by the runtime's private statements on a connection of its own (``private``)."""
+    run = db.private if isinstance(db, GuardedConnection) else db.execute
     rows: list[tuple[Any, ...]] = []
     for chunk in _chunks(keys):
         sql = f"SELECT {log.row_select} FROM main.{_quote(log.info.name)} {_keys_where(log, chunk)}"
-        rows.extend(map(tuple, db.execute(sql, _flat(chunk))))
+        rows.extend(map(tuple, run(sql, _flat(chunk))))
     return rows
 
 
@@ -1249,14 +1251,12 @@ def _undo_checked(
             if not key_set:
                 continue
             log = by_name[name]
-            table = f"main.{_quote(name)}"
-            seed_rows: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+            keys = sorted(key_set, key=_sort_key)
+            seed_rows = {tuple(row[i] for i in log.key_at): row for row in _rows_of(reader, log, keys)}
             present: set[tuple[Any, ...]] = set()
-            for chunk in _chunks(sorted(key_set, key=_sort_key)):
-                where, flat = _keys_where(log, chunk), _flat(chunk)
-                for row in reader.private(f"SELECT {log.row_select} FROM {table} {where}", flat):
-                    seed_rows[tuple(row[i] for i in log.key_at)] = row
-                present.update(map(tuple, db.private(f"SELECT {log.key_expr} FROM {table} {where}", flat)))
+            for chunk in _chunks(keys):
+                sql = f"SELECT {log.key_expr} FROM main.{_quote(name)} {_keys_where(log, chunk)}"
+                present.update(map(tuple, db.private(sql, _flat(chunk))))
             plans.append((log, seed_rows, present))
         for log, seed_rows, present in plans:
             deleted = [row for key, row in seed_rows.items() if key not in present]
@@ -1297,14 +1297,12 @@ def _undo_unchecked(
         db.private("BEGIN")
         for name, key_set in keys_of.items():
             log = by_name[name]
-            for chunk in _chunks(sorted(key_set, key=_sort_key)):
-                where = _keys_where(log, chunk)
-                db.private(f"DELETE FROM main.{_quote(name)} {where}", _flat(chunk))
-                rows = reader.private(
-                    f"SELECT {log.row_select} FROM main.{_quote(name)} {where}", _flat(chunk)
-                ).fetchall()
-                if rows:
-                    db.private(log.insert, rows, many=True)
+            keys = sorted(key_set, key=_sort_key)
+            rows = _rows_of(reader, log, keys)
+            for chunk in _chunks(keys):
+                db.private(f"DELETE FROM main.{_quote(name)} {_keys_where(log, chunk)}", _flat(chunk))
+            if rows:
+                db.private(log.insert, rows, many=True)
         _finish_undo(db, facts, keys_of, by_name)
     except BaseException:
         db.private("ROLLBACK")
