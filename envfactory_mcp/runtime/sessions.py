@@ -48,6 +48,9 @@ from typing import Any
 from .database import HotSet, SessionDatabase
 
 SESSION_META_KEY = "envfactory/session"
+# Ended keys' databases an owner keeps for its next new keys (``SessionStore._spare``): a
+# host replaying golds, or running episodes, at a concurrency of a few.
+SPARES_PER_OWNER = 4
 MAX_KEY_CHARS = 256
 
 KEYS_NEED_CONTROL = (
@@ -154,12 +157,15 @@ class _Owner:
     Kept in a ``WeakKeyDictionary`` on the owner object, so it (and every database it
     holds) goes away with the connection."""
 
-    __slots__ = ("db", "keys", "serial")
+    __slots__ = ("db", "keys", "serial", "spares")
 
     def __init__(self, serial: int) -> None:
         self.db: SessionDatabase | None = None
         self.keys: dict[str, _Keyed] = {}
         self.serial = serial  # the order owners were made in: ties go to the earliest
+        # Databases of keys this owner ended, reset to the seed, for its next new keys
+        # (``SessionStore.end``): never handed to another owner.
+        self.spares: list[SessionDatabase] = []
 
 
 class SessionStore:
@@ -232,7 +238,8 @@ class SessionStore:
                 self._sweep(now, force=True)
             if self.open_keys() >= self.limits.max_keys:
                 self._make_room(record)
-            entry = record.keys[key] = _Keyed(SessionDatabase(self._seed_image, hot=self.hot), now)
+            db = record.spares.pop() if record.spares else SessionDatabase(self._seed_image, hot=self.hot)
+            entry = record.keys[key] = _Keyed(db, now)
         return self._use(record, key, entry, now)
 
     def end(self, meta: Any, owner: Any | None) -> bool:
@@ -249,9 +256,32 @@ class SessionStore:
         else:
             entry = record.keys.pop(key, None)
             db = entry.db if entry is not None else None
+            if entry is not None and entry.idle and self._spare(record, entry.db):
+                return True
         if db is not None:
             db.close()
         return db is not None
+
+    def _spare(self, record: _Owner, db: SessionDatabase) -> bool:
+        """Keep an ended key's database, reset to the seed, as ``record``'s next new key's.
+
+        A fresh session costs a copy of the seed and, on its first calls, a compile of
+        every statement it runs (~2 ms of CPU for a retail gold replay's few calls); an
+        ended one undone to the seed (``SessionDatabase.reset``: what the episode
+        changed) keeps its connection and its compiled statements. What the next key
+        gets is what ``control.reset`` on the ended key would have given the same owner:
+        the seed state, on the same connection (whose counters, ``last_insert_rowid``
+        and ``total_changes``, a reset does not restore either), so spares never cross
+        owners. Only a database holding a copy in memory (not parked, not in a call) is
+        kept, at most ``SPARES_PER_OWNER``; False: the caller closes it."""
+        if len(record.spares) >= SPARES_PER_OWNER or not db.spare_ready():
+            return False
+        try:
+            db.reset()
+        except Exception:  # noqa: BLE001 - a database that cannot be reset is closed instead
+            return False
+        record.spares.append(db)
+        return True
 
     def open_keys(self) -> int:
         """Keyed sessions open now, across every live owner."""
