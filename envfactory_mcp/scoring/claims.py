@@ -238,6 +238,54 @@ def claims_communicated(
         return [], []
     replies = told(messages, reference_chars(claims))
     shown_at = _shown_at(claims, messages, spec)
+    values, groups = _prepared(claims, spec)
+    told_ok = [False] * len(claims)
+    for members in groups:
+        value = values[members[0]]
+        if value.value is None or value.value == "":
+            continue
+        said_at = [reply.index for reply in replies for _ in range(said.mentions(value, reply.text))]
+        starts = {i: shown_at.get((claims[i].tool, claims[i].path, claims[i].text), -1) for i in members}
+        for i in sorted(members, key=lambda m: -starts[m]):
+            pick = next((k for k, at in enumerate(said_at) if at > starts[i]), None)
+            if pick is not None:
+                told_ok[i] = True
+                del said_at[pick]
+    found = [c.text for c, ok in zip(claims, told_ok, strict=True) if ok]
+    missing = [c.text for c, ok in zip(claims, told_ok, strict=True) if not ok]
+    return found, missing
+
+
+# What ``claims_communicated`` makes of the claims alone, kept per claim list and spec: the
+# simulated user checks the claims after its turns and the score once more, each time for
+# the same task (issue 32). Keyed by each claim's tool, path and value (its repr: 1, 1.0,
+# True and '1' are not the same key) and by the spec object itself (held in the entry,
+# so its id is not reused while the entry lives); a changed claim list is a new key. Only
+# claims whose values are scalars are kept (a list or mapping could change in place).
+_PREPARED_MAX = 1024
+_SCALARS = (str, int, float, bool, type(None))
+_Prepared = tuple[tuple[said.Value, ...], tuple[tuple[int, ...], ...]]
+_prepared_cache: dict[tuple[Any, ...], tuple[EnvSpec | None, _Prepared]] = {}
+
+
+def _prepared(claims: list[Claim], spec: EnvSpec | None) -> _Prepared:
+    """``_prepare(claims, spec)``, remembered (see ``_prepared_cache``)."""
+    if not all(isinstance(c.value, _SCALARS) for c in claims):
+        return _prepare(claims, spec)
+    key = (id(spec), *((c.tool, c.path, repr(c.value)) for c in claims))
+    hit = _prepared_cache.get(key)
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    prepared = _prepare(claims, spec)
+    if len(_prepared_cache) >= _PREPARED_MAX:
+        del _prepared_cache[next(iter(_prepared_cache))]  # the oldest entry
+    _prepared_cache[key] = (spec, prepared)
+    return prepared
+
+
+def _prepare(claims: list[Claim], spec: EnvSpec | None) -> _Prepared:
+    """Each claim's value (its kind, words, rivals and the values told beside it) and the
+    groups of claims that mean the same (indices into ``claims``, in order)."""
     # Claims that mean the same share the mentions: each needs one of its own, after the
     # point it could be told (the most constrained claim picks first).
     values = [claim_value(claim, spec) for claim in claims]
@@ -256,21 +304,7 @@ def claims_communicated(
     groups: dict[tuple[str, str], list[int]] = {}
     for i, value in enumerate(values):
         groups.setdefault((value.kind, json.dumps(value.value, sort_keys=True, default=str)), []).append(i)
-    told_ok = [False] * len(claims)
-    for members in groups.values():
-        value = values[members[0]]
-        if value.value is None or value.value == "":
-            continue
-        said_at = [reply.index for reply in replies for _ in range(said.mentions(value, reply.text))]
-        starts = {i: shown_at.get((claims[i].tool, claims[i].path, claims[i].text), -1) for i in members}
-        for i in sorted(members, key=lambda m: -starts[m]):
-            pick = next((k for k, at in enumerate(said_at) if at > starts[i]), None)
-            if pick is not None:
-                told_ok[i] = True
-                del said_at[pick]
-    found = [c.text for c, ok in zip(claims, told_ok, strict=True) if ok]
-    missing = [c.text for c, ok in zip(claims, told_ok, strict=True) if not ok]
-    return found, missing
+    return tuple(values), tuple(tuple(members) for members in groups.values())
 
 
 def _shown_at(
