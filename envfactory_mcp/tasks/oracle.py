@@ -29,6 +29,7 @@ from envfactory_mcp.env import Environment
 from envfactory_mcp.graph.build import split_tool_id
 from envfactory_mcp.graph.sample import Chain
 from envfactory_mcp.runtime import CallOutcome, Toolbox, diff_states, dump_state
+from envfactory_mcp.runtime.database import runtime_statements
 from envfactory_mcp.runtime.rules import broken
 from envfactory_mcp.runtime.state import (
     DIGEST_MODULUS,
@@ -150,17 +151,12 @@ class Oracle:
         return outcome
 
     @cached_property
-    def probe(self) -> Toolbox:
-        """The same tools with every call rolled back (a write is not committed): trying a
-        call for a pool leaves the seed as it was, so no reset is needed after it. Made
-        when first needed (pools read from the cache need none)."""
-        tools = [{**t, "effect": "read"} for t in self.spec_json["tools"]]
-        return Toolbox({**self.spec_json, "tools": tools}, self.env.tools_module)
-
-    @cached_property
     def unruled(self) -> Toolbox:
-        """``probe`` without the declared business rules: a call a rule refuses that this
-        takes is refused by the rule alone (its gold would differ were the rule absent)."""
+        """The same tools with every call rolled back (a write is not committed) and without
+        the declared business rules: trying a call for a pool leaves the seed as it was (no
+        reset after it), and a call a rule refuses that this takes is refused by the rule
+        alone (its gold would differ were the rule absent). Made when first needed (pools
+        read from the cache need none)."""
         return Toolbox(
             {
                 **self.spec_json,
@@ -202,26 +198,38 @@ class Oracle:
             seen.add(key)
             self.reset()
             db = self.session.db
-            if self.probe.call(db, tool, args).ok:
-                found.append(args)
-            else:
-                self._note_breaker(tool, args)
+            # The tool runs once, without the rules, and the rules are read beside it: the
+            # toolbox with them would take the call exactly when the tool takes it and no
+            # rule refuses it (its rules refuse only what the tool takes), and a call that
+            # exactly one rule refuses is a breaker of that rule.
+            if self.unruled.call(db, tool, args).ok:
+                hits = self._hits(tool, args)
+                if not hits:
+                    found.append(args)
+                elif len(hits) == 1:
+                    self.breakers.setdefault((tool, hits[0]), []).append(args)
             self._seed_changes = db.total_changes  # rolled back: still the seed
         self.pools[tool] = found
         return found
 
-    def _note_breaker(self, tool: str, args: dict[str, Any], only: int | None = None) -> None:
-        """Keeps a refused call that exactly one declared rule on ``tool`` refuses and the
-        tool itself takes (run without the rules)."""
+    def _hits(self, tool: str, args: dict[str, Any]) -> list[int]:
+        """The indices of the declared rules on ``tool`` that the call breaks, on the
+        session's state."""
         db = self.session.db
         clock = self.spec_json["clock"]
-        hits = [
-            i
-            for i, r in enumerate(self.business_rules)
-            if r.get("tool") == tool and broken([r], db, tool, args, clock)
-        ]
-        if len(hits) == 1 and only in (None, hits[0]) and self.unruled.call(db, tool, args).ok:
-            self.breakers.setdefault((tool, hits[0]), []).append(args)
+        with runtime_statements(db):  # as the toolbox reads them: the tools' statements stay compiled
+            return [
+                i
+                for i, r in enumerate(self.business_rules)
+                if r.get("tool") == tool and broken([r], db, tool, args, clock)
+            ]
+
+    def _note_breaker(self, tool: str, args: dict[str, Any], only: int) -> None:
+        """Keeps a call that exactly one declared rule on ``tool``, ``only``, refuses and
+        the tool itself takes (run without the rules)."""
+        hits = self._hits(tool, args)
+        if hits == [only] and self.unruled.call(self.session.db, tool, args).ok:
+            self.breakers.setdefault((tool, only), []).append(args)
 
     def breaking(self, tool: str, rule: int) -> list[dict[str, Any]]:
         """Calls of ``tool`` on the seed that the declared rule ``rule`` (its index in
@@ -282,7 +290,12 @@ class Oracle:
         spec = self.business_rules[rule]
         clock = self.spec_json["clock"]
         others = [r for i, r in enumerate(self.business_rules) if i != rule and r.get("tool") == tool]
-        if broken([spec], db, tool, args, clock) is None or broken(others, db, tool, args, clock) is not None:
+        with runtime_statements(db):  # as the toolbox reads them: the tools' statements stay compiled
+            alone = (
+                broken([spec], db, tool, args, clock) is not None
+                and broken(others, db, tool, args, clock) is None
+            )
+        if not alone:
             reason = None
         else:
             outcome = self.unruled.call(db, tool, args)
@@ -305,12 +318,15 @@ class Oracle:
         final = self.session.hash()  # drains the change logs into the touched keys
         touched = getattr(self.session, "_touched", None)
         if isinstance(touched, dict):
-            keyed = self._keyed_states(db, touched)
+            with runtime_statements(db):  # between calls, as the session's own reads: no tool text
+                keyed = self._keyed_states(db, touched)
             if keyed is not None:
                 before, after, digests = keyed
                 if hash_digests(digests) == final:
                     return diff_states(before, after, self.env.primary_keys)
-        return diff_states(self.env.seed_state, dump_state(db), self.env.primary_keys)
+        with runtime_statements(db):
+            now = dump_state(db)
+        return diff_states(self.env.seed_state, now, self.env.primary_keys)
 
     def _keyed_states(
         self, db: Any, touched: dict[str, set[tuple[Any, ...]]]

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from envfactory_mcp.env import Environment
-from envfactory_mcp.runtime import CallOutcome, diff_states, dump_state, hash_state
+from envfactory_mcp.runtime import CallOutcome, Toolbox, diff_states, dump_state, hash_state
+from envfactory_mcp.runtime.database import GuardedConnection
+from envfactory_mcp.runtime.rules import broken
 from envfactory_mcp.runtime.state import table_digest
 from envfactory_mcp.seeddata import home_tables, record_row, valid_arguments
 from envfactory_mcp.spec import dump_spec
@@ -24,10 +26,17 @@ from envfactory_mcp.tasks.oracle import Oracle
 WRITES = ["cancel_pending_order", "modify_pending_order_address", "return_delivered_order_items"]
 
 
-def committed_pool(oracle: Oracle, tool: str) -> list[dict[str, object]]:
-    """``Oracle.viable`` as it was: every call committed, the seed reloaded after a write."""
+def committed_pool(
+    oracle: Oracle, tool: str, breakers: dict[int, list[Any]] | None = None
+) -> list[dict[str, object]]:
+    """``Oracle.viable`` as it was: every call committed, the seed reloaded after a write;
+    the calls the toolbox refuses that exactly one declared rule refuses and the tool takes
+    without the rules go to ``breakers`` (rule index -> calls)."""
     rng = random.Random(f"pool:{oracle.seed}:{tool}")
     found: list[dict[str, object]] = []
+    plain = Toolbox(oracle.spec_json, oracle.env.tools_module)
+    unruled = Toolbox({**oracle.spec_json, "policy_rules": {"rules": []}}, oracle.env.tools_module)
+    clock = oracle.spec_json["clock"]
     seen: set[str] = set()
     stale = 0
     for _ in range(oracle.pool_attempts):
@@ -41,8 +50,18 @@ def committed_pool(oracle: Oracle, tool: str) -> list[dict[str, object]]:
         stale = 0
         seen.add(key)
         oracle.session.reset()
-        if oracle.toolbox.call(oracle.session.db, tool, args).ok:
+        db = oracle.session.db
+        if plain.call(db, tool, args).ok:
             found.append(args)
+            continue
+        oracle.session.reset()
+        hits = [
+            i
+            for i, r in enumerate(oracle.business_rules)
+            if r["tool"] == tool and broken([r], db, tool, args, clock) is not None
+        ]
+        if breakers is not None and len(hits) == 1 and unruled.call(db, tool, args).ok:
+            breakers.setdefault(hits[0], []).append(args)
     return found
 
 
@@ -54,7 +73,11 @@ def test_pools_probed_with_rolled_back_calls_are_the_pools_of_committed_calls(
     for tool in WRITES:
         pool = probed.viable(tool)
         assert pool, tool
-        assert pool == committed_pool(committed, tool)
+        breakers: dict[int, list[Any]] = {}
+        assert pool == committed_pool(committed, tool, breakers)
+        # The breakers noted among the draws (the tool run once, the rules read beside it)
+        # are those the toolbox refuses, one rule alone refuses and the tool takes.
+        assert {rule: calls for (name, rule), calls in probed.breakers.items() if name == tool} == breakers
         # Probing changed nothing: the session is the seed, by hash and by rows.
         assert probed.session.hash() == retail_env.seed_hash
         assert probed.session.dump() == retail_env.seed_state
@@ -215,11 +238,42 @@ def test_the_spec_is_dumped_once_and_each_bundle_holds_its_own_copy(retail_env: 
 def test_pools_read_back_make_no_probing_toolbox(retail_env: Environment) -> None:
     built = Oracle(retail_env, seed=2, pool_size=8, pool_attempts=100)
     pool = built.viable("get_order_details")
-    assert pool and "probe" in vars(built)
+    assert pool and "unruled" in vars(built)
     read = Oracle(retail_env, seed=2, pool_size=8, pool_attempts=100)
     read.restore_pools(built.pool_state())
     assert read.viable("get_order_details") == pool
-    assert "probe" not in vars(read) and "unruled" not in vars(read)
+    assert "unruled" not in vars(read)
+
+
+def test_reading_the_rules_keeps_the_tools_statements_compiled(
+    retail_env: Environment, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The oracle reads the declared rules (for pools, breakers, refusals) and the changed
+    rows (for the gold diff) as the runtime's own statements: setting the authorizer again,
+    which expires every compiled statement of the session, is not needed between calls."""
+    oracle = Oracle(retail_env, seed=0, pool_size=24, pool_attempts=300)
+    tool = "return_delivered_order_items"
+    rule = next(i for i, r in enumerate(oracle.business_rules) if r["tool"] == tool)
+    oracle.viable("get_order_details")  # the session's first call compiles under its authorizer
+    expired: list[object] = []
+    original = GuardedConnection.set_authorizer
+
+    def counting(self: GuardedConnection, callback: Any, /) -> None:
+        expired.append(callback)
+        original(self, callback)
+
+    monkeypatch.setattr(GuardedConnection, "set_authorizer", counting)
+    calls = oracle.breaking(tool, rule)
+    assert calls and oracle.viable(tool)
+    oracle.reset()
+    assert oracle.refusal(tool, rule, calls[0]) is not None
+    order = next(o for o in retail_env.seed_state["orders"] if o["status"] == "pending")
+    assert oracle.call(
+        "cancel_pending_order", {"order_id": order["order_id"], "reason": "no longer needed"}
+    ).ok
+    assert oracle.seed_diff()
+    assert oracle.call("get_order_details", {"order_id": order["order_id"]}).ok
+    assert expired == []
 
 
 def test_the_seed_digests_kept_are_those_of_the_seed_state(retail_env: Environment) -> None:
