@@ -396,17 +396,24 @@ class ServerConnection:
             raise InfrastructureError(f"server {self.server!r}: control.{op} failed: {text}")
         return dict(result.structured_content)
 
-    async def _request(
-        self, tool: str, arguments: dict[str, Any], session: str, starts_session: bool = False
-    ) -> Any:
-        client, generation = self._client, self.opened
-        pinned = self._sessions.get(session)
-        if not starts_session and pinned is not None and pinned != generation:
+    def check_session(self, session: str) -> None:
+        """Raise ``SessionLost`` when ``session`` was reset on an earlier connection (the
+        server was started again since): what the next request on it would raise, for a
+        caller that answers from what it read before instead of asking again."""
+        generation, pinned = self.opened, self._sessions.get(session)
+        if pinned is not None and pinned != generation:
             raise SessionLost(
                 f"server {self.server!r}: session {session!r} was lost: the connection was reopened"
                 f" (connection {pinned}, now {generation}) and the fresh server does not have its"
                 " database, so the episode cannot be scored"
             )
+
+    async def _request(
+        self, tool: str, arguments: dict[str, Any], session: str, starts_session: bool = False
+    ) -> Any:
+        client, generation = self._client, self.opened
+        if not starts_session:
+            self.check_session(session)
         if client is None:
             raise InfrastructureError(f"server {self.server!r} is not connected")
         try:

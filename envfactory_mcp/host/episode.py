@@ -132,8 +132,8 @@ class _Episode:
     initial_state: dict[str, Any] | None = None
     messages: list[Message] = field(default_factory=list)
     writes_done: int = 0
-    calls_sent: int = 0  # tool calls sent to a server (the state may have changed since)
-    hash_seen: tuple[int, str] | None = None  # (calls_sent, the state hash then), from goal_met
+    calls_sent: int = 0  # tool calls that may have changed the state (``_execute``)
+    hash_seen: tuple[int, str] | None = None  # (calls_sent, the state hash then): the reset's, goal_met's
     tool_stats: dict[str, ToolStats] = field(default_factory=dict)
     usage: dict[str, Usage] = field(default_factory=lambda: {"agent": Usage(), "user": Usage()})
     timings: dict[str, float] = field(default_factory=lambda: {"agent_s": 0.0, "user_s": 0.0, "tools_s": 0.0})
@@ -156,8 +156,9 @@ class _Episode:
         return hashes[own]
 
     def final_hash_known(self) -> str | None:
-        """The state hash the user's last check read, when no tool call came after it
-        (the episode's session is its own: nothing else writes it)."""
+        """The state hash last read (the reset's, or the user's last check), when no call
+        that may change the state came after it (``_execute``; the episode's session is
+        its own: nothing else writes it)."""
         if self.hash_seen is not None and self.hash_seen[0] == self.calls_sent:
             return self.hash_seen[1]
         return None
@@ -288,6 +289,7 @@ async def run_episode(
                 gold_hash = await gold.get(task, conn, config.run_id)
                 ep = _Episode(task=task, conn=conn, session=session, gold_hash=gold_hash, routes=routes)
                 initial_hash = await conn.reset(session)
+                ep.hash_seen = (ep.calls_sent, initial_hash)  # the reset answers with the state's hash
                 for other in others or []:
                     other_hashes[other.server] = await other.reset(session)
             if initial_hash != task.initial_state.state_hash:
@@ -329,7 +331,10 @@ async def run_episode(
                 final_hash = combined_hash(server_hashes)
                 own_final = ep.own_hash(server_hashes)  # None: the diff is not read
             else:
-                own_final = final_hash = ep.final_hash_known() or await conn.state_hash(session)
+                known = ep.final_hash_known()
+                if known is not None:
+                    conn.check_session(session)  # a session lost since is not scored on what was read
+                own_final = final_hash = known or await conn.state_hash(session)
             if final_hash == initial_hash:
                 final_diff = {}
             elif final_hash == gold_hash == task.gold.final_state_hash:
@@ -510,12 +515,21 @@ async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
         stats.errors += 1
         return f"{TOOL_ERROR_PREFIX} {call.error or 'arguments are not a JSON object'}", True
     t0 = time.perf_counter()
-    ep.calls_sent += 1
+    # A read-only tool of a package this host runs (stdio or in process: envfactory's
+    # runtime, which rolls every read back and lets a read tool write nothing) leaves the
+    # state as it was when it answers without an error, so the state hash last read still
+    # holds (``final_hash_known``); any other call, or a read that failed (a lost session
+    # answers with an error), may have changed it, or shows something did.
+    unchanging = route.read_only and route.conn.transport != "http"
+    if not unchanging:
+        ep.calls_sent += 1
     try:
         result = await route.conn.call(route.tool, call.arguments, ep.session)
     finally:
         ep.timings["tools_s"] += time.perf_counter() - t0
     if result.is_error:
+        if unchanging:
+            ep.calls_sent += 1
         stats.errors += 1
         return f"{TOOL_ERROR_PREFIX} {result.text}", True
     if not route.read_only:

@@ -23,6 +23,7 @@ EVERY_TEST = None
 # module -> the tests of it that start a server here (EVERY_TEST: all of them)
 STARTS_SERVERS: dict[str, frozenset[str] | None] = {
     "test_harness_failures.py": EVERY_TEST,
+    "test_hash_requests.py": EVERY_TEST,
     "test_retail_server.py": EVERY_TEST,
     "test_rollout.py": EVERY_TEST,
     "test_throughput.py": EVERY_TEST,

@@ -2,7 +2,8 @@
 every request answered keeps its session; the next episode on the connection resets and
 reuses it and sees none of the previous episode's writes; one offered several servers,
 or one that failed, ends its own. The final state hash is the one the scripted user's
-last check read. Real stdio server, real oracle episodes."""
+last check read (or the reset answered), when only reads came since. Real stdio server,
+real oracle episodes."""
 
 from __future__ import annotations
 
@@ -38,16 +39,17 @@ class Counting(ServerConnection):
         return await super()._request(tool, arguments, session, starts_session)
 
 
-def hash_reads(task: Task, messages: list[dict[str, Any]]) -> int:
+def hash_reads(task: Task, messages: list[dict[str, Any]], read_only: set[str]) -> int:
     """How many state hashes the scripted user's goal checks need in one episode: one at
-    each user reply after every required call was made, when a call came since the last."""
+    each user reply after every required call was made, when a call that may change the
+    state (any but a read-only tool's) came since the last read (the reset's included)."""
     called: set[str] = set()
-    reads, changed = 0, True
+    reads, changed = 0, False
     for message in messages[1:]:  # the opening message is no reply
         if message.get("role") == "assistant":
             for name, _ in agent_calls([message]):
                 called.add(name.rsplit("__", 1)[-1])
-                changed = True
+                changed = changed or name.rsplit("__", 1)[-1] not in read_only
         elif message.get("role") == "user" and changed and set(task.gold.required_calls) <= called:
             reads, changed = reads + 1, False
     return reads
@@ -78,10 +80,14 @@ async def test_kept_sessions_are_reused_from_the_seed_and_no_episode_ends_one(ta
         assert conn.sent["control.end_session"] == 0
         assert conn.sent["control.reset"] == episodes
         # The user's check that the goal is met reads the state hash at a reply once every
-        # required call was made, and only when a tool call came since the last read (the
-        # state cannot have changed otherwise); the episode's final read reuses the last.
+        # required call was made, and only when a call that may change the state came
+        # since the last read (the reset answers with one; a read-only tool of a package
+        # the host runs changes nothing); the episode's final read reuses the last.
+        read_only = {t.name for t in conn.tools if t.read_only}
+        assert read_only
         reads = sum(
-            hash_reads(task, record.messages) for task, record in zip(tasks * 2, records, strict=True)
+            hash_reads(task, record.messages, read_only)
+            for task, record in zip(tasks * 2, records, strict=True)
         )
         assert episodes <= reads < conn.sent["call"]  # fewer reads than calls: the unchanged are reused
         assert conn.sent["control.state_hash"] == reads
