@@ -327,6 +327,7 @@ async def _roll(
 def _summarize(store: Any, run_id: str) -> dict[str, Any]:
     from envfactory_mcp.scoring.passk import run_summary
 
-    summary = run_summary(store.records(), run_id)
+    # The records as appended (fsynced) or read on open, not read back (RunStore.summary_records).
+    summary = run_summary(store.summary_records(), run_id)
     store.write_summary(summary)
     return summary

@@ -14,7 +14,12 @@
     again, appended after it, never in its place. Every reader takes the LAST record of
     each ``(task_id, trial)``, so a retried episode counts once, as its retry.
 ``summary.json``
-    Rewritten atomically (temporary file, ``fsync``, rename) whenever the host asks.
+    Rewritten atomically (temporary file, ``fsync``, rename) whenever the host asks. The
+    rollout summarises from :meth:`RunStore.summary_records`: the last record of each
+    episode as this store read it on open or appended it (written and fsynced first),
+    without its conversation, tools and diff, which no summary reads (issue 32: reading the
+    file back cost ~0.3 ms of CPU an episode). Appending a record the file does not hold
+    is impossible through the store, and only one process holds the run (the lock below).
 
 Crash safety. A process killed in the middle of a write leaves at most one partial last
 line. :meth:`RunStore.open` cuts a last line that lacks its ``\\n`` or does not parse
@@ -87,6 +92,12 @@ def _why(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
+def _brief(record: TrajectoryRecord) -> TrajectoryRecord:
+    """The record as the run summary reads it: its conversation, tools and final diff left
+    out (a shallow copy; kept in memory for each episode of the run)."""
+    return record.model_copy(update={"messages": [], "tools": [], "final_diff": None})
+
+
 def _write_all(fh: BinaryIO, data: bytes) -> None:
     """One ``write`` of the whole line; loops only if the kernel wrote part of it."""
     view = memoryview(data)
@@ -112,6 +123,7 @@ class RunStore:
         keys: dict[tuple[str, int], bool],
         repaired: str | None,
         duplicates: list[str],
+        latest: dict[tuple[str, int], TrajectoryRecord] | None = None,
     ) -> None:
         self.run_dir = run_dir
         self.metadata = metadata
@@ -122,6 +134,8 @@ class RunStore:
         self._lock_fh: BinaryIO | None = lock_fh
         self._keys = keys  # (task_id, trial) -> whether its last record is a harness failure
         self._retrying: set[tuple[str, int]] = set()
+        # (task_id, trial) -> its last record, brief (``_brief``), in the order episodes first appear
+        self._latest: dict[tuple[str, int], TrajectoryRecord] = dict(latest or {})
         self._lock = threading.Lock()
         self._fh: BinaryIO | None = open(self.trajectories_path, "ab", buffering=0)  # noqa: SIM115 - kept open
 
@@ -147,8 +161,8 @@ class RunStore:
             except OSError:
                 raise RunStoreError(f"{run_dir}: the run is in use by another process") from None
             stored = cls._metadata(run_dir, metadata, set(resumable_keys))
-            keys, repaired, duplicates = cls._scan(run_dir / TRAJECTORIES)
-            return cls(run_dir, stored, lock_fh, keys, repaired, duplicates)
+            keys, repaired, duplicates, latest = cls._scan(run_dir / TRAJECTORIES)
+            return cls(run_dir, stored, lock_fh, keys, repaired, duplicates, latest)
         except BaseException:
             lock_fh.close()
             raise
@@ -167,16 +181,19 @@ class RunStore:
         return stored
 
     @staticmethod
-    def _scan(path: Path) -> tuple[dict[tuple[str, int], bool], str | None, list[str]]:
+    def _scan(
+        path: Path,
+    ) -> tuple[dict[tuple[str, int], bool], str | None, list[str], dict[tuple[str, int], TrajectoryRecord]]:
         """Check every line, cut a partial last one, note duplicates; returns
-        ``(keys, repaired, duplicates)``, ``keys`` mapping each episode to whether its last
-        record is a harness failure."""
+        ``(keys, repaired, duplicates, latest)``, ``keys`` mapping each episode to whether its
+        last record is a harness failure, ``latest`` to that record (``_brief``)."""
         if not path.exists():
             with open(path, "xb") as fh:
                 os.fsync(fh.fileno())
             files.sync_dir(path.parent)
-            return {}, None, []
+            return {}, None, [], {}
         keys: dict[tuple[str, int], int] = {}
+        latest: dict[tuple[str, int], TrajectoryRecord] = {}
         failed: dict[tuple[str, int], bool] = {}
         duplicates: list[str] = []
         good_end = 0  # byte offset just past the last good line
@@ -199,6 +216,7 @@ class RunStore:
                     )
                 keys[record.key] = number
                 failed[record.key] = record.excluded
+                latest[record.key] = _brief(record)
                 good_end += len(line)
         size = path.stat().st_size
         repaired = None
@@ -208,7 +226,7 @@ class RunStore:
             with open(path, "r+b") as fh:
                 fh.truncate(good_end)
                 os.fsync(fh.fileno())
-        return failed, repaired, duplicates
+        return failed, repaired, duplicates, latest
 
     # ------------------------------------------------------------------ paths
 
@@ -261,6 +279,7 @@ class RunStore:
             fh.flush()
             os.fsync(fh.fileno())
             self._keys[record.key] = record.excluded
+            self._latest[record.key] = _brief(record)
             self._retrying.discard(record.key)
 
     async def aappend(self, record: TrajectoryRecord) -> None:
@@ -275,6 +294,14 @@ class RunStore:
             for record in self._read():
                 latest[record.key] = record
             return list(latest.values())
+
+    def summary_records(self) -> list[TrajectoryRecord]:
+        """What :meth:`records` gives, the same records in the same order, without reading
+        the file: as this store read them on open or appended them (after their ``fsync``),
+        each without ``messages``, ``tools`` and ``final_diff`` (emptied), which is what a
+        run summary reads (``scoring.passk.run_summary``) and no more."""
+        with self._lock:
+            return list(self._latest.values())
 
     def all_records(self) -> list[TrajectoryRecord]:
         """Every line's record in file order, superseded harness failures included."""
@@ -314,6 +341,9 @@ class RunStore:
                 self._fh.close()
             self._fh = open(self.trajectories_path, "ab", buffering=0)  # noqa: SIM115 - the new file
             self._keys = seen
+            self._latest = {}
+            for record in records:
+                self._latest[record.key] = _brief(record)
             self.duplicates = []
 
     def _open_fh(self) -> BinaryIO:

@@ -379,3 +379,78 @@ def test_another_process_cannot_open_a_run_in_use(tmp_path: Path):
     with RunStore.open(tmp_path, META):
         assert "refused" in other() and "in use" in other()
     assert other().strip() == "opened"
+
+
+def _as_summarised(records: list[TrajectoryRecord]) -> list[TrajectoryRecord]:
+    return [r.model_copy(update={"messages": [], "tools": [], "final_diff": None}) for r in records]
+
+
+def _varied(
+    task_id: str, trial: int, reward: float | None, termination: str = "user_stop"
+) -> TrajectoryRecord:
+    from envfactory_mcp.records.trajectory import RewardParts, ToolStats, Usage
+
+    parts = RewardParts(
+        basis=["state"],
+        state_match=bool(reward),
+        claims_total=2,
+        claims_found=["a"] if reward else [],
+        claims_missing=[] if reward else ["a"],
+        action_recall=0.5 + trial / 10,
+        actions_missing=[],
+        extra_calls=trial,
+        malformed_calls=0,
+        trace_state_reward=0.25 * trial,
+        ungrounded_calls=trial % 2,
+        policy_violations=["call 1 x: no confirmation"] * (trial % 3),
+    )
+    return rec(task_id, trial, f"{task_id}/{trial}").model_copy(
+        update={
+            "reward": reward,
+            "termination": termination,
+            "reward_parts": None if reward is None else parts,
+            "final_diff": {"orders": {"changed": trial}},
+            "steps": 3 + trial,
+            "tool_stats": {"get": ToolStats(calls=2 + trial, errors=trial % 2)},
+            "usage": {
+                "agent": Usage(prompt_tokens=10 * trial, completion_tokens=trial, cost_usd=0.01 * trial)
+            },
+        }
+    )
+
+
+def test_the_summary_is_made_from_what_was_appended_as_from_the_file(tmp_path: Path):
+    """``summary_records`` (what a rollout summarises, issue 32) is ``records()`` without
+    reading the file: the same episodes in the same order, each its last record, after a
+    resume, a cut partial line, a duplicate line, a retried harness failure and a rewrite."""
+    from envfactory_mcp.scoring.passk import run_summary
+
+    def same(store: RunStore) -> None:
+        read = store.records()
+        assert store.summary_records() == _as_summarised(read)
+        assert run_summary(store.summary_records(), "r") == run_summary(read, "r")
+
+    with RunStore.open(tmp_path, META) as store:
+        same(store)  # empty
+        store.append(_varied("b", 0, 1.0))
+        store.append(_varied("a", 1, 0.0))
+        store.append(_varied("a", 0, None, "infrastructure_error"))
+        same(store)
+    path = tmp_path / "trajectories.jsonl"
+    path.write_bytes(
+        path.read_bytes()
+        + (_varied("b", 0, 0.5).model_dump_json() + "\n").encode()  # a duplicate: the last counts
+        + _varied("c", 0, 1.0).to_line()[:40]  # a killed writer's partial line: cut on open
+    )
+    with RunStore.open(tmp_path, META) as store:
+        assert store.repaired is not None and store.duplicates
+        same(store)  # as read on open
+        store.retrying([("a", 0)])
+        store.append(_varied("a", 0, 1.0))
+        store.append(_varied("c", 1, 0.0, "max_steps"))
+        same(store)
+        store.rewrite([r.model_copy(update={"reward": 0.75}) for r in store.all_records()[1:]])
+        same(store)
+        store.append(_varied("d", 2, 1.0))
+        same(store)
+        assert [r.key for r in store.summary_records()] == [("a", 1), ("a", 0), ("b", 0), ("c", 1), ("d", 2)]
