@@ -639,6 +639,13 @@ class _SeedFacts:
         }
         wanted = {t.log for t in tracking} | {t.log + s for t in tracking for s in _TRIGGER_SUFFIXES}
         self.tracking = tracking if wanted <= present else None
+        # Which logs hold entries, one statement per ``_PROBED`` tables: a row of one
+        # scalar subquery per log (1, or NULL for an empty one), not a statement per table.
+        self.probes: list[tuple[list[_Tracking], str]] = []
+        for i in range(0, len(self.tracking or ()), _PROBED):
+            group = tracking[i : i + _PROBED]
+            subqueries = ", ".join(f"(SELECT 1 FROM main.{_quote(t.log)} LIMIT 1)" for t in group)
+            self.probes.append((group, f"SELECT {subqueries}"))
         # Whether no foreign key takes an action (``_undo_checked``), and the tables with
         # every table a foreign key of theirs references before them (name order on a cycle).
         references: dict[str, set[str]] = {t.name: set() for t in self.tables}
@@ -672,6 +679,19 @@ class _SeedFacts:
 
 
 _TRIGGER_SUFFIXES = ("_i", "_u", "_d")
+_PROBED = 256  # change logs one probe statement looks at (``_SeedFacts.probes``)
+
+
+def _logged(db: sqlite3.Connection, facts: _SeedFacts, *, private: bool) -> Iterator[_Tracking]:
+    """The change logs of ``db`` that hold entries, in table order (``private``: run the
+    probes as the runtime's private statements; else through ``db.execute``)."""
+    for group, probe in facts.probes:
+        cursor = db.private(probe) if private else db.execute(probe)  # type: ignore[attr-defined]
+        for log, entry in zip(group, cursor.fetchone(), strict=True):
+            if entry is not None:
+                yield log
+
+
 _NO_ACTION = frozenset({"NO ACTION", "RESTRICT"})
 
 
@@ -719,7 +739,6 @@ class _Tracking:
         )
         key_tuple = "rowid" if with_rowid else ", ".join(map(q, keys))
         self.current_where = f"WHERE ({key_tuple}) IN (SELECT {log_keys} FROM {log})"
-        self.any = f"SELECT 1 FROM {log} LIMIT 1"
         self.keys = f"SELECT DISTINCT {log_keys} FROM {log}"
         # Parking (``SessionDatabase.park``): the current rows of given keys, and removing them.
         self.with_rowid = with_rowid
@@ -1014,9 +1033,10 @@ class SessionDatabase:
         if db.private("PRAGMA schema_version").fetchone()[0] != facts.schema_version:
             return False
         keys_of: dict[str, set[tuple[Any, ...]]] = {}
+        logged_now = set(map(id, _logged(db, facts, private=True)))
         for log in tracking:
             known = touched.get(log.info.name)
-            logged = db.private(log.keys).fetchall() if db.private(log.any).fetchone() else ()
+            logged = db.private(log.keys).fetchall() if id(log) in logged_now else ()
             if known or logged:
                 keys_of[log.info.name] = {*(known or ()), *map(tuple, logged)}
         if sum(map(len, keys_of.values())) > max(UNDO_KEYS, len(self._seed_image) // UNDO_BYTES_PER_KEY):
@@ -1075,9 +1095,7 @@ class SessionDatabase:
             value = state_hash(db)
         else:
             touched = self._touched
-            for log in tracking:
-                if db.execute(log.any).fetchone() is None:
-                    continue
+            for log in list(_logged(db, self._facts(), private=False)):
                 name = log.info.name
                 if touched is not None:
                     touched.setdefault(name, set()).update(db.execute(log.keys))
