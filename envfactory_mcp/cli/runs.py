@@ -10,6 +10,7 @@ unknown option, a value out of range, options that do not go together, malformed
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -296,17 +297,20 @@ def rollout(
         from envfactory_mcp.packages import check_served, ensure_shipped
         from envfactory_mcp.tasks.model import read_tasks
 
-        read_tasks(tasks_file)  # a missing or malformed file is refused before any run directory exists
+        # A missing or malformed file is refused before any run directory exists; the
+        # tasks read and the packages' permissions are handed on (issue 32: each check
+        # hashes a package's files, each read parses every task).
+        tasks = read_tasks(tasks_file)
         if config.transport != "http":
             for env in config.envs:
                 ensure_shipped(servers_dir, env, note=reporter.say)
-        warn_unverified(
-            check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust)
-        )
+        checked = check_served(servers_dir, config.envs, allow_unverified=allow_unverified, trust=trust)
+        warn_unverified(checked)
         if force_new and output.exists():
             typer.echo(f"--force-new: moved the old run to {move_aside(output)}", err=True)
         with reporter.stages() as stage:
-            summary = run_interruptibly(run_rollout, config, output, stage(f"rollout {agent}"))
+            roll = functools.partial(run_rollout, tasks=tasks, checked=checked)
+            summary = run_interruptibly(roll, config, output, stage(f"rollout {agent}"))
     except KeyboardInterrupt:
         raise interrupted() from None
     except MetadataMismatch as exc:
@@ -446,15 +450,16 @@ def _judge_harness_failures(runs: dict[str, dict[str, Any]], limit: float) -> bo
     """A warning line on stderr for each run with harness failures, and an error line when
     any run's share of them is above ``limit`` (its scores describe too few of its
     episodes): then True, for the caller to exit 1."""
-    from rich.console import Console
-    from rich.markup import escape
-
-    console = Console(stderr=True)
     over = []
     for name, summary in runs.items():
         failures = summary.get("harness_failures") or {}
         if not failures.get("total"):
             continue
+        # rich only for a run with failures: a clean run's command does not import it
+        from rich.console import Console
+        from rich.markup import escape
+
+        console = Console(stderr=True)
         reasons = ", ".join(f"{k}: {v}" for k, v in failures["by_reason"].items() if v)
         console.print(
             f"[bold yellow]warning:[/] {escape(name)}: {failures['total']} of {summary['episodes']} episodes "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,12 +166,43 @@ def build_server(
     return create_server(bundle, options or ServerOptions())
 
 
+# Permissions a caller has just been given by ``packages.check_served`` for packages it is
+# about to start with the same flags (a rollout, after the command line's check, issue 32:
+# each check hashes the package's files again): the next start of each takes its
+# permission instead of asking again, once (a restarted server asks). Keyed by
+# (servers_dir, env, allow_unverified, trust); ``hand_over`` returns what withdraws them.
+_handed: dict[tuple[str, str, bool, bool], Any] = {}
+
+
+def hand_over(
+    servers_dir: Path, permissions: Iterable[Any], *, allow_unverified: bool, trust: bool
+) -> Callable[[], None]:
+    """Leave ``permissions`` (``packages.RunPermission``, just checked with these flags) for
+    the next start of each package in ``servers_dir``; call the result to withdraw those
+    not taken (when the caller is done)."""
+    keys = []
+    for permission in permissions:
+        keys.append((str(servers_dir), permission.env, allow_unverified, trust))
+        _handed[keys[-1]] = permission
+
+    def withdraw() -> None:
+        for key in keys:
+            _handed.pop(key, None)
+
+    return withdraw
+
+
 def _runnable(servers_dir: Path, env_name: str, *, allow_unverified: bool, trust: bool) -> Any:
     """What both launchers ask first: the package, built on first use when it is a shipped
     blueprint in a home of built environments (``packages.ensure_shipped``: the checkout's
     ``generated_servers/`` commits only golden packages), and whether and how it may run
-    (``packages.check_runnable``)."""
+    (``packages.check_runnable``), unless its permission was just handed over (``hand_over``)."""
     from envfactory_mcp.packages import check_runnable, ensure_shipped
+
+    handed = _handed.pop((str(servers_dir), env_name, allow_unverified, trust), None)
+    if handed is not None:
+        package_dir(servers_dir, env_name)  # still there (ServerNotBuiltError otherwise)
+        return handed
 
     ensure_shipped(servers_dir, env_name)
     return check_runnable(package_dir(servers_dir, env_name), allow_unverified=allow_unverified, trust=trust)

@@ -40,9 +40,10 @@ from envfactory_mcp.host.config import RolloutConfig as RolloutConfig
 from envfactory_mcp.host.config import RolloutTransport as RolloutTransport
 from envfactory_mcp.host.config import UserKind as UserKind
 from envfactory_mcp.host.episode import EpisodeConfig, offered_envs, run_episode
+from envfactory_mcp.host.launch import hand_over
 from envfactory_mcp.host.servers import Servers as _Servers
 from envfactory_mcp.host.servers import failed_record as _failed
-from envfactory_mcp.packages import check_served
+from envfactory_mcp.packages import RunPermission, check_served
 from envfactory_mcp.ray_cluster import BACKENDS, import_ray
 from envfactory_mcp.scoring.gold import GoldCache
 from envfactory_mcp.sim.types import Agent, UserSimulator
@@ -141,8 +142,9 @@ def make_user(config: RolloutConfig, task: Task) -> UserSimulator:
     raise EnvFactoryError(f"unknown user {config.user!r}: use one of {', '.join(USERS)}")
 
 
-def load_tasks(config: RolloutConfig) -> list[Task]:
-    tasks = read_tasks(config.tasks_path)
+def load_tasks(config: RolloutConfig, read: list[Task] | None = None) -> list[Task]:
+    """The tasks ``config`` rolls out (``read``: ``config.tasks_path`` as the caller just read it)."""
+    tasks = read_tasks(config.tasks_path) if read is None else list(read)
     unknown = sorted({s for t in tasks for s in t.servers} - set(config.envs))
     if unknown:
         raise EnvFactoryError(
@@ -172,8 +174,15 @@ async def rollout(
     progress: Callable[[int, int], None] | None = None,
     agent_factory: Callable[[RolloutConfig, Task], Agent] = make_agent,
     user_factory: Callable[[RolloutConfig, Task], UserSimulator] = make_user,
+    *,
+    tasks: list[Task] | None = None,
+    checked: list[RunPermission] | None = None,
 ) -> dict[str, Any]:
-    """Run every missing (task, trial) of ``config`` into ``run_dir``; returns the summary."""
+    """Run every missing (task, trial) of ``config`` into ``run_dir``; returns the summary.
+
+    ``tasks``: ``config.tasks_path`` as the caller read it; ``checked``: what
+    ``check_served`` gave the caller for ``config`` (both are otherwise done here; the
+    command line does them first, to refuse before anything else, issue 32)."""
     from envfactory_mcp.records.store import RunStore
 
     run_id = run_dir.name
@@ -182,12 +191,23 @@ async def rollout(
     if config.backend == "ray":
         import_ray()  # refused before any run directory exists
     # Refused before any run directory exists (the launchers refuse too, as a backstop).
-    check_served(
-        Path(config.servers_dir), config.envs, allow_unverified=config.allow_unverified, trust=config.trust
+    if checked is None:
+        checked = check_served(
+            Path(config.servers_dir),
+            config.envs,
+            allow_unverified=config.allow_unverified,
+            trust=config.trust,
+        )
+    tasks = load_tasks(config, tasks)
+    # The servers' first starts take these permissions instead of checking their packages again.
+    withdraw = hand_over(
+        Path(config.servers_dir), checked, allow_unverified=config.allow_unverified, trust=config.trust
     )
-    tasks = load_tasks(config)
-    with RunStore.open(run_dir, _metadata(config, run_dir), resumable_keys=RESUMABLE_KEYS) as store:
-        return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
+    try:
+        with RunStore.open(run_dir, _metadata(config, run_dir), resumable_keys=RESUMABLE_KEYS) as store:
+            return await _roll(config, run_id, tasks, store, progress, agent_factory, user_factory)
+    finally:
+        withdraw()
 
 
 def run_interruptibly(func: Callable[..., Awaitable[T]], *args: Any) -> T:
