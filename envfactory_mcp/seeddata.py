@@ -56,9 +56,11 @@ class SeedData:
                 self.owner[table["entity"]] = (table["name"], pk[0])
         self._fits_cache: dict[tuple[int, type, Any], bool] = {}
         self._related_cache: dict[tuple[int, int, int], list[list[int]]] = {}
-        self._values_cache: dict[tuple[Any, ...], list[Any]] = {}
+        self._values_cache: dict[tuple[Any, ...], dict[int, list[Any]]] = {}
         self._entity_values: dict[str, list[Any]] = {}
         self._entity_table_columns: dict[str, dict[str, list[str]]] = {}
+        self._row_entity_values: dict[str, list[tuple[Any, ...]]] = {}
+        self._row_column_values: dict[tuple[str, frozenset[str] | None], list[tuple[Any, ...]]] = {}
         self._fitting_entity: dict[tuple[str, int], list[Any]] = {}
         self._fitting_column: dict[tuple[str, frozenset[str] | None, int], list[Any]] = {}
         self._anchors: dict[tuple[str | None, str], tuple[list[int], list[tuple[str, Any]]]] = {}
@@ -200,17 +202,26 @@ class SeedData:
 
     def _walk(self, anchor: int, depth: int, per_level: int) -> list[list[int]]:
         levels, seen = [[anchor]], {anchor}
-        for _ in range(depth):
+        rows, by_value, table_columns = self.rows, self.by_value, self.table_columns
+        for hop in range(depth):
+            # The last level is cut at ``per_level`` rows and nothing is walked from it, so
+            # its walk stops there (the rows beyond are seen by no later level).
+            last = hop == depth - 1
             nxt: list[int] = []
             for index in levels[-1]:
-                table, row = self.rows[index]
-                for col, entity in self.table_columns[table].items():
-                    if not entity or row.get(col) is None:
+                table, row = rows[index]
+                for col, entity in table_columns[table].items():
+                    if not entity:
                         continue
-                    for other in self.by_value[(entity, row[col])]:
+                    value = row.get(col)
+                    if value is None:
+                        continue
+                    for other in by_value[(entity, value)]:
                         if other not in seen:
                             seen.add(other)
                             nxt.append(other)
+                if last and len(nxt) >= per_level:
+                    break
             if not nxt:
                 break
             levels.append(nxt[:per_level])
@@ -221,33 +232,50 @@ class SeedData:
     ) -> list[Any]:
         """Values in ``rows`` that fit ``param``: same entity, or (no entity) same column name
         (only in ``tables`` when given)."""
-        found: dict[Any, None] = {}
         if param.entity:
-            columns = self._columns_of(param.entity)
-            for index in rows:
-                table, row = self.rows[index]
-                for col in columns.get(table, ()):
-                    value = row.get(col)
-                    if value is not None:
-                        found[value] = None
-            return list(found)
-        name = param.name
-        for index in rows:
-            table, row = self.rows[index]
-            if tables is not None and table not in tables:
-                continue
-            value = row.get(name)
-            if value is not None:
-                found[value] = None
-        return list(found)
+            # each row's values of the entity, in row then column order, first one kept
+            per_row = self._entity_values_of_rows(param.entity)
+            return list(dict.fromkeys(itertools.chain.from_iterable(map(per_row.__getitem__, rows))))
+        per_row = self._column_values_of_rows(param.name, tables)
+        return list(dict.fromkeys(itertools.chain.from_iterable(map(per_row.__getitem__, rows))))
+
+    def _column_values_of_rows(self, name: str, tables: set[str] | None) -> list[tuple[Any, ...]]:
+        """Per row (by index), its value of column ``name`` when it has one (and is a row
+        of ``tables``, when given), else nothing (remembered)."""
+        key = (name, None if tables is None else frozenset(tables))
+        cached = self._row_column_values.get(key)
+        if cached is None:
+            cached = self._row_column_values[key] = [
+                (value,)
+                if (tables is None or table in tables) and (value := row.get(name)) is not None
+                else ()
+                for table, row in self.rows
+            ]
+        return cached
+
+    def _entity_values_of_rows(self, entity: str) -> list[tuple[Any, ...]]:
+        """Per row (by index), the values it holds in its columns of ``entity``, in column
+        order, None left out (remembered)."""
+        cached = self._row_entity_values.get(entity)
+        if cached is None:
+            columns = self._columns_of(entity)
+            cached = self._row_entity_values[entity] = [
+                tuple(v for c in cols if (v := row.get(c)) is not None)
+                if (cols := columns.get(table)) is not None
+                else ()
+                for table, row in self.rows
+            ]
+        return cached
 
     def _columns_of(self, entity: str) -> dict[str, list[str]]:
-        """Per table, its columns that hold ``entity``, in column order (remembered)."""
+        """Per table that has any, its columns that hold ``entity``, in column order
+        (remembered)."""
         cached = self._entity_table_columns.get(entity)
         if cached is None:
             cached = self._entity_table_columns[entity] = {
-                table: [c for c, e in cols.items() if e == entity]
+                table: found
                 for table, cols in self.table_columns.items()
+                if (found := [c for c, e in cols.items() if e == entity])
             }
         return cached
 
@@ -255,18 +283,29 @@ class SeedData:
         self, level: list[int], param: ParamInfo, tables: set[str] | None, schema: dict[str, Any]
     ) -> list[Any]:
         """``column_values`` of one level of ``related`` that fit ``schema``, remembered."""
+        known = self.fitting_levels(param, tables, schema)
+        cached = known.get(id(level))
+        if cached is None:
+            cached = known[id(level)] = [
+                v for v in self.column_values(level, param, tables) if self.fits(schema, v)
+            ]
+        return cached
+
+    def fitting_levels(
+        self, param: ParamInfo, tables: set[str] | None, schema: dict[str, Any]
+    ) -> dict[int, list[Any]]:
+        """What ``fitting_values`` remembers for this parameter, tables and schema: the id
+        of a level of ``related`` (those lists live as long as this) -> its values."""
         key = (
-            id(level),
             param.entity,
             "" if param.entity else param.name,
             None if param.entity or tables is None else frozenset(tables),
             id(schema),
         )
-        cached = self._values_cache.get(key)
-        if cached is None:
-            cached = [v for v in self.column_values(level, param, tables) if self.fits(schema, v)]
-            self._values_cache[key] = cached
-        return cached
+        known = self._values_cache.get(key)
+        if known is None:
+            known = self._values_cache[key] = {}
+        return known
 
     def fits(self, schema: dict[str, Any], value: Any) -> bool:
         """``_fits``, remembered: the same few schemas meet the same values many times."""
@@ -426,8 +465,11 @@ def related_value(
     def nearest_first() -> Iterator[list[Any]]:
         """The non-empty pools, nearest rows first; each built only when it is reached (the
         first is almost always enough, and the whole data's values are many)."""
+        known = data.fitting_levels(param, home, item_schema)  # ``fitting_values``, its key made once
         for level in levels:
-            values = data.fitting_values(level, param, home, item_schema)
+            values = known.get(id(level))
+            if values is None:
+                values = data.fitting_values(level, param, home, item_schema)
             if used and not used.isdisjoint(values):
                 values = [v for v in values if v not in used]
             if values:

@@ -17,7 +17,7 @@ from envfactory_mcp.runtime import CallOutcome, Toolbox, diff_states, dump_state
 from envfactory_mcp.runtime.database import GuardedConnection
 from envfactory_mcp.runtime.rules import broken
 from envfactory_mcp.runtime.state import table_digest
-from envfactory_mcp.seeddata import home_tables, record_row, valid_arguments
+from envfactory_mcp.seeddata import ParamInfo, SeedData, home_tables, record_row, valid_arguments
 from envfactory_mcp.spec import dump_spec
 from envfactory_mcp.tasks import oracle as oracle_module
 from envfactory_mcp.tasks.generate import generate_tasks
@@ -142,6 +142,73 @@ def test_remembered_home_rows_draw_what_record_row_draws(retail_env: Environment
             got = data.record_near(anchor, levels, home, remembered) if data.home_of(params)[1] else None
             assert got == expected, (tool, seed)
             assert plain.getstate() == remembered.getstate(), (tool, seed)
+
+
+def full_walk(data: SeedData, anchor: int, depth: int, per_level: int) -> list[list[int]]:
+    """``SeedData.related`` as it was: every level walked whole, then cut at ``per_level``."""
+    levels, seen = [[anchor]], {anchor}
+    for _ in range(depth):
+        nxt: list[int] = []
+        for index in levels[-1]:
+            table, row = data.rows[index]
+            for col, entity in data.table_columns[table].items():
+                if entity and row.get(col) is not None:
+                    for other in data.by_value[(entity, row[col])]:
+                        if other not in seen:
+                            seen.add(other)
+                            nxt.append(other)
+        if not nxt:
+            break
+        levels.append(nxt[:per_level])
+    return levels
+
+
+@pytest.mark.parametrize("per_level", [1, 7, 300])
+def test_related_rows_are_the_whole_walk_cut_per_level(retail_env: Environment, per_level: int) -> None:
+    """The last level's walk stops once it holds ``per_level`` rows: the levels are those
+    of walking every level whole and cutting each."""
+    data = Oracle(retail_env, seed=0).data
+    for anchor in range(0, len(data.rows), 7):
+        for depth in (1, 2, 3):
+            assert data.related(anchor, depth, per_level) == full_walk(data, anchor, depth, per_level), (
+                anchor,
+                depth,
+            )
+
+
+def plain_column_values(
+    data: SeedData, rows: list[int], param: ParamInfo, tables: set[str] | None
+) -> list[Any]:
+    """``SeedData.column_values`` as it was: each row read in turn."""
+    found: dict[Any, None] = {}
+    for index in rows:
+        table, row = data.rows[index]
+        if param.entity:
+            columns = [c for c, e in data.table_columns[table].items() if e == param.entity]
+        elif tables is None or table in tables:
+            columns = [param.name]
+        else:
+            columns = []
+        for col in columns:
+            if row.get(col) is not None:
+                found[row[col]] = None
+    return list(found)
+
+
+def test_column_values_read_from_remembered_rows_are_those_of_each_row_read(retail_env: Environment) -> None:
+    """Each row's values of an entity (of a column, in some tables) are taken once: the
+    values of a set of rows are still those of reading each row, in order, first kept."""
+    data = Oracle(retail_env, seed=0).data
+    rng = random.Random(3)
+    entities = sorted({e for cols in data.table_columns.values() for e in cols.values() if e})
+    names = sorted({c for cols in data.table_columns.values() for c in cols})
+    homes: list[set[str] | None] = [None, {"users"}, {"orders", "users"}, set()]
+    for _ in range(300):
+        rows = [rng.randrange(len(data.rows)) for _ in range(rng.choice([1, 5, 40, 300]))]
+        entity = ParamInfo("x", {}, True, rng.choice(entities))
+        assert data.column_values(rows, entity) == plain_column_values(data, rows, entity, None)
+        column, home = ParamInfo(rng.choice(names), {}, True, None), rng.choice(homes)
+        assert data.column_values(rows, column, home) == plain_column_values(data, rows, column, home)
 
 
 def test_drawn_arguments_do_not_depend_on_what_was_drawn_before(retail_env: Environment) -> None:
