@@ -236,6 +236,76 @@ def claims_communicated(
     """
     if not claims:
         return [], []
+    key = _reading_key(claims, messages, spec)
+    hit = _read_cache.get(key) if key is not None else None
+    if hit is not None and hit[0] is spec:
+        return list(hit[1]), list(hit[2])
+    found, missing = _communicated(claims, messages, spec)
+    if key is not None:
+        if len(_read_cache) >= _READ_MAX:
+            _drop_oldest(_read_cache)
+        _read_cache[key] = (spec, tuple(found), tuple(missing))
+    return found, missing
+
+
+# The answers of ``claims_communicated`` kept by what it reads (issue 32): the simulated
+# user's last check and the score read the same conversation, the score with the user's
+# closing message after it. Keyed by the spec object (held in the entry) and by the claims
+# (tool, path, text, repr of a scalar value) and, in order, of each message it reads at
+# all (the assistant's and the tools', and any carrying tool calls) everything of it that
+# is read: role, text, the tool calls' ids and names, tool_call_id and name. Other
+# messages (a user's, a system's) change no answer wherever they are (positions are only
+# compared between messages it reads), so they are not in the key: the user's closing
+# words do not make the score work it all out again.
+_READ_MAX = 256
+_read_cache: dict[tuple[Any, ...], tuple[EnvSpec | None, tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _reading_key(
+    claims: list[Claim], messages: list[dict[str, Any]], spec: EnvSpec | None
+) -> tuple[Any, ...] | None:
+    """What ``claims_communicated`` reads of its arguments, as a key (None: not kept)."""
+    if not all(isinstance(c.value, _SCALARS) for c in claims):
+        return None
+    read: list[Any] = []
+    for message in messages:
+        role = message.get("role")
+        calls = message.get("tool_calls") or []
+        if role not in ("assistant", "tool") and not calls:
+            continue
+        named = tuple(
+            (str(call.get("id")), str(call["function"].get("name") or ""))
+            for call in calls
+            if isinstance(call, dict) and isinstance(call.get("function"), dict)
+        )
+        read.append(
+            (
+                role,
+                message_text(message),
+                named,
+                str(message.get("tool_call_id")),
+                str(message.get("name") or ""),
+            )
+        )
+    key = (id(spec), tuple((c.tool, c.path, c.text, repr(c.value)) for c in claims), tuple(read))
+    try:
+        hash(key)
+    except TypeError:  # a role that is not a string
+        return None
+    return key
+
+
+def _drop_oldest(cache: dict[Any, Any]) -> None:
+    """Forget the oldest entry (another thread may have changed the cache meanwhile)."""
+    try:
+        cache.pop(next(iter(cache)), None)
+    except (StopIteration, RuntimeError):
+        pass
+
+
+def _communicated(
+    claims: list[Claim], messages: list[dict[str, Any]], spec: EnvSpec | None
+) -> tuple[list[str], list[str]]:
     replies = told(messages, reference_chars(claims))
     shown_at = _shown_at(claims, messages, spec)
     values, groups = _prepared(claims, spec)
@@ -278,7 +348,7 @@ def _prepared(claims: list[Claim], spec: EnvSpec | None) -> _Prepared:
         return hit[1]
     prepared = _prepare(claims, spec)
     if len(_prepared_cache) >= _PREPARED_MAX:
-        del _prepared_cache[next(iter(_prepared_cache))]  # the oldest entry
+        _drop_oldest(_prepared_cache)
     _prepared_cache[key] = (spec, prepared)
     return prepared
 
