@@ -10,7 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from envfactory_mcp.verify.signing import cache_home, data_home
+from envfactory_mcp.runtime.cache import cache_home
+from envfactory_mcp.verify.signing import data_home
 
 
 def test_home_and_cache_are_this_runs_own_temp_folder() -> None:
@@ -26,7 +27,8 @@ def test_a_second_run_gets_a_home_of_its_own(tmp_path: Path) -> None:
     """A second pytest started from outside this run (no inherited home) makes its own."""
     probe = tmp_path / "test_probe.py"
     probe.write_text(
-        "from envfactory_mcp.verify.signing import cache_home, data_home\n"
+        "from envfactory_mcp.runtime.cache import cache_home\n"
+        "from envfactory_mcp.verify.signing import data_home\n"
         "def test_where():\n"
         "    print('HOME=' + str(data_home()) + ' CACHE=' + str(cache_home()))\n",
         encoding="utf-8",

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from envfactory_mcp.env.ddl import schema_sql
 from envfactory_mcp.env.seed import SeedRows, scale_seed, seed_sql
 from envfactory_mcp.errors import BlueprintError, SeedError
-from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox, build_seed_image
+from envfactory_mcp.runtime import Bundle, SessionDatabase, Toolbox
+from envfactory_mcp.runtime.cache import seed_image
 from envfactory_mcp.runtime.database import SeedLoadError
 from envfactory_mcp.runtime.isolation import JailedTools
 from envfactory_mcp.runtime.state import State, hash_digests, primary_keys_of, table_digest
@@ -138,7 +139,7 @@ def environment_from_parts(
     """Load and check the seed, then put the environment together (and, with
     ``check_tools``, check that the module defines every declared tool)."""
     try:
-        image = build_seed_image(ddl, inserts)
+        image = seed_image(ddl, inserts)  # built once per user and seed (runtime/cache.py)
     except SeedLoadError as exc:
         raise SeedError(f"{spec.name}: {exc}") from None
     session = SessionDatabase(image)

@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 
 from .bundle import Bundle
+from .cache import seed_image as cached_seed_image
 from .database import SessionDatabase, build_seed_image
 from .isolation import JailedTools
 from .limits import DEFAULT_CALL_SECONDS
@@ -48,18 +49,28 @@ class ServerOptions:
     version: str = "0.1.0"
     # Each tool call's time limit (limits.py); None for none.
     call_seconds: float | None = DEFAULT_CALL_SECONDS
+    # Where seed images are kept across starts (cache.py: a folder under ``cache_home()``);
+    # None builds the image from the SQL every time. The command line's server keeps them,
+    # except under the jail's seccomp filter (the verifier serving a package: it builds from
+    # the SQL, and the jail has no cache to keep).
+    seed_cache: Path | None = None
 
 
 class Calls:
     """One environment's tools, sessions and control plane. The seed image is built once
-    here (or given: a jailed session process gets the one its zygote built); sessions
-    copy it."""
+    here, or read from the per-user cache where it was built before (``cache.py``, with
+    ``ServerOptions.seed_cache``), or given (a jailed session process gets the one its
+    zygote built); sessions copy it."""
 
     def __init__(self, bundle: Bundle, options: ServerOptions, *, seed_image: bytes | None = None) -> None:
         self.bundle, self.options = bundle, options
         self.toolbox = Toolbox(bundle.spec, bundle.tools_module, call_seconds=options.call_seconds)
+        if seed_image is None and options.seed_cache is not None:
+            seed_image = cached_seed_image(bundle.schema_sql, bundle.seed_sql, folder=options.seed_cache)
+        elif seed_image is None:
+            seed_image = build_seed_image(bundle.schema_sql, bundle.seed_sql)
         self.store = SessionStore(
-            seed_image if seed_image is not None else build_seed_image(bundle.schema_sql, bundle.seed_sql),
+            seed_image,
             options.db_path,
             keys_allowed=options.control,
             limits=options.session_limits,

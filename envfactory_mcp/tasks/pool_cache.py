@@ -6,7 +6,7 @@ of ``envfactory-mcp tasks``. What they find depends only on the environment (its
 tool code, schema and seed rows), the oracle's seed and pool sizes, and the code that draws
 and runs the calls, so it is kept in the user's cache folder under a key that is a digest
 of all of these: ``<cache>/oracle-pools/<env>-s<seed>-<key>.json``, where ``<cache>`` is
-``verify.signing.cache_home()`` (``$ENVFACTORY_MCP_CACHE``, else
+``runtime.cache.cache_home()`` (``$ENVFACTORY_MCP_CACHE``, else
 ``$ENVFACTORY_MCP_HOME/cache``, else ``$XDG_CACHE_HOME/envfactory-mcp``, else
 ``~/.cache/envfactory-mcp``). The code's part of the key is every ``.py`` file of the
 installed ``envfactory_mcp`` with the Python, SQLite and jsonschema_rs versions: any
@@ -59,7 +59,7 @@ def enabled() -> bool:
 
 
 def cache_folder() -> Path:
-    from envfactory_mcp.verify.signing import cache_home
+    from envfactory_mcp.runtime.cache import cache_home
 
     return cache_home() / FOLDER
 

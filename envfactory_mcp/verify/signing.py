@@ -28,7 +28,6 @@ from pathlib import Path
 from envfactory_mcp.errors import EnvFactoryError
 
 HOME_ENV = "ENVFACTORY_MCP_HOME"
-CACHE_ENV = "ENVFACTORY_MCP_CACHE"
 KEY_FILE = "signing.key"
 KEY_BYTES = 32
 SCHEME = "hmac-sha256"
@@ -45,18 +44,6 @@ def data_home() -> Path:
     xdg = os.environ.get("XDG_DATA_HOME", "")
     base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".local" / "share"
     return base / "envfactory-mcp"
-
-
-def cache_home() -> Path:
-    """Where envfactory-mcp keeps what it can make again (``packages``' digests of shipped
-    renderings): ``$ENVFACTORY_MCP_CACHE``, else ``$ENVFACTORY_MCP_HOME/cache``, else
-    ``$XDG_CACHE_HOME/envfactory-mcp``, else ``~/.cache/envfactory-mcp``."""
-    if explicit := os.environ.get(CACHE_ENV):
-        return Path(explicit).expanduser().absolute()
-    if os.environ.get(HOME_ENV):
-        return data_home() / "cache"
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "envfactory-mcp"
 
 
 def key_path() -> Path:

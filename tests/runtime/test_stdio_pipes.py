@@ -137,6 +137,24 @@ def test_the_server_runs_on_uvloop_where_it_is_installed(package: Path):
     assert "uvloop" in maps
 
 
+async def test_a_stdio_server_never_loads_uvloop(package: Path):
+    # On stdio the lean path waits on its pipes itself: uvloop would only add its import
+    # to every start (runtime/cli.py: event_loop_options).
+    pytest.importorskip("uvloop")
+    env = {**os.environ, "PYTHONPATH": str(package)}
+    async with await anyio.open_process(server(package), env=env) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        out = BufferedByteReceiveStream(proc.stdout)
+        with anyio.fail_after(60):
+            await proc.stdin.send(HANDSHAKE + call(1, "acc_001"))
+            answers = [json.loads(await out.receive_until(b"\n", 1 << 20)) for _ in range(2)]
+        maps = Path(f"/proc/{proc.pid}/maps").read_text()
+        await proc.stdin.aclose()
+    answer = next(a for a in answers if a["id"] == 1)
+    assert answer["result"]["structuredContent"]["account_id"] == "acc_001"
+    assert "uvloop" not in maps and "_asyncio" in maps
+
+
 def test_a_server_under_the_jails_seccomp_filter_keeps_the_standard_loop():
     # libuv makes system calls at start that the jail's filter kills a process for, and
     # the verifier serves every package in the jail: there uvloop must not be tried.

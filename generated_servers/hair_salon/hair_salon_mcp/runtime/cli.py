@@ -209,6 +209,7 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     import anyio
 
     from .bundle import Bundle
+    from .cache import image_folder
     from .calls import Calls, ServerOptions
     from .isolation import IsolationError
 
@@ -219,6 +220,8 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
         except (IsolationError, OSError, ValueError) as exc:
             print(f"{prog}: cannot serve {package_dir}: {exc}", file=sys.stderr)
             raise SystemExit(2) from None
+    # Where seed images are kept (cache.py) comes from the environment, read before it goes.
+    seed_cache = None if _seccomp_filtered() else image_folder()
     forget_environment(args.auth_token)
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s"
@@ -234,6 +237,7 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
         session_limits=args.session_limits,
         prefer_sessions=args.transport == "streamable-http",
         version=version,
+        seed_cache=seed_cache,
     )
     stdio = args.transport == "stdio"
     server: Any = None
@@ -257,7 +261,7 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     # walk it again and again as calls allocate. No collection first: it would cost ~50 ms
     # of the cold start to free the little start-up garbage this keeps.
     gc.freeze()
-    loop = event_loop_options()
+    loop = event_loop_options(stdio=stdio)
     try:
         if stdio:
             if server is not None:  # jailed: the front's server, with no lean path
@@ -286,17 +290,19 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
         pass
 
 
-def event_loop_options() -> dict[str, Any]:
-    """anyio's asyncio options for serving: uvloop's event loop where it is installed (a
-    dependency of every generated package on CPython/POSIX), which takes about a quarter
-    off the server's CPU per call over HTTP; the standard loop otherwise. Tool calls run
-    on it as before: the call-time alarm (``limits.py``) is a Python signal handler on
-    the main thread, which uvloop leaves to Python.
+def event_loop_options(*, stdio: bool = False) -> dict[str, Any]:
+    """anyio's asyncio options for serving: over HTTP, uvloop's event loop where it is
+    installed (a dependency of every generated package on CPython/POSIX), which takes
+    about a quarter off the server's CPU per call there; the standard loop otherwise.
+    Tool calls run on it as before: the call-time alarm (``limits.py``) is a Python
+    signal handler on the main thread, which uvloop leaves to Python.
 
-    Not under a seccomp filter (the verifier serves a package in the jail, ``jail.py``):
-    libuv makes system calls at start that the jail's filter answers by killing the
-    process, so a confined server keeps the standard loop."""
-    if _seccomp_filtered():
+    Not on stdio: the lean stdio path (``stdio.py``) waits on its two pipes itself and
+    costs the same per call on either loop, so importing uvloop (~30 ms of CPU) would
+    only add to every start. Not under a seccomp filter (the verifier serves a package
+    in the jail, ``jail.py``): libuv makes system calls at start that the jail's filter
+    answers by killing the process, so a confined server keeps the standard loop."""
+    if stdio or _seccomp_filtered():
         return {}
     try:
         import uvloop  # noqa: F401
