@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 import random
 import re
 from collections import defaultdict
@@ -68,6 +69,7 @@ class SeedData:
         # Per set of plain parameter names: the home tables, and whether a record fills them.
         self._homes: dict[frozenset[str], tuple[set[str] | None, bool]] = {}
         self._home_rows: dict[tuple[int, frozenset[str]], tuple[list[int], list[int]]] = {}
+        self._plans: dict[int, _Plan] = {}  # id of a parameter list -> ``plan`` (which holds the list)
         self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
         self.by_table: dict[str, list[int]] = defaultdict(list)
         for table_name in sorted(state):
@@ -307,6 +309,22 @@ class SeedData:
             known = self._values_cache[key] = {}
         return known
 
+    def plan(self, params: list[ParamInfo]) -> _Plan:
+        """What ``valid_arguments`` reads of ``params`` once, remembered per list (by
+        identity, while it holds the same parameters: the parameters are read as they are
+        when first drawn for)."""
+        known = self._plans.get(id(params))
+        if (
+            known is not None
+            and len(known.params) == len(params)
+            and all(map(operator.is_, known.params, params))
+        ):
+            return known
+        if len(self._plans) >= 1024:
+            self._plans.clear()
+        plan = self._plans[id(params)] = _Plan(params, self)
+        return plan
+
     def fits(self, schema: dict[str, Any], value: Any) -> bool:
         """``_fits``, remembered: the same few schemas meet the same values many times."""
         key = (id(schema), type(value), value)
@@ -341,9 +359,14 @@ def valid_arguments(
     params: list[ParamInfo], data: SeedData, rng: random.Random, anchor: int | None = None
 ) -> dict[str, Any]:
     """Arguments drawn from rows near ``anchor`` (default: a random row that can fill the
-    first data-backed parameter). Not checked against the schema: callers validate."""
+    first data-backed parameter). Not checked against the schema: callers validate.
+
+    What depends on the parameters alone (each one's schema reading, its remembered level
+    values, the home tables, the anchor rows) is read once per parameter list
+    (``SeedData.plan``); the draws are those of ``related_value`` per parameter."""
+    plan = data.plan(params)
     if anchor is None:
-        anchor = anchor_row(params, data, rng)
+        anchor = plan.anchor(rng, data)
     levels = data.related(anchor) if anchor is not None else []
     args: dict[str, Any] = {}
     used: set[Any] = set()
@@ -351,45 +374,212 @@ def valid_arguments(
     # Array parameters of one call often run in parallel (item_ids[i] -> new_item_ids[i]),
     # so every array in a call gets the same length.
     length = 1 if rng.random() < 0.7 else 2
-    home, recorded = data.home_of(params)
-    record = data.record_near(anchor, levels, home, rng) if recorded else None
-    for param in params:
-        if not param.required and rng.random() < 0.5:
+    home = plan.home
+    record = data.record_near(anchor, levels, home, rng) if plan.recorded else None
+    record_values = data.rows[record][1] if record is not None else None
+    for step in plan.steps:
+        if not step.required and rng.random() < 0.5:
             continue
-        if record is not None and not param.entity and param.name in data.rows[record][1]:
+        name, entity = step.name, step.entity
+        if record_values is not None and not entity and name in record_values:
             # Plain values that belong together (street, city, state, zip) come from one row.
-            value = data.rows[record][1][param.name]
-            if data.fits(param.schema, value):
-                args[param.name] = value
+            value = record_values[name]
+            if data.fits(step.schema, value):
+                args[name] = value
                 continue
         near = levels
-        if param.entity in first_of_entity:
+        if entity in first_of_entity:
             # A second parameter of the same entity (new_item_ids after item_ids) usually
             # means a sibling of the first value: look around that value's own row.
-            sibling = data.owner_row(param.entity, first_of_entity[param.entity])
+            sibling = data.owner_row(entity, first_of_entity[entity])
             if sibling is not None:
                 near = data.related(sibling, depth=2)[1:]
-        value = related_value(param, near, data, rng, used, length, home)
+        value = step.draw(near, data, rng, used, length)
         if value is _NONE:
-            value = value_from_schema(param.schema, rng)
-        args[param.name] = value
-        if param.entity and param.entity not in first_of_entity and value not in (None, []):
-            first_of_entity[param.entity] = value[0] if isinstance(value, list) else value
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, str | int):
-                used.add(v)
-    for param in params:  # SQLite keeps booleans as 0 / 1 and lists as JSON text: give them as such
-        kinds = param.schema.get("type")
-        kinds = kinds if isinstance(kinds, list) else [kinds]
-        value = args.get(param.name)
-        if "boolean" in kinds and value in (0, 1) and not isinstance(value, bool):
-            args[param.name] = bool(value)
-        elif "array" in kinds and isinstance(value, str) and value.startswith("["):
+            value = value_from_schema(step.schema, rng)
+        args[name] = value
+        if entity and entity not in first_of_entity and value not in (None, []):
+            first_of_entity[entity] = value[0] if isinstance(value, list) else value
+        if isinstance(value, list):
+            for v in value:
+                if isinstance(v, str | int):
+                    used.add(v)
+        elif isinstance(value, str | int):
+            used.add(value)
+    for name, boolean, array in plan.conversions:
+        # SQLite keeps booleans as 0 / 1 and lists as JSON text: give them as such
+        value = args.get(name)
+        if boolean and value in (0, 1) and not isinstance(value, bool):
+            args[name] = bool(value)
+        elif array and isinstance(value, str) and value.startswith("["):
             try:
-                args[param.name] = json.loads(value)
+                args[name] = json.loads(value)
             except ValueError:
                 pass
     return args
+
+
+class _Step:
+    """One parameter of a ``_Plan``: ``related_value``'s reading of it, made once."""
+
+    __slots__ = ("count", "entity", "is_array", "item_schema", "known", "name", "param", "required",
+                 "rows", "schema", "skip", "tables")  # fmt: skip
+
+    def __init__(self, param: ParamInfo, data: SeedData, home: set[str] | None) -> None:
+        schema = param.schema
+        self.param, self.name, self.entity, self.required, self.schema = (
+            param,
+            param.name,
+            param.entity,
+            param.required,
+            schema,
+        )
+        self.is_array = schema.get("type") == "array"
+        self.item_schema: dict[str, Any] = schema.get("items", _ANY) if self.is_array else schema
+        self.skip = "enum" in self.item_schema or "const" in self.item_schema
+        self.tables = home
+        self.count: tuple[int, int] | None = (
+            (int(schema.get("minItems", 1)), int(schema["maxItems"])) if "maxItems" in schema else None
+        )
+        # the remembered values of each level (``fitting_values``) and each row's values
+        self.known = data.fitting_levels(param, home, self.item_schema)
+        self.rows = (
+            data._entity_values_of_rows(param.entity)
+            if param.entity
+            else data._column_values_of_rows(param.name, home)
+        )
+
+    def values(self, level: list[int], data: SeedData, used: set[Any]) -> list[Any]:
+        """``fitting_values`` of ``level`` without ``used`` (shared when nothing is left out)."""
+        values = self.known.get(id(level))
+        if values is None:
+            values = data.fitting_values(level, self.param, self.tables, self.item_schema)
+        if used and not used.isdisjoint(values):
+            values = [v for v in values if v not in used]
+        return values
+
+    def any_value(self, level: list[int], data: SeedData, used: set[Any]) -> bool:
+        """Whether ``values(level)`` is not empty, reading only as many rows as it takes
+        when the level's values are not known yet."""
+        values = self.known.get(id(level))
+        if values is None:
+            rows, schema, fits = self.rows, self.item_schema, data.fits
+            for i in level:
+                for v in rows[i]:
+                    if v not in used and fits(schema, v):
+                        return True
+            return bool(self.values(level, data, used))  # none: the level's values, remembered
+        if not used:
+            return bool(values)
+        return any(v not in used for v in values)
+
+    def anywhere(self, data: SeedData, used: set[Any]) -> list[Any]:
+        """The entity's values anywhere in the data without ``used``: the last resort."""
+        anywhere = data.fitting_entity_values(self.entity, self.item_schema)  # type: ignore[arg-type]
+        if used and not used.isdisjoint(anywhere):
+            anywhere = [v for v in anywhere if v not in used]
+        return anywhere
+
+    def draw(
+        self, levels: list[list[int]], data: SeedData, rng: random.Random, used: set[Any], length: int
+    ) -> Any:
+        """``related_value(self.param, levels, data, rng, used, length, home)``: the same
+        value and the same draws from ``rng``. The candidate pools are the column's values
+        (drawn for a plain parameter half the time), each level's (nearest first), then,
+        for an entity, the whole data's; a pool after the first is made only when it is
+        drawn from or added to (whether it is empty is read from as few rows as it
+        takes), where ``related_value`` made it to know that it is there."""
+        if self.skip:
+            return _NONE
+        pool: list[Any] | None = None
+        if not self.entity and rng.random() < 0.5:
+            # a value of the same column from any row: a real but different value
+            column = data.fitting_column_values(self.name, self.tables, self.item_schema)
+            if column:
+                pool = column
+        position, end = 0, len(levels)
+        while pool is None and position < end:
+            values = self.values(levels[position], data, used)
+            position += 1
+            if values:
+                pool = values
+        last = self.entity is not None  # the whole data's values still to come
+        if pool is None:
+            if not last:
+                return _NONE
+            last = False
+            pool = self.anywhere(data, used)
+            if not pool:
+                return _NONE
+        # Nearest rows first: the first pool almost always, a farther one now and then.
+        if self.is_array:
+            count = min(max(length, self.count[0]), self.count[1]) if self.count else length
+        else:
+            count = 1
+        while position < end or last:
+            if position < end:
+                level: list[int] | None = levels[position]
+                position += 1
+            else:
+                level, last = None, False
+            if len(pool) >= count:
+                if level is None:
+                    candidate = self.anywhere(data, used)
+                    if not candidate:
+                        continue
+                elif not self.any_value(level, data, used):
+                    continue  # an empty pool is passed over
+                else:
+                    candidate = None
+                if rng.random() >= 0.1:
+                    break
+                pool = candidate if candidate is not None else self.values(level, data, used)  # type: ignore[arg-type]
+            else:
+                candidate = self.anywhere(data, used) if level is None else self.values(level, data, used)
+                if candidate:
+                    pool = pool + [v for v in candidate if v not in pool]
+        if len(pool) < count:
+            return _NONE
+        return rng.sample(pool, count) if self.is_array else rng.choice(pool)
+
+
+class _Plan:
+    """What ``valid_arguments`` reads of a parameter list once (``SeedData.plan``)."""
+
+    __slots__ = ("anchor_param", "conversions", "home", "pairs", "params", "recorded", "rows", "steps",
+                 "strata")  # fmt: skip
+
+    def __init__(self, params: list[ParamInfo], data: SeedData) -> None:
+        self.params = tuple(params)
+        self.home, self.recorded = data.home_of(params)
+        self.steps = [_Step(p, data, self.home) for p in params]
+        conversions = []
+        for param in params:
+            kinds = param.schema.get("type")
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            if "boolean" in kinds or "array" in kinds:
+                conversions.append((param.name, "boolean" in kinds, "array" in kinds))
+        self.conversions = conversions
+        # ``anchor_row``: the first parameter with rows to anchor on, its strata
+        self.anchor_param: ParamInfo | None = None
+        self.rows: list[int] = []
+        self.pairs: list[tuple[str, Any]] = []
+        self.strata: list[list[int]] | None = None
+        for param in params:
+            rows, pairs = data.anchor_choices(param)
+            if rows:
+                self.anchor_param, self.rows, self.pairs = param, rows, pairs
+                break
+
+    def anchor(self, rng: random.Random, data: SeedData) -> int | None:
+        """``anchor_row(self.params, data, rng)``: its strata read once."""
+        if self.anchor_param is None:
+            return None
+        if self.pairs:
+            if self.strata is None:
+                self.strata = [data.stratum(self.anchor_param, pair) for pair in self.pairs]
+            return rng.choice(rng.choice(self.strata))
+        return rng.choice(self.rows)
 
 
 class _Missing:
