@@ -7,10 +7,11 @@ so ``--help`` stays fast.
 
 from envfactory_mcp.cli import environments, synth, tasks, runs  # noqa: F401, I001 - registers the commands, in help order
 from envfactory_mcp.cli import eval as _eval  # noqa: F401 - registers the eval command
-from envfactory_mcp.cli.app import app
+from envfactory_mcp.cli.app import app, own_process
 
 
 def main() -> None:
+    own_process()
     app()
 
 

@@ -40,6 +40,11 @@ class _Command(_HelpWithoutFlagTypes, typer.core.TyperCommand):
         super().__init__(*args, **kwargs)
         _no_flag_metavar(self.params)
 
+    def invoke(self, ctx: Any) -> Any:
+        if not getattr(self.callback, "starts_itself", False):
+            _resume_collection()  # its start-up ends here (``own_process``)
+        return super().invoke(ctx)
+
 
 class _Group(_HelpWithoutFlagTypes, typer.core.TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -252,6 +257,54 @@ def permit(folder: Path, allow_unverified: bool, trust: bool = False, jail: bool
     permission = check_runnable(folder, allow_unverified=allow_unverified, trust=trust, jail=jail)
     warn_unverified([permission])
     return permission
+
+
+_PROCESS = {"owned": False, "paused": False}  # ``own_process``
+
+
+def own_process() -> None:
+    """Said by ``cli.main`` (the ``envfactory-mcp`` command, ``python -m envfactory_mcp``):
+    the command is the whole process, not a call inside another program (a test's
+    ``CliRunner``), so it may tune the process's garbage collector (issue 32). Start-up
+    (parsing the flags, the command's imports) makes many objects that live as long as
+    the process and few cycles, so nothing is collected until it is over: when the
+    command begins (``_Command.invoke``), or, for a command marked ``starts_itself``,
+    when it says so (``started``)."""
+    import gc
+
+    _PROCESS["owned"] = True
+    if gc.isenabled():
+        gc.disable()
+        _PROCESS["paused"] = True
+
+
+def _resume_collection() -> None:
+    if _PROCESS["paused"]:
+        import gc
+
+        _PROCESS["paused"] = False
+        gc.enable()
+
+
+def starts_itself(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a command that calls ``started`` once its own start-up is over (a rollout:
+    after its imports, checks and task file, before its episodes)."""
+    command.starts_itself = True  # type: ignore[attr-defined]
+    return command
+
+
+def started() -> None:
+    """The command's start-up is over (its imports, its checks, its files read) and its
+    long work begins. When the command is the whole process (``own_process``), what
+    start-up made (modules, classes, schemas: nearly all of the process's objects) lives
+    as long as the process, so the garbage collector stops scanning it (``gc.freeze``),
+    and collection resumes for everything made after: a rollout's collections walk its
+    episodes' objects, not every module."""
+    if _PROCESS["owned"]:
+        import gc
+
+        gc.freeze()
+        _resume_collection()
 
 
 def warn_unverified(permissions: list[RunPermission]) -> None:

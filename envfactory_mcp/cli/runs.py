@@ -30,6 +30,8 @@ from envfactory_mcp.cli.app import (
     fail,
     refuse_existing,
     settings,
+    started,
+    starts_itself,
     usage,
     warn_unverified,
 )
@@ -96,6 +98,7 @@ MaxHarnessFailures = Annotated[
 
 
 @app.command()
+@starts_itself
 def rollout(
     envs: Annotated[str, typer.Argument(help="Environment(s) to serve, comma-separated, e.g. retail.")],
     tasks_file: Annotated[Path, typer.Option("--tasks", help="tasks.jsonl to roll out.")],
@@ -310,6 +313,7 @@ def rollout(
             typer.echo(f"--force-new: moved the old run to {move_aside(output)}", err=True)
         with reporter.stages() as stage:
             roll = functools.partial(run_rollout, tasks=tasks, checked=checked)
+            started()
             summary = run_interruptibly(roll, config, output, stage(f"rollout {agent}"))
     except KeyboardInterrupt:
         raise interrupted() from None
