@@ -70,6 +70,7 @@ class SeedData:
         self._homes: dict[frozenset[str], tuple[set[str] | None, bool]] = {}
         self._home_rows: dict[tuple[int, frozenset[str]], tuple[list[int], list[int]]] = {}
         self._plans: dict[int, _Plan] = {}  # id of a parameter list -> ``plan`` (which holds the list)
+        self._owner_rows: dict[tuple[str, Any], int | None] = {}  # ``owner_row``, remembered
         self.by_value: dict[tuple[str, Any], list[int]] = defaultdict(list)
         self.by_table: dict[str, list[int]] = defaultdict(list)
         for table_name in sorted(state):
@@ -81,6 +82,8 @@ class SeedData:
                 for col, entity in cols.items():
                     if entity and row.get(col) is not None:
                         self.by_value[(entity, row[col])].append(index)
+        # per row, its ``_links_of`` (made when the walk first reaches it)
+        self._links: list[tuple[list[int], ...] | None] = [None] * len(self.rows)
 
     def known(self, entity: str) -> set[Any]:
         """Every value of ``entity`` that exists (the owning table's ids, else any mention)."""
@@ -93,8 +96,13 @@ class SeedData:
         """The row of the table that ``entity`` names whose id is ``value``."""
         if entity not in self.owner:
             return None
+        key = (entity, value)
+        if key in self._owner_rows:
+            return self._owner_rows[key]
         table = self.owner[entity][0]
-        return next((i for i in self.by_value.get((entity, value), []) if self.rows[i][0] == table), None)
+        found = next((i for i in self.by_value.get(key, []) if self.rows[i][0] == table), None)
+        self._owner_rows[key] = found
+        return found
 
     def values_of(self, entity: str) -> list[Any]:
         """``known(entity)`` sorted by ``repr``, remembered (the seed does not change). The
@@ -204,21 +212,18 @@ class SeedData:
 
     def _walk(self, anchor: int, depth: int, per_level: int) -> list[list[int]]:
         levels, seen = [[anchor]], {anchor}
-        rows, by_value, table_columns = self.rows, self.by_value, self.table_columns
+        links = self._links
         for hop in range(depth):
             # The last level is cut at ``per_level`` rows and nothing is walked from it, so
             # its walk stops there (the rows beyond are seen by no later level).
             last = hop == depth - 1
             nxt: list[int] = []
             for index in levels[-1]:
-                table, row = rows[index]
-                for col, entity in table_columns[table].items():
-                    if not entity:
-                        continue
-                    value = row.get(col)
-                    if value is None:
-                        continue
-                    for other in by_value[(entity, value)]:
+                near = links[index]
+                if near is None:
+                    near = links[index] = self._links_of(index)
+                for others in near:
+                    for other in others:
                         if other not in seen:
                             seen.add(other)
                             nxt.append(other)
@@ -228,6 +233,17 @@ class SeedData:
                 break
             levels.append(nxt[:per_level])
         return levels
+
+    def _links_of(self, index: int) -> tuple[list[int], ...]:
+        """The rows sharing each of row ``index``'s entity values (``by_value``'s lists,
+        in column order): its hop of the walk."""
+        table, row = self.rows[index]
+        by_value = self.by_value
+        return tuple(
+            by_value[(entity, value)]
+            for col, entity in self.table_columns[table].items()
+            if entity and (value := row.get(col)) is not None
+        )
 
     def column_values(
         self, rows: Iterable[int], param: ParamInfo, tables: set[str] | None = None
@@ -240,6 +256,16 @@ class SeedData:
             return list(dict.fromkeys(itertools.chain.from_iterable(map(per_row.__getitem__, rows))))
         per_row = self._column_values_of_rows(param.name, tables)
         return list(dict.fromkeys(itertools.chain.from_iterable(map(per_row.__getitem__, rows))))
+
+    def first_value(self, rows: Iterable[int], entity: str) -> Any:
+        """``column_values(rows, <a parameter of entity>)[0]`` (the first value of ``entity``
+        in row then column order), or None when they hold none, reading only up to it."""
+        per_row = self._entity_values_of_rows(entity)
+        for index in rows:
+            values = per_row[index]
+            if values:
+                return values[0]
+        return None
 
     def _column_values_of_rows(self, name: str, tables: set[str] | None) -> list[tuple[Any, ...]]:
         """Per row (by index), its value of column ``name`` when it has one (and is a row

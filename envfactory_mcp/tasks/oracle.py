@@ -566,10 +566,15 @@ class Oracle:
             row = self.data.owner_row(param.entity, value)
             if row is None:
                 continue
-            for level in self.data.related(row, depth=2):
-                owners = [v for v in self.data.column_values(level, _entity_param(self.persona_entity))]
-                if owners:
-                    return owners[0]
+            # the first persona value in row order of the nearest level that has one: the
+            # row itself first (an order names its user), walking from it only when not
+            owner = self.data.first_value([row], self.persona_entity)
+            if owner is not None:
+                return owner
+            for level in self.data.related(row, depth=2)[1:]:
+                owner = self.data.first_value(level, self.persona_entity)
+                if owner is not None:
+                    return owner
         return None
 
     def _serving(
@@ -746,10 +751,6 @@ def _rows_at(db: Any, info: TableInfo, keys: list[tuple[Any, ...]]) -> list[dict
         )
         rows += (dict(zip(info.columns, row, strict=True)) for row in cursor)
     return rows
-
-
-def _entity_param(entity: str) -> ParamInfo:
-    return ParamInfo(name="", schema={}, required=True, entity=entity)
 
 
 def values_at(output: Any, path: str) -> list[Any]:
