@@ -888,9 +888,8 @@ def _shared_check(tool: str, schema: dict[str, Any]) -> _SchemaCheck:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    """The version the client says it is: the package's, as ``--version`` says it (not
+    looked up in the installed distributions' metadata: ~2.5 ms a connection)."""
+    from envfactory_mcp import __version__
 
-    try:
-        return version("envfactory-mcp")
-    except PackageNotFoundError:
-        return "0"
+    return __version__

@@ -26,7 +26,6 @@ import jsonschema_rs
 
 from envfactory_mcp.llm import LLMClient, ToolCall
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
-from envfactory_mcp.seeddata import value_from_schema
 from envfactory_mcp.sim.types import AgentTurn, Message
 from envfactory_mcp.tasks.model import GoldAction, Task
 
@@ -180,6 +179,8 @@ class RandomAgent:
 
 def random_arguments(schema: dict[str, Any], rng: random.Random) -> Any:
     """``value_from_schema``, with strings that miss their ``pattern`` redrawn to match it."""
+    from envfactory_mcp.seeddata import value_from_schema  # only the random agent draws values
+
     return _fit_patterns(schema, value_from_schema(schema, rng), rng)
 
 

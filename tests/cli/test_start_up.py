@@ -2,7 +2,8 @@
 the garbage collector stays off while the command starts (flags, imports, checks) and
 what start-up made is frozen before the episodes, only when the command is the whole
 process; a shipped package's build record is read only when the checkout's manifest
-does not vouch for it."""
+does not vouch for it; the seed value drawer (``seeddata``) is imported only by the random
+agent."""
 
 from __future__ import annotations
 
@@ -90,6 +91,18 @@ def test_a_command_run_inside_another_program_leaves_its_collector_alone(
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_the_rollout_path_does_not_import_the_seed_value_drawer() -> None:
+    """``seeddata`` draws the random agent's arguments (``sim.agents.random_arguments``),
+    imported there only: no other agent, the user or the host needs it."""
+    code = (
+        "import sys\n"
+        "import envfactory_mcp.cli, envfactory_mcp.host.rollout, envfactory_mcp.sim.agents, envfactory_mcp.sim.users\n"
+        "print('envfactory_mcp.seeddata' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "False", (done.stdout, done.stderr[-2000:])
 
 
 def test_a_package_the_manifest_vouches_for_is_shipped_without_reading_a_build_record(
