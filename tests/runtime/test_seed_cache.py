@@ -8,7 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -184,3 +184,49 @@ def test_the_command_lines_server_keeps_its_image(tmp_path: Path) -> None:
     assert inodes[0] == inodes[1]
     bundle = Bundle.from_package(package, jailed=False)
     assert path.name == cache.image_key(bundle.schema_sql, bundle.seed_sql) + cache.SUFFIX
+
+
+def test_pruning_skips_an_image_another_process_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Servers side by side prune the same folder: an entry listed but gone by the time it
+    # is looked at is skipped (and the listing closed), the rest pruned as usual.
+    monkeypatch.setattr(cache, "MAX_IMAGES", 1)
+    seeds = [SEED + f"INSERT INTO users VALUES ('y{i}', 'Y');\n" for i in range(2)]
+    for seed in seeds:
+        cache.seed_image(SCHEMA, seed, folder=tmp_path)
+    real_scandir = os.scandir
+
+    class Vanishing:
+        """``os.scandir`` whose first image entry is removed before it is looked at."""
+
+        def __init__(self, path: Path) -> None:
+            self.inner = real_scandir(path)
+            self.closed = False
+
+        def __enter__(self) -> Vanishing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.closed = True
+            self.inner.close()
+
+        def __iter__(self) -> Iterator[os.DirEntry[str]]:
+            first = True
+            for entry in self.inner:
+                if first and entry.name.endswith(cache.SUFFIX):
+                    os.unlink(entry.path)
+                    first = False
+                yield entry
+
+    opened: list[Vanishing] = []
+
+    def scandir(path: Path) -> Vanishing:
+        opened.append(Vanishing(path))
+        return opened[-1]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    cache.seed_image(SCHEMA, SEED, folder=tmp_path)  # a third image: prune to one
+    monkeypatch.undo()
+    assert opened and all(listing.closed for listing in opened)
+    assert len(kept(tmp_path)) == 1

@@ -142,11 +142,17 @@ def _write(folder: Path, path: Path, image: bytes) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Drop the least recently used images beyond ``MAX_IMAGES``."""
+    """Drop the least recently used images beyond ``MAX_IMAGES`` (another process may be
+    pruning the same folder: a file gone meanwhile is skipped)."""
+    kept: list[tuple[float, str]] = []
     try:
-        kept = [
-            (entry.stat().st_mtime, entry.path) for entry in os.scandir(folder) if entry.name.endswith(SUFFIX)
-        ]
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(SUFFIX):
+                    try:
+                        kept.append((entry.stat().st_mtime, entry.path))
+                    except OSError:
+                        continue
     except OSError:
         return
     for _, old in sorted(kept)[: max(0, len(kept) - MAX_IMAGES)]:
