@@ -42,8 +42,8 @@ _DIGEST = hashlib.sha256().digest_size
 
 
 def cache_home() -> Path:
-    """Where envfactory-mcp keeps what it can make again (seed images, the oracle's
-    candidate pools, ``packages``' digests of shipped renderings): ``$ENVFACTORY_MCP_CACHE``,
+    """Where envfactory-mcp keeps what it can make again (seed images here, the oracle's
+    candidate pools in ``tasks/pool_cache.py``): ``$ENVFACTORY_MCP_CACHE``,
     else ``$ENVFACTORY_MCP_HOME/cache``, else ``$XDG_CACHE_HOME/envfactory-mcp``, else
     ``~/.cache/envfactory-mcp``."""
     if explicit := os.environ.get(CACHE_ENV):
