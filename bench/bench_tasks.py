@@ -13,7 +13,8 @@ default source) and the gold-replaying oracle (the old one), and the share of ep
 with every tool call grounded, no policy violation and reward 1.0 is printed for each.
 
 Targets (issue 10): policy-consistent 100%; demonstrator calls grounded 100%; distinct-2
-at a 2,000-word budget >= 0.6 (tau2-bench's 114 human-written retail tasks: 0.608); tasks
+at a 2,000-word budget, the mean over 16 random orders, >= 0.6 (tau2-bench's 114
+human-written retail tasks, their instructions: 0.61); tasks
 with >= 2 writes >= 35%; mean gold actions >= 4.5; refusal + transfer >= 10%; contingent
 or withheld information >= 25%; duplicate gold outcomes <= 5%; impossible addresses 0;
 leakage 0; every tool in some gold.

@@ -29,7 +29,7 @@ from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.eval.compose import KINDS, EvalTask
 from envfactory_mcp.eval.sets import compose_eval_set
 
-STANDING_VERSION = 7  # 2: value-flow chains (eval.valueflow), counted apart; 3: dates said as a person says them, flow sentences that read as needs; 4: library policies in words (issue 31); 5: flow needs without a form frame, prompts checked against every offered server and for "then" (issue 28); 6: library business rules and the agent's wording changed the generated tasks (issues 26, 31); 7: tasks refuse what a declared business rule forbids, and no object is named by a choice a write recorded (issues 31, 26)
+STANDING_VERSION = 8  # 2: value-flow chains (eval.valueflow), counted apart; 3: dates said as a person says them, flow sentences that read as needs; 4: library policies in words (issue 31); 5: flow needs without a form frame, prompts checked against every offered server and for "then" (issue 28); 6: library business rules and the agent's wording changed the generated tasks (issues 26, 31); 7: tasks refuse what a declared business rule forbids, and no object is named by a choice a write recorded (issues 31, 26); 8: the oracle draws a write's candidate calls around objects in a state its declared refusals allow (issue 32)
 PER_GROUP = 15
 GROUP_SIZE = 3
 MANIFEST = Path(__file__).with_name("standing_manifest.json")

@@ -257,3 +257,10 @@ def test_distinct_n_at_a_budget_takes_whole_texts_until_the_budget():
     texts = ["a b c d", "e f g h", "a b c d"]
     assert distinct_n_budget(texts, 2, budget=4, seed=0) == 1.0  # one text: 3 bigrams, all distinct
     assert distinct_n_budget(texts, 2, budget=100, seed=0) == distinct_n(texts, 2)
+
+
+def test_distinct_n_at_a_budget_is_the_mean_over_random_orders():
+    texts = [f"w{i} x y z w{i + 1}" for i in range(12)] + ["x y z x y z x y z"] * 6
+    singles = [distinct_n_budget(texts, 2, budget=10, seed=k, shuffles=1) for k in range(5)]
+    assert len(set(singles)) > 1  # which texts one order takes moves the figure
+    assert distinct_n_budget(texts, 2, budget=10, seed=0, shuffles=5) == pytest.approx(sum(singles) / 5)
