@@ -110,8 +110,25 @@ class _App(typer.Typer):
             if len(wanted) == 1:
                 one = copy.copy(self)
                 one.registered_commands = wanted
+                for info in (*wanted, self.registered_callback):
+                    if info is not None and info.callback is not None:
+                        _evaluate_annotations(info.callback)
                 return get_group(one)(*args, **kwargs)
         return super().__call__(*args, **kwargs)
+
+
+def _evaluate_annotations(callback: Callable[..., Any]) -> None:
+    """Evaluate a command's parameter annotations once (issue 32). They are strings here
+    (``from __future__ import annotations``), and typer evaluates every one of them each
+    time it reads the signature (``typer.utils.get_params_from_function``: ``inspect.signature``
+    with ``eval_str`` and ``typing.get_type_hints``, six readings for one command: ~176
+    evaluations for ``rollout``'s 38 parameters, ~7 ms at every start). The function keeps
+    what the strings evaluate to, in the same module's names, which is what typer read."""
+    import inspect
+
+    annotations = getattr(callback, "__annotations__", None)
+    if isinstance(annotations, dict) and any(isinstance(value, str) for value in annotations.values()):
+        callback.__annotations__ = inspect.get_annotations(callback, eval_str=True)
 
 
 app = _App(
@@ -291,6 +308,83 @@ def starts_itself(command: Callable[..., Any]) -> Callable[..., Any]:
     after its imports, checks and task file, before its episodes)."""
     command.starts_itself = True  # type: ignore[attr-defined]
     return command
+
+
+def skip_plugin_scan() -> None:
+    """Spare pydantic its plugin search when no installed distribution declares a plugin
+    (issue 32; said by ``rollout`` before its imports, when the command is the whole
+    process: ``own_process``). The first model pydantic builds looks for plugins among the
+    entry points of every installed distribution (``importlib.metadata``: ~14 ms, at every
+    start); ``declares_pydantic_plugins`` reads the same ``entry_points.txt`` files for a
+    ``[pydantic]`` group in ~3 ms, and only when it finds none for sure is pydantic told
+    it has none, which is what its own search would have found."""
+    if not _PROCESS["owned"]:
+        return
+    import pydantic.plugin._loader as loader
+
+    if loader._plugins is None and declares_pydantic_plugins() is False:
+        loader._plugins = {}
+
+
+def declares_pydantic_plugins(path: Sequence[str] | None = None) -> bool | None:
+    """Whether a distribution on ``path`` (default ``sys.path``) declares an entry point in
+    the ``pydantic`` group, as ``importlib.metadata.distributions()`` finds them: the
+    ``*.dist-info`` and ``*.egg-info`` folders of each folder on the path (the working
+    folder for ``""``), each one's ``entry_points.txt`` read for a ``[pydantic]`` section.
+    None when it cannot tell so cheaply (a zip or an egg on the path, another finder of
+    distributions, a file it cannot read as importlib would): then pydantic searches."""
+    import os
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+        return None
+    for entry in sys.path if path is None else path:
+        root = os.fspath(entry) or "."
+        if os.path.basename(root).lower().endswith(".egg"):
+            return None
+        try:
+            names = os.listdir(root)
+        except NotADirectoryError:
+            return None  # a zip file: its distributions are read by importlib
+        except OSError:
+            continue  # importlib finds nothing there either
+        for name in names:
+            if not name.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(root, name, "entry_points.txt"), encoding="utf-8") as fh:
+                    text = fh.read()
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError):
+                continue  # importlib reads no entry points there
+            except (OSError, ValueError):
+                return None
+            found = _declares_pydantic_group(text)
+            if found is not False:
+                return found
+    return False
+
+
+def _declares_pydantic_group(text: str) -> bool | None:
+    """Whether an ``entry_points.txt`` holds an entry point of the ``pydantic`` group, read
+    line by line as ``importlib.metadata`` reads it (``Sectioned``: stripped lines, ``#``
+    comments and blank lines skipped, ``[name]`` naming the section with every bracket at
+    either end stripped); None for a line importlib cannot read (no ``=``), where its
+    search, and pydantic with it, fails as it would have."""
+    section = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line.strip("[]")
+            continue
+        if section is None:
+            continue
+        if "=" not in line:
+            return None
+        if section == "pydantic":
+            return True
+    return False
 
 
 def started() -> None:

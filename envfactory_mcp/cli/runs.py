@@ -30,6 +30,7 @@ from envfactory_mcp.cli.app import (
     fail,
     refuse_existing,
     settings,
+    skip_plugin_scan,
     started,
     starts_itself,
     usage,
@@ -237,6 +238,7 @@ def rollout(
     Every package served from --servers-dir must have a passing, current verification report.
     Rerun the same command to resume a run; add --retry-failed to redo its harness failures."""
 
+    skip_plugin_scan()  # before pydantic builds its first model
     from envfactory_mcp.host.config import RolloutConfig, parse_model_args
     from envfactory_mcp.host.rollout import rollout as run_rollout
     from envfactory_mcp.host.rollout import run_interruptibly

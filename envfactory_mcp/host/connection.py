@@ -205,11 +205,17 @@ class ServerConnection:
                 f"server {self.server!r} does not expose its control plane (start it with --control)"
             )
         self.opened += 1
-        self.primary_keys = self._local_primary_keys()
         if self.transport != "http":
             from envfactory_mcp.layout import package_spec
 
             self.spec = package_spec(self.servers_dir, self.server)
+        # The primary keys are the spec's own when it parsed (issue 32: its file is read
+        # once); the file's JSON is read for them only when it did not.
+        spec = self.spec if self.transport != "http" else None
+        if spec is not None:
+            self.primary_keys = {t.name: tuple(t.primary_key) for t in spec.tables}
+        else:
+            self.primary_keys = self._local_primary_keys()
 
     def _local_primary_keys(self) -> dict[str, tuple[str, ...]]:
         from envfactory_mcp.emit.render import package_name
@@ -725,7 +731,10 @@ class LeanStdioClient:
             "params": {**params, "_meta": {**self._envelope, **(meta or {})}},
         }
         line = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
-        waiter = _Waiter(anyio.current_time() + self._timeout_s, asyncio.get_running_loop().create_future())
+        # The loop's clock is anyio's on asyncio (``anyio.current_time``, which ``_watch``
+        # reads), asked of the loop itself: anyio's asks which library runs first (issue 32).
+        loop = asyncio.get_running_loop()
+        waiter = _Waiter(loop.time() + self._timeout_s, loop.create_future())
         self._waiting[request_id] = waiter
         try:
             self._write(line)

@@ -13,6 +13,7 @@ import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticSerializationError
 
 from envfactory_mcp.runtime.state import STATE_HASH_VERSION
 
@@ -37,7 +38,9 @@ TOOL_ERROR_PREFIX = "Error:"
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinities written as ``json.dumps`` writes them (not as null), so that a
+    # record's line (``TrajectoryRecord.to_line``) holds the numbers it holds.
+    model_config = ConfigDict(extra="forbid", ser_json_inf_nan="constants")
 
 
 class RewardParts(Model):
@@ -175,7 +178,18 @@ class TrajectoryRecord(Model):
 
     def to_line(self) -> bytes:
         """The record as one UTF-8 JSON line, lone surrogates made storable (only a line
-        that cannot be encoded is walked for them: ``storable`` changes nothing else)."""
+        that cannot be encoded is walked for them: ``storable`` changes nothing else).
+
+        Written by pydantic's own JSON serializer (issue 32: ~0.07 ms for a 20 KB record
+        where ``model_dump(mode="json")`` and ``json.dumps`` took ~0.28 ms): the same
+        values, keys and escapes as ``json.dumps(..., ensure_ascii=False,
+        separators=(",", ":"))`` of that dump, NaN and infinities included; only a float's
+        spelling may differ (``0.00008634`` where ``json.dumps`` writes ``8.634e-05``: the
+        same number). A line that cannot be encoded (a lone surrogate) is made as before."""
+        try:
+            return self.__pydantic_serializer__.to_json(self) + b"\n"
+        except PydanticSerializationError:
+            pass  # a lone surrogate UTF-8 cannot hold (or what fails below as it did)
         data = self.model_dump(mode="json")
         try:
             return _line(data).encode("utf-8")

@@ -113,3 +113,181 @@ def test_a_package_the_manifest_vouches_for_is_shipped_without_reading_a_build_r
 
     monkeypatch.setattr(shipped, "recorded_entry", unread)
     assert is_shipped_code(SERVERS_DIR / "retail", "retail_mcp")
+
+
+# Run as ``envfactory-mcp`` runs (``cli.main``), nothing imported first: how often
+# pydantic looked for plugins among the installed distributions, and what it holds.
+PLUGIN_SPY = """
+import importlib.metadata as metadata, json, sys
+scans = []
+every = metadata.distributions
+def distributions(*args, **kwargs):
+    scans.append(1)
+    return every(*args, **kwargs)
+metadata.distributions = distributions
+from envfactory_mcp.cli import main
+from envfactory_mcp.cli.app import declares_pydantic_plugins
+sys.argv = ["envfactory-mcp", *sys.argv[1:]]
+try:
+    main()
+finally:
+    import pydantic.plugin._loader as loader
+    seen = {"scans": len(scans), "plugins": loader._plugins, "declared": declares_pydantic_plugins()}
+    print(json.dumps(seen), file=sys.stderr)
+"""
+
+
+def test_rollout_spares_pydantic_its_plugin_search_when_nothing_declares_a_plugin(
+    retail_tasks: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "tasks.jsonl"
+    write_tasks(retail_tasks(40, seed=0)[:1], path)
+    args = ["rollout", "retail", "--tasks", str(path), "-o", str(tmp_path / "run"), "--agent", "oracle"]
+    args += ["-q", "--servers-dir", str(SERVERS_DIR)]
+    done = subprocess.run(
+        [sys.executable, "-c", PLUGIN_SPY, *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["episodes"] == 1
+    seen = json.loads(done.stderr.strip().splitlines()[-1])
+    if seen["declared"] is not False:
+        pytest.skip(f"this interpreter's distributions may declare pydantic plugins ({seen['declared']})")
+    assert seen == {"scans": 0, "plugins": {}, "declared": False}  # what the search would have found
+
+
+def _dist(root: Path, name: str, entry_points: str | bytes | None) -> None:
+    info = root / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    if isinstance(entry_points, bytes):
+        (info / "entry_points.txt").write_bytes(entry_points)
+    elif entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+
+
+def _importlib_finds(path: list[str]) -> bool:
+    from importlib.metadata import distributions
+
+    return any(ep.group == "pydantic" for dist in distributions(path=path) for ep in dist.entry_points)
+
+
+def _path_finder_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No finder of distributions but importlib's own (another test may have left one)."""
+    from importlib.machinery import PathFinder
+
+    kept = [f for f in sys.meta_path if f is PathFinder or not hasattr(f, "find_distributions")]
+    monkeypatch.setattr(sys, "meta_path", kept)
+
+
+def test_the_plugin_declarations_read_as_importlib_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from envfactory_mcp.cli.app import declares_pydantic_plugins
+
+    _path_finder_only(monkeypatch)
+
+    none, some, spaced, bracketed, egg_info = (
+        tmp_path / n for n in ("none", "some", "spaced", "bracketed", "egg_info")
+    )
+    _dist(none, "plain", None)
+    _dist(none, "scripts", "[console_scripts]\nrun = pydantic_tool:main  # mentions pydantic\n")
+    _dist(none, "other", "[pydantic_extras]\nx = y:z\n# [pydantic]\n")
+    _dist(none, "empty", "[pydantic]\n\n# nothing in it\n[other]\na = b\n")
+    _dist(some, "plugin", "[console_scripts]\nrun = a:b\n\n[pydantic]\nmy_plugin = my_plugin:plugin\n")
+    _dist(spaced, "plugin", "  [ pydantic ]  \nmy_plugin = my_plugin:plugin\n")  # group " pydantic "
+    _dist(bracketed, "plugin", "  [[pydantic]]\nmy_plugin = my_plugin:plugin\n")  # group "pydantic"
+    (egg_info / "legacy.egg-info").mkdir(parents=True)
+    (egg_info / "legacy.egg-info" / "entry_points.txt").write_text("[pydantic]\np = q:r\n")
+    for path, expected in (
+        ([str(none)], False),
+        ([str(none), str(some)], True),
+        ([str(spaced)], False),
+        ([str(bracketed)], True),
+        ([str(egg_info)], True),
+        ([str(none), str(tmp_path / "missing")], False),
+    ):
+        assert declares_pydantic_plugins(path) is expected, path
+        assert _importlib_finds(path) is expected, path  # what pydantic's own search finds
+    found = declares_pydantic_plugins()  # this interpreter's: what importlib finds, unless it cannot tell
+    assert found is None or found is _importlib_finds(sys.path)
+
+
+def test_what_the_plugin_reading_cannot_tell_is_left_to_pydantic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from envfactory_mcp.cli.app import declares_pydantic_plugins
+
+    _path_finder_only(monkeypatch)
+    _dist(tmp_path / "fine", "plain", "[console_scripts]\nrun = a:b\n")
+    assert declares_pydantic_plugins([str(tmp_path / "fine")]) is False
+
+    class Finder:  # another finder of distributions, which importlib would ask too
+        @staticmethod
+        def find_distributions(*args: Any, **kwargs: Any) -> list[Any]:
+            return []
+
+    monkeypatch.setattr(sys, "meta_path", [Finder, *sys.meta_path])
+    assert declares_pydantic_plugins([str(tmp_path / "fine")]) is None
+    monkeypatch.setattr(sys, "meta_path", sys.meta_path[1:])
+
+    archive = tmp_path / "lib.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # an empty zip on the path
+    (tmp_path / "x.egg").mkdir()
+    _dist(tmp_path / "bad", "broken", b"[pydantic]\xff\xfe\n")
+    _dist(tmp_path / "unparsable", "odd", "[console_scripts]\nno equals sign here\n")
+    assert declares_pydantic_plugins([str(archive)]) is None
+    assert declares_pydantic_plugins([str(tmp_path / "x.egg")]) is None
+    assert declares_pydantic_plugins([str(tmp_path / "bad")]) is None
+    assert declares_pydantic_plugins([str(tmp_path / "unparsable")]) is None
+    with pytest.raises(TypeError):  # importlib cannot read it either: pydantic's search fails as before
+        _importlib_finds([str(tmp_path / "unparsable")])
+
+
+def test_a_command_run_inside_another_program_leaves_pydantics_plugins_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    import pydantic.plugin._loader as loader
+
+    app_module = importlib.import_module("envfactory_mcp.cli.app")  # the module, not its ``app``
+
+    monkeypatch.setattr(loader, "_plugins", None)
+    monkeypatch.setitem(app_module._PROCESS, "owned", False)
+    app_module.skip_plugin_scan()
+    assert loader._plugins is None  # pydantic searches as it would
+
+
+# How many annotation strings typer's reading of the rollout command evaluates.
+EVALUATIONS = """
+import builtins, sys
+from envfactory_mcp.cli import app
+count = [0]
+def profile(frame, event, arg):
+    if event == "c_call" and arg is builtins.eval and frame.f_code.co_filename.endswith(("inspect.py", "typing.py")):
+        count[0] += 1
+sys.argv = ["envfactory-mcp", "rollout", "--help"]
+sys.setprofile(profile)
+try:
+    app()
+except SystemExit:
+    pass
+finally:
+    sys.setprofile(None)
+print(count[0], file=sys.stderr)
+"""
+
+
+def test_the_rollout_commands_annotations_are_evaluated_once() -> None:
+    """typer reads a command's signature six times, each time evaluating every annotation
+    string (``from __future__ import annotations``): 176 evaluations for rollout's 39
+    parameters. The one command asked for is evaluated once before typer reads it."""
+    import inspect
+
+    from envfactory_mcp.cli.runs import rollout
+
+    done = subprocess.run([sys.executable, "-c", EVALUATIONS], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "--tasks" in done.stdout  # the help was made from the evaluated annotations
+    evaluations = int(done.stderr.strip().splitlines()[-1])
+    assert evaluations <= len(inspect.get_annotations(rollout)) + 15, evaluations

@@ -25,6 +25,7 @@ STARTS_SERVERS: dict[str, frozenset[str] | None] = {
     "test_harness_failures.py": EVERY_TEST,
     "test_hash_requests.py": EVERY_TEST,
     "test_retail_server.py": EVERY_TEST,
+    "test_request_costs.py": EVERY_TEST,
     "test_rollout.py": EVERY_TEST,
     "test_throughput.py": EVERY_TEST,
     "test_transports.py": EVERY_TEST,
