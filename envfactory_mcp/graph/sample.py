@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -85,6 +86,10 @@ class TopologySampler:
         self.goal_counts: Counter[str] = Counter()
         self.structures: Counter[str] = Counter()
         self._second_goal = False
+        # The graph's lookups, as the sampler reads them (the graph does not change): a
+        # tool's parameters, and per parameter node its producers and those that are reads.
+        self._params: dict[str, tuple[Param, ...]] = {}
+        self._producers: dict[str, tuple[tuple[Producer, ...], tuple[Producer, ...]]] = {}
 
     def sample(self, goal: str | None = None) -> Chain | None:
         """One chain, or None when this draw could not satisfy the constraints. With
@@ -139,7 +144,10 @@ class TopologySampler:
             return False
         bindings: list[Binding] = []
         bound_entities: set[str] = set()
-        for param in self.graph.params(tool):
+        params = self._params.get(tool)
+        if params is None:
+            params = self._params[tool] = tuple(self.graph.params(tool))
+        for param in params:
             if not param.required:
                 continue
             # A second parameter of an entity already bound in this call (new_item_ids after
@@ -157,26 +165,31 @@ class TopologySampler:
     def _bind(
         self, param: Param, steps: list[Step], stack: tuple[str, ...], fresh: bool = False
     ) -> Binding | None:
-        producers = self.graph.producers(param) if param.entity else []
+        producers, read_producers = self._producers_of(param) if param.entity else ((), ())
         # An earlier lookup already yields this entity. Outputs of goals are not reused: a
         # second goal acts on its own object (found by its own lookup), not the first one's.
-        existing = (
-            None
-            if fresh
-            else _existing(producers, [s if not s.goal else Step("", ()) for s in steps], self._second_goal)
-        )
+        existing = None if fresh else _existing(producers, steps, self._second_goal, skip_goals=True)
         if existing is not None:
             return Binding(param.name, "step", existing.step, existing.path)
         if param.user_provided and (not producers or self.rng.random() >= self.config.lookup_prob):
             return Binding(param.name, "user")
-        taken = set(stack) | {s.tool for s in steps}
-        reads = [p for p in producers if self.graph.effect(p.tool) == "read" and p.tool not in taken]
+        taken = set(stack).union([s.tool for s in steps])
+        reads = [p for p in read_producers if p.tool not in taken]
         if not reads:
             return Binding(param.name, "user") if param.user_provided else None
         producer = self.rng.choice(reads)
         if not self._satisfy(producer.tool, steps, stack):
             return None
         return Binding(param.name, "step", len(steps) - 1, producer.path)
+
+    def _producers_of(self, param: Param) -> tuple[tuple[Producer, ...], tuple[Producer, ...]]:
+        """``graph.producers(param)``, and those of them that are reads, remembered."""
+        found = self._producers.get(param.node)
+        if found is None:
+            producers = tuple(self.graph.producers(param))
+            reads = tuple(p for p in producers if self.graph.effect(p.tool) == "read")
+            found = self._producers[param.node] = (producers, reads)
+        return found
 
     def _extend(self, steps: list[Step]) -> None:
         """Append a read step that consumes the goal's output (checking the result)."""
@@ -210,13 +223,19 @@ class TopologySampler:
                 return
 
 
-def _existing(producers: list[Producer], steps: list[Step], lists_only: bool = False) -> Binding | None:
+def _existing(
+    producers: Sequence[Producer], steps: list[Step], lists_only: bool = False, skip_goals: bool = False
+) -> Binding | None:
     """The latest step that yields the entity ``producers`` describe. With ``lists_only``,
     only list outputs count (a second goal picks its own object from a list, not the
-    object an earlier step looked up for the first goal)."""
+    object an earlier step looked up for the first goal); with ``skip_goals``, goal steps
+    yield nothing."""
     for index in range(len(steps) - 1, -1, -1):
+        step = steps[index]
+        if skip_goals and step.goal:
+            continue
         for producer in producers:
-            if producer.tool == steps[index].tool and (producer.array or not lists_only):
+            if producer.tool == step.tool and (producer.array or not lists_only):
                 return Binding("", "step", index, producer.path)
     return None
 

@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from envfactory_mcp.graph.sample import Chain, Step
+from envfactory_mcp.graph.sample import Binding, Chain, Step
 from envfactory_mcp.spec import EnvSpec, RefusalRule, ToolSpec
 from envfactory_mcp.spec.policy import AmountRule, EligibilityRule, ExclusiveRule, QuotaRule, WindowRule
 from envfactory_mcp.tasks.model import GoalKind
@@ -210,11 +210,15 @@ def concatenate(chains: list[Chain]) -> tuple[Chain, list[int]]:
     for chain in chains:
         offset = len(steps)
         goal_steps = [i for i, s in enumerate(chain.steps) if s.goal]
-        for step in chain.steps:
-            bindings = tuple(
-                replace(b, step=b.step + offset) if b.step is not None else b for b in step.bindings
-            )
-            steps.append(Step(step.tool, bindings, step.goal))
+        if not offset:  # the first chain's steps as they are
+            steps.extend(chain.steps)
+        else:
+            for step in chain.steps:
+                bindings = tuple(
+                    Binding(b.param, b.source, b.step + offset, b.path) if b.step is not None else b
+                    for b in step.bindings
+                )
+                steps.append(Step(step.tool, bindings, step.goal))
         goals.append(offset + goal_steps[-1])
     return Chain(tuple(steps), chains[0].sampler if chains else "topology"), goals
 
@@ -511,13 +515,16 @@ def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction]
     oracle.reset()
     done: list[GoalAction] = []
     for action in actions:
-        before = oracle.session.hash()
+        # The state before a write, to tell whether it changed anything (a read's outcome
+        # needs no hash: the session's hash is a function of its rows, taken when asked).
+        write = oracle.tools[action.tool].effect == "write"
+        before = oracle.session.hash() if write else None
         outcome = oracle.call(action.tool, action.arguments)
         if not outcome.ok or outcome.output is None:
             raise Rejected("policy_completion", f"{action.tool} failed once completed: {outcome.error}")
         if outcome.written:
             oracle.session.mark_written(outcome.written)
-        if oracle.tools[action.tool].effect == "write" and oracle.session.hash() == before:
+        if write and oracle.session.hash() == before:
             # Setting an address to the one it already has: the user would ask for nothing.
             raise Rejected("no_change", f"{action.tool} leaves the state as it was")
         done.append(GoalAction(action.server, action.tool, action.arguments, outcome.output))

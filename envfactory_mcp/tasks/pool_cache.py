@@ -66,7 +66,12 @@ def cache_folder() -> Path:
 
 def code_digest() -> str:
     """A digest of what draws and runs the calls: every ``.py`` file of ``envfactory_mcp``
-    (the generator's version), the Python and SQLite versions and the jsonschema_rs build."""
+    (the generator's version), the Python and SQLite versions and the jsonschema_rs build.
+    A file is known by its path and its ``stat``: size, inode, and the modification and
+    status-change times in nanoseconds (as git's index knows a file unchanged). Writing a
+    file sets its status-change time to now (no call sets it back), so any change of the
+    code gives a new digest without reading 300 files (a file written again with the same
+    bytes, or another checkout, only makes a new cache file)."""
     if _CODE:
         return _CODE[0]
     import jsonschema_rs
@@ -78,16 +83,25 @@ def code_digest() -> str:
         digest.update(f"{extension}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     except OSError:
         digest.update(b"jsonschema_rs ?\n")
-    package = Path(__file__).resolve().parent.parent
-    for top, dirs, names in os.walk(package):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-        for name in sorted(names):
-            if name.endswith(".py"):
-                path = Path(top) / name
-                digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    _digest_tree(digest, os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")
     _CODE.append(digest.hexdigest())
     return _CODE[0]
+
+
+def _digest_tree(digest: Any, folder: str, prefix: str) -> None:
+    """Adds each ``.py`` file under ``folder`` (``__pycache__`` and hidden folders aside),
+    in name order, as its path under the package and its ``stat`` identity."""
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda e: e.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name != "__pycache__" and not entry.name.startswith("."):
+                _digest_tree(digest, entry.path, f"{prefix}{entry.name}/")
+        elif entry.name.endswith(".py"):
+            st = entry.stat()
+            digest.update(
+                f"{prefix}{entry.name}\0{st.st_size}\0{st.st_ino}\0{st.st_mtime_ns}\0{st.st_ctime_ns}\n".encode()
+            )
 
 
 def pool_key(oracle: Oracle) -> str:

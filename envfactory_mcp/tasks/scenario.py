@@ -13,6 +13,7 @@ Desk Lamp"), never by a state the policy checks.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import json
 import random
@@ -89,6 +90,9 @@ class Describer:
         self._attribute_lists: dict[int, list[tuple[str, str, str]]] = {}
         self._attribute_sets: dict[int, set[tuple[str, str]]] = {}
         self._owners: dict[int, Any] = {}  # row -> the persona id it belongs to (None: no one's)
+        self._owner_groups: dict[  # table -> ``_table_owners``
+            str, tuple[list[tuple[int, Any]], dict[Any, list[tuple[int, Any]]], list[tuple[int, Any]]]
+        ] = {}
         self._entity_of = {table: entity for entity, (table, _) in data.owner.items()}
         self._name_lists: dict[str, list[str]] = {}
         self.personal: set[str] = set()  # names said as a person's, without an article
@@ -380,13 +384,39 @@ class Describer:
         owner = self.data.owner.get(entity)
         if owner is None:
             return others
-        for index in self.data.by_table.get(owner[0], []):
-            if self.data.rows[index][1].get(owner[1]) == value or index in others:
-                continue
-            belongs = self._owner_of(index)
-            if belongs is None or (me is not None and belongs == me) or persona_row is None:
-                others.append(index)
+        nobody, by_owner, every = self._table_owners(*owner)
+        if persona_row is None:
+            rows = every
+        elif me is None:
+            rows = nobody
+        else:
+            # no one's and the persona's own, in table order (each list is in table order)
+            rows = list(heapq.merge(nobody, by_owner.get(me, []))) if me in by_owner else nobody
+        listed = set(others)
+        others += [index for index, key in rows if key != value and index not in listed]
         return others
+
+    def _table_owners(
+        self, table: str, key: str
+    ) -> tuple[list[tuple[int, Any]], dict[Any, list[tuple[int, Any]]], list[tuple[int, Any]]]:
+        """(row, its ``key`` value) of every row of ``table`` that is no one's, grouped by
+        the persona each other row belongs to (``_owner_of``), and of all of them: each in
+        table order. Worked out once per table (it depends on the seed alone)."""
+        found = self._owner_groups.get(table)
+        if found is None:
+            nobody: list[tuple[int, Any]] = []
+            by_owner: dict[Any, list[tuple[int, Any]]] = {}
+            every: list[tuple[int, Any]] = []
+            for index in self.data.by_table.get(table, []):
+                entry = (index, self.data.rows[index][1].get(key))
+                every.append(entry)
+                belongs = self._owner_of(index)
+                if belongs is None:
+                    nobody.append(entry)
+                else:
+                    by_owner.setdefault(belongs, []).append(entry)
+            found = self._owner_groups[table] = (nobody, by_owner, every)
+        return found
 
     def _persona_id(self, persona_row: int | None) -> Any:
         if persona_row is None or self.persona_entity not in self.data.owner:

@@ -56,3 +56,21 @@ def test_read_goals_need_something_to_tell(graph):
 def test_the_random_walk_leaves_parameters_missing(graph):
     chains = draw(RandomWalkSampler(graph, 2), 200)
     assert any(b.source == "missing" for c in chains for s in c.steps for b in s.bindings)
+
+
+def test_no_lookup_reads_a_goal_steps_output(graph):
+    """A goal's output is never what another goal or a lookup is bound to (a second goal
+    acts on an object of its own, found by its own lookup): only the check step that may
+    follow the chain reads the goal's result. Goals served one at a time and woven."""
+    chains = draw(TopologySampler(graph, 3), 300)
+    woven = TopologySampler(graph, 5, SamplerConfig(second_goal_prob=1.0))
+    chains += draw(woven, 300)
+    for seed in (0, 1):
+        sampler = TopologySampler(graph, seed)
+        chains += [c for t in graph.tools() for c in [sampler.sample(goal=t)] if c is not None]
+    assert sum(sum(s.goal for s in c.steps) > 1 for c in chains) >= 20  # woven goals among them
+    for chain in chains:
+        for i, step in enumerate(chain.steps):
+            for b in step.bindings:
+                if b.source == "step" and chain.steps[b.step].goal:
+                    assert i == len(chain.steps) - 1 and not step.goal, chain.structure()

@@ -177,3 +177,54 @@ def test_nothing_is_named_by_a_choice_a_write_recorded_on_it(
                 assert (table_name, attribute[1]) not in describer._recorded, (name, description)
             recorded += any(values.get(c) for t, c in describer._recorded if t == table_name)
     assert recorded >= 50  # objects that carry such a record and are still described
+
+
+def plain_siblings(describer: Describer, entity: str, value: Any, persona_row: int | None) -> list[int]:
+    """``Describer._siblings`` as a scan of the whole table (its first procedure): the
+    related ones, then every row of the entity's table in table order that is not the
+    object itself and is no one's, the persona's own, or anyone's when there is no persona."""
+    data = describer.data
+    me = describer._persona_id(persona_row)
+    others = [
+        index
+        for index in describer._related_siblings(entity, value, persona_row)
+        if me is None or describer._owner_of(index) in (None, me)
+    ]
+    owner = data.owner.get(entity)
+    if owner is None:
+        return others
+    for index in data.by_table.get(owner[0], []):
+        if data.rows[index][1].get(owner[1]) == value or index in others:
+            continue
+        belongs = describer._owner_of(index)
+        if belongs is None or (me is not None and belongs == me) or persona_row is None:
+            others.append(index)
+    return others
+
+
+@pytest.mark.parametrize("name", ["retail", "airline", "telecom", "dog_walking"])
+def test_siblings_read_from_the_grouped_table_are_the_scans(name: str) -> None:
+    """``_siblings`` reads each table's rows grouped by owner once (``_table_owners``)
+    instead of scanning the table for every description: the same rows in the same order,
+    for objects of every kind, a persona's own and others', with and without a persona."""
+    env = load_environment(name, SERVERS_DIR, allow_unverified=True).env
+    data = Oracle(env, 0).data
+    seeded = Describer(env, data)
+    # and with owners dealt out (no one's, then two personas' in turn) so that a table's
+    # no one's rows and a persona's own interleave: the order is the table's
+    mixed = Describer(env, data)
+    assert seeded.persona_table is not None and mixed.persona_table is not None
+    personas = data.by_table[seeded.persona_table]
+    ids = [seeded._persona_id(p) for p in personas[:2]]
+    mixed._owners = {i: None if i % 3 == 0 else ids[i % 2] for i in range(len(data.rows))}
+    checked = 0
+    for describer in (seeded, mixed):
+        for entity, (table, pk) in data.owner.items():
+            for n, index in enumerate(data.by_table[table][:40]):
+                value = data.rows[index][1][pk]
+                choices = (None, personas[n % 2], personas[(7 * n + 3) % len(personas)])
+                for persona_row in choices:
+                    expected = plain_siblings(describer, entity, value, persona_row)
+                    assert describer._siblings(entity, value, persona_row) == expected, (entity, value)
+                    checked += 1
+    assert checked >= 600

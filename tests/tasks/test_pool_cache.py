@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,65 @@ def test_pools_found_by_two_runs_are_merged(retail_env: Environment, cache: Path
     assert set(third.pools) == {tools[0], tools[1]}
     assert third.pools[tools[0]] == first.pools[tools[0]]
     assert third.pools[tools[1]] == second.pools[tools[1]]
+
+
+def tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    pool_cache._digest_tree(digest, str(folder), "")
+    return digest.hexdigest()
+
+
+def test_the_code_digest_reads_no_source_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The code is known by its files' ``stat``, not their bytes: 300 files are not read
+    (and hashed) at every run."""
+    import builtins
+    import io
+
+    import jsonschema_rs  # noqa: F401 - imported before opening is forbidden
+
+    def no_open(*args: object, **kwargs: object) -> object:
+        raise AssertionError(f"opened {args[0]!r}")
+
+    monkeypatch.setattr(pool_cache, "_CODE", [])
+    monkeypatch.setattr(builtins, "open", no_open)
+    monkeypatch.setattr(io, "open", no_open)
+    digest = pool_cache.code_digest()
+    monkeypatch.undo()
+    assert len(digest) == 64 and pool_cache.code_digest() == pool_cache.code_digest()
+
+
+def test_any_change_of_a_source_file_changes_the_code_digest(tmp_path: Path) -> None:
+    """New bytes of the same size with the old modification time put back, a file added,
+    removed or renamed: each gives a new digest (the status-change time and the listing
+    see them); byte code and hidden folders do not count."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    module = package / "sub" / "mod.py"
+    module.write_text("LIMIT = 96\n")
+    (package / "top.py").write_text("x = 1\n")
+    seen = {tree_digest(package)}
+    assert tree_digest(package) in seen  # the same tree, the same digest
+
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "cached.py").write_text("")
+    (package / ".hidden").mkdir()
+    (package / ".hidden" / "h.py").write_text("")
+    (package / "notes.txt").write_text("")
+    assert tree_digest(package) in seen
+
+    before = module.stat()
+    module.write_text("LIMIT = 64\n")  # same size
+    os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))  # the old modification time
+    assert module.stat().st_size == before.st_size and module.stat().st_mtime_ns == before.st_mtime_ns
+    changed = tree_digest(package)
+    assert changed not in seen
+    seen.add(changed)
+
+    (package / "sub" / "new.py").write_text("")
+    seen.add(added := tree_digest(package))
+    assert len(seen) == 3
+    (package / "sub" / "new.py").rename(package / "sub" / "renamed.py")
+    seen.add(renamed := tree_digest(package))
+    assert len(seen) == 4 and renamed != added
+    (package / "sub" / "renamed.py").unlink()
+    assert tree_digest(package) == changed  # back to the files it had
