@@ -63,13 +63,16 @@ def leak_problems(message: str, rules: LeakRules) -> list[str]:
     """Leaks in ``message``: empty when it reads like something a user could write."""
     problems = []
     lowered = message.lower()
+    # Each word is looked for as a plain substring first: only a message that holds it can
+    # hold it as a whole word (most hold none of the tools' names and keys).
     for name in rules.tool_names:
         for form in {name.lower(), name.lower().replace("_", " ")}:
-            if re.search(rf"(?<![\w]){re.escape(form)}(?![\w])", lowered):
+            if form in lowered and re.search(rf"(?<![\w]){re.escape(form)}(?![\w])", lowered):
                 problems.append(f"names the tool {name!r}")
                 break
     for key in rules.param_keys:
-        if re.search(rf"(?<![\w]){re.escape(key.lower())}(?![\w])", lowered):
+        form = key.lower()
+        if form in lowered and re.search(rf"(?<![\w]){re.escape(form)}(?![\w])", lowered):
             problems.append(f"uses the parameter key {key!r}")
     for value in rules.hidden_ids:
         if value and value.lower() in lowered:

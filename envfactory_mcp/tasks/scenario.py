@@ -89,6 +89,7 @@ class Describer:
         # A row's attributes depend on the seed alone: worked out once per row.
         self._attribute_lists: dict[int, list[tuple[str, str, str]]] = {}
         self._attribute_sets: dict[int, set[tuple[str, str]]] = {}
+        self._name_sets: dict[int, set[tuple[str, str]]] = {}  # row -> ``_names_of``
         self._owners: dict[int, Any] = {}  # row -> the persona id it belongs to (None: no one's)
         self._owner_groups: dict[  # table -> ``_table_owners``
             str, tuple[list[tuple[int, Any]], dict[Any, list[tuple[int, Any]]], list[tuple[int, Any]]]
@@ -474,12 +475,40 @@ class Describer:
         ]
 
     def _matches(self, row: int, chosen: list[tuple[str, str, str]]) -> bool:
-        """Whether another object shares every chosen attribute (the description is ambiguous)."""
-        attributes = self._attribute_set(row)
+        """Whether another object shares every chosen attribute (the description is ambiguous).
+        A description's first attribute is what the thing is called (``_choose``): a row
+        that is called otherwise is told apart by its name alone (``_names_of``), without
+        working out all its attributes (most siblings: the customer's other orders)."""
+        attributes = self._attribute_sets.get(row)
+        if attributes is None:
+            if (
+                chosen
+                and chosen[0][0] in ("own", "name")
+                and (chosen[0][0], chosen[0][2]) not in self._names_of(row)
+            ):
+                return False
+            attributes = self._attribute_set(row)
         return all(
             (kind, text) in attributes or (kind == "date" and ("held", text) in attributes)
             for kind, _, text in chosen
         )
+
+    def _names_of(self, row: int) -> set[tuple[str, str]]:
+        """The ``own`` and ``name`` attributes of ``row`` as ``_attribute_set`` holds them:
+        (kind, text) of its own name, title or label, and of the names of what it points
+        at (worked out as ``_attributes_of`` does, and remembered)."""
+        found = self._name_sets.get(row)
+        if found is None:
+            table_name, values = self.data.rows[row]
+            found = {
+                ("own", values[c])
+                for c in self._name_columns(table_name)
+                if isinstance(values.get(c), str) and values[c].strip()
+            }
+            for _, target in self._pointed(row):
+                found.update(("name", target_name) for _, target_name in self._names(target, depth=0))
+            self._name_sets[row] = found
+        return found
 
     def _attribute_set(self, row: int) -> set[tuple[str, str]]:
         """(kind, text) of every attribute of ``row`` (all the names of what it holds)."""

@@ -63,3 +63,18 @@ def test_a_dropped_fact_is_reported_but_identity_may_wait():
         "drops 'no longer needed' (needs 'no longer needed')"
     ]
     assert check_message("Cancel the Desk Lamp order please, no longer needed.", FACTS, RULES) == []
+
+
+def test_a_name_or_key_is_found_in_any_case_and_only_as_a_whole_word():
+    """Names and keys are looked for as substrings of the lowered message before the
+    whole-word search: in any case, at either end, beside punctuation; never inside a
+    longer word."""
+    rules = LeakRules(
+        tool_names=["Cancel_Pending_Order", "get_user_details"], param_keys=["Order_ID"], hidden_ids=[]
+    )
+    assert leak_problems("CANCEL PENDING ORDER.", rules) == ["names the tool 'Cancel_Pending_Order'"]
+    assert leak_problems("(Get_User_Details)", rules) == ["names the tool 'get_user_details'"]
+    assert leak_problems("order_id", rules) == ["uses the parameter key 'Order_ID'"]
+    assert leak_problems("My ORDER_ID: 5", rules) == ["uses the parameter key 'Order_ID'"]
+    assert leak_problems("recancel pending orders and border_ids", rules) == []
+    assert leak_problems("cancel pending order2 or xget_user_details", rules) == []

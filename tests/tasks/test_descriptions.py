@@ -228,3 +228,36 @@ def test_siblings_read_from_the_grouped_table_are_the_scans(name: str) -> None:
                     assert describer._siblings(entity, value, persona_row) == expected, (entity, value)
                     checked += 1
     assert checked >= 600
+
+
+@pytest.mark.parametrize("name", ["retail", "airline", "telecom", "dog_walking"])
+def test_a_row_called_otherwise_is_told_apart_by_its_names_alone(name: str) -> None:
+    """``_matches`` turns away a row whose names (``_names_of``) lack the description's
+    first attribute without working out all its attributes; its answer is the one all the
+    attributes give, and the names are exactly the ``own`` and ``name`` attributes."""
+    env = load_environment(name, SERVERS_DIR, allow_unverified=True).env
+    data = Oracle(env, 0).data
+    quick, full = Describer(env, data), Describer(env, data)
+    rows = [i for table in data.by_table.values() for i in table[:60]]
+    for row in rows:
+        attributes = full._attribute_set(row)
+        assert quick._names_of(row) == {a for a in attributes if a[0] in ("own", "name")}, row
+    heads = [
+        [a, *full._attributes(row)[1:3]]
+        for row in rows
+        for a in full._attributes(row)[:1]
+        if a[0] in ("own", "name")
+    ]
+    assert len(heads) >= 10
+    fresh = Describer(env, data)
+    for chosen in heads[:80]:
+        for row in rows[:120]:
+            expected = all(
+                (kind, text) in full._attribute_set(row)
+                or (kind == "date" and ("held", text) in full._attribute_set(row))
+                for kind, _, text in chosen
+            )
+            assert fresh._matches(row, chosen) == expected, (row, chosen)
+    once = Describer(env, data)
+    assert sum(once._matches(row, heads[0]) for row in rows) < len(rows)
+    assert len(once._attribute_sets) < len(rows)  # the others were told apart by their names alone
