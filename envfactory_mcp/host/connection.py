@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal, Self, TextIO
 
 import anyio
+from pydantic_core import from_json
 
 from envfactory_mcp.errors import InfrastructureError
 from envfactory_mcp.host.arguments import DEFAULT_LIMITS, ArgumentLimits, check_arguments
@@ -797,7 +798,7 @@ class LeanStdioClient:
 
     def _dispatch(self, line: bytes) -> None:
         try:
-            message = json.loads(line)
+            message = _parse_line(line)
         except ValueError:
             logger.warning("server %s wrote a line that is not JSON: %r", self._params.args, line[:200])
             return
@@ -842,6 +843,18 @@ class LeanStdioClient:
                 if transport.get_returncode() is not None:
                     break
             transport.close()
+
+
+def _parse_line(line: bytes) -> Any:
+    """``json.loads(line)``, read by pydantic-core's parser first (issue 32: ~13 us where
+    ``json`` takes ~20 for a 2 KB answer, a dozen answers an episode). What it reads it reads
+    as ``json`` does (the same values, last of duplicate keys kept, NaN and infinities, big
+    integers, correctly rounded floats); what it refuses (a lone surrogate escape, a BOM,
+    UTF-16, anything not JSON) is ``json``'s to read or refuse, as before."""
+    try:
+        return from_json(line)
+    except ValueError:
+        return json.loads(line)
 
 
 def _child_stderr() -> TextIO:

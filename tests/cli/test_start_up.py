@@ -172,11 +172,12 @@ def _importlib_finds(path: list[str]) -> bool:
 
 
 def _path_finder_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No finder of distributions but importlib's own (another test may have left one)."""
+    """No finder of distributions but importlib's own, which is there (another test may
+    have left a finder of its own, or taken importlib's away)."""
     from importlib.machinery import PathFinder
 
-    kept = [f for f in sys.meta_path if f is PathFinder or not hasattr(f, "find_distributions")]
-    monkeypatch.setattr(sys, "meta_path", kept)
+    kept = [f for f in sys.meta_path if not hasattr(f, "find_distributions")]
+    monkeypatch.setattr(sys, "meta_path", [*kept, PathFinder])
 
 
 def test_the_plugin_declarations_read_as_importlib_reads_them(

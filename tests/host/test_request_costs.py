@@ -65,3 +65,66 @@ async def test_a_spec_that_does_not_parse_still_gives_its_primary_keys(
         async with ServerConnection("retail", "stdio", SERVERS_DIR) as conn:
             assert conn.spec is None
             assert conn.primary_keys == {t["name"]: tuple(t["primary_key"]) for t in raw["tables"]}
+
+
+LINES = [
+    b'{"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "{\\"a\\": 1}"}], "structuredContent": {"a": 1}}}',
+    b'{"a": 123456789012345678901234567890, "b": 9007199254740993, "c": -0.0, "d": -0, "e": 1e400, "f": 5e-324}',
+    b'{"a": NaN, "b": Infinity, "c": -Infinity}',
+    b'{"a": 1, "a": 2}',
+    b'{"a": "\\ud83d\\ude00 \\u00e9 \xc3\xa9 \\u0000 \\/"}',
+    b"  [1, 2.5, true, null, {}]  ",
+    b'{"a": "\\ud800"}',  # a lone surrogate escape: json reads it, pydantic-core refuses it
+    b'{"a": "\\ude00\\ud83d"}',
+    b'\xef\xbb\xbf{"a": 1}',  # a BOM
+    '{"a": "é"}'.encode("utf-16"),
+]
+NOT_JSON = [
+    b'{"a": 1} x',
+    b'{"a": "x\x01y"}',
+    b'{"a": 01}',
+    b'{"a": .5}',
+    b'{"a": 1,}',
+    b"{'a': 1}",
+    b"",
+    b'{"a": "\xff"}',
+]
+
+
+def test_an_answer_is_read_as_json_reads_it() -> None:
+    import math
+    import random
+
+    from envfactory_mcp.host.connection import _parse_line
+
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        return repr(a) == repr(b)
+
+    for line in LINES:
+        assert same(_parse_line(line), json.loads(line)), line
+    for line in NOT_JSON:
+        with pytest.raises(ValueError):
+            json.loads(line)
+        with pytest.raises(ValueError):
+            _parse_line(line)
+    rng = random.Random(32)
+    for _ in range(5000):
+        value = rng.uniform(-1, 1) * 10.0 ** rng.randint(-320, 300)
+        line = f'{{"v": {value:.{rng.randint(1, 20)}g}}}'.encode()
+        assert _parse_line(line) == json.loads(line), line
+
+
+async def test_the_lean_client_reads_answers_without_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    with anyio.fail_after(120):
+        async with ServerConnection("retail", "stdio", SERVERS_DIR, call_timeout_s=10) as conn:
+            first = await conn.reset("s")
+
+            def refuse(*args: Any, **kwargs: Any) -> Any:
+                raise AssertionError("an answer went through json.loads")
+
+            monkeypatch.setattr(json, "loads", refuse)  # the module the connection reads with
+            assert await conn.state_hash("s") == first
+            result = await conn.call("find_user_id_by_email", {"email": "nobody@example.com"}, "s")
+            assert result.is_error
