@@ -217,20 +217,25 @@ class Oracle:
         """The seed rows a call of ``tool`` that the tool takes can be about, in strata, or
         None (draw as ``valid_arguments`` does). A declared state refusal on ``tool`` (only
         a pending order can be cancelled) says the tool takes a call only for an object
-        whose ``column`` holds an ``allowed`` value: the draws are anchored on such rows of
-        the entity's own table (every refusal of the tool on that entity holds), in the
-        strata ``valid_arguments`` would use (one per value of each categorical column,
-        those left empty dropped). Most draws of a write would otherwise be about an order
-        in the wrong state (19 in 20 of ``exchange_delivered_order_items``' in retail).
-        Remembered per tool."""
+        whose ``column`` holds an ``allowed`` value: when that object is what a plain draw
+        anchors on (the first parameter with rows, an order for an order's write), the
+        draws are anchored on such rows of the entity's own table (every refusal of the
+        tool on that entity holds), in the strata ``valid_arguments`` would use (one per
+        value of each categorical column, those left empty dropped). Most draws of a write
+        would otherwise be about an order in the wrong state (19 in 20 of
+        ``exchange_delivered_order_items``' in retail). An object drawn from around another
+        anchor (an event an employee answers, drawn from around the employee) is drawn as
+        before: anchored on the event, the employee drawn would be its organiser. Remembered
+        per tool."""
         if tool in self._anchor_strata:
             return self._anchor_strata[tool]
         strata: list[list[int]] | None = None
         data = self.data
         rules = [r for r in self.env.spec.policy_rules.refusals if r.tool == tool]
+        # the parameter a plain draw anchors on: the neighbourhood of its row is the call's
+        param = next((p for p in self.params[tool] if data.anchor_choices(p)[0]), None)
         for rule in rules:
-            param = next((p for p in self.params[tool] if p.entity == rule.entity), None)
-            if param is None or rule.entity not in data.owner:
+            if param is None or param.entity != rule.entity or rule.entity not in data.owner:
                 continue
             table = data.owner[rule.entity][0]
             if rule.column not in data.table_columns.get(table, {}):

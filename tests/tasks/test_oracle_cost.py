@@ -392,3 +392,26 @@ def test_a_write_s_pool_fills_from_few_draws(retail_env: Environment) -> None:
         "modify_pending_order_items",
     ):
         assert len(oracle.viable(tool)) == 96, tool
+
+
+def test_a_refused_object_drawn_from_around_another_is_drawn_as_before() -> None:
+    """An answer to an event is drawn from around the employee who answers it (the first
+    parameter with rows): its refusal on the event's state does not anchor the draws on
+    events, which would draw each event's organiser as the one answering, whom most
+    answers refuse or who has no invitation. The draws are ``valid_arguments``' and the
+    pool is fuller than when anchored on events (93 of 96 at seed 0; 56 then)."""
+    from paths import SERVERS_DIR
+
+    from envfactory_mcp.catalog import load_environment
+
+    env = load_environment("workplace", SERVERS_DIR, allow_unverified=True).env
+    oracle = Oracle(env, seed=0)
+    rules = [r for r in env.spec.policy_rules.refusals if r.tool == "respond_to_event"]
+    assert rules and rules[0].entity == "event"
+    assert oracle.anchor_strata("respond_to_event") is None
+    rng, again = random.Random(7), random.Random(7)
+    params = oracle.params["respond_to_event"]
+    assert [oracle.draw("respond_to_event", rng) for _ in range(20)] == [
+        valid_arguments(params, oracle.data, again) for _ in range(20)
+    ]
+    assert len(oracle.viable("respond_to_event")) >= 80
