@@ -20,6 +20,7 @@ found and the rule's reason in words. A write that comes back refused with a rul
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -74,8 +75,23 @@ def agent_view(task: Task) -> AgentView:
     return AgentView(task.task_id, task.env, tuple(s.known_info), s.opening_message, tuple(goals))
 
 
+_UNSET = object()  # a value not worked out yet
+_SPACES = re.compile(r"[_\s]+")
+_ALNUM = re.compile(r"[a-z0-9]+")
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"[_\s]+", " ", text.casefold())
+    """Casefolded, every run of ``_`` and whitespace one space (a pure function of the
+    text; a short one cached: the same names, intents, values and facts come back every
+    turn)."""
+    if len(text) <= 512:
+        return _norm_short(text)
+    return _SPACES.sub(" ", text.casefold())
+
+
+@functools.lru_cache(maxsize=16384)
+def _norm_short(text: str) -> str:
+    return _SPACES.sub(" ", text.casefold())
 
 
 _FILLER = frozenset(
@@ -116,8 +132,16 @@ _FILLER = frozenset(
 )
 
 
+_STOP = frozenset({"my", "a", "the", "an", "of", "i", "to", "for"})
+
+
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9]+", _norm(text))) - {"my", "a", "the", "an", "of", "i", "to", "for"}
+    return set(_word_set(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(_ALNUM.findall(_norm(text))) - _STOP
 
 
 # Between two fields (or two values) of a text the user's words are matched in: a description
@@ -195,6 +219,56 @@ def _is_list_param(tool: Any, name: str) -> bool:
     return bool(prop.get("type") == "array")
 
 
+@dataclass(frozen=True)
+class _SpecParts:
+    """What a demonstrator reads of its spec alone: an enum value's display words (by
+    (column, value)), the words that are such a display, the entity a key names (filled
+    as keys are asked about; read only through ``BlindDemonstrator._key_entity``)."""
+
+    labels: dict[tuple[str, str], str]
+    shown: frozenset[str]
+    key_entities: dict[str, str | None]
+
+
+_SPEC_PARTS: list[tuple[Any, _SpecParts]] = []
+
+
+def _spec_parts(spec: Any) -> _SpecParts:
+    """The demonstrator's words of ``spec``, worked out once for the spec last asked about
+    (a rollout's demonstrators, one an episode, all share the same spec object)."""
+    if _SPEC_PARTS and _SPEC_PARTS[0][0] is spec:
+        return _SPEC_PARTS[0][1]
+    labels: dict[tuple[str, str], str] = {
+        (column.name, str(value)): " ".join(f"«{w}»" for w in [label.display, *label.words])
+        for table in spec.tables
+        for column in table.columns
+        for value, label in (column.enum_labels or {}).items()
+    }
+    # an enum value without display words is said as itself, and means only itself
+    # ("card" is not "gift_card")
+    plain_enums = {
+        (column.name, str(value))
+        for table in spec.tables
+        for column in table.columns
+        for value in column.enum or []
+        if isinstance(value, str)
+        and re.search(r"[a-z]", value)
+        and (column.enum_labels or {}).get(value) is None
+    }
+    for key in plain_enums:
+        labels.setdefault(key, f"«{_norm(key[1])}»")
+    shown = frozenset(
+        _norm(w)
+        for table in spec.tables
+        for column in table.columns
+        for label in (column.enum_labels or {}).values()
+        for w in [label.display, *label.words]
+    ) | {_norm(value) for _, value in plain_enums}
+    parts = _SpecParts(labels, shown, {})
+    _SPEC_PARTS[:] = [(spec, parts)]
+    return parts
+
+
 class BlindDemonstrator:
     """The demonstrator's procedure, deciding from ``agent_view`` and tool outputs only."""
 
@@ -205,33 +279,10 @@ class BlindDemonstrator:
             raise ValueError("the blind demonstrator needs the environment's spec")
         self.seed, self.voice, self.spec = seed, voice, spec
         self._tools = {t.name: t for t in spec.tools}
-        self._key_entities: dict[str, str | None] = {}
-        self._labels: dict[tuple[str, str], str] = {
-            (column.name, str(value)): " ".join(f"«{w}»" for w in [label.display, *label.words])
-            for table in spec.tables
-            for column in table.columns
-            for value, label in (column.enum_labels or {}).items()
-        }
-        # an enum value without display words is said as itself, and means only itself
-        # ("card" is not "gift_card")
-        plain_enums = {
-            (column.name, str(value))
-            for table in spec.tables
-            for column in table.columns
-            for value in column.enum or []
-            if isinstance(value, str)
-            and re.search(r"[a-z]", value)
-            and (column.enum_labels or {}).get(value) is None
-        }
-        for key in plain_enums:
-            self._labels.setdefault(key, f"«{_norm(key[1])}»")
-        self._shown = frozenset(
-            _norm(w)
-            for table in spec.tables
-            for column in table.columns
-            for label in (column.enum_labels or {}).values()
-            for w in [label.display, *label.words]
-        ) | {_norm(value) for _, value in plain_enums}
+        parts = _spec_parts(spec)
+        self._key_entities = parts.key_entities
+        self._labels, self._shown = parts.labels, parts.shown
+        self._transfer: object = _UNSET
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self.view = agent_view(task)
@@ -246,6 +297,11 @@ class BlindDemonstrator:
         # the words and scalars of an object read (by its id: what was read is never changed)
         self._texts: dict[int, str] = {}
         self._scalar_lists: dict[int, list[Any]] = {}
+        # per number of outputs taken: the outputs that are not errors, the ids created
+        self._ok: tuple[int, list[tuple[str, dict[str, Any], Any]]] = (0, [])
+        self._made: tuple[int, set[str]] = (0, set())
+        # ``_someone_elses`` of an object read, by (its id, the signed-in user)
+        self._others: dict[tuple[int, tuple[str, str]], bool] = {}
         self._pending: tuple[str, dict[str, Any]] | None = None
         self._goal = 0
         self._asked: dict[str, int] = {}
@@ -562,7 +618,15 @@ class BlindDemonstrator:
         return None
 
     def _someone_elses(self, node: dict[str, Any], me: tuple[str, str]) -> bool:
-        """Whether an object names, as its owner, a user other than the signed-in one."""
+        """Whether an object names, as its owner, a user other than the signed-in one
+        (once per object read and signed-in user: what was read is never changed)."""
+        key = (id(node), me)
+        found = self._others.get(key)
+        if found is None:
+            found = self._others[key] = self._owned_by_other(node, me)
+        return found
+
+    def _owned_by_other(self, node: dict[str, Any], me: tuple[str, str]) -> bool:
         return any(
             not isinstance(v, (dict, list))
             and v is not None
@@ -814,7 +878,13 @@ class BlindDemonstrator:
         return best
 
     def _transfer_tool(self) -> str | None:
-        """The hand-off tool: one that names a human and takes a summary."""
+        """The hand-off tool: one that names a human and takes a summary (the spec's, found
+        once)."""
+        if self._transfer is _UNSET:
+            self._transfer = self._find_transfer_tool()
+        return self._transfer  # type: ignore[return-value]
+
+    def _find_transfer_tool(self) -> str | None:
         for tool in self.spec.tools:
             words = _words(f"{tool.name} {tool.intent}")
             if words & {"human", "humans", "person", "agent", "agents"} and "summary" in tool.params:
@@ -1178,7 +1248,13 @@ class BlindDemonstrator:
     def _created(self) -> set[str]:
         """Ids the calls of this conversation created: an id a write returned at one of
         its declared top-level outputs that no earlier output or argument showed (a new
-        reservation). The user's words describe what existed when they spoke."""
+        reservation). The user's words describe what existed when they spoke. Worked out
+        once per output taken (callers only read the set)."""
+        if self._made[0] != len(self._outputs):
+            self._made = (len(self._outputs), self._find_created())
+        return self._made[1]
+
+    def _find_created(self) -> set[str]:
         seen: set[str] = set()
         made: set[str] = set()
         for name, args, output in self._ok_outputs():
@@ -1203,7 +1279,14 @@ class BlindDemonstrator:
     # ------------------------------------------------------------------ calls and outputs
 
     def _ok_outputs(self) -> list[tuple[str, dict[str, Any], Any]]:
-        return [o for o in self._outputs if isinstance(o[2], dict) and "error" not in o[2]]
+        """The outputs that are not errors, in order (worked out once per output taken;
+        callers only read the list)."""
+        if self._ok[0] != len(self._outputs):
+            self._ok = (
+                len(self._outputs),
+                [o for o in self._outputs if isinstance(o[2], dict) and "error" not in o[2]],
+            )
+        return self._ok[1]
 
     def _called(self, name: str, args: dict[str, Any]) -> bool:
         return any(o[0] == name and o[1] == args for o in self._outputs)

@@ -541,6 +541,18 @@ def identity_words(facts: list[Fact], rng: random.Random) -> str:
     return "your " + _and(labels) if rng.random() < 0.5 else _and([f"your {x}" for x in labels])
 
 
+_VOCABULARY: list[tuple[Any, tuple[frozenset[str], frozenset[str]]]] = []
+
+
+def _spec_vocabulary(spec: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """``spec_vocabulary(spec)``, frozen, worked out once for the spec last asked about
+    (a rollout's speakers, one an episode, all speak of the same spec object)."""
+    if not _VOCABULARY or _VOCABULARY[0][0] is not spec:
+        tools, fields = spec_vocabulary(spec)
+        _VOCABULARY[:] = [(spec, (frozenset(tools), frozenset(fields)))]
+    return _VOCABULARY[0][1]
+
+
 class Speaker:
     """The agent's voice for one episode: every sentence composed from parts, drawn from a
     random stream of its own (``seed`` and ``key``, reproducible), a form used once per
@@ -555,14 +567,14 @@ class Speaker:
         self.said: list[str] = []
         self.last_subject = ""  # the thing last named, which may then be "it" or "the order"
         self._canon: dict[str, str] = {}  # a subject as said -> as first named (subject_of)
-        self._vocab: tuple[set[str], set[str]] | None = None
+        self._vocab: tuple[frozenset[str], frozenset[str]] | None = None
 
     # -------------------------------------------------------------- no field name in prose
 
-    def vocabulary(self) -> tuple[set[str], set[str]]:
+    def vocabulary(self) -> tuple[frozenset[str], frozenset[str]]:
         """The environment's (tool names, field names); empty without a spec."""
         if self._vocab is None:
-            self._vocab = spec_vocabulary(self.spec) if self.spec is not None else (set(), set())
+            self._vocab = _spec_vocabulary(self.spec) if self.spec is not None else (frozenset(), frozenset())
         return self._vocab
 
     def names(self, text: str) -> bool:
