@@ -99,7 +99,8 @@ def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
     nothing but the rival ("It is active."), or has two or more content words in common,
     at least half of the shorter clause's; for an amount or a count, a clause naming what it is ("the late fee is
     $25.00") with another number. A clause on something else ("your other line is
-    active", "only pending orders can be cancelled") is no contradiction."""
+    active", "only pending orders can be cancelled"), or naming another object by its id
+    than the clause stating the value ("order #W2 is pending"), is no contradiction."""
     if value.kind not in ("enum", "boolean", "money", "count"):
         return False
     frames = [_frame(value, clause) for clause in parts]
@@ -111,10 +112,23 @@ def _contradicted(value: Value, parts: list[str], counts: list[int]) -> bool:
         if value.kind in ("money", "count") and label and label <= {t.stem for t in words.tokens(clause)}:
             return True  # "the late fee is $25.00": the asked amount, said otherwise
         for frame in stating:
+            if _other_object(frames[i], frame):
+                continue  # "rx number RX1 is discontinued ... rx number RX2 is active"
             shared = len(frames[i] & frame)
             if not frames[i] or (shared >= 2 and shared >= 0.5 * min(len(frames[i]), len(frame))):
                 return True  # "It is active." beside "it is not active": nothing else said
     return False
+
+
+def _other_object(rival: frozenset[str], stating: frozenset[str]) -> bool:
+    """Whether two clauses name different objects by their ids ("w1", "rx7085835"; stems
+    holding a digit, plain numbers are not in a frame): each names one and none is
+    shared. Two clauses worded alike about two objects say two things, not one thing
+    twice ("Your rx number RX1 has the status discontinued. Your rx number RX2 is marked
+    active.")."""
+    ids = {s for s in rival if any(c.isdigit() for c in s)}
+    own = {s for s in stating if any(c.isdigit() for c in s)}
+    return bool(ids) and bool(own) and ids.isdisjoint(own)
 
 
 # Words an exclamation about the request may carry beside its rival word ("All done!",

@@ -132,6 +132,22 @@ def test_numbers_and_dates_are_read_in_their_written_forms():
         # The same statement made again with another value contradicts it.
         ("cancelled", "Your order status is cancelled. Your order status is pending.", 0),
         ("delivered", "Order #W1 is delivered. Order #W2 is pending.", 1),
+        # Worded alike, but about two objects named by their ids: two statements.
+        (
+            "delivered",
+            "Your order number W1234 has the status delivered. Your order number W5678 is marked pending.",
+            1,
+        ),
+        (
+            "delivered",
+            "Your order number W1234 has the status delivered. Your order number W1234 is marked pending.",
+            0,
+        ),
+        (
+            "delivered",
+            "Your order number W1234 has the status delivered. Your order number is marked pending.",
+            0,
+        ),
         ("delivered", "Done. status: delivered; status: pending.", 1),  # two objects, tersely
         ("delivered", "It is delivered. It is pending.", 0),
         ("delivered", "Your order is delivered. Only pending orders can be cancelled.", 1),
