@@ -42,13 +42,13 @@ def check_arguments(arguments: object, limits: ArgumentLimits = DEFAULT_LIMITS) 
     if _deeper_than(arguments, limits.max_depth):
         return f"nested more than {limits.max_depth} levels deep"
     try:
-        text = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+        text = _CHECK_JSON.encode(arguments)
     except ValueError:
         return "a number JSON cannot hold (NaN, an infinity or an integer too long to write out)"
     except TypeError as exc:
         return f"a value that is not JSON ({exc})"
     try:
-        size = len(text.encode("utf-8"))
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
     except UnicodeEncodeError:
         return "text that is not valid Unicode: a lone surrogate such as \\ud800"
     if size > limits.max_bytes:
@@ -56,9 +56,16 @@ def check_arguments(arguments: object, limits: ArgumentLimits = DEFAULT_LIMITS) 
     return None
 
 
+# ``json.dumps(value, ensure_ascii=False, allow_nan=False)`` without an encoder built per call
+_CHECK_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+_CONTAINERS = (dict, list, tuple)
+
+
 def _deeper_than(value: object, limit: int) -> bool:
     """Whether containers nest more than ``limit`` levels in ``value`` (iteratively, stopping
     at the first path that does, so a hostile value costs at most its size to check)."""
+    if limit >= 1 and isinstance(value, dict) and not any(isinstance(v, _CONTAINERS) for v in value.values()):
+        return False  # a flat object, as most calls' arguments are: one level
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()

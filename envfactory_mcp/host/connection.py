@@ -375,7 +375,7 @@ class ServerConnection:
         if structured is None:
             text = " ".join(getattr(block, "text", "") for block in result.content).strip()
             return CallResult(False, text, None)
-        return CallResult(False, json.dumps(structured, ensure_ascii=False, sort_keys=True), structured)
+        return CallResult(False, _SORTED_JSON.encode(structured), structured)
 
     async def reset(self, session: str) -> str:
         """Start (or restart) ``session`` from the seed, pinned to the current server process;
@@ -731,7 +731,7 @@ class LeanStdioClient:
             "method": method,
             "params": {**params, "_meta": {**self._envelope, **(meta or {})}},
         }
-        line = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+        line = (_WIRE_JSON.encode(message) + "\n").encode("utf-8", "surrogatepass")
         # The loop's clock is anyio's on asyncio (``anyio.current_time``, which ``_watch``
         # reads), asked of the loop itself: anyio's asks which library runs first (issue 32).
         loop = asyncio.get_running_loop()
@@ -843,6 +843,12 @@ class LeanStdioClient:
                 if transport.get_returncode() is not None:
                     break
             transport.close()
+
+
+# ``json.dumps(value, ensure_ascii=False[, sort_keys=True])`` without building an encoder
+# per call (the same text: ``json.dumps`` is this encoder's ``encode``).
+_WIRE_JSON = json.JSONEncoder(ensure_ascii=False)
+_SORTED_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)
 
 
 def _parse_line(line: bytes) -> Any:

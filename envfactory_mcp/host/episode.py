@@ -502,7 +502,9 @@ def model_failure(exc: LLMError, who: Literal["agent", "user"]) -> tuple[str, st
 
 async def _execute(ep: _Episode, call: ToolCall) -> tuple[str, bool]:
     """Run one tool call; returns (content for the tool message, whether it failed)."""
-    stats = ep.tool_stats.setdefault(call.name, ToolStats())
+    stats = ep.tool_stats.get(call.name)
+    if stats is None:  # (not ``setdefault``: a model built per call for nothing)
+        stats = ep.tool_stats[call.name] = ToolStats()
     stats.calls += 1
     route = ep.routes.get(call.name)
     if route is None:
