@@ -3,7 +3,9 @@ a reset right after a hash (what a host does at the end of every episode) asks n
 log whether it holds entries, a reset of a session already at the seed runs nothing but
 the schema cookie, the seed's rows an undo needs are read from the seed once per keys,
 and a hash reads each written table's log once. Every state and hash stays the one a
-full scan gives."""
+full scan gives.
+A control operation on a session nothing else is using runs without a pass of the event
+loop."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import anyio
 import pytest
 
 from envfactory_mcp.runtime import database
@@ -130,3 +133,38 @@ def test_a_hash_reads_each_written_log_once(image: bytes):
     ]
     assert len(logs) == 2  # owners' log and pets' log, one read each
     assert session.changed_keys() == {"owners": {(1,), (3,)}, "pets": {("p2",), ("p3",)}}
+
+
+def test_a_control_call_on_an_idle_session_does_not_yield_to_other_tasks():
+    from pathlib import Path
+
+    from envfactory_mcp.runtime.bundle import Bundle
+    from envfactory_mcp.runtime.calls import Calls, ServerOptions
+
+    servers = Path(__file__).resolve().parents[2] / "generated_servers"
+    package = servers / "retail" / "retail_mcp"
+    if not package.is_dir():
+        pytest.skip("generated_servers/retail is not built")
+    calls = Calls(Bundle.from_package(package, jailed=False), ServerOptions(control=True))
+
+    class Owner:
+        pass
+
+    owner = Owner()
+    meta = {"envfactory/session": "k"}
+
+    async def main() -> list[str]:
+        order: list[str] = []
+        await calls.run_call("control.reset", {}, meta, owner)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: _note(order, "other task"))
+            outcome = await calls.run_call("control.state_hash", {}, meta, owner)
+            assert outcome.ok
+            order.append("control call done")
+        return order
+
+    assert anyio.run(main) == ["control call done", "other task"]
+
+
+async def _note(order: list[str], what: str) -> None:
+    order.append(what)
