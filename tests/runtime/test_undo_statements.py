@@ -5,7 +5,7 @@ the schema cookie, the seed's rows an undo needs are read from the seed once per
 and a hash reads each written table's log once. Every state and hash stays the one a
 full scan gives.
 A control operation on a session nothing else is using runs without a pass of the event
-loop."""
+loop. The state hash writes table names as ``json.dumps`` does."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 
 from envfactory_mcp.runtime import database
 from envfactory_mcp.runtime.database import SessionDatabase, build_seed_image
-from envfactory_mcp.runtime.state import dump_state, state_hash
+from envfactory_mcp.runtime.state import dump_state, hash_digests, state_hash
 
 SCHEMA = """
 CREATE TABLE owners (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -168,3 +168,18 @@ def test_a_control_call_on_an_idle_session_does_not_yield_to_other_tasks():
 
 async def _note(order: list[str], what: str) -> None:
     order.append(what)
+
+
+def test_hash_digests_writes_names_as_json_does():
+    import hashlib
+    import json
+
+    from envfactory_mcp.runtime.state import _HEADER, DIGEST_MODULUS
+
+    digests = {'caf\u00e9 "x"': 5, "a\\b": DIGEST_MODULUS + 7, "z": 0}
+    text = _HEADER + "".join(
+        f"{json.dumps(name, ensure_ascii=False)}:{digests[name] % DIGEST_MODULUS:0128x}\n"
+        for name in sorted(digests)
+    )
+    for _ in range(2):  # the second time from what the first kept
+        assert hash_digests(digests) == hashlib.sha256(text.encode("utf-8")).hexdigest()
