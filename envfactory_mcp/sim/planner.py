@@ -150,6 +150,18 @@ def _word_set(text: str) -> frozenset[str]:
 SEP = " ¦ "
 
 
+_NORM_SEP = " ¦ "  # _norm(SEP)
+
+
+def _glue(left: str, right: str) -> str:
+    """``_norm(a + b)`` from ``left = _norm(a)`` and ``right = _norm(b)``: the same but where
+    ``a`` ends and ``b`` starts with a run of spaces or ``_``, one run (one space) in the
+    whole (``str.casefold`` reads each character alone)."""
+    if left.endswith(" ") and right.startswith(" "):
+        return left + right[1:]
+    return left + right
+
+
 def _plain(node: dict[str, Any]) -> str:
     """An object's own scalar values, each apart."""
     return SEP.join(str(v) for v in node.values() if not isinstance(v, (dict, list)))
@@ -297,6 +309,7 @@ class BlindDemonstrator:
         # the words and scalars of an object read (by its id: what was read is never changed)
         self._texts: dict[int, str] = {}
         self._scalar_lists: dict[int, list[Any]] = {}
+        self._normed: dict[int, tuple[str, str]] = {}
         # per number of outputs taken: the outputs that are not errors, the ids created
         self._ok: tuple[int, list[tuple[str, dict[str, Any], Any]]] = (0, [])
         self._made: tuple[int, set[str]] = (0, set())
@@ -1105,11 +1118,13 @@ class BlindDemonstrator:
 
         me = self._me()
 
+        # ``context`` is ``_norm`` of the ancestors' plain values (each after ``SEP``), kept
+        # normalised as it grows (``_glue``): the same text as normalising it whole
         def walk(node: Any, context: str, whole: str) -> None:
             if isinstance(node, dict):
                 if me is not None and self._someone_elses(node, me):
                     return  # another customer's: never what the signed-in user means
-                plain = _plain(node)
+                plain, text = self._normed_of(node)
                 for key, value in node.items():
                     if key in scalar and not isinstance(value, (dict, list)) and value is not None:
                         # the object's words, and those of what it points at (a ticket's line label)
@@ -1117,11 +1132,13 @@ class BlindDemonstrator:
                             about[str(v)] for v in self._scalars_of(node) if str(v) in about and v != value
                         )
                         joined += pointing.get(str(value), "")  # and of what points at it (a line's ticket)
-                        out.append((value, _norm(f"{context}{SEP}{self._text_of(node)}{SEP}{joined}"), whole))
+                        said = _glue(_glue(_glue(_glue(context, _NORM_SEP), text), _NORM_SEP), _norm(joined))
+                        out.append((value, said, whole))
                     if key in listed and isinstance(value, list):
                         out.extend((v, "", whole) for v in value if not isinstance(v, (dict, list)))
+                inner = _glue(_glue(context, _NORM_SEP), plain)
                 for value in node.values():
-                    walk(value, context + SEP + plain, whole)
+                    walk(value, inner, whole)
             elif isinstance(node, list):
                 for value in node:
                     walk(value, context, whole)
@@ -1144,7 +1161,7 @@ class BlindDemonstrator:
         spans: list[tuple[int, int]] = []
         for index, (name, args, output) in enumerate(self._ok_outputs()):
             start = len(out)
-            walk(output, "", _norm(self._text_of(output)))
+            walk(output, "", self._normed_of(output)[1])
             spans.append((start, len(out)))
             tool = self._tools.get(name)
             if tool is not None and tool.effect == "write":
@@ -1160,6 +1177,13 @@ class BlindDemonstrator:
             for entry in out[start:end]
             if changed.get(str(entry[0]), -1) <= index
         ]
+
+    def _normed_of(self, node: dict[str, Any]) -> tuple[str, str]:
+        """``_norm`` of ``_plain(node)`` and of ``_text_of(node)``, worked out once an episode."""
+        found = self._normed.get(id(node))
+        if found is None:
+            found = self._normed[id(node)] = (_norm(_plain(node)), _norm(self._text_of(node)))
+        return found
 
     def _text_of(self, node: dict[str, Any]) -> str:
         """``_subtree_text(node)`` of an object read, worked out once an episode."""
