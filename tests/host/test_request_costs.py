@@ -6,6 +6,7 @@ parsed spec's own), with the same keys and the same answers."""
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import anyio
@@ -23,7 +24,10 @@ async def test_a_lean_request_asks_the_loop_for_the_time(monkeypatch: pytest.Mon
     clock = anyio.current_time
 
     def current_time() -> float:
-        asked.append(1)
+        # The watcher's ticks (LeanStdioClient._watch) follow the wall clock, so a busy
+        # machine makes more of them: only the other callers are counted.
+        if sys._getframe(1).f_code.co_name != "_watch":
+            asked.append(1)
         return clock()
 
     with anyio.fail_after(120):
@@ -34,10 +38,12 @@ async def test_a_lean_request_asks_the_loop_for_the_time(monkeypatch: pytest.Mon
             first = await conn.reset("s")
             for _ in range(20):
                 assert await conn.state_hash("s") == first
+            # Closing polls the clock while the server exits (as often as the machine is slow).
+            monkeypatch.setattr(anyio, "current_time", clock)
             # Its deadline is on the clock the watcher reads (anyio's, the loop's on asyncio).
             loop_now, anyio_now = __import__("asyncio").get_running_loop().time(), clock()
             assert abs(loop_now - anyio_now) < 0.5
-    assert len(asked) < 5  # the watcher's ticks at most; one per request before
+    assert len(asked) < 5  # one per request (21) before
 
 
 async def test_a_stdio_connection_reads_its_packages_spec_once(monkeypatch: pytest.MonkeyPatch) -> None:
