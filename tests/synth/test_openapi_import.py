@@ -1002,9 +1002,9 @@ def test_a_document_with_hundreds_of_operations_imports_in_seconds() -> None:
             "parameters": [param("id")],
             "post": {"responses": {"204": {}}},
         }
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine stretches the wall clock, not this
     imported = import_openapi(api(paths, schemas))
-    assert time.perf_counter() - started < 10
+    assert time.process_time() - started < 10
     assert imported.coverage.operations == 900 and imported.coverage.served == 900
 
 
