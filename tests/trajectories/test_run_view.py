@@ -26,7 +26,9 @@ from envfactory_mcp.trajectories.view import MAX_CHARS, load_run, render_run
 def runs(retail_tasks, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Task], Path, Path]:
     """``(tasks, oracle run dir, noop run dir)``."""
     root = tmp_path_factory.mktemp("view")
-    tasks = retail_tasks(4, seed=3)
+    # four tasks with something to tell (a task that only writes has no claim to miss)
+    tasks = [task for task in retail_tasks(12, seed=3) if task.gold.claims][:4]
+    assert len(tasks) == 4
     write_tasks(tasks, root / "tasks.jsonl")
     dirs = []
     for agent in ("oracle", "noop"):
