@@ -14,6 +14,7 @@ format) and an ``EpisodeView``. A reply containing a stop token (``###STOP###``,
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from typing import Any
@@ -182,23 +183,35 @@ def goal_phrase(task: Task) -> str:
     return f"I want to {' and '.join(wants)}."
 
 
-def _words(text: str) -> set[str]:
-    """Content words of ``text``, lower-cased, a plural ``s`` dropped."""
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """Content words of ``text``, lower-cased, a plural ``s`` dropped (a pure function of
+    the text, remembered: the same facts are matched against every question)."""
     found = set()
     for word in re.findall(r"[a-z0-9]+", text.lower()):
         if len(word) >= 3 and word not in STOPWORDS:
             found.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return found
+    return frozenset(found)
 
 
 def questions_of(text: str) -> list[str]:
     """Every question of the agent's message, in order ("...?"); a message that asks
     something without a question mark ("Please share your email.") is one question; none
     when it asks nothing."""
+    return list(_questions(text)) if len(text) <= 4096 else list(_find_questions(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _questions(text: str) -> tuple[str, ...]:
+    """``questions_of`` remembered by text (a trial of a task sees the same messages again)."""
+    return _find_questions(text)
+
+
+def _find_questions(text: str) -> tuple[str, ...]:
     found = [q.strip() for q in re.findall(r"[^.!?\n]*\?", text) if q.strip(" ?")]
     if found:
-        return found
-    return [text] if any(cue in text.lower() for cue in REQUEST_CUES) else []
+        return tuple(found)
+    return (text,) if any(cue in text.lower() for cue in REQUEST_CUES) else ()
 
 
 class ScriptedUser:
