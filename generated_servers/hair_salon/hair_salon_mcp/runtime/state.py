@@ -17,6 +17,7 @@ lists inserted, deleted and updated rows per table, keyed by primary key.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
@@ -103,10 +104,16 @@ def table_digest(rows: Iterable[Row]) -> int:
 def hash_digests(digests: dict[str, int]) -> str:
     """The state hash from every table's digest (``hash_state`` = this over its tables)."""
     text = _HEADER + "".join(
-        f"{json.dumps(name, ensure_ascii=False)}:{digests[name] % DIGEST_MODULUS:0128x}\n"
-        for name in sorted(digests)
+        f"{_name_json(name)}:{digests[name] % DIGEST_MODULUS:0128x}\n" for name in sorted(digests)
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@functools.lru_cache(maxsize=1024, typed=True)
+def _name_json(name: Any) -> str:
+    """``json.dumps(name, ensure_ascii=False)``, kept: a session's hash writes the same few
+    table names every time."""
+    return json.dumps(name, ensure_ascii=False)
 
 
 def hash_state(state: State) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
 from .bundle import Bundle
 from .cache import seed_image as cached_seed_image
@@ -516,7 +517,15 @@ async def _control_call(
     except SessionRefused as exc:
         return _refused(exc)
     try:
-        async with turn_of(session.db):
+        lock = turn_of(session.db)
+        if not lock.locked():
+            # Nothing holds the session's turn, and the operation runs start to end without
+            # awaiting, so no other request can take it meanwhile: run it without taking
+            # the lock, whose uncontended acquire still yields to the event loop (a pass of
+            # the loop per control call); a cancelled request is still stopped here first.
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            return _control_op(session, op, arguments)
+        async with lock:
             return _control_op(session, op, arguments)
     finally:
         session.release()

@@ -668,6 +668,21 @@ class _SeedFacts:
         self.sequence: list[tuple[Any, ...]] | None = None
         if "sqlite_sequence" in present:
             self.sequence = [tuple(r) for r in db.execute("SELECT name, seq FROM main.sqlite_sequence")]
+        # What ``seed_rows`` read, by table and keys (the seed never changes).
+        self._seed_rows: OrderedDict[tuple[str, tuple[Any, ...]], list[tuple[Any, ...]]] = OrderedDict()
+
+    def seed_rows(self, reader: sqlite3.Connection, log: _Tracking, keys: list[Any]) -> list[tuple[Any, ...]]:
+        """``_rows_of(reader, log, keys)`` on the seed's reader, kept: an undo reads the seed's
+        rows of the keys an episode wrote, and the trials of one task (and its gold replay)
+        write the same keys. The same rows in the same order, as the reader is the seed and
+        the keys (their values and types) the same."""
+        key = (log.info.name, tuple(tuple((v.__class__, v) for v in k) for k in keys))
+        rows = self._seed_rows.get(key)
+        if rows is None:
+            rows = self._seed_rows[key] = _rows_of(reader, log, keys)
+            if len(self._seed_rows) > SEED_ROWS_KEPT:
+                self._seed_rows.popitem(last=False)
+        return rows
 
     @functools.cached_property
     def digests(self) -> dict[str, int]:
@@ -679,6 +694,7 @@ class _SeedFacts:
 
 
 _TRIGGER_SUFFIXES = ("_i", "_u", "_d")
+SEED_ROWS_KEPT = 512  # undo reads of the seed's rows one seed keeps (``_SeedFacts.seed_rows``)
 _PROBED = 256  # change logs one probe statement looks at (``_SeedFacts.probes``)
 
 
@@ -715,6 +731,7 @@ class _Tracking:
         self.key_cols = [f"{TRACK_PREFIX}rowid"] if with_rowid else keys
         self.row_cols = [c for c in info.columns if with_rowid or c not in keys]
         log_cols = [*self.key_cols, *self.row_cols]
+        self.log_names = log_cols
         existed = q(f"{TRACK_PREFIX}existed")
         log = f"main.{q(self.log)}"
         old_row = ", ".join(f"OLD.{q(c)}" for c in [*keys, *self.row_cols])
@@ -740,6 +757,9 @@ class _Tracking:
         key_tuple = "rowid" if with_rowid else ", ".join(map(q, keys))
         self.current_where = f"WHERE ({key_tuple}) IN (SELECT {log_keys} FROM {log})"
         self.keys = f"SELECT DISTINCT {log_keys} FROM {log}"
+        # Every entry, in the order they were made (``_hash``: ``keys`` and ``old_rows`` in one read).
+        self.entries = f"SELECT {', '.join(map(q, log_cols))}, {existed} FROM {log} ORDER BY rowid"
+        self.key_width = len(self.key_cols)
         # Parking (``SessionDatabase.park``): the current rows of given keys, and removing them.
         self.with_rowid = with_rowid
         self.key_expr = key_tuple
@@ -764,9 +784,22 @@ class _Tracking:
         )
 
     def old_row_dicts(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
-        columns, names = self.info.columns, [*self.key_cols, *self.row_cols]
-        rows = (dict(zip(names, values, strict=True)) for values in db.execute(self.old_rows))
-        return [{c: row[c] for c in columns} for row in rows]
+        rows = (dict(zip(self.log_names, values, strict=True)) for values in db.execute(self.old_rows))
+        return [{c: row[c] for c in self.info.columns} for row in rows]
+
+    def drain_read(self, db: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]]]:
+        """What ``keys`` and ``old_row_dicts`` give, from one read of the log: the keys
+        logged (each once, first seen first) and the rows as they were before the first
+        entry of each key that existed then. SQLite groups keys as Python compares them
+        (NULL with NULL, 1 with 1.0, text apart from blobs), so the first entry of a key is
+        the one ``old_rows`` picks."""
+        width = self.key_width
+        first: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        for entry in db.execute(self.entries):
+            first.setdefault(entry[:width], entry)
+        names, columns = self.log_names, self.info.columns
+        old = [dict(zip(names, entry[:-1], strict=True)) for entry in first.values() if entry[-1] == 1]
+        return list(first), [{c: row[c] for c in columns} for row in old]
 
 
 def _quote(name: str) -> str:
@@ -1030,10 +1063,14 @@ class SessionDatabase:
         tracking, touched = facts.tracking, self._touched
         if tracking is None or touched is None or not isinstance(db, GuardedConnection):
             return False
-        if db.private("PRAGMA schema_version").fetchone()[0] != facts.schema_version:
+        cookie = db.private("PRAGMA schema_version").fetchone()[0]
+        if cookie != facts.schema_version:
             return False
         keys_of: dict[str, set[tuple[Any, ...]]] = {}
-        logged_now = set(map(id, _logged(db, facts, private=True)))
+        # Nothing written since the logs were last drained (a hash, or the last undo, kept
+        # with the counter it saw): every log is empty, no probe needed.
+        drained = self._hash_cache is not None and self._hash_cache[0] == (db.total_changes, cookie)
+        logged_now = set() if drained else set(map(id, _logged(db, facts, private=True)))
         for log in tracking:
             known = touched.get(log.info.name)
             logged = db.private(log.keys).fetchall() if id(log) in logged_now else ()
@@ -1041,10 +1078,11 @@ class SessionDatabase:
                 keys_of[log.info.name] = {*(known or ()), *map(tuple, logged)}
         if sum(map(len, keys_of.values())) > max(UNDO_KEYS, len(self._seed_image) // UNDO_BYTES_PER_KEY):
             return False
-        reader = _seed(self._seed_image).reader
-        by_name = {log.info.name: log for log in tracking}
-        if not (facts.checked_undo and _undo_checked(db, reader, facts, keys_of, by_name)):
-            _undo_unchecked(db, reader, facts, keys_of, by_name)
+        if keys_of or facts.sequence is not None:  # else already the seed: nothing to run
+            reader = _seed(self._seed_image).reader
+            by_name = {log.info.name: log for log in tracking}
+            if not (facts.checked_undo and _undo_checked(db, reader, facts, keys_of, by_name)):
+                _undo_unchecked(db, reader, facts, keys_of, by_name)
         self._touched = {}
         self._start_from_seed()
         if self._hot is not None:
@@ -1097,10 +1135,11 @@ class SessionDatabase:
             touched = self._touched
             for log in list(_logged(db, self._facts(), private=False)):
                 name = log.info.name
+                keys, old_rows = log.drain_read(db)
                 if touched is not None:
-                    touched.setdefault(name, set()).update(db.execute(log.keys))
+                    touched.setdefault(name, set()).update(keys)
                 digest = self._digests[name]
-                for row in log.old_row_dicts(db):
+                for row in old_rows:
                     digest -= row_digest(row)
                 for row in iter_rows(db, log.info, log.current_where):
                     digest += row_digest(row)
@@ -1290,7 +1329,7 @@ def _undo_checked(
                 continue
             log = by_name[name]
             keys = sorted(key_set, key=_sort_key)
-            seed_rows = {tuple(row[i] for i in log.key_at): row for row in _rows_of(reader, log, keys)}
+            seed_rows = {tuple(row[i] for i in log.key_at): row for row in facts.seed_rows(reader, log, keys)}
             present: set[tuple[Any, ...]] = set()
             for chunk in _chunks(keys):
                 sql = f"SELECT {log.key_expr} FROM main.{_quote(name)} {_keys_where(log, chunk)}"
@@ -1336,7 +1375,7 @@ def _undo_unchecked(
         for name, key_set in keys_of.items():
             log = by_name[name]
             keys = sorted(key_set, key=_sort_key)
-            rows = _rows_of(reader, log, keys)
+            rows = facts.seed_rows(reader, log, keys)
             for chunk in _chunks(keys):
                 db.private(f"DELETE FROM main.{_quote(name)} {_keys_where(log, chunk)}", _flat(chunk))
             if rows:
