@@ -166,9 +166,15 @@ def _dist(root: Path, name: str, entry_points: str | bytes | None) -> None:
 
 
 def _importlib_finds(path: list[str]) -> bool:
-    from importlib.metadata import distributions
+    """What importlib's search finds on ``path``: its path finder's reading of the folders
+    (``PathFinder.find_distributions`` hands the search to ``MetadataPathFinder``), asked
+    directly, so that the finders on this process's ``sys.meta_path`` do not matter (in the
+    whole suite the PathFinder there was once found without ``find_distributions``, and
+    ``distributions(path=...)`` found nothing at all)."""
+    from importlib.metadata import DistributionFinder, MetadataPathFinder
 
-    return any(ep.group == "pydantic" for dist in distributions(path=path) for ep in dist.entry_points)
+    found = MetadataPathFinder.find_distributions(DistributionFinder.Context(path=path))
+    return any(ep.group == "pydantic" for dist in found for ep in dist.entry_points)
 
 
 def _path_finder_only(monkeypatch: pytest.MonkeyPatch) -> None:
