@@ -748,16 +748,11 @@ class _Tracking:
             for suffix, (event, body) in bodies.items()
         ]
         log_keys = ", ".join(map(q, self.key_cols))
-        self.old_rows = (
-            f"SELECT {', '.join(map(q, log_cols))} FROM {log} WHERE rowid IN "
-            f"(SELECT min(rowid) FROM {log} GROUP BY {log_keys}) AND {existed} = 1"
-        )
         key_tuple = "rowid" if with_rowid else ", ".join(map(q, keys))
         self.current_where = f"WHERE ({key_tuple}) IN (SELECT {log_keys} FROM {log})"
         self.keys = f"SELECT DISTINCT {log_keys} FROM {log}"
-        # Every entry, in the order they were made (``_hash``: ``keys`` and ``old_rows`` in one read).
+        # Every entry, in the order they were made (``drain_read``).
         self.entries = f"SELECT {', '.join(map(q, log_cols))}, {existed} FROM {log} ORDER BY rowid"
-        self.key_width = len(self.key_cols)
         # Parking (``SessionDatabase.park``): the current rows of given keys, and removing them.
         self.with_rowid = with_rowid
         self.key_expr = key_tuple
@@ -781,17 +776,13 @@ class _Tracking:
             else None
         )
 
-    def old_row_dicts(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
-        rows = (dict(zip(self.log_names, values, strict=True)) for values in db.execute(self.old_rows))
-        return [{c: row[c] for c in self.info.columns} for row in rows]
-
     def drain_read(self, db: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]]]:
-        """What ``keys`` and ``old_row_dicts`` give, from one read of the log: the keys
-        logged (each once, first seen first) and the rows as they were before the first
-        entry of each key that existed then. SQLite groups keys as Python compares them
-        (NULL with NULL, 1 with 1.0, text apart from blobs), so the first entry of a key is
-        the one ``old_rows`` picks."""
-        width = self.key_width
+        """From one read of the log: the keys logged (each once, first seen first, as
+        ``keys`` gives them) and, for each key whose first entry says the row existed, the
+        row as it was before that entry. Keys are grouped as SQLite's ``GROUP BY`` groups
+        them (NULL with NULL, 1 with 1.0, text apart from blobs), which is how Python's
+        dict compares them."""
+        width = len(self.key_cols)
         first: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         for entry in db.execute(self.entries):
             first.setdefault(entry[:width], entry)
