@@ -221,6 +221,52 @@ def test_a_module_that_fails_to_load_is_one_clear_error(tmp_path: Path):
     assert time.monotonic() - started < 10
 
 
+def test_a_timed_out_call_reaps_its_worker_even_when_the_kill_is_slow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Past the deadline the server's alarm repeats every 50 ms until the call is over. On
+    a busy machine killing and reaping the worker can take longer than that: the repeated
+    alarm must not cut the cleanup short, or the worker is never reaped (a ResourceWarning
+    when its ``Popen`` is collected) and its slot never freed (the next call waits for it
+    and times out)."""
+    tools = tmp_path / "tools.py"
+    tools.write_text(
+        "def spin(ctx):\n"
+        "    while True:\n"
+        "        pass\n"
+        "def answer(ctx):\n"
+        "    return {'rows': ctx.all('SELECT x FROM t')}\n",
+        encoding="utf-8",
+    )
+    spec = {
+        "clock": "2026-01-01T00:00:00Z",
+        "tools": [_decl("spin", "read", ["t"]), _decl("answer", "read", ["t"])],
+    }
+    reaped: list[subprocess.Popen[bytes]] = []
+    wait = subprocess.Popen.wait
+
+    def slow_wait(proc: subprocess.Popen[bytes], timeout: float | None = None) -> int:
+        time.sleep(0.3)  # a busy machine: several of the alarm's 50 ms repeats go by here
+        reaped.append(proc)
+        return wait(proc, timeout)
+
+    jailed = JailedTools(tools, ["spin", "answer"], IsolationLimits(workers=1))
+    try:
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        db.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+        db.execute("INSERT INTO t VALUES (7)")
+        monkeypatch.setattr(subprocess.Popen, "wait", slow_wait)
+        timed_out = Toolbox(spec, jailed, 0.3).call(db, "spin", {})
+        monkeypatch.undo()
+        answered = Toolbox(spec, jailed, 5).call(db, "answer", {})
+    finally:
+        monkeypatch.undo()
+        jailed.close()
+    assert timed_out.fault == "timeout", timed_out
+    assert reaped and all(proc.returncode is not None for proc in reaped), "the killed worker was not reaped"
+    assert answered.ok and answered.output == {"rows": [{"x": 7}]}, answered
+
+
 # ------------------------------------------------------------------ served over stdio
 
 

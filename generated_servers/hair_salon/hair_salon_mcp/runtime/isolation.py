@@ -16,7 +16,10 @@ A call is bounded in its worker's process: past the call's time limit (the serve
 killed and replaced and the call is a timeout; a worker that dies (a segfault from
 deep C recursion, its memory limit, SIGSYS from the seccomp filter) or breaks the frame
 protocol costs that call alone, as an internal error. Tool code that catches
-``BaseException`` or loops without SQL is stopped the same way.
+``BaseException`` or loops without SQL is stopped the same way. The server's alarm never
+raises in this module's code (``limits.py``): a jailed call ends at its next check of the
+deadline, between waits (every ``_POLL_SECONDS``), so a killed worker is always reaped
+and its slot freed, however busy the machine.
 
 A worker serves one session only. Tool code shares its worker's process, so it can keep
 module-level state, leave threads running or hook the worker's own code; all of that
@@ -103,7 +106,16 @@ def jail_problem() -> str | None:
 class _Worker:
     """One jailed process running ``tool_worker.py`` for one tools file."""
 
-    def __init__(self, tools_path: str, names: Sequence[str], limits: IsolationLimits) -> None:
+    def __init__(
+        self,
+        tools_path: str,
+        names: Sequence[str],
+        limits: IsolationLimits,
+        check: Callable[[], None] | None = None,
+    ) -> None:
+        """Start the worker and wait, within ``limits.start_seconds``, until it has loaded
+        the tools; ``check`` (the time limit of the call it is started for) may end the
+        wait with ``CallTimeout``."""
         config = {
             "tools_path": tools_path,
             "names": list(names),
@@ -131,9 +143,18 @@ class _Worker:
         self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(self._in, False)  # see ``_send``
         deadline = time.monotonic() + limits.start_seconds
+
+        def loading() -> None:
+            _raise_past(deadline, "did not finish loading")
+            if check is not None:
+                check()
+
         try:
-            ready = self.receive(lambda: _raise_past(deadline, "did not finish loading"))
-        except (CallTimeout, ToolCrashed) as exc:
+            ready = self.receive(loading)
+        except CallTimeout:  # the call's own limit passed while its worker loaded
+            self.kill()
+            raise
+        except ToolCrashed as exc:
             self.kill()
             raise IsolationError(f"jailed tools: {tools_path}: {_reason(exc)}") from None
         if ready.get("op") != "ready" or "error" in ready or not isinstance(ready.get("tools"), list):
@@ -355,7 +376,7 @@ class JailedTools:
             victim.kill()
         if worker is None:
             try:
-                worker = self._start()
+                worker = self._start(check)
             except BaseException:
                 self._forget()
                 raise
@@ -388,8 +409,8 @@ class JailedTools:
                 return self._idle.pop(i)
         return self._idle.pop(0)
 
-    def _start(self) -> _Worker:
-        worker = _Worker(self.tools_path, self.names, self.limits)
+    def _start(self, check: Callable[[], None] | None = None) -> _Worker:
+        worker = _Worker(self.tools_path, self.names, self.limits, check)
         self._live.add(worker)
         worker.on_kill = self._live.discard
         return worker

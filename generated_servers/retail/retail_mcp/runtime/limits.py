@@ -67,6 +67,10 @@ class CallTimeout(BaseException):
 # module's cleanup and progress handler): there the toolbox checks ``expired`` instead.
 _TOOLBOX_MODULE = __name__.rpartition(".")[0] + ".toolbox"
 _QUIET_MODULES = frozenset({__name__, _TOOLBOX_MODULE})
+# Nor anywhere under a jailed call (``isolation.py``): that code bounds the call itself,
+# asking ``check`` between its waits, and its cleanup (killing and reaping a worker,
+# freeing its slot) must not be cut short by the alarm repeating meanwhile.
+_JAILED_MODULE = __name__.rpartition(".")[0] + ".isolation"
 _RETRY_SECONDS = 0.05  # after the deadline the alarm repeats until the call is over
 
 
@@ -192,13 +196,18 @@ class CallWatch:
         if not self._armed:
             return
         self.expired = True
-        if frame is None or frame.f_globals.get("__name__") not in _QUIET_MODULES:
+        if frame is None:
             raise CallTimeout()
+        quiet = frame.f_globals.get("__name__") in _QUIET_MODULES
         tool_frames = []
-        while frame is not None and frame.f_globals.get("__name__") != _TOOLBOX_MODULE:
-            if frame.f_globals.get("__name__") not in _QUIET_MODULES:
+        while frame is not None and (name := frame.f_globals.get("__name__")) != _TOOLBOX_MODULE:
+            if name == _JAILED_MODULE:
+                return  # a jailed call: it raises ``CallTimeout`` itself, at its next check
+            if name not in _QUIET_MODULES:
                 tool_frames.append(frame)
             frame = frame.f_back
+        if not quiet:
+            raise CallTimeout()
         if frame is None or not tool_frames:  # in the toolbox itself: it checks ``expired``
             return
         if not self._tracing:
