@@ -343,7 +343,7 @@ def complete_for_policy(
         goal_actions[goal].append(index)
     for goal, draw in enumerate(draws):
         _check_branch(draw, [actions[i] for i in goal_actions[goal]])
-    final_hash = oracle.session.hash()  # the state ``_replay`` left
+    final_hash = oracle.hash()  # the state ``_replay`` left
     writes = sum(1 for a in actions if oracle.tools[a.tool].effect == "write")
     if writes and final_hash == oracle.env.seed_hash:
         raise Rejected("no_change", "the writes leave the state exactly as it was")
@@ -518,13 +518,13 @@ def _replay(oracle: Oracle, actions: list[GoalAction]) -> tuple[list[GoalAction]
         # The state before a write, to tell whether it changed anything (a read's outcome
         # needs no hash: the session's hash is a function of its rows, taken when asked).
         write = oracle.tools[action.tool].effect == "write"
-        before = oracle.session.hash() if write else None
+        before = oracle.hash() if write else None
         outcome = oracle.call(action.tool, action.arguments)
         if not outcome.ok or outcome.output is None:
             raise Rejected("policy_completion", f"{action.tool} failed once completed: {outcome.error}")
         if outcome.written:
             oracle.session.mark_written(outcome.written)
-        if write and oracle.session.hash() == before:
+        if write and oracle.hash() == before:
             # Setting an address to the one it already has: the user would ask for nothing.
             raise Rejected("no_change", f"{action.tool} leaves the state as it was")
         done.append(GoalAction(action.server, action.tool, action.arguments, outcome.output))

@@ -46,6 +46,7 @@ from envfactory_mcp.spec import EnvSpec, ToolSpec
 GoalFilter = Callable[[dict[str, Any]], bool]
 
 SEED_CALLS_MAX = 4096  # calls on the seed state whose outcome ``Oracle.call`` (``refusal``) keeps
+TRACE_CALLS_MAX = 4096  # calls on a state the writes since the seed made whose outcome ``Oracle.call`` keeps
 
 
 class Rejected(Exception):
@@ -126,30 +127,77 @@ class Oracle:
         self._seed_rows: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}  # table -> key -> seed row
         self._seed_calls: dict[tuple[str, str], CallOutcome] = {}  # (tool, its arguments' repr) on the seed
         self._seed_refusals: dict[tuple[str, int, str], str | None] = {}  # ``refusal`` on the seed
+        # The calls (tool, its arguments' repr) that changed the session since the seed, in
+        # order, while known: valid while SQLite's total_changes is ``_trace_changes``.
+        self._trace: tuple[tuple[str, str], ...] | None = None
+        self._trace_changes = -1
+        self._trace_calls: dict[tuple[tuple[tuple[str, str], ...], str, str], CallOutcome] = {}
         self._anchor_strata: dict[str, list[list[int]] | None] = {}  # ``anchor_strata``, per tool
 
     def call(self, tool: str, args: dict[str, Any]) -> CallOutcome:
         """``self.toolbox.call`` on the session. A call made on the seed state that leaves
         it so (a read, a refused write) gives the same outcome every time: it is kept (up to
         ``SEED_CALLS_MAX`` calls) and given again, its output a fresh copy, without running
-        the tool (the chains' lookups repeat: half the calls of ``tasks retail``)."""
+        the tool (the chains' lookups repeat: half the calls of ``tasks retail``).
+
+        So is a call that leaves the state as it is on a state the oracle's own calls made
+        from the seed (``_trace``: the writes that went through since the last reset, in
+        order; the tools are deterministic, so the same writes from the seed make the same
+        state): up to ``TRACE_CALLS_MAX`` of them. A chain's lookups after its writes
+        repeat when the gold is replayed and when another attempt draws the same goal."""
         db = self.session.db
+        changes = db.total_changes
         key = None
-        if self._seed_changes is not None and db.total_changes == self._seed_changes:
+        if self._seed_changes is not None and changes == self._seed_changes:
             key = (tool, repr(sorted(args.items())))
             kept = self._seed_calls.get(key)
             if kept is not None:
                 return kept if kept.text is None else replace(kept, output=json.loads(kept.text))
+        trace = self._trace if changes == self._trace_changes else None
+        after = None
+        if trace:  # a state the writes since the seed made
+            after = (trace, tool, key[1] if key is not None else repr(sorted(args.items())))
+            kept = self._trace_calls.get(after)
+            if kept is not None:
+                return kept if kept.text is None else replace(kept, output=json.loads(kept.text))
         outcome = self.toolbox.call(db, tool, args)
+        keep = (
+            not outcome.internal  # a broken tool, a time limit: not the request's outcome
+            and (outcome.output is None or outcome.text is not None)
+        )
         if (
             key is not None
             and db.total_changes == self._seed_changes  # still the seed
-            and not outcome.internal  # a broken tool, a time limit: not the request's outcome
-            and (outcome.output is None or outcome.text is not None)
+            and keep
             and len(self._seed_calls) < SEED_CALLS_MAX
         ):
             self._seed_calls[key] = outcome
+        if trace is None:
+            self._trace = None  # the state is not known: nothing is kept until a reset
+            return outcome
+        spec = self.tools.get(tool)
+        if outcome.ok and spec is not None and spec.effect == "write":  # committed
+            self._trace = (*trace, (tool, after[2] if after is not None else repr(sorted(args.items()))))
+        elif after is not None and keep and len(self._trace_calls) < TRACE_CALLS_MAX:
+            # a read, or a call refused and rolled back: the state is as it was
+            self._trace_calls[after] = outcome
+        self._trace_changes = db.total_changes
         return outcome
+
+    def hash(self) -> str:
+        """The session's hash (``SessionDatabase.hash``), keeping what ``call`` knows of the
+        state: draining the change logs moves SQLite's total_changes, not the rows."""
+        db = self.session.db
+        known = db.total_changes == self._trace_changes
+        value = self.session.hash()
+        if known:
+            self._trace_changes = db.total_changes
+        return value
+
+    def _at_seed(self, db: Any) -> None:
+        """The session is on the seed (a reset, or calls rolled back since one)."""
+        self._seed_changes = self._trace_changes = db.total_changes
+        self._trace = ()
 
     @cached_property
     def unruled(self) -> Toolbox:
@@ -173,9 +221,10 @@ class Oracle:
         or deleted, rolled back or not; tools cannot change the schema): most calls the
         oracle tries are reads or fail before they write."""
         if self._seed_changes is not None and self.session.db.total_changes == self._seed_changes:
+            self._at_seed(self.session.db)
             return
         self.session.reset()
-        self._seed_changes = self.session.db.total_changes
+        self._at_seed(self.session.db)
 
     # ---------------------------------------------------------------- goal arguments
 
@@ -187,6 +236,9 @@ class Oracle:
         found: list[dict[str, Any]] = []
         seen: set[str] = set()
         stale = 0  # draws in a row that gave nothing new: the tool has few distinct calls
+        # A read no declared rule is on runs as ``call`` runs it (nothing to roll back, no
+        # rule to leave out): its outcome on the seed is the one ``call`` keeps and gives.
+        shared = self.tools[tool].effect == "read" and not self.toolbox.rules_of.get(tool)
         for _ in range(self.pool_attempts):
             if len(found) >= self.pool_size or stale > 100:
                 break
@@ -203,15 +255,33 @@ class Oracle:
             # toolbox with them would take the call exactly when the tool takes it and no
             # rule refuses it (its rules refuse only what the tool takes), and a call that
             # exactly one rule refuses is a breaker of that rule.
-            if self.unruled.call(db, tool, args).ok:
+            if self._try(db, tool, args, (tool, key) if shared else None):
                 hits = self._hits(tool, args)
                 if not hits:
                     found.append(args)
                 elif len(hits) == 1:
                     self.breakers.setdefault((tool, hits[0]), []).append(args)
-            self._seed_changes = db.total_changes  # rolled back: still the seed
+            self._at_seed(db)  # rolled back: still the seed
         self.pools[tool] = found
         return found
+
+    def _try(self, db: Any, tool: str, args: dict[str, Any], shared: tuple[str, str] | None) -> bool:
+        """Whether ``unruled`` takes the call on the seed. ``shared``: the call's key in
+        ``_seed_calls`` for a read no declared rule is on, whose outcome there is the same
+        under either toolbox: read from there when kept, else kept there."""
+        if shared is not None:
+            kept = self._seed_calls.get(shared)
+            if kept is not None:
+                return kept.ok
+        outcome = self.unruled.call(db, tool, args)
+        if (
+            shared is not None
+            and not outcome.internal
+            and (outcome.output is None or outcome.text is not None)
+            and len(self._seed_calls) < SEED_CALLS_MAX
+        ):
+            self._seed_calls[shared] = outcome
+        return outcome.ok
 
     def anchor_strata(self, tool: str) -> list[list[int]] | None:
         """The seed rows a call of ``tool`` that the tool takes can be about, in strata, or
@@ -305,7 +375,7 @@ class Oracle:
                 before = len(found)
                 self._note_breaker(tool, args, only=rule)
                 stale = 0 if len(found) > before else stale + 1
-                self._seed_changes = self.session.db.total_changes  # rolled back: still the seed
+                self._at_seed(self.session.db)  # rolled back: still the seed
         return self.breakers.get(key, [])
 
     def pool_state(self) -> dict[str, Any]:
@@ -333,6 +403,7 @@ class Oracle:
         and the tool would take it without the rules; else None."""
         db = self.session.db
         key = None
+        known = db.total_changes == self._trace_changes  # the state ``call`` knows, if any
         if self._seed_changes is not None and db.total_changes == self._seed_changes:
             key = (tool, rule, repr(sorted(args.items())))  # on the seed: the same answer every time
             if key in self._seed_refusals:
@@ -352,8 +423,10 @@ class Oracle:
             if outcome.internal:
                 return None
             reason = str(spec["reason"]) if outcome.ok else None
+        if known:
+            self._trace_changes = db.total_changes  # ``unruled`` rolls every call back: the same state
         if key is not None:
-            self._seed_changes = db.total_changes  # ``unruled`` rolls every call back: still the seed
+            self._seed_changes = db.total_changes  # still the seed
             if len(self._seed_refusals) < SEED_CALLS_MAX:
                 self._seed_refusals[key] = reason
         return reason
@@ -365,7 +438,7 @@ class Oracle:
         seed has it. Believed only when the session's hash agrees (every table's seed
         digest with those rows' digests swapped), else every table is read and compared."""
         db = self.session.db
-        final = self.session.hash()  # drains the change logs into the touched keys
+        final = self.hash()  # drains the change logs into the touched keys
         touched = getattr(self.session, "_touched", None)
         if isinstance(touched, dict):
             with runtime_statements(db):  # between calls, as the session's own reads: no tool text
@@ -566,7 +639,7 @@ class Oracle:
             if self.tools[split_tool_id(s.tool)[1]].effect == "write" and i not in refusals
         )
         # The session's hash is kept up to date per written row: it equals hash_state(final).
-        initial_hash, final_hash = self.env.seed_hash, self.session.hash()
+        initial_hash, final_hash = self.env.seed_hash, self.hash()
         if writes and final_hash == initial_hash:
             raise Rejected("no_change", "the chain writes but leaves the state exactly as it was")
         persona = self.data.rows[persona_row][1] if persona_row is not None else None
