@@ -7,7 +7,9 @@ The baseline is ``envfactory_mcp`` of git revision ``REV`` (extracted with ``git
 into a temporary folder and put first on ``PYTHONPATH``); the current one is this
 checkout's. Each round runs ``envfactory-mcp tasks <env> -n N --seed S`` once with each,
 in alternating order (so a change of machine load hits both alike), against the
-checkout's ``generated_servers``. The figure is the command's CPU time (user + system,
+checkout's ``generated_servers``; both trees are byte-compiled first (``compileall``), as
+a fresh extract has no bytecode and ``PYTHONDONTWRITEBYTECODE`` would have the baseline
+compile every module in every run. The figure is the command's CPU time (user + system,
 from ``wait4``; imports and the environment's loading included), median of the rounds,
 and the ratio baseline / current. Every run's ``tasks.jsonl`` must be byte-identical to
 the baseline's: the script exits 1 otherwise.
@@ -49,6 +51,14 @@ def extract(rev: str, into: Path) -> None:
     # ``generated_servers`` are then shipped code for the baseline too, as for the current side.
     (into / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
     (into / "generated_servers").symlink_to(ROOT / "generated_servers")
+    compile_tree(into)
+
+
+def compile_tree(root: Path) -> None:
+    """Byte-compiles ``root``'s ``envfactory_mcp``, so that neither side compiles its
+    modules in every run: with ``PYTHONDONTWRITEBYTECODE`` set, a fresh extract (or a
+    checkout whose ``__pycache__`` is stale) would otherwise pay for it each time."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "envfactory_mcp")], check=True)
 
 
 def run(
@@ -88,6 +98,7 @@ def main() -> None:
         base = Path(tmp) / "baseline"
         base.mkdir()
         extract(args.baseline, base)
+        compile_tree(ROOT)
         sides = {"baseline": base, "current": ROOT}
         print(f"baseline {args.baseline} vs current checkout; n={args.n} seed={args.seed}; "
               f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
