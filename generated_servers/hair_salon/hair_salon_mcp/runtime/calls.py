@@ -19,10 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
-
-import anyio
-import anyio.lowlevel
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .bundle import Bundle
 from .cache import seed_image as cached_seed_image
@@ -32,6 +29,9 @@ from .limits import DEFAULT_CALL_SECONDS
 from .sessions import SESSION_META_KEY, Session, SessionLimits, SessionRefused, SessionStore
 from .state import STATE_HASH_VERSION
 from .toolbox import CallOutcome, Toolbox
+
+if TYPE_CHECKING:
+    import anyio
 
 CONTROL_META_KEY = "envfactory/control"
 CONTROL_PREFIX = "control."
@@ -78,7 +78,8 @@ class Calls:
             keys_allowed=options.control,
             limits=options.session_limits,
         )
-        self._file_lock = anyio.Lock()
+        # anyio (and its locks) load only for a server that waits: a file's or jailed tools'.
+        self._file_lock = _lock() if self.store.file_backed else None
         # Jailed tool code runs in a worker thread, so a slow call waits in its own thread
         # and never on the event loop; one session's calls (and control operations) take turns.
         self.jailed = isinstance(bundle.tools_module, JailedTools)
@@ -88,12 +89,16 @@ class Calls:
         self.instructions = str(bundle.spec.get("policy", ""))
         # The lean path (``LeanCalls``): discovery, the tool list, tools/call and control.*
         # on stdio, without the SDK.
-        self.lean = None if (self.store.file_backed or self.jailed) else LeanCalls(self.run_call, self)
+        self.lean = (
+            None
+            if (self.store.file_backed or self.jailed)
+            else LeanCalls(self.run_call, self, run_call_now=self.run_call_now)
+        )
 
     def turn_of(self, db: SessionDatabase) -> anyio.Lock:
         lock = self._session_locks.get(db)
         if lock is None:
-            lock = self._session_locks[db] = anyio.Lock()
+            lock = self._session_locks[db] = _lock()
         return lock
 
     async def run_call(
@@ -102,6 +107,8 @@ class Calls:
         store, toolbox = self.store, self.toolbox
         if self.options.control and name.startswith(CONTROL_PREFIX):
             return await _control_call(store, name, arguments or {}, meta, owner, self.turn_of)
+        if not (store.file_backed or self.jailed):
+            return self.run_call_now(name, arguments, meta, owner)
         tool = toolbox.tools.get(name)
         try:
             session = store.session(meta, owner, write=tool is not None and tool.effect == "write")
@@ -111,23 +118,47 @@ class Calls:
             if store.file_backed:
                 # One shared file: calls take turns, off the event loop so disk waits block no one.
                 # No alarm reaches that thread: the time limit bounds the call's SQL (limits.py).
+                import anyio.to_thread
+
+                assert self._file_lock is not None
                 async with self._file_lock:
                     outcome = await anyio.to_thread.run_sync(toolbox.call, session.db.db, name, arguments)
-            elif self.jailed:
+            else:
+                import anyio.to_thread
+
                 # in_use: the connection stays materialized (not parked) while the thread works.
                 async with self.turn_of(session.db):
                     with session.db.in_use() as connection:
                         outcome = await anyio.to_thread.run_sync(toolbox.call, connection, name, arguments)
                 session.db.mark_written(outcome.written)
-            else:
-                # A read runs start to end right here, so a session that has only read can
-                # use the seed's shared connection; a write makes (or uses) its own copy.
-                writes = tool is not None and tool.effect == "write"
-                db = session.db.db if writes else session.db.reader()
-                outcome = toolbox.call(db, name, arguments)
         finally:
             session.release()
         return outcome
+
+    def run_call_now(
+        self, name: str, arguments: dict[str, Any] | None, meta: Any, owner: Any | None
+    ) -> CallOutcome:
+        """``run_call`` of a server whose calls never wait (tool code in this process,
+        sessions in memory: ``lean`` is not None), run to its end here: what the lean
+        stdio path calls before any event loop runs (``stdio.serve_lean_now``). No
+        session's turn is held then (only ``run_call`` under an event loop takes one), so a
+        control operation runs as ``_control_call`` runs it on a session nobody holds."""
+        store, toolbox = self.store, self.toolbox
+        if self.options.control and name.startswith(CONTROL_PREFIX):
+            return _control_call_now(store, name, arguments or {}, meta, owner)
+        tool = toolbox.tools.get(name)
+        writes = tool is not None and tool.effect == "write"
+        try:
+            session = store.session(meta, owner, write=writes)
+        except SessionRefused as exc:
+            return _refused(exc)
+        try:
+            # A read runs start to end right here, so a session that has only read can
+            # use the seed's shared connection; a write makes (or uses) its own copy.
+            db = session.db.db if writes else session.db.reader()
+            return toolbox.call(db, name, arguments)
+        finally:
+            session.release()
 
     def server_info(self) -> dict[str, Any]:
         """The server's ``Implementation`` as the SDK's ``Server.server_info_stamp`` writes
@@ -265,8 +296,25 @@ _CAPABILITIES = {
 ERA_REQUEST_ID = "envfactory/era"  # the id of the request ``handover`` replays; its answer is dropped
 
 
+def _lock() -> anyio.Lock:
+    import anyio
+
+    return anyio.Lock()
+
+
 class _StdioConnection:
     """The owner of every request of a process serving one stdio connection."""
+
+
+class _Call(NamedTuple):
+    """A ``tools/call`` the lean path answers, once the call has run (``LeanCalls._called``)."""
+
+    request_id: int | str
+    name: str
+    arguments: dict[str, Any] | None
+    meta: Any
+    modern: bool
+    opening: bool
 
 
 class LeanCalls:
@@ -297,8 +345,11 @@ class LeanCalls:
         self,
         run_call: Callable[[str, dict[str, Any] | None, Any, Any | None], Awaitable[CallOutcome]],
         calls: Calls | None = None,
+        *,
+        run_call_now: Callable[[str, dict[str, Any] | None, Any, Any | None], CallOutcome] | None = None,
     ) -> None:
         self._run_call = run_call
+        self._run_call_now = run_call_now
         self._calls = calls
         self.owner: Any | None = None
         self.server_info: Any = calls.server_info() if calls is not None else None
@@ -331,6 +382,23 @@ class LeanCalls:
 
     async def answer(self, message: Any) -> bytes | None:
         """The answer line to ``message`` (a parsed line), or None: the SDK's to answer."""
+        found = self._request(message)
+        if not isinstance(found, _Call):
+            return found
+        return self._called(found, await self._run_call(found.name, found.arguments, found.meta, self.owner))
+
+    def answer_now(self, message: Any) -> bytes | None:
+        """``answer``, with the call run to its end here (``run_call_now``): for a server
+        whose calls never wait, before any event loop runs (``stdio.serve_lean_now``)."""
+        found = self._request(message)
+        if not isinstance(found, _Call):
+            return found
+        assert self._run_call_now is not None
+        return self._called(found, self._run_call_now(found.name, found.arguments, found.meta, self.owner))
+
+    def _request(self, message: Any) -> _Call | bytes | None:
+        """What ``answer`` does before a call: the answer line when no call is needed (a
+        listing), the call to make, or None (the SDK's to answer)."""
         if not isinstance(message, dict):
             return None
         method = message.get("method")
@@ -374,17 +442,22 @@ class LeanCalls:
             if not isinstance(params.get("cursor", ""), str | None):
                 return None
             line = self._listing(request_id, method)
-        elif method == "tools/call" and params.keys() <= _CALL_PARAMS:
+            if opening:
+                assert isinstance(meta, dict)
+                self._opening_meta = {k: meta[k] for k in _ENVELOPE}
+            return line
+        if method == "tools/call" and params.keys() <= _CALL_PARAMS:
             name, arguments = params.get("name"), params.get("arguments")
             if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
                 return None
-            outcome = await self._run_call(name, arguments, meta, self.owner)
-            line = self._line(request_id, outcome, modern)
-        else:
-            return None
-        if opening:
-            assert isinstance(meta, dict)
-            self._opening_meta = {k: meta[k] for k in _ENVELOPE}
+            return _Call(request_id, name, arguments, meta, modern, opening)
+        return None
+
+    def _called(self, call: _Call, outcome: CallOutcome) -> bytes:
+        line = self._line(call.request_id, outcome, call.modern)
+        if call.opening:
+            assert isinstance(call.meta, dict)
+            self._opening_meta = {k: call.meta[k] for k in _ENVELOPE}
         return line
 
     def _listing(self, request_id: int | str, method: str) -> bytes:
@@ -506,6 +579,46 @@ async def _control_call(
     owner: Any | None,
     turn_of: Callable[[SessionDatabase], anyio.Lock],
 ) -> CallOutcome:
+    found = _control_session(store, name, meta, owner)
+    if isinstance(found, CallOutcome):
+        return found
+    session, op = found
+    try:
+        lock = turn_of(session.db)
+        if not lock.locked():
+            # Nothing holds the session's turn, and the operation runs start to end without
+            # awaiting, so no other request can take it meanwhile: run it without taking
+            # the lock, whose uncontended acquire still yields to the event loop (a pass of
+            # the loop per control call); a cancelled request is still stopped here first.
+            from anyio.lowlevel import checkpoint_if_cancelled
+
+            await checkpoint_if_cancelled()
+            return _control_op(session, op, arguments)
+        async with lock:
+            return _control_op(session, op, arguments)
+    finally:
+        session.release()
+
+
+def _control_call_now(
+    store: SessionStore, name: str, arguments: dict[str, Any], meta: Any, owner: Any | None
+) -> CallOutcome:
+    """``_control_call`` with no event loop running: no turn is held and nothing can cancel."""
+    found = _control_session(store, name, meta, owner)
+    if isinstance(found, CallOutcome):
+        return found
+    session, op = found
+    try:
+        return _control_op(session, op, arguments)
+    finally:
+        session.release()
+
+
+def _control_session(
+    store: SessionStore, name: str, meta: Any, owner: Any | None
+) -> CallOutcome | tuple[Session, str]:
+    """The session a control operation runs on and the operation, or its answer when
+    there is nothing to run (an unknown operation, ``end_session``, a refused session)."""
     op = name.removeprefix(CONTROL_PREFIX)
     if op not in CONTROL_SPECS:
         return CallOutcome(ok=False, error=f"Unknown control operation {name!r}.")
@@ -516,19 +629,7 @@ async def _control_call(
         session = store.open(meta, owner) if op == "reset" else store.session(meta, owner, write=False)
     except SessionRefused as exc:
         return _refused(exc)
-    try:
-        lock = turn_of(session.db)
-        if not lock.locked():
-            # Nothing holds the session's turn, and the operation runs start to end without
-            # awaiting, so no other request can take it meanwhile: run it without taking
-            # the lock, whose uncontended acquire still yields to the event loop (a pass of
-            # the loop per control call); a cancelled request is still stopped here first.
-            await anyio.lowlevel.checkpoint_if_cancelled()
-            return _control_op(session, op, arguments)
-        async with lock:
-            return _control_op(session, op, arguments)
-    finally:
-        session.release()
+    return session, op
 
 
 def _control_op(session: Session, op: str, arguments: dict[str, Any]) -> CallOutcome:

@@ -19,16 +19,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import stat
 import sys
 from collections.abc import Awaitable, Callable
-from typing import IO, TYPE_CHECKING, Any, Protocol
-
-import anyio
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .limits import DEFAULT_MAX_LINE_BYTES
 
 if TYPE_CHECKING:
+    import anyio
     from mcp.shared.message import SessionMessage
 
 _ID_SCAN_BYTES = 64 * 1024  # an over-long line's id is looked for in its first 64 KiB
@@ -47,10 +47,108 @@ class LeanAnswers(Protocol):
     def handover(self) -> bytes | None: ...
 
 
+class LeanAnswersNow(Protocol):
+    """``LeanAnswers`` answered without an event loop (``calls.LeanCalls.answer_now``)."""
+
+    def answer_now(self, message: Any) -> bytes | None: ...
+
+
+class Resume(NamedTuple):
+    """Where ``serve_lean_now`` stopped, for ``serve_stdio`` to go on from: the claimed
+    wire, what was read of it and not served yet, and the line the SDK reads first (with
+    ``too_long``, the head of an over-long line already read to its end), if any."""
+
+    wire_in: IO[bytes]
+    wire_out: IO[bytes]
+    pending: bytes = b""
+    first: bytes | None = None
+    too_long: bool = False
+
+
+def serve_lean_now(lean: LeanAnswersNow, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Resume | None:
+    """Serve stdio as ``serve_stdio`` does with ``lean``, with no event loop, for as long
+    as the lean path answers every line: None once the client closed its end, every
+    request answered (a host that discovers, lists and calls is served whole here);
+    otherwise where ``serve_stdio`` goes on (``Resume``), at the first line the SDK must
+    read, or at once when the wire is not pipes at both ends.
+
+    A server whose calls never wait (tools in this process, sessions in memory) does the
+    same work here as on the event loop, line for line and answer for answer, without
+    importing ``asyncio`` and anyio's backend (~0.1 s of CPU, most of a server's start:
+    issue 32). Reads and writes block; the answers to lines read together leave in one
+    write, once no whole request is left unanswered in the buffer, as there."""
+    wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
+    if not (_is_pipe(wire_in) and _is_pipe(wire_out)):
+        return Resume(wire_in, wire_out)
+    fd_in, fd_out = wire_in.fileno(), wire_out.fileno()
+    pending = bytearray()
+    scanned = 0  # bytes of ``pending`` known to hold no newline
+    held: list[bytes] = []
+
+    def readline(limit: int) -> bytes:
+        nonlocal scanned
+        while True:
+            end = pending.find(b"\n", scanned, limit)
+            if end >= 0 or len(pending) >= limit:
+                cut = end + 1 if end >= 0 else limit
+                line = bytes(pending[:cut])
+                del pending[:cut]
+                scanned = 0
+                return line
+            scanned = len(pending)
+            try:
+                chunk = os.read(fd_in, _CHUNK)
+            except BlockingIOError:  # a descriptor shared with a non-blocking reader
+                select.select([fd_in], [], [])
+                continue
+            if not chunk:
+                line = bytes(pending)
+                pending.clear()
+                scanned = 0
+                return line
+            pending.extend(chunk)
+
+    def flush() -> None:
+        if held:
+            data = memoryview(b"".join(held))
+            held.clear()
+            while data:
+                try:
+                    data = data[os.write(fd_out, data) :]
+                except BlockingIOError:
+                    select.select([], [fd_out], [])
+
+    while True:
+        if pending.find(b"\n", scanned) < 0:
+            flush()
+        line = readline(max_line_bytes + 1)
+        if not line:
+            flush()
+            return None
+        if len(line) > max_line_bytes and not line.endswith(b"\n"):
+            while not (rest := readline(_CHUNK)).endswith(b"\n") and rest:
+                pass  # the rest of the over-long line is read and thrown away
+            flush()
+            return Resume(wire_in, wire_out, bytes(pending), line[:_ID_SCAN_BYTES], too_long=True)
+        if not line.strip():
+            continue
+        try:
+            parsed = json.loads(line)
+        except (ValueError, RecursionError):
+            parsed = None
+        answer = lean.answer_now(parsed)
+        if answer is not None:
+            held.append(answer)
+            continue
+        flush()
+        return Resume(wire_in, wire_out, bytes(pending), line)
+
+
 async def serve_stdio(
     sdk_server: Callable[[], Any],
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     lean: LeanAnswers | None = None,
+    resume: Resume | None = None,
 ) -> None:
     """Serve MCP over stdin/stdout until the client closes stdin; a line that is not a
     usable JSON-RPC message is answered with an error here and never reaches the server.
@@ -60,9 +158,15 @@ async def serve_stdio(
     never reaches the SDK. The SDK's server (``sdk_server()``, which may import the SDK
     and build it only then) is started on the first line the lean path leaves to it,
     after the line ``lean.handover()`` gives it, if any, whose answer is dropped; a
-    client the lean path serves whole never loads the SDK."""
-    wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
-    readline, write, more = _pipe_io(wire_in, wire_out)
+    client the lean path serves whole never loads the SDK. With ``resume``, serving goes
+    on from where ``serve_lean_now`` stopped."""
+    import anyio
+
+    if resume is None:
+        wire_in, wire_out = _claim(0, "rb"), _claim(1, "wb")
+        resume = Resume(wire_in, wire_out)
+    wire_in, wire_out = resume.wire_in, resume.wire_out
+    readline, write, more = _pipe_io(wire_in, wire_out, resume.pending)
     if not (_is_pipe(wire_in) and _is_pipe(wire_out)):
         lean = None  # the threaded writer could interleave with a second writer
     # Lean answers to requests that arrived together (concurrent clients' lines read in one
@@ -89,6 +193,11 @@ async def serve_stdio(
             return sdk
 
         try:
+            if resume.first is not None:
+                if resume.too_long:
+                    await (await to_sdk()).too_long(resume.first, max_line_bytes)
+                else:
+                    await (await to_sdk()).line(resume.first)
             while True:
                 if not more():
                     await flush()
@@ -123,6 +232,7 @@ class _Sdk:
     answers are written by its own task."""
 
     def __init__(self, tg: Any, server: Any, write: Callable[[bytes], Awaitable[None]]) -> None:
+        import anyio
         from mcp.shared.message import SessionMessage
 
         from .calls import ERA_REQUEST_ID
@@ -173,7 +283,7 @@ class _Sdk:
 
 
 def _pipe_io(
-    wire_in: IO[bytes], wire_out: IO[bytes]
+    wire_in: IO[bytes], wire_out: IO[bytes], read: bytes = b""
 ) -> tuple[Callable[[int], Awaitable[bytes]], Callable[[bytes], Awaitable[None]], Callable[[], bool]]:
     """``readline(limit)`` (``IO.readline``'s meaning: at most ``limit`` bytes, up to and
     including a newline; ``b""`` at the end), ``write(data)`` on the wire, and ``more()``:
@@ -184,13 +294,17 @@ def _pipe_io(
     loop: no thread hop per request or answer, which is most of what a stdio call costs
     beyond the tool. Anything else (a terminal, a file, another platform) keeps blocking
     reads and writes in a worker thread, as the SDK does, so a terminal shared with a
-    shell is never switched to non-blocking mode.
+    shell is never switched to non-blocking mode. ``read``: what was read of ``wire_in``
+    already (by ``serve_lean_now``), served first (only pipes are read ahead).
     """
+    import anyio
+    import anyio.to_thread
+
     if _is_pipe(wire_in) and _is_pipe(wire_out):
         fd_in, fd_out = wire_in.fileno(), wire_out.fileno()
         os.set_blocking(fd_in, False)
         os.set_blocking(fd_out, False)
-        pending = bytearray()
+        pending = bytearray(read)
         scanned = 0  # bytes of ``pending`` known to hold no newline
 
         async def read_pipe(limit: int) -> bytes:

@@ -206,8 +206,6 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     nothing else of that folder runs."""
     args = parse_args(prog, argv)
     # Arguments first, the MCP stack after: --help and argument errors answer at once.
-    import anyio
-
     from .bundle import Bundle
     from .cache import image_folder
     from .calls import Calls, ServerOptions
@@ -262,6 +260,8 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
     # of the cold start to free the little start-up garbage this keeps.
     gc.freeze()
     loop = event_loop_options(stdio=stdio)
+    import anyio  # a lazy module: its parts load as an event loop uses them
+
     try:
         if stdio:
             if server is not None:  # jailed: the front's server, with no lean path
@@ -276,7 +276,17 @@ def serve(package_dir: Path, prog: str, argv: Sequence[str] | None = None, versi
                     gc.freeze()  # the SDK's classes and the server, as above
                     return found
 
-                anyio.run(_serve_stdio, sdk, made.lean, args.max_request_bytes, backend_options=loop)
+                resume = None
+                if made.lean is not None:
+                    from .stdio import serve_lean_now
+
+                    # Served without an event loop until a line needs the SDK: a client
+                    # the lean path serves whole never loads asyncio (stdio.py).
+                    made.lean.serve_stdio()
+                    resume = serve_lean_now(made.lean, args.max_request_bytes)
+                    if resume is None:
+                        return
+                anyio.run(_serve_stdio, sdk, made.lean, args.max_request_bytes, resume, backend_options=loop)
         else:
             names = allowed_host_names(args.host, args.allowed_host)
             if not is_loopback(args.host):
@@ -362,12 +372,12 @@ def _sdk_server(bundle: Any, options: Any, calls: Any) -> Any:
     return create_server(bundle, options, calls=calls)
 
 
-async def _serve_stdio(sdk_server: Any, lean: Any, max_request_bytes: int) -> None:
+async def _serve_stdio(sdk_server: Any, lean: Any, max_request_bytes: int, resume: Any = None) -> None:
+    """``stdio.serve_stdio``; ``lean`` already serves this stdio connection (``serve_stdio()``
+    called), and ``resume`` is where ``stdio.serve_lean_now`` stopped, if it ran."""
     from .stdio import serve_stdio
 
-    if lean is not None:
-        lean.serve_stdio()
-    await serve_stdio(sdk_server, max_request_bytes, lean)
+    await serve_stdio(sdk_server, max_request_bytes, lean, resume)
 
 
 async def _serve_http(server: Any, args: argparse.Namespace, names: list[str], prog: str) -> None:
