@@ -207,8 +207,15 @@ def _questions(text: str) -> tuple[str, ...]:
     return _find_questions(text)
 
 
+_SENTENCE_END = re.compile(r"([.!?\n])")
+
+
 def _find_questions(text: str) -> tuple[str, ...]:
-    found = [q.strip() for q in re.findall(r"[^.!?\n]*\?", text) if q.strip(" ?")]
+    # Each run of text up to a question mark (the pattern ``[^.!?\n]*\?`` would find the
+    # same, but a long message without any of those marks costs it quadratic time).
+    parts = _SENTENCE_END.split(text)  # run, mark, run, mark, ..., run
+    asked = (parts[i - 1] + "?" for i in range(1, len(parts), 2) if parts[i] == "?")
+    found = [q.strip() for q in asked if q.strip(" ?")]
     if found:
         return tuple(found)
     return (text,) if any(cue in text.lower() for cue in REQUEST_CUES) else ()

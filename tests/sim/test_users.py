@@ -3,10 +3,16 @@ litellm to a scripted OpenAI server on 127.0.0.1 (role mapping, stop, early-stop
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from llm_server import SCRIPTED_USAGE, openai_server
 
 from envfactory_mcp.llm import LiteLLMClient, TokenCounts
+from envfactory_mcp.sim import users
 from envfactory_mcp.sim.types import STOP, TRANSFER, Message
 from envfactory_mcp.sim.users import ACKNOWLEDGE, CONFIRM_REPLY, LLMUser, ScriptedUser
 from envfactory_mcp.tasks.model import Fact, Task
@@ -333,3 +339,23 @@ async def test_llm_user_stop_goes_through_once_something_was_written(tasks):
         view = FakeView(writes=1)
         reply = await user.reply(said("I have updated your order."), view)
     assert reply.stop_token == STOP and view.asked == 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([*"ab ?.!\n\t", "please tell", "what"]), max_size=30).map("".join))
+def test_questions_are_the_runs_up_to_each_question_mark(text: str):
+    """``questions_of`` finds what ``re.findall(r"[^.!?\\n]*\\?")`` finds (each run of text up
+    to a question mark, stripped, a bare mark left out), and in time linear in the text."""
+    found = [q.strip() for q in re.findall(r"[^.!?\n]*\?", text) if q.strip(" ?")]
+    asks = any(cue in text.lower() for cue in users.REQUEST_CUES)
+    assert users.questions_of(text) == (found or ([text] if asks else []))
+
+
+def test_a_long_message_without_sentence_marks_costs_linear_time():
+    """An agent's message of 400,000 characters with no ``.``, ``!``, ``?`` or newline: the
+    pattern above takes hours of CPU on it (quadratic backtracking), a split milliseconds."""
+    started = time.process_time()
+    assert users.questions_of("please tell me your order number " * 12_000) == [
+        "please tell me your order number " * 12_000
+    ]
+    assert time.process_time() - started < 5  # linear: ~10 ms; quadratic: hours
