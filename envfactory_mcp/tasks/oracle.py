@@ -49,6 +49,12 @@ SEED_CALLS_MAX = 4096  # calls on the seed state whose outcome ``Oracle.call`` (
 TRACE_CALLS_MAX = 4096  # calls on a state the writes since the seed made whose outcome ``Oracle.call`` keeps
 
 
+def _keepable(outcome: CallOutcome) -> bool:
+    """Whether a call's outcome may be given again for the same call on the same state: not
+    a broken tool or a time limit (not the request's outcome), and an output kept as text."""
+    return not outcome.internal and (outcome.output is None or outcome.text is not None)
+
+
 class Rejected(Exception):
     """The chain cannot become a valid task; ``code`` says why, for the statistics."""
 
@@ -147,26 +153,19 @@ class Oracle:
         repeat when the gold is replayed and when another attempt draws the same goal."""
         db = self.session.db
         changes = db.total_changes
-        key = None
-        if self._seed_changes is not None and changes == self._seed_changes:
-            key = (tool, repr(sorted(args.items())))
-            kept = self._seed_calls.get(key)
-            if kept is not None:
-                return kept if kept.text is None else replace(kept, output=json.loads(kept.text))
+        at_seed = self._seed_changes is not None and changes == self._seed_changes
         trace = self._trace if changes == self._trace_changes else None
-        after = None
-        if trace:  # a state the writes since the seed made
-            after = (trace, tool, key[1] if key is not None else repr(sorted(args.items())))
-            kept = self._trace_calls.get(after)
-            if kept is not None:
-                return kept if kept.text is None else replace(kept, output=json.loads(kept.text))
+        shape = repr(sorted(args.items())) if at_seed or trace is not None else ""
+        key = (tool, shape)
+        kept = self._seed_calls.get(key) if at_seed else None
+        if kept is None and trace:  # a state the writes since the seed made
+            kept = self._trace_calls.get((trace, tool, shape))
+        if kept is not None:
+            return kept if kept.text is None else replace(kept, output=json.loads(kept.text))
         outcome = self.toolbox.call(db, tool, args)
-        keep = (
-            not outcome.internal  # a broken tool, a time limit: not the request's outcome
-            and (outcome.output is None or outcome.text is not None)
-        )
+        keep = _keepable(outcome)
         if (
-            key is not None
+            at_seed
             and db.total_changes == self._seed_changes  # still the seed
             and keep
             and len(self._seed_calls) < SEED_CALLS_MAX
@@ -177,10 +176,10 @@ class Oracle:
             return outcome
         spec = self.tools.get(tool)
         if outcome.ok and spec is not None and spec.effect == "write":  # committed
-            self._trace = (*trace, (tool, after[2] if after is not None else repr(sorted(args.items()))))
-        elif after is not None and keep and len(self._trace_calls) < TRACE_CALLS_MAX:
+            self._trace = (*trace, (tool, shape))
+        elif trace and keep and len(self._trace_calls) < TRACE_CALLS_MAX:
             # a read, or a call refused and rolled back: the state is as it was
-            self._trace_calls[after] = outcome
+            self._trace_calls[trace, tool, shape] = outcome
         self._trace_changes = db.total_changes
         return outcome
 
@@ -274,12 +273,7 @@ class Oracle:
             if kept is not None:
                 return kept.ok
         outcome = self.unruled.call(db, tool, args)
-        if (
-            shared is not None
-            and not outcome.internal
-            and (outcome.output is None or outcome.text is not None)
-            and len(self._seed_calls) < SEED_CALLS_MAX
-        ):
+        if shared is not None and _keepable(outcome) and len(self._seed_calls) < SEED_CALLS_MAX:
             self._seed_calls[shared] = outcome
         return outcome.ok
 
