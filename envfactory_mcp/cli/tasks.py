@@ -17,6 +17,7 @@ from envfactory_mcp.cli.app import (
     fail,
     load_environment,
     refuse_existing,
+    skip_plugin_scan,
 )
 from envfactory_mcp.cli.progress import Quiet, Reporter, emit_json
 from envfactory_mcp.errors import EnvFactoryError
@@ -86,6 +87,7 @@ def tasks(
     quiet: Quiet = False,
 ) -> None:
     """Synthesise tasks: sample tool chains, run them through the oracle, write and calibrate requests."""
+    skip_plugin_scan()  # before pydantic builds its first model (the spec's, on the next line)
     from envfactory_mcp.cli.runs import interrupted
     from envfactory_mcp.tasks.generate import generate_tasks
     from envfactory_mcp.tasks.model import write_tasks
