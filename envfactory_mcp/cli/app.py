@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 import typer.core
 
-from envfactory_mcp.cli.params import quicken
 from envfactory_mcp.errors import EnvFactoryError
 from envfactory_mcp.settings import Settings
 
@@ -32,9 +31,7 @@ class _HelpWithoutFlagTypes:
 
     def get_help_option(self, ctx: Any) -> Any:
         option = super().get_help_option(ctx)  # type: ignore[misc]
-        if option is not None:
-            _no_flag_metavar([option])
-            quicken([option])
+        _no_flag_metavar([option])
         return option
 
 
@@ -42,7 +39,6 @@ class _Command(_HelpWithoutFlagTypes, typer.core.TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _no_flag_metavar(self.params)
-        quicken(self.params)  # no pydantic validator per option (issue 32; cli/params.py)
 
     def invoke(self, ctx: Any) -> Any:
         if not getattr(self.callback, "starts_itself", False):
@@ -54,7 +50,6 @@ class _Group(_HelpWithoutFlagTypes, typer.core.TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _no_flag_metavar(self.params)
-        quicken(self.params)
 
     def main(
         self,
@@ -317,8 +312,8 @@ def starts_itself(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def skip_plugin_scan() -> None:
     """Spare pydantic its plugin search when no installed distribution declares a plugin
-    (issue 32; said by ``rollout`` and ``tasks`` before their imports, when the command is
-    the whole process: ``own_process``). The first model pydantic builds looks for plugins among the
+    (issue 32; said by ``rollout`` before its imports, when the command is the whole
+    process: ``own_process``). The first model pydantic builds looks for plugins among the
     entry points of every installed distribution (``importlib.metadata``: ~14 ms, at every
     start); ``declares_pydantic_plugins`` reads the same ``entry_points.txt`` files for a
     ``[pydantic]`` group in ~3 ms, and only when it finds none for sure is pydantic told
