@@ -52,14 +52,26 @@ class GoldCache:
     hashes: dict[str, str] = field(default_factory=dict)
     states: dict[str, dict[str, Any]] = field(default_factory=dict)  # initial states, by hash
     locks: dict[str, anyio.Lock] = field(default_factory=dict)  # trials of one task wait for one replay
+    state_locks: dict[str, anyio.Lock] = field(default_factory=dict)  # episodes wait for one seed reading
 
     async def initial_state(self, conn: GoldServer, session: str, state_hash: str) -> dict[str, Any]:
-        """The state behind ``state_hash`` (every episode starts from the same seed: read it once)."""
-        if state_hash not in self.states:
-            self.states[state_hash] = await conn.state(session)
+        """The state behind ``state_hash`` (every episode starts from the same seed: read it once).
+
+        Episodes that start together wait for the first one's reading instead of each
+        reading the whole seed state too (issue 32: the first episodes of a rollout start
+        at once, and retail's seed state is 0.7 MB of JSON to dump, send and parse)."""
+        known = self.states.get(state_hash)
+        if known is not None:
+            return known
+        async with self.state_locks.setdefault(state_hash, anyio.Lock()):
+            if state_hash not in self.states:
+                self.states[state_hash] = await conn.state(session)
         return self.states[state_hash]
 
     async def get(self, task: Task, conn: GoldServer, run_id: str) -> str:
+        known = self.hashes.get(task.task_id)
+        if known is not None:  # replayed already: no lock to take (and no pass of the event loop)
+            return known
         async with self.locks.setdefault(task.task_id, anyio.Lock()):
             return await self._replay(task, conn, run_id)
 
