@@ -37,26 +37,35 @@ def check_arguments(arguments: object, limits: ArgumentLimits = DEFAULT_LIMITS) 
     Goes in: a tool call's parsed arguments (any Python value; the host sends only a
     JSON object). Comes out: None, or e.g. ``"nested more than 32 levels deep"``. Never
     raises and never recurses, whatever the value (a cycle counts as too deep)."""
+    return checked_json(arguments, limits)[0]
+
+
+def checked_json(arguments: object, limits: ArgumentLimits = DEFAULT_LIMITS) -> tuple[str | None, str]:
+    """``check_arguments`` and, when the arguments may be sent, their JSON text: ``(None,
+    text)``, or ``(why not, "")``. The text is ``json.dumps(arguments, ensure_ascii=False)``,
+    what the stdio client writes for them on the wire, so the connection sends the text
+    the check wrote instead of writing it again (issue 32)."""
     if not isinstance(arguments, dict):
-        return f"not a JSON object (got {type(arguments).__name__})"
+        return f"not a JSON object (got {type(arguments).__name__})", ""
     if _deeper_than(arguments, limits.max_depth):
-        return f"nested more than {limits.max_depth} levels deep"
+        return f"nested more than {limits.max_depth} levels deep", ""
     try:
         text = _CHECK_JSON.encode(arguments)
     except ValueError:
-        return "a number JSON cannot hold (NaN, an infinity or an integer too long to write out)"
+        return "a number JSON cannot hold (NaN, an infinity or an integer too long to write out)", ""
     except TypeError as exc:
-        return f"a value that is not JSON ({exc})"
+        return f"a value that is not JSON ({exc})", ""
     try:
         size = len(text) if text.isascii() else len(text.encode("utf-8"))
     except UnicodeEncodeError:
-        return "text that is not valid Unicode: a lone surrogate such as \\ud800"
+        return "text that is not valid Unicode: a lone surrogate such as \\ud800", ""
     if size > limits.max_bytes:
-        return f"{size:,} bytes of JSON, more than the {limits.max_bytes:,} a call may carry"
-    return None
+        return f"{size:,} bytes of JSON, more than the {limits.max_bytes:,} a call may carry", ""
+    return None, text
 
 
 # ``json.dumps(value, ensure_ascii=False, allow_nan=False)`` without an encoder built per call
+# (once the arguments passed, the same text as ``allow_nan=True`` writes: they hold no NaN)
 _CHECK_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 _CONTAINERS = (dict, list, tuple)
 
