@@ -273,15 +273,20 @@ def _reading_key(
         calls = message.get("tool_calls") or []
         if role not in ("assistant", "tool") and not calls:
             continue
-        named = tuple(
-            (str(call.get("id")), str(call["function"].get("name") or ""))
-            for call in calls
-            if isinstance(call, dict) and isinstance(call.get("function"), dict)
+        named = (
+            tuple(
+                (str(call.get("id")), str(call["function"].get("name") or ""))
+                for call in calls
+                if isinstance(call, dict) and isinstance(call.get("function"), dict)
+            )
+            if calls
+            else ()
         )
+        content = message.get("content")
         read.append(
             (
                 role,
-                message_text(message),
+                content if isinstance(content, str) else message_text(message),
                 named,
                 str(message.get("tool_call_id")),
                 str(message.get("name") or ""),

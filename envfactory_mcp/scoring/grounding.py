@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -146,16 +146,21 @@ def resolve_tool(name: str, spec: EnvSpec | None) -> ToolSpec | None:
     return tool
 
 
-def ungrounded_calls(messages: list[dict[str, Any]], spec: EnvSpec | None) -> list[UngroundedValue]:
+def ungrounded_calls(
+    messages: list[dict[str, Any]], spec: EnvSpec | None, calls: Sequence[Call] | None = None
+) -> list[UngroundedValue]:
     """Every argument value of every tool call not grounded in earlier user or tool
-    messages (see the module doc), in call order, then argument order."""
+    messages (see the module doc), in call order, then argument order. ``calls``: the
+    conversation's :func:`tool_calls`, when the caller has them already."""
     evidence = _Evidence()
-    calls = list(tool_calls(messages))
+    if calls is None:
+        calls = list(tool_calls(messages))
     by_position: dict[int, list[Call]] = {}
     for call in calls:
         by_position.setdefault(call.position, []).append(call)
     found: list[UngroundedValue] = []
-    for position, message in enumerate(messages):
+    last = max(by_position, default=-1)  # nothing after the last call is read
+    for position, message in enumerate(messages[: last + 1]):
         role = message.get("role")
         if role in ("user", "tool"):
             evidence.add(content_text(message.get("content")), parse_json=role == "tool")
@@ -183,17 +188,37 @@ def ungrounded_calls(messages: list[dict[str, Any]], spec: EnvSpec | None) -> li
 class _Evidence:
     """What the user and the tools said so far: normalised texts and the numbers in them.
 
-    The numbers are read from the texts only when a check first asks for one (most
-    calls carry only names and ids), and both steps are cached by text (up to
-    ``CACHED_TEXT_CHARS``): the trials of a task see the same tool results again."""
+    A message's own text is normalised as it comes; the pieces of a tool's JSON answer
+    (its keys and leaf values, unescaped) and the numbers of every text are read only
+    when a check first needs them: a value is looked for in the texts first, and in the
+    pieces only when no text holds it, which gives the same answer as looking in both
+    (most values are found in the texts, and most calls carry only names and ids). Each
+    step is cached by text (up to ``CACHED_TEXT_CHARS``): the trials of a task see the
+    same tool results again."""
 
     def __init__(self) -> None:
-        self.texts: list[str] = []
+        self.texts: list[str] = []  # each message's normalised text
+        self._json: list[str] = []  # tool answers whose pieces have not been read yet
+        self._pieces: list[str] = []  # the normalised pieces of those read
         self._numbers: set[Decimal] = set()
         self._unread = 0  # texts[_unread:] have not had their numbers read yet
+        self._piece_numbers: set[Decimal] = set()
+        self._unread_pieces = 0  # the same for _pieces
 
     def add(self, text: str, *, parse_json: bool) -> None:
-        self.texts.extend(_normal_pieces(text, parse_json))
+        normal = _normal_text(text)
+        if normal:
+            self.texts.append(normal)
+        if parse_json:
+            self._json.append(text)
+
+    @property
+    def pieces(self) -> list[str]:
+        """The normalised keys and leaf values of the tool answers so far."""
+        for text in self._json:
+            self._pieces.extend(_normal_json_pieces(text))
+        self._json.clear()
+        return self._pieces
 
     @property
     def numbers(self) -> set[Decimal]:
@@ -207,22 +232,34 @@ class _Evidence:
         if not wanted:
             return True
         starts, ends = _word(wanted[0]), _word(wanted[-1])
-        return any(_holds(text, wanted, starts, ends) for text in self.texts if wanted in text)
+        return any(_holds(text, wanted, starts, ends) for text in self.texts if wanted in text) or any(
+            _holds(text, wanted, starts, ends) for text in self.pieces if wanted in text
+        )
 
     def has_number(self, value: Decimal) -> bool:
-        return value in self.numbers
+        if value in self.numbers:
+            return True
+        pieces = self.pieces
+        for normal in pieces[self._unread_pieces :]:
+            self._piece_numbers.update(_numbers_in(normal))
+        self._unread_pieces = len(pieces)
+        return value in self._piece_numbers
 
 
 @cached_for_short_texts(maxsize=2048)
-def _normal_pieces(text: str, parse_json: bool) -> tuple[str, ...]:
-    """The non-empty normalised pieces of a message: its text, and for a tool's JSON
-    answer every key and leaf value as well."""
-    pieces = [text]
-    if parse_json:
-        try:
-            _json_pieces(json.loads(text), pieces)
-        except ValueError:
-            pass
+def _normal_text(text: str) -> str:
+    return _normal(text)
+
+
+@cached_for_short_texts(maxsize=2048)
+def _normal_json_pieces(text: str) -> tuple[str, ...]:
+    """The non-empty normalised keys and leaf values of a tool's JSON answer (none when
+    it is not JSON)."""
+    pieces: list[str] = []
+    try:
+        _json_pieces(json.loads(text), pieces)
+    except ValueError:
+        pass
     return tuple(normal for normal in map(_normal, pieces) if normal)
 
 

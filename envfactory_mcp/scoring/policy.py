@@ -33,12 +33,20 @@ checked (optional in the policy text).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
-from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, Call, content_text, resolve_tool, tool_calls
+from envfactory_mcp.scoring.grounding import (
+    CACHED_TEXT_CHARS,
+    NAMESPACE_SEPARATOR,
+    Call,
+    content_text,
+    resolve_tool,
+    tool_calls,
+)
 from envfactory_mcp.spec import ToolSpec
 from envfactory_mcp.spec.models import EnvSpec
 
@@ -126,6 +134,22 @@ _NO = re.compile(
 )
 
 
+def _remembered(function: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``function`` of a text, remembered for texts up to ``CACHED_TEXT_CHARS`` (it reads
+    nothing but the text: the trials of a task, and the scripted agents, say the same
+    things again)."""
+    cached = functools.lru_cache(maxsize=4096)(function)
+
+    def call(text: str) -> bool:
+        if type(text) is str and len(text) <= CACHED_TEXT_CHARS:
+            return cached(text)
+        return function(text)
+
+    functools.update_wrapper(call, function)
+    return call
+
+
+@_remembered
 def affirms(text: str) -> bool:
     """The user's message is a clear yes (and says no "no", "don't" or "wait")."""
     normal = _normal(text)
@@ -138,6 +162,7 @@ def _normal(text: str) -> str:
     return " ".join(text.casefold().replace("\u2019", "'").split())
 
 
+@_remembered
 def asks_confirmation(text: str) -> bool:
     """The assistant's text asks the user for consent to something: a question asking
     permission or agreement ("shall I go ahead?", "does that sound right?", "OK to proceed?",
@@ -185,14 +210,17 @@ def _consent_question(question: str) -> bool:
 
 
 def policy_violations(
-    messages: list[dict[str, Any]], spec: EnvSpec, others: Mapping[str, EnvSpec] | None = None
+    messages: list[dict[str, Any]],
+    spec: EnvSpec,
+    others: Mapping[str, EnvSpec] | None = None,
+    made: Sequence[Call] | None = None,
 ) -> list[str]:
     """One ``"call <i> <tool>: <what>"`` per violation, in call order: each call judged by
     the policy of its server (``spec``'s, or for ``<server>__<tool>`` the spec in ``others``
-    of that name)."""
+    of that name). ``made``: the conversation's ``tool_calls``, when the caller has them."""
     specs = {spec.name: spec, **(others or {})}
     calls: dict[int, list[Call]] = {}
-    for call in tool_calls(messages):
+    for call in tool_calls(messages) if made is None else made:
         calls.setdefault(call.position, []).append(call)
     # Calls awaiting their result, by id: the server, the plain tool name and, for a write,
     # whether the user's yes was held when it was called (a failed write gives it back).

@@ -35,7 +35,13 @@ from typing import Any
 from envfactory_mcp.records.trajectory import RewardParts
 from envfactory_mcp.scoring.claims import claims_communicated
 from envfactory_mcp.scoring.free_text import diffs_mean_same, text_columns
-from envfactory_mcp.scoring.grounding import NAMESPACE_SEPARATOR, parse_arguments, ungrounded_calls
+from envfactory_mcp.scoring.grounding import (
+    NAMESPACE_SEPARATOR,
+    Call,
+    parse_arguments,
+    tool_calls,
+    ungrounded_calls,
+)
 from envfactory_mcp.scoring.policy import policy_violations
 from envfactory_mcp.settings import REWARD_BASIS
 from envfactory_mcp.spec.models import EnvSpec
@@ -110,7 +116,7 @@ def describe_call(name: str, arguments: dict[str, Any]) -> str:
 
 
 def action_match(
-    gold_actions: Sequence[GoldAction], messages: list[dict[str, Any]]
+    gold_actions: Sequence[GoldAction], messages: list[dict[str, Any]], calls: Sequence[Call] | None = None
 ) -> tuple[float, list[str], int, int]:
     """``(recall, missing, extra_calls, malformed_calls)`` of the agent's calls against gold.
 
@@ -121,12 +127,14 @@ def action_match(
     ``name(args-json)``. ``extra_calls`` counts well-formed calls that matched no gold
     action (wrong arguments, repeats, exploration beyond gold); ``malformed_calls``
     counts calls whose arguments are not a JSON object (they match nothing and are not
-    also counted as extra). ``control.*`` tools are ignored on both sides.
+    also counted as extra). ``control.*`` tools are ignored on both sides. ``calls``: the
+    conversation's :func:`~envfactory_mcp.scoring.grounding.tool_calls`, when the caller
+    has them already (they are :func:`agent_calls` with positions).
     """
     gold = [a for a in gold_actions if not a.name.startswith(CONTROL_PREFIX)]
-    calls = agent_calls(messages)
-    malformed = sum(1 for _, arguments in calls if arguments is None)
-    unused = [(name, arguments) for name, arguments in calls if arguments is not None]
+    made = agent_calls(messages) if calls is None else [(c.name, c.arguments) for c in calls]
+    malformed = sum(1 for _, arguments in made if arguments is None)
+    unused = [(name, arguments) for name, arguments in made if arguments is not None]
     missing: list[str] = []
     for action in gold:
         hit = next(
@@ -181,10 +189,14 @@ def check_basis(basis: Iterable[str]) -> list[str]:
     return names
 
 
-def required_calls_missing(task: Task, messages: list[dict[str, Any]]) -> list[str]:
+def required_calls_missing(
+    task: Task, messages: list[dict[str, Any]], calls: Sequence[Call] | None = None
+) -> list[str]:
     """The tools of ``task.gold.required_calls`` the agent never called with well-formed
-    arguments (any values), by plain or namespaced name (``retail__transfer_to_human_agents``)."""
-    called = {name for name, arguments in agent_calls(messages) if arguments is not None}
+    arguments (any values), by plain or namespaced name (``retail__transfer_to_human_agents``).
+    ``calls``: as for :func:`action_match`."""
+    made = agent_calls(messages) if calls is None else [(c.name, c.arguments) for c in calls]
+    called = {name for name, arguments in made if arguments is not None}
     servers = {task.env, *task.servers}
     return [
         tool
@@ -220,15 +232,17 @@ def score_episode(
     """
     names = check_basis(basis)
     found, missing = claims_communicated(task.gold.claims, messages, spec)
-    recall, actions_missing, extra, malformed = action_match(task.gold.actions, messages)
-    required_missing = required_calls_missing(task, messages)
+    # The tool calls, their arguments parsed, once for every check that reads them.
+    calls = list(tool_calls(messages))
+    recall, actions_missing, extra, malformed = action_match(task.gold.actions, messages, calls)
+    required_missing = required_calls_missing(task, messages, calls)
     state_match = final_state_hash is not None and final_state_hash == gold_state_hash
     by_meaning = False
     if not state_match and final_state_hash is not None:
         by_meaning = state_means_gold(final_diff, gold_diff, spec)
         state_match = by_meaning
-    ungrounded = ungrounded_calls(messages, spec) if spec is not None or "grounded" in names else []
-    violations = policy_violations(messages, spec, other_specs) if spec is not None else []
+    ungrounded = ungrounded_calls(messages, spec, calls) if spec is not None or "grounded" in names else []
+    violations = policy_violations(messages, spec, other_specs, calls) if spec is not None else []
     return RewardParts(
         version=REWARD_VERSION,
         basis=names,
