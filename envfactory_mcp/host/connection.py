@@ -602,6 +602,7 @@ class _CallResult:
 # long ones are not kept.
 _ANSWER_HEAD = re.compile(rb'\{"jsonrpc":"2\.0","id":[0-9]+,"result":')
 _MAX_ANSWERS = 2048  # kept answers a connection holds (forgotten all at once when full)
+_MAX_ANSWER_BYTES = 8 << 20  # and what they hold at most (~8 MB of lines, as many characters)
 _MAX_KEPT_ANSWER = 1 << 16  # bytes: a longer answer is not kept
 
 
@@ -688,6 +689,7 @@ class LeanStdioClient:
         # Answers seen before (``_answer_key``) -> their structured content as the agent
         # reads it (``_SORTED_JSON``), checked against the output schema when first seen
         self._answers: dict[tuple[Any, bytes], str] = {}
+        self._answer_bytes = 0  # what the kept answers hold: their keys' bytes and texts' characters
 
     @property
     def pid(self) -> int | None:
@@ -785,9 +787,12 @@ class LeanStdioClient:
             except ValueError:  # (an integer too long to write out) the connection's to raise
                 pass
             else:
-                if len(self._answers) >= _MAX_ANSWERS:
+                size = len(key[1]) + len(text)
+                if len(self._answers) >= _MAX_ANSWERS or self._answer_bytes + size > _MAX_ANSWER_BYTES:
                     self._answers.clear()
+                    self._answer_bytes = 0
                 self._answers[key] = text
+                self._answer_bytes += size
         return _CallResult(is_error, structured, content, text)
 
     async def request(

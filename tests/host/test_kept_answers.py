@@ -117,5 +117,20 @@ async def test_the_connection_answers_with_the_text_it_would_write() -> None:
     assert results == [CallResult(False, _SORTED_JSON.encode(value), value)] * 2
 
 
+async def test_kept_answers_are_bounded_in_number_and_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from envfactory_mcp.host import connection
+
+    values = [{"user_id": f"u{i}", "n": i} for i in range(6)]
+    client, _ = _client([_line(i, _result(v)) for i, v in enumerate(values)])
+    monkeypatch.setattr(connection, "_MAX_ANSWERS", 4)
+    for _ in range(5):
+        await client.call_tool("get_user", {})
+    assert len(client._answers) == 1  # the fifth found four kept: all forgotten, then its own kept
+    one = client._answer_bytes
+    monkeypatch.setattr(connection, "_MAX_ANSWER_BYTES", one + 1)
+    await client.call_tool("get_user", {})
+    assert len(client._answers) == 1 and client._answer_bytes <= one + 1
+
+
 def test_the_shared_check_is_a_schema_check() -> None:
     assert isinstance(_shared_check("t", SCHEMA), _SchemaCheck)
