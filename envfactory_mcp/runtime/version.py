@@ -7,5 +7,5 @@ version fails). A package records the version and content digest it was rendered
 the installed runtime, and ``envfactory-mcp upgrade`` re-renders an older package.
 """
 
-RUNTIME_VERSION = "1.12.0"
+RUNTIME_VERSION = "1.13.0"
 STAMP_FILE = "stamp.json"  # beside the vendored runtime in a package: {"version", "digest"}

@@ -8,8 +8,9 @@ retail's 1764 rows, a quarter of a server's start, and the same bytes every time
 same files. ``seed_image`` keeps them, as Python keeps compiled bytecode beside a module:
 in ``cache_home()/seed-images``, one file per image, named by the SHA-256 of what makes it
 (the two SQL files, the triggers flag, the SQLite library's version and the source of this
-module and ``database.py``, so a changed builder never reads an older image), holding the
-SHA-256 of the image and the image. A file that is short, altered or unreadable is built
+module, ``database.py`` and ``state.py``, so a changed builder never reads an older image),
+holding a SHA-256 of the rest, then every table's digest of the image (``state.py``, as
+JSON: a server that reads them never scans its seed to hash it) and the image. A file that is short, altered or unreadable is built
 again and rewritten; a folder that cannot be written (a read-only home, a jail) only
 means building every time. Writes go to a temporary file renamed into place, so servers
 starting side by side never read half an image. The folder keeps at most
@@ -27,11 +28,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import sqlite3
 from pathlib import Path
 
-from .database import PAGE_SIZE, build_seed_image
+from .database import PAGE_SIZE, build_seed_image, know_digests, seed_digests
 
 HOME_ENV = "ENVFACTORY_MCP_HOME"
 CACHE_ENV = "ENVFACTORY_MCP_CACHE"
@@ -39,6 +41,7 @@ FOLDER = "seed-images"
 SUFFIX = ".sqlite-image"
 MAX_IMAGES = 64
 _DIGEST = hashlib.sha256().digest_size
+_SIZE = 8  # bytes of the length of the digests' JSON, which comes before the image
 
 
 def cache_home() -> Path:
@@ -65,10 +68,11 @@ def image_folder() -> Path | None:
 
 @functools.cache
 def _builder_digest() -> bytes:
-    """The builder's part of every key: this module's and ``database.py``'s source."""
+    """The builder's part of every key: this module's, ``database.py``'s and ``state.py``'s
+    source (the last defines the table digests kept with the image)."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in ("cache.py", "database.py"):
+    for name in ("cache.py", "database.py", "state.py"):
         digest.update((here / name).read_bytes())
     return digest.digest()
 
@@ -96,30 +100,43 @@ def seed_image(
     path = folder / (image_key(schema_sql, seed_sql, own_triggers=own_triggers) + SUFFIX)
     kept = _read(path)
     if kept is not None:
-        return kept
+        image, digests = kept
+        if digests is not None:
+            know_digests(image, digests)
+        return image
     image = build_seed_image(schema_sql, seed_sql, own_triggers=own_triggers)
     _write(folder, path, image)
     return image
 
 
-def _read(path: Path) -> bytes | None:
-    """The image kept at ``path`` when it is whole and unaltered, else None."""
+def _read(path: Path) -> tuple[bytes, dict[str, int] | None] | None:
+    """The image kept at ``path`` and its tables' digests when the file is whole and
+    unaltered, else None."""
     try:
         data = path.read_bytes()
     except OSError:
         return None
-    digest, image = data[:_DIGEST], data[_DIGEST:]
-    if len(digest) != _DIGEST or hashlib.sha256(image).digest() != digest:
+    digest, body = data[:_DIGEST], data[_DIGEST:]
+    if len(digest) != _DIGEST or hashlib.sha256(body).digest() != digest:
         return None
+    size = int.from_bytes(body[:_SIZE], "big")
+    if len(body) < _SIZE + size:
+        return None
+    try:
+        kept = json.loads(body[_SIZE : _SIZE + size])
+        digests = {str(name): int(value, 16) for name, value in kept.items()}
+    except (ValueError, TypeError, AttributeError):
+        digests = None
     try:
         os.utime(path)  # recently used: pruned last
     except OSError:
         pass
-    return image
+    return body[_SIZE + size :], digests
 
 
 def _write(folder: Path, path: Path, image: bytes) -> None:
-    """Keep ``image`` at ``path`` (atomically; nothing when the folder cannot be written)."""
+    """Keep ``image`` at ``path``, with its tables' digests (atomically; nothing when the
+    folder cannot be written)."""
     import tempfile  # only when an image is built
 
     try:
@@ -128,9 +145,15 @@ def _write(folder: Path, path: Path, image: bytes) -> None:
     except OSError:
         return
     try:
+        try:
+            digests = {name: f"{value:x}" for name, value in seed_digests(image).items()}
+            kept = json.dumps(digests).encode("utf-8")
+        except (TypeError, ValueError, sqlite3.Error):  # rows that have no digest (blobs)
+            kept = b""  # none kept: a session that hashes says why, as without the cache
+        body = len(kept).to_bytes(_SIZE, "big") + kept + image
         with open(handle, "wb") as out:
-            out.write(hashlib.sha256(image).digest())
-            out.write(image)
+            out.write(hashlib.sha256(body).digest())
+            out.write(body)
         os.replace(name, path)
     except OSError:
         try:

@@ -34,12 +34,11 @@ from .state import (
     TableInfo,
     dump_state,
     hash_digests,
-    iter_rows,
     restore_state,
-    row_digest,
     state_hash,
     table_digests,
     table_infos,
+    values_digest,
 )
 
 PAGE_SIZE = 1024
@@ -627,9 +626,11 @@ class _SeedFacts:
     first read opens the shared connection: a server whose clients only read never
     digests its seed, and nothing of it is on the way to the first answer."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, digests: dict[str, int] | None = None) -> None:
         self._db = db
         self.tables: list[TableInfo] = table_infos(db)
+        if digests is not None and sorted(digests) == sorted(t.name for t in self.tables):
+            self.digests = digests  # kept with the image (``know_digests``): no scan
         self.schema_version: int = db.execute("PRAGMA schema_version").fetchone()[0]
         self.schema = schema_of(db)
         tracking = _trackings(db)
@@ -753,8 +754,15 @@ class _Tracking:
         key_tuple = "rowid" if with_rowid else ", ".join(map(q, keys))
         self.current_where = f"WHERE ({key_tuple}) IN (SELECT {log_keys} FROM {log})"
         self.keys = f"SELECT DISTINCT {log_keys} FROM {log}"
-        # Every entry, in the order they were made (``drain_read``).
+        # Every entry, in the order they were made (``drain_values``).
         self.entries = f"SELECT {', '.join(map(q, log_cols))}, {existed} FROM {log} ORDER BY rowid"
+        # Where an entry holds each of the table's columns, and the current rows of the
+        # logged keys (``drain_values``, what hashing reads).
+        self.column_at = [log_cols.index(c) for c in info.columns]
+        self.current = (
+            f"SELECT {', '.join(chr(34) + c + chr(34) for c in info.columns)} "
+            f'FROM main."{info.name}" {self.current_where}'
+        )
         # Parking (``SessionDatabase.park``): the current rows of given keys, and removing them.
         self.with_rowid = with_rowid
         self.key_expr = key_tuple
@@ -778,19 +786,22 @@ class _Tracking:
             else None
         )
 
-    def drain_read(self, db: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]]]:
+    def drain_values(
+        self, db: sqlite3.Connection
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """From one read of the log: the keys logged (each once, first seen first, as
         ``keys`` gives them) and, for each key whose first entry says the row existed, the
-        row as it was before that entry. Keys are grouped as SQLite's ``GROUP BY`` groups
-        them (NULL with NULL, 1 with 1.0, text apart from blobs), which is how Python's
-        dict compares them."""
+        row as it was before that entry; then the current rows of the logged keys. Rows
+        are values in the table's column order (``state.values_digest``). Keys are grouped
+        as SQLite's ``GROUP BY`` groups them (NULL with NULL, 1 with 1.0, text apart from
+        blobs), which is how Python's dict compares them."""
         width = len(self.key_cols)
         first: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         for entry in db.execute(self.entries):
             first.setdefault(entry[:width], entry)
-        names, columns = self.log_names, self.info.columns
-        old = [dict(zip(names, entry[:-1], strict=True)) for entry in first.values() if entry[-1] == 1]
-        return list(first), [{c: row[c] for c in columns} for row in old]
+        at = self.column_at
+        old = [tuple([entry[i] for i in at]) for entry in first.values() if entry[-1] == 1]
+        return list(first), old, db.execute(self.current).fetchall()
 
 
 def _quote(name: str) -> str:
@@ -806,7 +817,8 @@ class _Seed:
         self.reader = open_memory()
         self.reader.deserialize(image)
         self.reader.execute(f"PRAGMA cache_size = {MEMORY_CACHE_PAGES}")
-        self.facts = _SeedFacts(self.reader)
+        known = _KNOWN_DIGESTS.pop(id(image), None)
+        self.facts = _SeedFacts(self.reader, known[1] if known is not None and known[0] is image else None)
         self.reader.schema = self.facts.schema
         self.reader.execute("PRAGMA query_only = ON")  # whatever runs on it, the seed stays the seed
 
@@ -817,6 +829,25 @@ class _Seed:
 # dropped here is built again from its image on its next use.
 _SEEDS: OrderedDict[int, _Seed] = OrderedDict()
 SEEDS_KEPT = 8
+
+
+# Digests ``cache.py`` kept beside an image (``know_digests``), by the id of the image
+# object (kept with them, so the id stays its own) until its ``_Seed`` is made.
+_KNOWN_DIGESTS: OrderedDict[int, tuple[bytes, dict[str, int]]] = OrderedDict()
+
+
+def know_digests(image: bytes, digests: dict[str, int]) -> None:
+    """Every table's digest in ``image``, as ``seed_digests`` computed them when the image
+    was kept (``cache.py``): its ``_SeedFacts`` takes them instead of scanning every row
+    (~38 ms of a retail server's start), when they name exactly its tables."""
+    _KNOWN_DIGESTS[id(image)] = (image, digests)
+    while len(_KNOWN_DIGESTS) > SEEDS_KEPT:
+        _KNOWN_DIGESTS.popitem(last=False)
+
+
+def seed_digests(image: bytes) -> dict[str, int]:
+    """Every table's digest in ``image`` (its seed's, taken now if not yet)."""
+    return dict(_seed(image).facts.digests)
 
 
 def _seed(image: bytes) -> _Seed:
@@ -922,6 +953,8 @@ class SessionDatabase:
     def __init__(self, seed_image: bytes, path: Path | None = None, *, hot: HotSet | None = None) -> None:
         self._seed_image = seed_image
         self._hash_cache: tuple[tuple[int, int], str] | None = None  # ((total_changes, cookie), hash)
+        # (total_changes, cookie) when the copy last held the seed (``_start_from_seed``).
+        self._seed_at: tuple[int, int] | None = None
         self._digests: dict[str, int] | None = None  # None: unknown, scan everything
         self._own: GuardedConnection | None = None
         # Keys written since the seed, per table (None: unknown, e.g. after a reset to a state).
@@ -1057,6 +1090,13 @@ class SessionDatabase:
         cookie = db.private("PRAGMA schema_version").fetchone()[0]
         if cookie != facts.schema_version:
             return False
+        if self._seed_at == (db.total_changes, cookie):
+            # Not one row changed since the seed was loaded or last undone to (SQLite
+            # counts every row a statement changes, kept or rolled back): already the seed.
+            self._start_from_seed()
+            if self._hot is not None:
+                self._hot.touch(self)
+            return True
         keys_of: dict[str, set[tuple[Any, ...]]] = {}
         # Nothing written since the logs were last drained (a hash, or the last undo, kept
         # with the counter it saw): every log is empty, no probe needed.
@@ -1126,14 +1166,15 @@ class SessionDatabase:
             touched = self._touched
             for log in list(_logged(db, self._facts(), private=False)):
                 name = log.info.name
-                keys, old_rows = log.drain_read(db)
+                keys, old_rows, new_rows = log.drain_values(db)
                 if touched is not None:
                     touched.setdefault(name, set()).update(keys)
                 digest = self._digests[name]
-                for row in old_rows:
-                    digest -= row_digest(row)
-                for row in iter_rows(db, log.info, log.current_where):
-                    digest += row_digest(row)
+                columns = log.info.columns
+                for values in old_rows:
+                    digest -= values_digest(columns, values)
+                for values in new_rows:
+                    digest += values_digest(columns, values)
                 self._digests[name] = digest % DIGEST_MODULUS
                 db.execute(log.clear)
             value = hash_digests(self._digests)
@@ -1211,7 +1252,8 @@ class SessionDatabase:
         assert self._own is not None
         facts = self._facts()
         self._digests = dict(facts.digests) if facts.tracking is not None else None
-        self._hash_cache = ((self._own.total_changes, facts.schema_version), facts.hash)
+        self._seed_at = (self._own.total_changes, facts.schema_version)
+        self._hash_cache = (self._seed_at, facts.hash)
 
     def _schema_moved(self, db: sqlite3.Connection) -> bool:
         """DDL run on ``db`` directly (tools cannot): the logs may not cover the tables."""

@@ -96,6 +96,37 @@ def row_digest(row: Row) -> int:
     return int.from_bytes(hashlib.sha512(_ROW_ENCODER.encode(row).encode("utf-8")).digest(), "big")
 
 
+# ``values_digest``'s kept digests: rows a session's hash meets again (the seed's rows a
+# write replaced, and the rows a task's trials write as its gold replay wrote them).
+_VALUE_DIGESTS: dict[Any, int] = {}
+VALUE_DIGESTS_KEPT = 4096
+_KEPT_JSON_CHARS = 2048  # a longer row is digested every time, never kept
+
+
+def values_digest(columns: tuple[str, ...], values: tuple[Any, ...]) -> int:
+    """``row_digest(dict(zip(columns, values)))``, kept for a row seen before: the key is
+    the columns, the values and their types (SQLite gives ``1`` and ``1.0`` apart, which
+    Python's equality does not), a float by its exact bits (``-0.0`` is not ``0.0``)."""
+    types = tuple(map(type, values))
+    if float in types:
+        key: tuple[Any, ...] = (
+            columns,
+            tuple(v.hex() if t is float else v for v, t in zip(values, types, strict=True)),
+            types,
+        )
+    else:
+        key = (columns, values, types)
+    digest = _VALUE_DIGESTS.get(key)
+    if digest is None:
+        text = _ROW_ENCODER.encode(dict(zip(columns, values, strict=True)))
+        digest = int.from_bytes(hashlib.sha512(text.encode("utf-8")).digest(), "big")
+        if len(text) <= _KEPT_JSON_CHARS:
+            if len(_VALUE_DIGESTS) >= VALUE_DIGESTS_KEPT:
+                _VALUE_DIGESTS.clear()
+            _VALUE_DIGESTS[key] = digest
+    return digest
+
+
 def table_digest(rows: Iterable[Row]) -> int:
     """A table's digest: the sum of its rows' digests modulo 2**512 (so any row order)."""
     return sum(map(row_digest, rows)) % DIGEST_MODULUS
