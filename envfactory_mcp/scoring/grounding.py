@@ -160,6 +160,7 @@ def ungrounded_calls(
         by_position.setdefault(call.position, []).append(call)
     found: list[UngroundedValue] = []
     last = max(by_position, default=-1)  # nothing after the last call is read
+    tools: dict[str, ToolSpec | None] = {}
     for position, message in enumerate(messages[: last + 1]):
         role = message.get("role")
         if role in ("user", "tool"):
@@ -168,7 +169,9 @@ def ungrounded_calls(
         for call in by_position.get(position, []):
             if call.arguments is None:
                 continue
-            tool = resolve_tool(call.name, spec)
+            if call.name not in tools:  # each name looked up once a conversation
+                tools[call.name] = resolve_tool(call.name, spec)
+            tool = tools[call.name]
             properties = (tool.input_schema.get("properties") or {}) if tool else {}
             for key, value in call.arguments.items():
                 param = tool.params.get(key) if tool else None

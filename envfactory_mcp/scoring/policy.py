@@ -231,6 +231,7 @@ def policy_violations(
     authenticated: set[str] = set()  # servers signed in on
     asked = confirmed = False
     violations: list[tuple[int, int, str]] = []  # (call index, kind's rank, text)
+    resolved: dict[str, tuple[str, ToolSpec] | None] = {}
     for position, message in enumerate(messages):
         role = message.get("role")
         text = content_text(message.get("content"))
@@ -263,7 +264,9 @@ def policy_violations(
         if text:
             asked = asks_confirmation(text)
         for call in calls.get(position, []):
-            found_tool = _resolve(call.name, spec, specs)
+            if call.name not in resolved:  # each name looked up once a conversation
+                resolved[call.name] = _resolve(call.name, spec, specs)
+            found_tool = resolved[call.name]
             if found_tool is None:
                 continue
             server, tool = found_tool
