@@ -295,10 +295,13 @@ class BlindDemonstrator:
         self._key_entities = parts.key_entities
         self._labels, self._shown = parts.labels, parts.shown
         self._transfer: object = _UNSET
+        self._offered_in_order: list[str] = []
+        self._offered: set[str] = set()
 
     def start(self, task: Task, tools: list[dict[str, Any]], system_prompt: str) -> None:
         self.view = agent_view(task)
-        self._offered = {t["function"]["name"] for t in tools}
+        self._offered_in_order = [t["function"]["name"] for t in tools]
+        self._offered = set(self._offered_in_order)
         rng = random.Random(f"demonstrator:{self.seed}:{self.view.task_id}")
         self._speech: Speaker | PlainSpeaker = (
             PlainSpeaker(rng) if self.voice == "plain" else Speaker(self.seed, self.view.task_id, self.spec)
@@ -1315,9 +1318,21 @@ class BlindDemonstrator:
     def _called(self, name: str, args: dict[str, Any]) -> bool:
         return any(o[0] == name and o[1] == args for o in self._outputs)
 
+    def _offered_name(self, name: str) -> str:
+        """The offered name of the spec's tool ``name``: itself, else the task's own server's
+        ``<env>__<name>`` when several servers are offered (a distractor's same-named tool is
+        not this environment's), else the first offered ``<server>__<name>`` in the order the
+        tools were listed; never chosen by a set's order, which moves with the hash seed."""
+        if name in self._offered:
+            return name
+        own = f"{self.view.env}__{name}"
+        if own in self._offered:
+            return own
+        return next((o for o in self._offered_in_order if o.endswith("__" + name)), name)
+
     def _call(self, name: str, args: dict[str, Any], done: bool = False) -> AgentTurn:
         bare = name
-        offered = next((o for o in self._offered if o == name or o.endswith("__" + name)), name)
+        offered = self._offered_name(name)
         self._pending = (bare, args)
         self._pending_done = done
         call = ToolCall.parse(f"call_{self._n}", offered, json.dumps(args))
