@@ -137,18 +137,26 @@ finally:
 """
 
 
-def test_rollout_spares_pydantic_its_plugin_search_when_nothing_declares_a_plugin(
-    retail_tasks: Any, tmp_path: Path
+@pytest.mark.parametrize("command", ["rollout", "tasks"])
+def test_a_command_spares_pydantic_its_plugin_search_when_nothing_declares_a_plugin(
+    command: str, retail_tasks: Any, tmp_path: Path
 ) -> None:
-    path = tmp_path / "tasks.jsonl"
-    write_tasks(retail_tasks(40, seed=0)[:1], path)
-    args = ["rollout", "retail", "--tasks", str(path), "-o", str(tmp_path / "run"), "--agent", "oracle"]
+    """``rollout`` and ``tasks`` (``skip_plugin_scan`` before their imports)."""
+    if command == "rollout":
+        path = tmp_path / "tasks.jsonl"
+        write_tasks(retail_tasks(40, seed=0)[:1], path)
+        args = ["rollout", "retail", "--tasks", str(path), "-o", str(tmp_path / "run"), "--agent", "oracle"]
+    else:
+        args = ["tasks", "retail", "-n", "2", "-o", str(tmp_path / "tasks.jsonl"), "--no-pool-cache"]
     args += ["-q", "--servers-dir", str(SERVERS_DIR)]
     done = subprocess.run(
-        [sys.executable, "-c", PLUGIN_SPY, *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", PLUGIN_SPY, *args], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout)["episodes"] == 1
+    if command == "rollout":
+        assert json.loads(done.stdout)["episodes"] == 1
+    else:
+        assert len((tmp_path / "tasks.jsonl").read_text().splitlines()) == 2
     seen = json.loads(done.stderr.strip().splitlines()[-1])
     if seen["declared"] is not False:
         pytest.skip(f"this interpreter's distributions may declare pydantic plugins ({seen['declared']})")
