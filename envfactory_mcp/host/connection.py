@@ -113,10 +113,6 @@ class ServerConnection:
         # less per episode. Keys with the generation they belong to.
         self._reusable: list[tuple[str, int]] = []
         self._built: Any = None  # the in-process server of the memory transport, while open
-        # The arguments ``call`` checked and their JSON text, for ``_request`` to send that
-        # text instead of writing it again (only for that very object: anything else, such
-        # as a subclass's request, is written as before)
-        self._checked: tuple[dict[str, Any], str] | None = None
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -370,11 +366,7 @@ class ServerConnection:
         problem, text = checked_json(arguments, self.argument_limits)
         if problem is not None:
             return CallResult(True, f"Invalid arguments for {tool}: {problem} (not sent).", None)
-        self._checked = (arguments, text)
-        try:
-            result = await self._request(tool, arguments, session)
-        finally:
-            self._checked = None
+        result = await self._request(tool, arguments, session, arguments_json=text)
         structured = result.structured_content
         if result.is_error:
             text = (
@@ -427,8 +419,16 @@ class ServerConnection:
             )
 
     async def _request(
-        self, tool: str, arguments: dict[str, Any], session: str, starts_session: bool = False
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        session: str,
+        starts_session: bool = False,
+        arguments_json: str | None = None,
     ) -> Any:
+        """Send one request in ``session``. ``arguments_json``: the arguments' JSON text as
+        the argument check wrote it (``checked_json``), which the lean client sends instead
+        of writing it again."""
         client, generation = self._client, self.opened
         if not starts_session:
             self.check_session(session)
@@ -436,12 +436,8 @@ class ServerConnection:
             raise InfrastructureError(f"server {self.server!r} is not connected")
         try:
             if isinstance(client, LeanStdioClient):  # each request bounded by the same timeout
-                checked, self._checked = self._checked, None
                 result = await client.call_tool(
-                    tool,
-                    arguments,
-                    meta={SESSION_META_KEY: session},
-                    arguments_json=checked[1] if checked is not None and checked[0] is arguments else None,
+                    tool, arguments, meta={SESSION_META_KEY: session}, arguments_json=arguments_json
                 )
             else:
                 with anyio.fail_after(self.call_timeout_s):

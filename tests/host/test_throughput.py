@@ -31,12 +31,17 @@ class Counting(ServerConnection):
         self.sessions: list[str] = []
 
     async def _request(
-        self, tool: str, arguments: dict[str, Any], session: str, starts_session: bool = False
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        session: str,
+        starts_session: bool = False,
+        arguments_json: str | None = None,
     ) -> Any:
         self.sent[tool if tool.startswith("control.") else "call"] += 1
         if tool == "control.reset" and "/gold/" not in session:
             self.sessions.append(session)
-        return await super()._request(tool, arguments, session, starts_session)
+        return await super()._request(tool, arguments, session, starts_session, arguments_json)
 
 
 def hash_reads(task: Task, messages: list[dict[str, Any]], read_only: set[str]) -> int:
