@@ -68,13 +68,14 @@ def cached_for_short_texts(
     maxsize: int,
 ) -> Callable[[Callable[Concatenate[str, _P], _R]], Callable[Concatenate[str, _P], _R]]:
     """``functools.lru_cache`` for a function of a text (its first argument), used only
-    for texts of at most ``CACHED_TEXT_CHARS``; a longer one is worked out each time."""
+    for a ``str`` (not a subclass) of at most ``CACHED_TEXT_CHARS``; any other is worked
+    out each time."""
 
     def decorate(function: Callable[Concatenate[str, _P], _R]) -> Callable[Concatenate[str, _P], _R]:
         cached = functools.lru_cache(maxsize=maxsize)(function)
 
         def call(text: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            if len(text) <= CACHED_TEXT_CHARS:
+            if type(text) is str and len(text) <= CACHED_TEXT_CHARS:
                 return cached(text, *args, **kwargs)  # type: ignore[arg-type]
             return function(text, *args, **kwargs)
 

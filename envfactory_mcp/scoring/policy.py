@@ -33,16 +33,15 @@ checked (optional in the policy text).
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from envfactory_mcp.records.trajectory import TOOL_ERROR_PREFIX
 from envfactory_mcp.scoring.grounding import (
-    CACHED_TEXT_CHARS,
     NAMESPACE_SEPARATOR,
     Call,
+    cached_for_short_texts,
     content_text,
     resolve_tool,
     tool_calls,
@@ -134,22 +133,7 @@ _NO = re.compile(
 )
 
 
-def _remembered(function: Callable[[str], bool]) -> Callable[[str], bool]:
-    """``function`` of a text, remembered for texts up to ``CACHED_TEXT_CHARS`` (it reads
-    nothing but the text: the trials of a task, and the scripted agents, say the same
-    things again)."""
-    cached = functools.lru_cache(maxsize=4096)(function)
-
-    def call(text: str) -> bool:
-        if type(text) is str and len(text) <= CACHED_TEXT_CHARS:
-            return cached(text)
-        return function(text)
-
-    functools.update_wrapper(call, function)
-    return call
-
-
-@_remembered
+@cached_for_short_texts(maxsize=4096)  # the trials of a task say the same things again
 def affirms(text: str) -> bool:
     """The user's message is a clear yes (and says no "no", "don't" or "wait")."""
     normal = _normal(text)
@@ -162,7 +146,7 @@ def _normal(text: str) -> str:
     return " ".join(text.casefold().replace("\u2019", "'").split())
 
 
-@_remembered
+@cached_for_short_texts(maxsize=4096)  # the trials of a task say the same things again
 def asks_confirmation(text: str) -> bool:
     """The assistant's text asks the user for consent to something: a question asking
     permission or agreement ("shall I go ahead?", "does that sound right?", "OK to proceed?",
